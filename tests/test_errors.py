@@ -1,0 +1,40 @@
+"""Tests of the messages of analytic.errors: they name the parameter, the value and the condition."""
+
+import numpy as np
+import pytest
+
+from analytic.errors import (
+    AnalyticError,
+    InvalidParameterError,
+    StateSpaceTooLargeError,
+    UnstableSystemError,
+    describe,
+)
+
+
+def test_invalid_parameter_message():
+    error = InvalidParameterError("load", -1.5, "must be >= 0")
+    assert str(error) == "load = -1.5: must be >= 0"
+    assert isinstance(error, ValueError) and isinstance(error, AnalyticError)
+    assert (error.parameter, error.value, error.condition) == ("load", -1.5, "must be >= 0")
+
+
+def test_unstable_message_gives_excess():
+    error = UnstableSystemError("load per server", 1.05, 1.0)
+    assert str(error) == "unstable: load per server = 1.05 must be < 1 (exceeds it by 0.05)"
+    assert isinstance(error, ValueError)
+
+
+def test_state_space_message():
+    assert "needs 2,000 states, above max_states=1,000" in str(StateSpaceTooLargeError(2000, 1000))
+    assert "needs more than 1,000 states" in str(StateSpaceTooLargeError(1001, 1000, at_least=True))
+
+
+@pytest.mark.parametrize("value,text", [
+    (0.1 + 0.2, "0.3"),
+    (np.arange(3), "[0, 1, 2]"),
+    (np.arange(20), "[0, 1, 2, 3, 4, 5, 6, 7, ...] (shape (20,))"),
+    ("x" * 200, "'" + "x" * 116 + "..."),
+])
+def test_describe_is_short(value, text):
+    assert describe(value) == text
