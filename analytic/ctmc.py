@@ -6,17 +6,18 @@ transition function (:meth:`CTMC.from_function`, any hashable state) or from vec
 an integer lattice (:meth:`CTMC.from_lattice`, millions of states without a Python loop per
 state). The package uses these chains to cross-validate its closed forms.
 
-Solvers (measured in ``benchmarks/ctmc.py``): the stationary law solves ``pi Q = 0`` with the
-equation of one reference state replaced by ``pi[k] = 1``, then normalizes. The reduced matrix is
-a nonsingular M-matrix, so the solution is non-negative and no dense normalization row spoils
-the sparsity. ``method="direct"`` factorizes it with SuperLU under the ``MMD_AT_PLUS_A``
-ordering; ``method="iterative"`` runs restarted GMRES preconditioned by an incomplete LU
-factorization (ILUTP, same ordering). Both report the residual ``||pi Q||_1``.
+Solvers (measured in ``benchmarks/ctmc.py``): the balance equation of one reference state is
+replaced by ``pi[k] = 1``, which leaves (up to sign) a nonsingular M-matrix with the sparsity of
+``Q``; the solution is normalized afterwards. ``method="direct"`` factorizes it with SuperLU
+(``MMD_AT_PLUS_A`` ordering, diagonal pivots); ``method="iterative"`` runs restarted GMRES
+preconditioned by an incomplete LU factorization (ILUTP, same ordering). Both report the residual
+``||pi Q||_1``, and a solution whose scaled residual is poor is recomputed from a likelier
+reference state (see ``_solve_stationary``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -540,65 +541,76 @@ class CTMC:
 def _solve_stationary(generator: sp.csr_array, method: str, rtol: float) -> tuple[np.ndarray, int, str]:
     """Solve pi Q = 0 with pi[k] = 1 for a reference state k, then normalize.
 
-    Removing the balance equation and the unknown of state k leaves ``B y = b`` with ``B`` the
-    transpose of Q without row and column k, minus a nonsingular M-matrix. It is factorized with
-    diagonal pivots (row interchanges destroy the M-matrix sign pattern; partial pivoting returned
-    garbage for an M/M/1/200 queue at load 1.3). The accuracy then hinges on k: LU pivots are
-    differences, and when k is far less likely than other states the late pivots are tiny
-    differences of O(1) numbers (the cancellation the GTH algorithm avoids) and the solution is
-    wrong. So the scaled residual ``||pi Q||_1 / max|q_ii|`` is checked, and if it exceeds
-    ``_RESIDUAL_LIMIT`` the solve is repeated from likelier reference states: the most likely
-    state after a few hundred steps of the uniformized chain, then the last state explored.
+    With the balance equation of state k replaced by ``pi_k = 1`` the system matrix is, up to
+    sign, a nonsingular M-matrix. It is factorized with diagonal pivots: row interchanges destroy
+    the sign pattern (partial pivoting returned garbage for an M/M/1/200 queue at load 1.3). The
+    accuracy then hinges on k: LU pivots are differences, and when k is far less likely than
+    other states the late pivots are tiny differences of O(1) numbers (the cancellation the GTH
+    algorithm avoids). So the scaled residual ``||pi Q||_1 / max|q_ii|`` is checked, and above
+    ``_RESIDUAL_LIMIT`` the solve is repeated from likelier reference states.
     """
-    qt = generator.T.tocsc()
-    n = qt.shape[0]
+    qt = generator.T
     scale = float(np.abs(generator.diagonal()).max())
-    candidates = [0, lambda: _likely_state(qt, scale), n - 1]
-    scaled = np.inf
-    tried = []
-    for candidate in candidates:
-        reference = candidate() if callable(candidate) else candidate
+    tried: list[int] = []
+    failure = ""
+    for reference in _reference_states(qt, scale):
         if reference in tried:
             continue
         tried.append(reference)
         try:
-            x, iterations, label = _solve_reduced(qt, reference, method, rtol)
-        except RuntimeError:  # SuperLU: a pivot vanished
+            x, iterations, label = _solve_reduced(generator, reference, method, rtol)
+        except RuntimeError as exc:  # a vanished SuperLU pivot, or GMRES stalling
+            failure = str(exc)
             continue
         if not np.all(np.isfinite(x)):
+            failure = "the solution overflowed"
             continue
         x = np.maximum(x, 0.0)
         pi = x / x.sum()
         scaled = float(np.abs(qt @ pi).sum()) / scale
         if scaled <= _RESIDUAL_LIMIT:
             return pi, iterations, label + ("" if reference == 0 else f", reference state {reference}")
+        failure = f"scaled residual ||pi Q||_1 / max|q_ii| = {scaled:.3g} > {_RESIDUAL_LIMIT:g}"
     raise ConvergenceError(
-        f"no reference state among {tried} gave a scaled residual ||pi Q||_1 / max|q_ii| below "
-        f"{_RESIDUAL_LIMIT:g} (best {scaled:.3g}): the stationary probabilities range too widely "
-        "for double precision, or the chain is nearly decomposable")
+        f"no reference state among {tried} gave an accurate stationary vector (last: {failure}); the "
+        "probabilities range too widely for double precision, or the chain is nearly decomposable")
 
 
-def _likely_state(qt: sp.csc_array, scale: float, steps: int = 500) -> int:
-    """Index of the largest entry after ``steps`` steps of the uniformized chain from uniform."""
+def _reference_states(qt: sp.csc_array, scale: float) -> Iterator[int]:
+    """Reference states to try: the first state, the likeliest after 500 uniformized steps
+    from the uniform law, the last state explored."""
+    yield 0
     p = np.full(qt.shape[0], 1.0 / qt.shape[0])
     step = (qt / (1.05 * scale)).tocsr()
-    for _ in range(steps):
-        p = p + step @ p
-    return int(np.argmax(p))
+    for _ in range(500):
+        p += step @ p
+    yield int(np.argmax(p))
+    yield qt.shape[0] - 1
 
 
-def _solve_reduced(qt: sp.csc_array, k: int, method: str, rtol: float) -> tuple[np.ndarray, int, str]:
+def _solve_reduced(generator: sp.csr_array, k: int, method: str, rtol: float) -> tuple[np.ndarray, int, str]:
     """Unnormalized stationary vector with entry k fixed to 1 (diagonal pivoting, see above)."""
-    n = qt.shape[0]
-    keep = np.delete(np.arange(n), k)
-    matrix = qt[keep][:, keep].tocsc()
-    rhs = -qt[keep][:, [k]].toarray().ravel()
+    matrix, rhs = _pinned_system(generator, k)
     if method == "direct":
         lu = spla.splu(matrix, **_DIAGONAL_PIVOTING)
-        y, iterations, label = lu.solve(rhs), 0, "direct (SuperLU, MMD_AT_PLUS_A)"
-    else:
-        y, iterations, label = _gmres_ilu(matrix, rhs, rtol)
-    return np.insert(y, k, 1.0), iterations, label
+        return lu.solve(rhs), 0, "direct (SuperLU, MMD_AT_PLUS_A)"
+    return _gmres_ilu(matrix, rhs, rtol)
+
+
+def _pinned_system(generator: sp.csr_array, k: int) -> tuple[sp.csc_array, np.ndarray]:
+    """``Q^T`` with the balance equation of state k replaced by ``-x_k = -1``, and its right side.
+
+    Replacing the row instead of slicing row and column k out keeps the sparsity and needs no
+    copy of the structure; the matrix is block triangular with M-matrix blocks (up to sign).
+    """
+    pinned = generator.copy()
+    in_column_k = np.flatnonzero(pinned.indices == k)
+    row_of_entry = np.searchsorted(pinned.indptr, in_column_k, side="right") - 1
+    pinned.data[in_column_k] = np.where(row_of_entry == k, -1.0, 0.0)
+    pinned.eliminate_zeros()
+    rhs = np.zeros(generator.shape[0])
+    rhs[k] = -1.0
+    return pinned.T, rhs
 
 
 def _gmres_ilu(matrix: sp.csc_array, rhs: np.ndarray, rtol: float) -> tuple[np.ndarray, int, str]:

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from analytic.ctmc import CTMC, Stationary
 from analytic.errors import (
+    ConvergenceError,
     InvalidParameterError,
     ReducibleChainError,
     StateSpaceTooLargeError,
@@ -79,6 +80,23 @@ def test_extreme_dynamic_range_rescales_reference_state():
     assert np.all(np.isfinite(pi.probabilities))
     assert np.abs(pi.probabilities - exact).max() < 1e-13
     assert pi.probabilities[-1] == pytest.approx(0.75, rel=1e-12)
+
+
+@pytest.mark.parametrize("method", ["direct", "iterative"])
+def test_peak_in_the_middle_is_found_as_reference(method):
+    # Drift towards state 600 from both sides: pi(0)/pi(600) = 4^-600 ~ 1e-361 underflows, so
+    # neither end can serve as reference state; the uniformized-chain estimate must find the peak.
+    birth = lambda x: 4.0 if x < 600 else 1.0  # noqa: E731
+    death = lambda x: 1.0 if x <= 600 else 4.0  # noqa: E731
+    pi = birth_death(1200, birth, death).stationary(method=method)
+    assert "reference state" in pi.method
+    assert np.abs(pi.probabilities - birth_death_exact(1200, birth, death)).max() < 1e-13
+
+
+def test_no_acceptable_reference_state_raises(monkeypatch):
+    monkeypatch.setattr("analytic.ctmc._RESIDUAL_LIMIT", 0.0)  # no solution can be accepted
+    with pytest.raises(ConvergenceError, match=r"no reference state among \[0, 3\] gave an accurate"):
+        birth_death(3, lambda x: 1.0, lambda x: 2.0).stationary()
 
 
 @pytest.mark.parametrize("method", ["direct", "iterative"])
