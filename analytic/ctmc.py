@@ -84,8 +84,8 @@ class _LatticeSpace:
         self.states = states
         self.upper = upper
         self.strides = _strides(upper)
-        self.ranks = states @ self.strides
         self.is_box = len(states) == int(np.prod(upper + 1))
+        self.ranks = np.arange(len(states)) if self.is_box else states @ self.strides
 
     def __len__(self) -> int:
         return len(self.states)
@@ -217,16 +217,13 @@ class CTMC:
             if len(space) != n or len(space._index) != n:
                 raise InvalidParameterError("states", len(space), f"must be {n} distinct labels, one per row of the generator")
         off = matrix.row != matrix.col
-        self._init(n, matrix.row[off], matrix.col[off], matrix.data[off].astype(float), space,
-                   lambda i: f"generator[{matrix.row[off][i]}, {matrix.col[off][i]}]")
+        rows, cols, rates = matrix.row[off], matrix.col[off], matrix.data[off].astype(float)
+        _check_rates(rates, "rate", lambda i: f"generator[{rows[i]}, {cols[i]}]")
+        self._init(n, rows, cols, rates, space)
 
     def _init(self, n: int, rows: np.ndarray, cols: np.ndarray, rates: np.ndarray,
-              space: _ExplicitSpace | _LatticeSpace, where: Callable[[int], str]) -> None:
-        """Validate off-diagonal rates and assemble the generator (shared by all constructors)."""
-        bad = ~np.isfinite(rates) | (rates < 0)
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise InvalidParameterError("rate", rates[i], f"must be finite and >= 0 ({where(i)})")
+              space: _ExplicitSpace | _LatticeSpace) -> None:
+        """Assemble the generator from validated rates (shared by all constructors)."""
         keep = (rows != cols) & (rates > 0)
         rows, cols, rates = rows[keep], cols[keep], rates[keep]
         outflow = np.bincount(rows, weights=rates, minlength=n)
@@ -306,11 +303,10 @@ class CTMC:
                 f"failed on this state ({type(exc).__name__}: {exc}); it must yield (next_state, rate) "
                 "pairs with hashable next states") from exc
         chain = cls.__new__(cls)
-        row_array = np.array(rows, dtype=np.int64)
-        col_array = np.array(cols, dtype=np.int64)
-        chain._init(len(states), row_array, col_array, np.array(rates, dtype=float),
-                    _ExplicitSpace(states, index),
-                    lambda k: f"from state {states[row_array[k]]!r} to {states[col_array[k]]!r}")
+        row_array, col_array = np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64)
+        rate_array = np.array(rates, dtype=float)
+        _check_rates(rate_array, "rate", lambda k: f"from state {states[row_array[k]]!r} to {states[col_array[k]]!r}")
+        chain._init(len(states), row_array, col_array, rate_array, _ExplicitSpace(states, index))
         return chain
 
     @classmethod
@@ -363,27 +359,24 @@ class CTMC:
         else:
             states = _enumerate_lower_set(bound, feasible, max_states)
         space = _LatticeSpace(states, bound)
-        rows, cols, rates = [], [], []
+        rows, cols, rates = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)], [np.zeros(0)]
         for m, (displacement, rate) in enumerate(_validate_moves(moves, len(bound))):
             r = _vector_result(rate(states), len(states), f"rate of move {m}")
-            bad = ~np.isfinite(r) | (r < 0)
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                raise InvalidParameterError(f"rate of move {m}", r[i], f"must be finite and >= 0 (at state {states[i].tolist()})")
+            _check_rates(r, f"rate of move {m}", lambda i: f"at state {states[i].tolist()}")
             source = np.flatnonzero(r > 0)
-            targets = states[source] + displacement
-            outside = np.any((targets < 0) | (targets > bound), axis=1)
-            positions, found = space.positions(targets @ space.strides)
-            found &= ~outside
+            inside = np.ones(len(source), dtype=bool)
+            for c in np.flatnonzero(displacement):
+                coordinate = states[source, c] + displacement[c]
+                inside &= (coordinate >= 0) & (coordinate <= bound[c])
+            positions, found = space.positions(space.ranks[source] + displacement @ space.strides)
+            found &= inside
             if not found.all():
-                _raise_leaves_space(m, displacement, states[source[~found][0]], feasible, outside[~found][0])
+                _raise_leaves_space(m, displacement, states[source[~found][0]], feasible, not inside[~found][0])
             rows.append(source)
             cols.append(positions)
             rates.append(r[source])
         chain = cls.__new__(cls)
-        chain._init(len(states), np.concatenate(rows) if rows else np.zeros(0, np.int64),
-                    np.concatenate(cols) if cols else np.zeros(0, np.int64),
-                    np.concatenate(rates) if rates else np.zeros(0), space, str)
+        chain._init(len(states), np.concatenate(rows), np.concatenate(cols), np.concatenate(rates), space)
         return chain
 
     # -- accessors ------------------------------------------------------------------------------
@@ -632,6 +625,14 @@ def _gmres_ilu(matrix: sp.csc_array, rhs: np.ndarray, rtol: float) -> tuple[np.n
 # ---------------------------------------------------------------------------------------------
 # Validation helpers
 # ---------------------------------------------------------------------------------------------
+
+
+def _check_rates(rates: np.ndarray, what: str, where: Callable[[int], str]) -> None:
+    """Raise for the first rate that is negative, NaN or infinite; ``where(i)`` locates entry i."""
+    bad = ~(rates >= 0) | np.isinf(rates)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InvalidParameterError(what, rates[i], f"must be finite and >= 0 ({where(i)})")
 
 
 def _plain(state: Any) -> Any:
