@@ -225,7 +225,8 @@ class CTMC:
               space: _ExplicitSpace | _LatticeSpace) -> None:
         """Assemble the generator from validated rates (shared by all constructors)."""
         keep = (rows != cols) & (rates > 0)
-        rows, cols, rates = rows[keep], cols[keep], rates[keep]
+        if not keep.all():
+            rows, cols, rates = rows[keep], cols[keep], rates[keep]
         outflow = np.bincount(rows, weights=rates, minlength=n)
         diagonal = np.arange(n)
         self._space = space
