@@ -57,7 +57,7 @@ def pareto_sizes(jobs: int, shape: float, seed: int | np.random.Generator) -> np
     Examples
     --------
     >>> pareto_sizes(3, 1.5, seed=0).round(4)
-    array([1.9689, 1.4172, 1.0643])
+    array([1.5735, 1.9733, 1.0133])
     """
     if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs < 1:
         raise InvalidParameterError("jobs", jobs, "must be a positive integer")
