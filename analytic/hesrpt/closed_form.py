@@ -62,12 +62,21 @@ def check_servers(servers: float) -> float:
     return value
 
 
-def _log_power_difference(k: np.ndarray, exponent: float) -> np.ndarray:
-    """log(k^e - (k-1)^e) for integers k >= 1 and e > 0, without cancellation."""
+def _log_gap(k: np.ndarray, exponent: float) -> np.ndarray:
+    """log(1 - (1 - 1/k)^e) = log(k^e - (k-1)^e) - e log k for integers k >= 1 (0 at k = 1), e > 0.
+
+    Splitting off e log k keeps large terms out of every later sum: with e = 1/(1-p) near p = 1,
+    e log k is huge and would cost its rounding error in every exponent.
+    """
     k = np.asarray(k, dtype=float)
     with np.errstate(divide="ignore"):
-        tail = np.log(-np.expm1(exponent * np.log1p(-1.0 / k)))
-    return exponent * np.log(k) + tail
+        return np.log(-np.expm1(exponent * np.log1p(-1.0 / k)))
+
+
+def log_hesrpt_share(i: np.ndarray, m: np.ndarray, c: float) -> np.ndarray:
+    """log θ*_i = c log(i/m) + log(1 - (1 - 1/i)^c) for the i-th largest of m jobs (Theorem 7)."""
+    i = np.asarray(i, dtype=float)
+    return c * np.log(i / m) + _log_gap(i, c)
 
 
 def scale_free_constants(m: int, p: float) -> np.ndarray:
@@ -139,8 +148,7 @@ def hesrpt_allocation(m: int, p: float) -> np.ndarray:
     """
     m, p = _check_count(m), _check_open_unit("p", p)
     c = 1.0 / (1.0 - p)
-    i = np.arange(1, m + 1)
-    return np.exp(_log_power_difference(i, c) - c * np.log(m))
+    return np.exp(log_hesrpt_share(np.arange(1, m + 1), m, c))
 
 
 @dataclass(frozen=True, repr=False)
@@ -208,13 +216,15 @@ def hesrpt_flow_time(sizes: object, p: float, servers: float) -> HesrptFlowTime:
     order = np.argsort(-x, kind="stable")
     ranked = x[order]
     k = np.arange(1, x.size + 1)
-    log_a = _log_power_difference(k, c)
-    total = float(np.sum(np.exp(np.log(ranked) + (1.0 - p) * log_a - p * np.log(n))))
-    log_d = np.log(ranked) - p * np.log(n) - p * log_a
-    later = np.exp(log_d + _log_power_difference(k, q))
+    gap_c, gap_q = _log_gap(k, c), _log_gap(k, q)
+    scaled = np.log(ranked) - p * np.log(n)
+    # (k^c - (k-1)^c)^(1-p) = k e^((1-p) gap_c),  k^q D_k = x_k N^-p e^(-p gap_c),
+    # D_j (j^q - (j-1)^q) = x_j N^-p e^(gap_q - p gap_c): since cp = q, the powers of k cancel exactly.
+    total = float(np.sum(np.exp(scaled + np.log(k) + (1.0 - p) * gap_c)))
+    later = np.exp(scaled - p * gap_c + gap_q)
     tail = np.concatenate([np.cumsum(later[::-1])[::-1][1:], [0.0]])
     completion = np.empty_like(x)
-    completion[order] = np.exp(log_d + q * np.log(k)) + tail
+    completion[order] = np.exp(scaled - p * gap_c) + tail
     return HesrptFlowTime(total=total, mean=total / x.size, completion_times=completion)
 
 

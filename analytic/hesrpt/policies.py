@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from analytic.errors import InvalidParameterError
-from analytic.hesrpt.closed_form import _log_power_difference, check_servers, check_sizes
+from analytic.hesrpt.closed_form import check_servers, check_sizes, log_hesrpt_share
 from analytic.hesrpt.speedups import ConcaveSpeedup, as_speedup
 
 __all__ = ["POLICIES", "FlowTime", "KneeSearch", "Trajectory", "flow_time", "knee_search"]
@@ -241,7 +241,7 @@ def _hesrpt(speedup: ConcaveSpeedup, servers: float) -> Allocator:
 
     def allocate(remaining, active, count):
         largest_first = np.maximum(count[:, None] - np.arange(active.shape[1]), 1)  # Theorem 7's index i
-        log_share = _log_power_difference(largest_first, c) - c * np.log(np.maximum(count, 1))[:, None]
+        log_share = log_hesrpt_share(largest_first, np.maximum(count, 1)[:, None], c)
         held = np.where(active, servers * np.exp(log_share), 0.0)
         return held, np.where(active, np.exp(p * (np.log(servers) + log_share)), 0.0)
     return allocate
