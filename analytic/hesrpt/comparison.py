@@ -16,7 +16,7 @@ import numpy as np
 
 from analytic.errors import InvalidParameterError
 from analytic.hesrpt.closed_form import hesrpt_flow_time
-from analytic.hesrpt.policies import _allocator, _simulate, _whole_servers, knee_search_batch
+from analytic.hesrpt.policies import _allocator, _knee_search_batch, _simulate, _whole_servers
 from analytic.hesrpt.speedups import ConcaveSpeedup
 
 __all__ = ["FIGURE4_P", "FIGURE4_POLICIES", "PolicyComparison", "compare_policies", "pareto_sizes"]
@@ -156,7 +156,7 @@ def compare_policies(p: Sequence[float] = FIGURE4_P, servers: int = 10**6, jobs:
             if policy == "hesrpt":
                 per_set[row, column] = [hesrpt_flow_time(x, curve.exponent, n).mean for x in sizes]
             elif policy == "knee":
-                tried, means = knee_search_batch(sizes, curve, n)
+                tried, means = _knee_search_batch(sizes, curve, n)
                 best = np.argmin(means, axis=1)
                 per_set[row, column], alphas[row] = means[sets, best], tried[sets, best]
             else:

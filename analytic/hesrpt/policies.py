@@ -27,7 +27,7 @@ Built-in policies (Section 4.2 of the paper; all re-decide at every departure):
               below the threshold α (N if none is). Repeatedly, the job with the lowest knee
               allocation (equivalently the shortest remaining job) gets its knee allocation, the last
               one what is left; servers left when every job has its knee allocation stay idle.
-              ``alpha=None`` searches the best α as in Section 4.2 (:func:`knee_search`).
+              ``alpha=None`` searches the best α as in Section 4.2 (:func:`knee_search`..
 
 HELL and KNEE are read from the paper's Section 4.2 alone (reference [21] is not available here);
 the interpretation above is the one implemented. A policy can also be any callable: it receives the
@@ -377,7 +377,7 @@ def flow_time(sizes: object, policy: str | Callable, speedup: ConcaveSpeedup | f
     All M jobs are present at time 0; a job holding k servers is served at rate s(k) (Berg,
     Vesilo & Harchol-Balter, *heSRPT*, Section 1). The policy is re-applied at each departure and
     its allocation held constant in between (Theorem 3), so the evaluation is exact: M events, no
-    time step. Cost O(M^2) (O(M^2 log M) for a callable). The built-in policies and their reading of
+    time step. Cost: M events of O(M log M) each. The built-in policies and their reading of
     Section 4.2 are described in :mod:`analytic.hesrpt.policies`.
 
     Parameters
@@ -485,14 +485,14 @@ def knee_search(sizes: object, speedup: ConcaveSpeedup | float | Callable, serve
         if grid.size == 0 or not np.all(np.isfinite(grid) & (grid > 0)):
             raise InvalidParameterError("alphas", alphas, "must be a non-empty sequence of positive finite thresholds")
         grid = grid[None, :]
-    tried, means = knee_search_batch(x[None, :], curve, n, grid)
+    tried, means = _knee_search_batch(x[None, :], curve, n, grid)
     order = np.argsort(tried[0], kind="stable")
     best = int(np.argmin(means[0]))
     return KneeSearch(alpha=float(tried[0, best]), mean=float(means[0, best]),
                       alphas=tried[0, order], means=means[0, order])
 
 
-def knee_search_batch(sizes: np.ndarray, speedup: ConcaveSpeedup, servers: int,
+def _knee_search_batch(sizes: np.ndarray, speedup: ConcaveSpeedup, servers: int,
                       alphas: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Mean flow time of KNEE for several instances (rows of ``sizes``) and thresholds at once.
 

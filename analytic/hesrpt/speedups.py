@@ -103,6 +103,12 @@ class ConcaveSpeedup:
         ------
         InvalidParameterError
             If p is not in (0, 1).
+
+        Examples
+        --------
+        >>> s = ConcaveSpeedup.power(0.5)
+        >>> float(s(100.0)), float(s.derivative(100.0)), float(s.inverse_derivative(0.05, upper=1000.0))
+        (10.0, 0.05, 100.0)
         """
         p = _check_open_unit("p", p)
         return cls(name=f"k**{p:g}", function=lambda k: k ** p,
@@ -120,6 +126,11 @@ class ConcaveSpeedup:
         ------
         InvalidParameterError
             If f is not in (0, 1).
+
+        Examples
+        --------
+        >>> round(float(ConcaveSpeedup.amdahl(0.5)(1e12)), 9)
+        2.0
         """
         f = _check_open_unit("parallel_fraction", parallel_fraction)
         return cls(name=f"amdahl(f={f:g})", function=lambda k: k / ((1.0 - f) * k + f),
@@ -140,6 +151,12 @@ class ConcaveSpeedup:
         ------
         InvalidParameterError
             If a check fails; the message names the test points.
+
+        Examples
+        --------
+        >>> s = ConcaveSpeedup.from_callable(np.log1p, servers=100.0)
+        >>> round(float(s.derivative(1.0)), 12)
+        0.5
         """
         vectorized = _vectorized(function)
         _validate_shape(vectorized, float(servers))
