@@ -33,13 +33,14 @@ from analytic.hesrpt.closed_form import (
     scale_free_constants,
     symbolic_check,
 )
-from analytic.hesrpt.comparison import FIGURE4_P, PolicyComparison, compare_policies, pareto_sizes
+from analytic.hesrpt.comparison import FIGURE4_P, FIGURE4_POLICIES, PolicyComparison, compare_policies, pareto_sizes
 from analytic.hesrpt.optimal import OptimalAllocation, optimal_allocation
 from analytic.hesrpt.policies import POLICIES, FlowTime, KneeSearch, Trajectory, flow_time, knee_search
 from analytic.hesrpt.speedups import ConcaveSpeedup, as_speedup
 
 __all__ = [
     "FIGURE4_P",
+    "FIGURE4_POLICIES",
     "POLICIES",
     "ConcaveSpeedup",
     "FlowTime",

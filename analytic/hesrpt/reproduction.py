@@ -2,7 +2,7 @@
 
 Each row compares a statement of the paper with an independent computation by the package. Rows
 whose claim does not hold under exact computation carry ``expect_agreement=False`` and the numbers.
-KNEE's best-α search over the Figure 4 setting takes about 20 s, so its claims are reproduced in
+KNEE's best-α search over the Figure 4 setting takes about 25 s, so its claims are reproduced in
 ``notebooks/hesrpt.ipynb`` rather than here.
 """
 
