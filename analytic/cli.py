@@ -50,6 +50,44 @@ def _reproduce(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _add_hesrpt_commands(commands: argparse._SubParsersAction) -> None:
+    """``analytic hesrpt``: heSRPT's allocation, completion times and flow time (Berg et al.)."""
+    from analytic.errors import InvalidParameterError
+    from analytic.hesrpt import POLICIES, flow_time, hesrpt_allocation, hesrpt_flow_time, optimal_makespan
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            result = hesrpt_flow_time(args.sizes, args.p, args.servers)
+            other = None
+            if args.policy != "hesrpt" or args.alpha is not None:
+                other = flow_time(args.sizes, args.policy, args.p, args.servers, alpha=args.alpha)
+            makespan = optimal_makespan(args.sizes, args.p, args.servers)
+        except InvalidParameterError as error:
+            print(f"analytic hesrpt: error: {error}", file=sys.stderr)
+            return 2
+        ranks = sorted(range(len(args.sizes)), key=lambda i: -args.sizes[i])
+        shares = dict(zip(ranks, hesrpt_allocation(len(args.sizes), args.p), strict=True))
+        print(f"heSRPT with s(k) = k^{args.p:g}, N = {args.servers:g} servers, {len(args.sizes)} jobs")
+        print(f"{'job':>4} {'size':>14} {'share at t=0':>14} {'completion':>16}")
+        for i, size in enumerate(args.sizes):
+            print(f"{i:>4} {size:>14.6g} {shares[i]:>14.6%} {result.completion_times[i]:>16.10g}")
+        print(f"total flow time {result.total:.12g}, mean {result.mean:.12g} (Theorem 8)")
+        print(f"optimal makespan (heLRPT, Theorem 2 with N servers) {makespan:.12g}")
+        if other is not None:
+            alpha = "" if other.alpha is None else f" (alpha = {other.alpha:.6g})"
+            print(f"{args.policy}{alpha}: total flow time {other.total:.12g}, mean {other.mean:.12g}, "
+                  f"{other.total / result.total:.6g} x heSRPT")
+        return 0
+
+    command = commands.add_parser("hesrpt", help="heSRPT allocations, completion times and flow time (paper 002)")
+    command.add_argument("--sizes", type=float, nargs="+", required=True, metavar="X", help="job sizes (> 0)")
+    command.add_argument("--p", type=float, required=True, help="speed-up exponent of s(k) = k^p, 0 < p < 1")
+    command.add_argument("--servers", type=float, required=True, metavar="N", help="number of servers N")
+    command.add_argument("--policy", choices=POLICIES, default="hesrpt", help="also evaluate this policy exactly")
+    command.add_argument("--alpha", type=float, default=None, help="KNEE's threshold (default: best found)")
+    command.set_defaults(run=run)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="analytic",
@@ -60,6 +98,7 @@ def _parser() -> argparse.ArgumentParser:
     reproduce.add_argument("--only", default="", metavar="TEXT",
                            help="only rows registered by functions whose module or name contains TEXT")
     reproduce.set_defaults(run=_reproduce)
+    _add_hesrpt_commands(commands)
     return parser
 
 

@@ -1,0 +1,65 @@
+"""heSRPT, heLRPT and exact evaluation of parallel allocation policies (paper 002).
+
+Berg, Vesilo & Harchol-Balter, *heSRPT: Optimal Parallel Scheduling of Jobs With Known Sizes*:
+M jobs of known sizes present at time 0, N servers as one divisible resource, a job on k servers
+served at rate s(k) = k^p (0 < p < 1).
+
+- :mod:`~analytic.hesrpt.closed_form`: heSRPT's allocation (Theorem 7), the scale-free constants,
+  the optimal total flow time (Theorem 8) with every completion time, heLRPT and the optimal
+  makespan with N servers (Theorem 2), and a sympy verification.
+- :mod:`~analytic.hesrpt.policies`: :func:`flow_time`, exact departure-by-departure evaluation of
+  heSRPT, heLRPT, SRPT, EQUI, HELL, KNEE (with the best-α search of Section 4.2) or any callable.
+- :mod:`~analytic.hesrpt.optimal`: :func:`optimal_allocation`, the optimal policy for any concave
+  speed-up (Amdahl's law, ...), beyond the paper.
+- :mod:`~analytic.hesrpt.comparison`: the evaluation of Figure 4.
+- :mod:`~analytic.hesrpt.speedups`: validated speed-up curves k^p, Amdahl's law, or any callable.
+
+Examples
+--------
+>>> from analytic.hesrpt import hesrpt_allocation, hesrpt_flow_time, optimal_allocation
+>>> hesrpt_allocation(2, p=0.5)
+array([0.25, 0.75])
+>>> round(hesrpt_flow_time([1.0, 1.0], p=0.5, servers=10).total, 10)
+0.8639503235
+"""
+
+from analytic.hesrpt.closed_form import (
+    HesrptFlowTime,
+    SymbolicCheck,
+    helrpt_allocation,
+    hesrpt_allocation,
+    hesrpt_flow_time,
+    optimal_makespan,
+    scale_free_constants,
+    symbolic_check,
+)
+from analytic.hesrpt.comparison import FIGURE4_P, FIGURE4_POLICIES, PolicyComparison, compare_policies, pareto_sizes
+from analytic.hesrpt.optimal import OptimalAllocation, optimal_allocation
+from analytic.hesrpt.policies import POLICIES, FlowTime, KneeSearch, Trajectory, flow_time, knee_search
+from analytic.hesrpt.speedups import ConcaveSpeedup, as_speedup
+
+__all__ = [
+    "FIGURE4_P",
+    "FIGURE4_POLICIES",
+    "POLICIES",
+    "ConcaveSpeedup",
+    "FlowTime",
+    "HesrptFlowTime",
+    "KneeSearch",
+    "OptimalAllocation",
+    "PolicyComparison",
+    "SymbolicCheck",
+    "Trajectory",
+    "as_speedup",
+    "compare_policies",
+    "flow_time",
+    "helrpt_allocation",
+    "hesrpt_allocation",
+    "hesrpt_flow_time",
+    "knee_search",
+    "optimal_allocation",
+    "optimal_makespan",
+    "pareto_sizes",
+    "scale_free_constants",
+    "symbolic_check",
+]

@@ -1,0 +1,166 @@
+"""heSRPT against the policies of the literature: the evaluation of Figure 4.
+
+Berg, Vesilo & Harchol-Balter, *heSRPT*, Section 4.2: N = 10^6 servers, M = 500 jobs with
+Pareto(1.5) sizes, s(k) = k^p for p in {0.05, 0.3, 0.5, 0.9, 0.99}, 10 sets of sizes; each policy's
+mean flow time, median over the sets. heSRPT is evaluated by Theorem 8, the others exactly, departure
+by departure (:mod:`analytic.hesrpt.policies`), all sets of one p at once; KNEE gets its best
+threshold per set of sizes (:func:`analytic.hesrpt.policies.knee_search`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from analytic.errors import InvalidParameterError
+from analytic.hesrpt.closed_form import hesrpt_flow_time
+from analytic.hesrpt.policies import _allocator, _knee_search_batch, _simulate, _whole_servers
+from analytic.hesrpt.speedups import ConcaveSpeedup
+
+__all__ = ["FIGURE4_P", "FIGURE4_POLICIES", "PolicyComparison", "compare_policies", "pareto_sizes"]
+
+#: The speed-up exponents of Figure 4.
+FIGURE4_P = (0.05, 0.3, 0.5, 0.9, 0.99)
+
+#: Policies of Figure 4, heSRPT first.
+FIGURE4_POLICIES = ("hesrpt", "srpt", "equi", "hell", "knee")
+
+
+def pareto_sizes(jobs: int, shape: float, seed: int | np.random.Generator) -> np.ndarray:
+    """``jobs`` Pareto sizes with minimum 1 and tail P(X > x) = x^-shape (classical Pareto type I).
+
+    Figure 4 draws M = 500 sizes with shape 1.5; the paper does not give the scale, which cancels
+    in every comparison (all policies' flow times are proportional to the sizes; KNEE's threshold
+    scales with them).
+
+    Parameters
+    ----------
+    jobs : int
+        Number of sizes, >= 1.
+    shape : float
+        Tail index, > 0.
+    seed : int or numpy.random.Generator
+        Seed of :func:`numpy.random.default_rng`, or a generator.
+
+    Returns
+    -------
+    numpy.ndarray
+        The sizes, each >= 1.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``jobs`` < 1 or ``shape`` <= 0.
+
+    Examples
+    --------
+    >>> pareto_sizes(3, 1.5, seed=0).round(4)
+    array([1.5735, 1.9733, 1.0133])
+    """
+    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs < 1:
+        raise InvalidParameterError("jobs", jobs, "must be a positive integer")
+    if not (np.isfinite(shape) and shape > 0):
+        raise InvalidParameterError("shape", shape, "must be a positive finite tail index")
+    return 1.0 + np.random.default_rng(seed).pareto(shape, jobs)
+
+
+@dataclass(frozen=True, repr=False)
+class PolicyComparison:
+    """Mean flow times of heSRPT and its competitors (Figure 4).
+
+    Attributes
+    ----------
+    p : tuple of float
+        Speed-up exponents, one per row.
+    policies : tuple of str
+        Policy names, one per column (heSRPT first).
+    per_set : numpy.ndarray, shape (len(p), len(policies), sets)
+        Mean flow time of each policy on each set of sizes.
+    median : numpy.ndarray, shape (len(p), len(policies))
+        Median over the sets (what Figure 4 plots).
+    knee_alpha : numpy.ndarray, shape (len(p), sets)
+        KNEE's best threshold on each set (NaN when KNEE is not compared).
+    """
+
+    p: tuple
+    policies: tuple
+    per_set: np.ndarray
+    median: np.ndarray
+    knee_alpha: np.ndarray
+
+    def __repr__(self) -> str:
+        return f"PolicyComparison(p={self.p}, policies={self.policies}, sets={self.per_set.shape[2]})"
+
+    def ratio(self) -> np.ndarray:
+        """Each policy's median mean flow time divided by heSRPT's, shape (len(p), len(policies))."""
+        column = self.policies.index("hesrpt")
+        return self.median / self.median[:, column:column + 1]
+
+
+def compare_policies(p: Sequence[float] = FIGURE4_P, servers: int = 10**6, jobs: int = 500, shape: float = 1.5,
+                     seeds: Sequence[int] = tuple(range(10)),
+                     policies: Sequence[str] = FIGURE4_POLICIES) -> PolicyComparison:
+    """Figure 4 of Berg et al., *heSRPT*: median mean flow time of heSRPT, SRPT, EQUI, HELL and KNEE.
+
+    For each seed, ``pareto_sizes(jobs, shape, seed)`` is one set of sizes, used for every p. heSRPT
+    by Theorem 8; SRPT, EQUI, HELL and KNEE (best α per set, :func:`~analytic.hesrpt.knee_search`)
+    exactly, departure by departure, all sets at once. The defaults are the paper's setting; they
+    compute in about 25 s on this machine, KNEE's search taking nine tenths (``benchmarks/hesrpt.py``).
+
+    Parameters
+    ----------
+    p : sequence of float
+        Speed-up exponents, each in (0, 1).
+    servers : int
+        N, an integer >= 1 (HELL and KNEE allocate whole servers).
+    jobs : int
+        M, jobs per set.
+    shape : float
+        Pareto tail index of the sizes.
+    seeds : sequence of int
+        One set of sizes per seed.
+    policies : sequence of str
+        Which of ``FIGURE4_POLICIES`` to compare; must include ``"hesrpt"``.
+
+    Returns
+    -------
+    PolicyComparison
+        Per-set means, medians and KNEE's thresholds.
+
+    Raises
+    ------
+    InvalidParameterError
+        For invalid exponents, servers, jobs, shape or policies, or an empty list of seeds.
+
+    Examples
+    --------
+    >>> small = compare_policies(p=(0.5,), servers=1000, jobs=20, seeds=(0, 1, 2))
+    >>> bool(small.ratio().min(axis=1)[0] >= 1.0)
+    True
+    """
+    n = _whole_servers(float(servers), "hell")
+    if len(seeds) == 0:
+        raise InvalidParameterError("seeds", seeds, "must contain at least one seed")
+    unknown = [name for name in policies if name not in FIGURE4_POLICIES]
+    if unknown or "hesrpt" not in policies:
+        raise InvalidParameterError("policies", policies, f"must be among {FIGURE4_POLICIES} and include 'hesrpt'")
+    sizes = np.stack([pareto_sizes(jobs, shape, seed) for seed in seeds])
+    curves = [ConcaveSpeedup.power(value) for value in p]
+    per_set = np.empty((len(curves), len(policies), len(seeds)))
+    alphas = np.full((len(curves), len(seeds)), np.nan)
+    sets = np.arange(len(seeds))
+    for row, curve in enumerate(curves):
+        for column, policy in enumerate(policies):
+            if policy == "hesrpt":
+                per_set[row, column] = [hesrpt_flow_time(x, curve.exponent, n).mean for x in sizes]
+            elif policy == "knee":
+                tried, means = _knee_search_batch(sizes, curve, n)
+                best = np.argmin(means, axis=1)
+                per_set[row, column], alphas[row] = means[sets, best], tried[sets, best]
+            else:
+                completion, _ = _simulate(sizes, _allocator(policy, curve, n, jobs, None), n)
+                per_set[row, column] = completion.mean(axis=1)
+    return PolicyComparison(p=tuple(float(v) for v in p), policies=tuple(policies), per_set=per_set,
+                            median=np.median(per_set, axis=2), knee_alpha=alphas)

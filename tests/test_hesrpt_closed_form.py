@@ -1,0 +1,215 @@
+"""Tests of analytic.hesrpt.closed_form: Theorems 2, 7 and 8 of Berg, Vesilo & Harchol-Balter, heSRPT.
+
+References: the paper's formulas evaluated with mpmath at 50 digits, an mpmath simulation of heSRPT
+departure by departure, and the exact (float) event engine of analytic.hesrpt.policies.
+"""
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analytic.errors import InvalidParameterError
+from analytic.hesrpt import (
+    flow_time,
+    helrpt_allocation,
+    hesrpt_allocation,
+    hesrpt_flow_time,
+    optimal_makespan,
+    scale_free_constants,
+    symbolic_check,
+)
+
+mpmath.mp.dps = 50
+
+P_VALUES = (1e-6, 0.05, 0.3, 0.5, 0.9, 0.99, 1 - 1e-6)
+
+
+def mp_omega(k, p):
+    """ω*_k of Theorem 8 as printed, at 50 digits."""
+    if k == 1:
+        return mpmath.mpf(0)
+    return 1 / ((mpmath.mpf(k) / (k - 1)) ** (1 / (1 - mpmath.mpf(p))) - 1)
+
+
+def mp_theorem8(sizes, p, servers):
+    """T* = (1/s(N)) Σ_k x_k [k s(1 + ω_k) - (k-1) s(ω_k)], sizes decreasing, as printed in Theorem 8."""
+    p = mpmath.mpf(p)
+    ranked = sorted((mpmath.mpf(float(x)) for x in sizes), reverse=True)
+    total = mpmath.fsum(x * (k * (1 + mp_omega(k, p)) ** p - (k - 1) * mp_omega(k, p) ** p)
+                        for k, x in enumerate(ranked, start=1))
+    return total / mpmath.mpf(servers) ** p
+
+
+def mp_hesrpt_simulation(sizes, p, servers):
+    """Completion times under Theorem 7's allocation, phase by phase, in mpmath (independent of the
+    package): with m jobs left, the i-th largest holds ((i/m)^c - ((i-1)/m)^c) N servers."""
+    p = mpmath.mpf(p)
+    c = 1 / (1 - p)
+    remaining = {j: mpmath.mpf(float(x)) for j, x in enumerate(sizes)}
+    clock, completion = mpmath.mpf(0), {}
+    while remaining:
+        ranked = sorted(remaining, key=lambda j: (-remaining[j], j))
+        m = len(ranked)
+        rate = {j: (mpmath.mpf(servers) * ((mpmath.mpf(i) / m) ** c - (mpmath.mpf(i - 1) / m) ** c)) ** p
+                for i, j in enumerate(ranked, start=1)}
+        first = min(ranked, key=lambda j: remaining[j] / rate[j])
+        step = remaining[first] / rate[first]
+        clock += step
+        for j in ranked:
+            remaining[j] -= rate[j] * step
+        completion[first] = clock
+        del remaining[first]
+    return [completion[j] for j in range(len(sizes))]
+
+
+@pytest.mark.parametrize("p", P_VALUES)
+def test_scale_free_constants_match_the_printed_formula_at_50_digits(p):
+    omega = scale_free_constants(40, p)
+    reference = np.array([float(mp_omega(k, p)) for k in range(1, 41)])
+    assert omega[0] == 0.0
+    np.testing.assert_allclose(omega[1:], reference[1:], rtol=1e-13)
+    representable = omega > 1e-300  # for p -> 1 the constants underflow, as they should
+    assert np.all(np.diff(omega[representable]) > 0)  # Lemma 3
+
+
+@pytest.mark.parametrize("p", P_VALUES)
+def test_allocation_matches_theorem7_at_50_digits(p):
+    m = 60
+    c = 1 / (1 - mpmath.mpf(p))
+    reference = [float((mpmath.mpf(i) / m) ** c - (mpmath.mpf(i - 1) / m) ** c) for i in range(1, m + 1)]
+    np.testing.assert_allclose(hesrpt_allocation(m, p), reference, rtol=1e-13, atol=1e-300)
+
+
+def test_section1_example_gives_75_and_25_percent():
+    """Section 1: two equal jobs, s(k) = k^0.5: 75% to one job, 25% to the other (paper's numbers)."""
+    np.testing.assert_allclose(hesrpt_allocation(2, 0.5), [0.25, 0.75], rtol=1e-15)
+
+
+@settings(max_examples=60, deadline=None)
+@given(m=st.integers(1, 2000), p=st.floats(1e-4, 1 - 1e-4))
+def test_allocation_is_a_distribution_increasing_towards_small_jobs(m, p):
+    theta = hesrpt_allocation(m, p)
+    assert theta.shape == (m,)
+    assert abs(theta.sum() - 1.0) < 1e-12
+    assert np.all(theta >= 0) and np.all(np.diff(theta) >= -1e-16)
+    # Definition 1: (θ_1 + ... + θ_(k-1)) / θ_k = ω*_k where θ_k is representable
+    omega = scale_free_constants(m, p)
+    ok = theta > 1e-250
+    prefix = np.concatenate([[0.0], np.cumsum(theta)[:-1]])
+    np.testing.assert_allclose((prefix / np.where(ok, theta, 1.0))[ok], omega[ok], rtol=1e-8)
+
+
+@pytest.mark.parametrize("p", P_VALUES)
+def test_total_flow_time_matches_theorem8_at_50_digits(p):
+    sizes = 1.0 + np.random.default_rng(5).pareto(1.5, 300)
+    result = hesrpt_flow_time(sizes, p, 1e6)
+    assert result.total == pytest.approx(float(mp_theorem8(sizes, p, 1e6)), rel=1e-13)
+    assert result.mean == pytest.approx(result.total / 300, rel=1e-15)
+
+
+@pytest.mark.parametrize("p", (0.05, 0.5, 0.99, 0.9999))
+def test_completion_times_match_an_mpmath_simulation(p):
+    sizes = np.round(1.0 + np.random.default_rng(7).pareto(1.5, 25), 3)
+    sizes[3] = sizes[4]  # a tie
+    result = hesrpt_flow_time(sizes, p, 1000.0)
+    reference = np.array([float(t) for t in mp_hesrpt_simulation(sizes, p, 1000.0)])
+    np.testing.assert_allclose(result.completion_times, reference, rtol=1e-12)
+    assert result.total == pytest.approx(reference.sum(), rel=1e-13)
+
+
+@pytest.mark.parametrize("p", (0.05, 0.5, 0.99))
+def test_completion_times_match_the_exact_event_engine(p):
+    sizes = 1.0 + np.random.default_rng(8).pareto(1.5, 500)
+    closed = hesrpt_flow_time(sizes, p, 1e6)
+    evaluated = flow_time(sizes, "hesrpt", p, 1e6)
+    np.testing.assert_allclose(closed.completion_times, evaluated.completion_times, rtol=1e-11)
+
+
+def test_a_hundred_thousand_jobs_stay_finite_and_consistent():
+    sizes = 1.0 + np.random.default_rng(9).pareto(1.5, 100_000)
+    for p in (1e-3, 0.5, 0.999):
+        result = hesrpt_flow_time(sizes, p, 1e6)
+        assert np.all(np.isfinite(result.completion_times)) and np.all(result.completion_times > 0)
+        assert result.completion_times.sum() == pytest.approx(result.total, rel=1e-10)
+        order = np.argsort(sizes)
+        assert np.all(np.diff(result.completion_times[order]) >= 0)  # shortest job first
+
+
+@settings(max_examples=40, deadline=None)
+@given(sizes=st.lists(st.floats(0.01, 1e4), min_size=1, max_size=40), p=st.floats(0.01, 0.99),
+       servers=st.floats(0.5, 1e7), scale=st.floats(0.1, 10.0))
+def test_flow_time_scales_and_ignores_the_order_of_the_sizes(sizes, p, servers, scale):
+    base = hesrpt_flow_time(sizes, p, servers)
+    assert hesrpt_flow_time(np.array(sizes) * scale, p, servers).total == pytest.approx(scale * base.total, rel=1e-12)
+    assert hesrpt_flow_time(sizes, p, 2 * servers).total == pytest.approx(base.total / 2 ** p, rel=1e-12)
+    assert hesrpt_flow_time(sizes[::-1], p, servers).total == pytest.approx(base.total, rel=1e-12)
+    bigger = list(sizes)
+    bigger[0] *= 1.5
+    assert hesrpt_flow_time(bigger, p, servers).total > base.total
+
+
+def test_helrpt_allocation_is_proportional_to_size_power():
+    gamma = helrpt_allocation([1.0, 2.0, 4.0], 0.5)
+    np.testing.assert_allclose(gamma, np.array([1.0, 4.0, 16.0]) / 21.0, rtol=1e-15)
+    huge = helrpt_allocation([1e300, 1.0], 0.01)  # (1e300)^100 would overflow unscaled
+    np.testing.assert_allclose(huge, [1.0, 0.0], atol=1e-300)
+
+
+@pytest.mark.parametrize("servers", (1.0, 7.0, 1e6))
+def test_optimal_makespan_with_servers_equals_evaluated_helrpt(servers):
+    """Theorem 2 with N servers, against heLRPT evaluated exactly: every job ends at ||x||_(1/p)/N^p."""
+    sizes = np.array([3.0, 1.0, 2.0, 0.5, 2.0])
+    for p in (0.1, 0.5, 0.9):
+        evaluated = flow_time(sizes, "helrpt", p, servers).completion_times
+        np.testing.assert_allclose(evaluated, optimal_makespan(sizes, p, servers), rtol=1e-12)
+        norm = np.sum(sizes ** (1 / p)) ** p
+        assert optimal_makespan(sizes, p, servers) == pytest.approx(norm / servers ** p, rel=1e-14)
+
+
+def test_printed_makespan_formula_holds_only_for_one_server():
+    """The paper's T*_max = ||X||_(1/p) lacks the factor 1/s(N): it is the N = 1 value."""
+    sizes, p = [3.0, 4.0], 0.5
+    assert optimal_makespan(sizes, p, 1.0) == pytest.approx(5.0, rel=1e-15)
+    assert optimal_makespan(sizes, p, 100.0) == pytest.approx(0.5, rel=1e-15)
+
+
+@settings(max_examples=50, deadline=None)
+@given(sizes=st.lists(st.floats(0.1, 100.0), min_size=2, max_size=6), p=st.floats(0.05, 0.95),
+       weights=st.lists(st.floats(0.01, 1.0), min_size=6, max_size=6))
+def test_no_constant_allocation_beats_the_optimal_makespan(sizes, p, weights):
+    shares = np.array(weights[:len(sizes)]) / np.sum(weights[:len(sizes)])
+    makespan = np.max(np.array(sizes) / (shares * 10.0) ** p)
+    assert makespan >= optimal_makespan(sizes, p, 10.0) * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("m", (1, 2, 4))
+def test_symbolic_check_reduces_every_residual_to_zero(m):
+    check = symbolic_check(m)
+    assert check.holds
+    assert check.sum_minus_one == 0
+    assert len(check.first_order_conditions) == m - 1
+    assert all(r == 0 for r in (*check.first_order_conditions, *check.scale_free_ratios, *check.coefficients))
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: hesrpt_allocation(0, 0.5), "m = 0: must be a positive integer"),
+    (lambda: hesrpt_allocation(2.5, 0.5), "m = 2.5"),
+    (lambda: hesrpt_allocation(True, 0.5), "m = True"),
+    (lambda: hesrpt_allocation(3, 1.0), r"p = 1: must lie in the open interval \(0, 1\)"),
+    (lambda: scale_free_constants(3, 0.0), "p = 0"),
+    (lambda: scale_free_constants(3, float("nan")), "p = nan"),
+    (lambda: hesrpt_flow_time([], 0.5, 1), "sizes = .*non-empty 1-D"),
+    (lambda: hesrpt_flow_time([[1.0, 2.0]], 0.5, 1), "non-empty 1-D"),
+    (lambda: hesrpt_flow_time([1.0, 0.0], 0.5, 1), r"finite and > 0 \(found 0\)"),
+    (lambda: hesrpt_flow_time([1.0, float("inf")], 0.5, 1), "found inf"),
+    (lambda: hesrpt_flow_time([1.0], 0.5, 0), "servers = 0: must be a positive finite number"),
+    (lambda: hesrpt_flow_time([1.0], 0.5, float("inf")), "servers = inf"),
+    (lambda: helrpt_allocation([1.0, -2.0], 0.5), "found -2"),
+    (lambda: optimal_makespan([1.0], -0.5, 1), "p = -0.5"),
+    (lambda: symbolic_check(13), "m = 13: must be at most 12"),
+])
+def test_invalid_input_raises_a_named_error(call, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        call()

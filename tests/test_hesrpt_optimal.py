@@ -1,0 +1,187 @@
+"""Tests of analytic.hesrpt.optimal: the flow-time-optimal policy for concave speed-ups.
+
+References: heSRPT's closed forms for k^p (Berg, Vesilo & Harchol-Balter, Theorems 7 and 8), an
+independent convex program solved by cvxpy for every completion order (brute force over orders),
+a direct mpmath minimization of the two-job flow time, and exact evaluation by flow_time.
+"""
+
+import itertools
+
+import cvxpy as cp
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import analytic.hesrpt.optimal as optimal_module
+from analytic.errors import ConvergenceError, InvalidParameterError
+from analytic.hesrpt import ConcaveSpeedup, flow_time, hesrpt_allocation, hesrpt_flow_time, optimal_allocation
+
+SIZES = np.array([3.7, 0.9, 12.5, 2.2, 6.1, 1.4, 8.8, 5.0])
+
+
+def perspective(kind, parameter, servers, w, d):
+    """d s(N w / d) as a concave cvxpy expression, for s = k^p, Amdahl's law or log(1 + k)."""
+    if kind == "power":
+        return servers ** parameter * cp.geo_mean(cp.hstack([w, d]), [parameter, 1 - parameter])
+    if kind == "amdahl":  # N w d / ((1-f) N w + f d) = 1 / ((1-f)/d + f/(N w))
+        return cp.harmonic_mean(cp.hstack([d / (1 - parameter), servers * w / parameter])) / 2
+    return -cp.rel_entr(d, d + servers * w)  # d log(1 + N w / d)
+
+
+def convex_program(jobs, kind, parameter, servers):
+    """The best policy for a given completion order as a convex program (the form of Section 3 in
+    server-time w = d θ): phase j (j jobs left) lasts d_j; the job finishing when i jobs are left
+    receives w_ij in each phase j >= i; minimize Σ j d_j. Returns (problem, sizes parameter)."""
+    x = cp.Parameter(jobs, nonneg=True)  # x[i - 1]: size of the job finishing when i jobs are left
+    d = cp.Variable(jobs, nonneg=True)
+    w = {(i, j): cp.Variable(nonneg=True) for j in range(jobs) for i in range(j + 1)}
+    constraints = [sum(w[i, j] for i in range(j + 1)) <= d[j] for j in range(jobs)]
+    constraints += [sum(perspective(kind, parameter, servers, w[i, j], d[j]) for j in range(i, jobs)) >= x[i]
+                    for i in range(jobs)]
+    return cp.Problem(cp.Minimize(sum((j + 1) * d[j] for j in range(jobs))), constraints), x
+
+
+def best_for_order(program, sizes_in_completion_order):
+    problem, x = program
+    x.value = np.asarray(sizes_in_completion_order, dtype=float)[::-1]
+    problem.solve(solver=cp.CLARABEL)
+    return problem.value
+
+
+CURVES = {"power": ConcaveSpeedup.power, "amdahl": ConcaveSpeedup.amdahl,
+          "log": lambda _: ConcaveSpeedup.from_callable(np.log1p, 10.0, name="log1p")}
+
+
+@pytest.mark.parametrize("p", (0.05, 0.3, 0.5, 0.9, 0.99))
+def test_power_speedup_reproduces_hesrpt(p):
+    sizes = 1.0 + np.random.default_rng(11).pareto(1.5, 20)
+    result = optimal_allocation(sizes, p, 1e6)
+    closed = hesrpt_flow_time(sizes, p, 1e6)
+    assert result.total == pytest.approx(closed.total, rel=1e-12)
+    np.testing.assert_allclose(result.completion_times, closed.completion_times, rtol=1e-10)
+    by_rank = np.argsort(-sizes, kind="stable")
+    for t in range(20):
+        left = by_rank[:20 - t]
+        np.testing.assert_allclose(result.allocations[t, left], hesrpt_allocation(20 - t, p), rtol=1e-10, atol=1e-300)
+    np.testing.assert_array_equal(result.completion_order, np.argsort(sizes, kind="stable"))
+
+
+@pytest.mark.parametrize("kind,parameter", [("power", 0.5), ("amdahl", 0.9), ("amdahl", 0.6), ("log", None)])
+def test_brute_force_over_completion_orders_with_cvxpy(kind, parameter):
+    """Every order of 4 jobs solved as a convex program: the best is shortest-first and equals the package."""
+    sizes = np.array([2.0, 0.7, 3.1, 1.3])
+    result = optimal_allocation(sizes, CURVES[kind](parameter), 10.0)
+    program = convex_program(4, kind, parameter, 10.0)
+    values = {order: best_for_order(program, sizes[list(order)]) for order in itertools.permutations(range(4))}
+    best = min(values, key=values.get)
+    assert values[best] == pytest.approx(result.total, rel=1e-6)
+    assert values[tuple(np.argsort(sizes))] == pytest.approx(result.total, rel=1e-6)
+    assert max(values.values()) > 1.01 * result.total  # the order matters: the check can discriminate
+
+
+@pytest.mark.parametrize("kind,parameter", [("amdahl", 0.9), ("log", None)])
+def test_eight_jobs_against_cvxpy(kind, parameter):
+    expected = best_for_order(convex_program(SIZES.size, kind, parameter, 10.0), np.sort(SIZES))
+    assert optimal_allocation(SIZES, CURVES[kind](parameter), 10.0).total == pytest.approx(expected, rel=1e-6)
+
+
+def test_section1_amdahl_split_against_mpmath():
+    """Two unit jobs, N = 10, Amdahl f = 0.9: the share of the first job solves d(flow time)/da = 0."""
+    def total(a):
+        def s(k):
+            return 1 / (1 - mpmath.mpf("0.9") + mpmath.mpf("0.9") / k)
+        first = 1 / s(10 * a)
+        return 2 * first + (1 - first * s(10 * (1 - a))) / s(10)
+
+    with mpmath.workdps(40):
+        share = mpmath.findroot(lambda a: mpmath.diff(total, a), mpmath.mpf("0.7"))
+        value = total(share)
+    result = optimal_allocation([1.0, 1.0], ConcaveSpeedup.amdahl(0.9), 10)
+    assert result.allocations[0].max() == pytest.approx(float(share), rel=1e-12)
+    assert result.total == pytest.approx(float(value), rel=1e-13)
+    assert float(share) == pytest.approx(0.7107, abs=1e-4)  # the paper states 63.5%
+
+
+def test_section1_power_split_is_75_percent():
+    result = optimal_allocation([1.0, 1.0], 0.5, 10)
+    np.testing.assert_allclose(np.sort(result.allocations[0]), [0.25, 0.75], rtol=1e-13)
+
+
+@pytest.mark.parametrize("curve", [ConcaveSpeedup.amdahl(0.9), ConcaveSpeedup.amdahl(0.5), ConcaveSpeedup.power(0.3)])
+def test_the_optimal_schedule_evaluated_exactly_gives_the_same_total(curve):
+    """Replaying the phase allocations (they depend only on the number of jobs left) through flow_time."""
+    result = optimal_allocation(SIZES, curve, 10.0)
+    by_size = np.argsort(SIZES, kind="stable")
+    shares = {SIZES.size - t: result.allocations[t, by_size[t:]] for t in range(SIZES.size)}
+    replay = flow_time(SIZES, lambda remaining: shares[remaining.size], curve, 10.0)
+    np.testing.assert_allclose(replay.completion_times, result.completion_times, rtol=1e-10)
+    assert replay.total == pytest.approx(result.total, rel=1e-12)
+
+
+def test_multipliers_are_the_derivatives_of_the_optimal_total():
+    curve = ConcaveSpeedup.amdahl(0.8)
+    result = optimal_allocation(SIZES, curve, 10.0)
+    for i in range(SIZES.size):
+        bumped = SIZES.copy()
+        bumped[i] *= 1 + 1e-7
+        slope = (optimal_allocation(bumped, curve, 10.0).total - result.total) / (SIZES[i] * 1e-7)
+        assert slope == pytest.approx(result.multipliers[i], rel=1e-5)
+
+
+def test_amdahl_can_leave_large_jobs_without_servers():
+    """s'(0) = 1/f is finite, so unlike heSRPT some jobs wait (allocation 0 while present)."""
+    result = optimal_allocation(SIZES, ConcaveSpeedup.amdahl(0.9), 10.0)
+    present = result.completion_times[None, :] > np.concatenate([[0.0], np.cumsum(result.durations)[:-1]])[:, None]
+    assert np.any(present & (result.allocations == 0.0))
+    assert np.all(result.durations >= 0)
+
+
+def test_thirty_jobs_with_a_callable_speedup():
+    sizes = 1.0 + np.random.default_rng(2).pareto(1.5, 30)
+    result = optimal_allocation(sizes, lambda k: np.log1p(k), 100.0)
+    np.testing.assert_allclose(result.allocations.sum(axis=1), 1.0, rtol=1e-12)
+    np.testing.assert_array_equal(np.argsort(result.completion_times, kind="stable"), result.completion_order)
+    assert result.total == pytest.approx(np.sum(result.completion_times), rel=1e-10)
+    assert result.total == pytest.approx(float(result.multipliers @ sizes), rel=1e-15)
+
+
+@settings(max_examples=30, deadline=None)
+@given(sizes=st.lists(st.floats(0.05, 50.0), min_size=1, max_size=8), fraction=st.floats(0.05, 0.99),
+       servers=st.integers(1, 100), policy=st.sampled_from(["srpt", "equi", "hell"]))
+def test_no_policy_beats_the_optimum_for_amdahl(sizes, fraction, servers, policy):
+    curve = ConcaveSpeedup.amdahl(fraction)
+    result = optimal_allocation(sizes, curve, servers)
+    assert flow_time(sizes, policy, curve, servers).total >= result.total * (1 - 1e-10)
+    np.testing.assert_allclose(result.allocations.sum(axis=1), 1.0, rtol=1e-9)
+    assert np.all(result.allocations >= 0)
+    assert result.total == pytest.approx(result.completion_times.sum(), rel=1e-8)
+
+
+def test_a_schedule_with_a_negative_phase_raises(monkeypatch):
+    """The guard against inconsistent phases (only a non-concave speed-up can cause them)."""
+    original = optimal_module._phase
+
+    def reversed_phase(speedup, servers, weights, count):
+        held, weight = original(speedup, servers, weights, count)
+        return held[::-1].copy(), weight  # the smallest job now gets the fewest servers
+
+    monkeypatch.setattr(optimal_module, "_phase", reversed_phase)
+    with pytest.raises(ConvergenceError, match="negative phase duration"):
+        optimal_allocation([1.0, 1.0, 1.0], ConcaveSpeedup.amdahl(0.9), 10)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: optimal_allocation([1.0, -1.0], 0.5, 10), "sizes = "),
+    (lambda: optimal_allocation([1.0], 0.5, -1), "servers = -1"),
+    (lambda: optimal_allocation([1.0], 1.0, 10), r"p = 1: must lie in the open interval \(0, 1\)"),
+    (lambda: optimal_allocation([1.0], lambda k: np.exp(k) - 1, 10), "must be concave"),
+])
+def test_invalid_input_raises_a_named_error(call, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        call()
+
+
+def test_repr_shows_the_first_phase():
+    assert repr(optimal_allocation([1.0, 1.0], 0.5, 10)).startswith("OptimalAllocation(jobs=2, total=0.863950323522")
