@@ -142,7 +142,9 @@ def _resolve_p(speedup: SpeedUp, arrival_rate: float, p: object) -> np.ndarray:
 
 
 def _check_servers(servers: int, d: int) -> int:
-    if isinstance(servers, bool) or not isinstance(servers, (int, np.integer)) or servers < d:
+    if isinstance(servers, bool) or not isinstance(servers, (int, np.integer)):
+        raise InvalidParameterError("servers", servers, f"must be an integer, not {type(servers).__name__}")
+    if servers < d:
         raise InvalidParameterError("servers", servers, f"must be an integer n >= d = {d}")
     return int(servers)
 

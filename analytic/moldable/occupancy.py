@@ -117,9 +117,11 @@ def check_arrival_rate(arrival_rate: float) -> float:
         rate = float(arrival_rate)
     except (TypeError, ValueError):
         raise InvalidParameterError("arrival_rate", arrival_rate, "must be a real number in (0, 1]") from None
-    if not 0 < rate <= 1:
+    if rate > 1:
         raise InvalidParameterError("arrival_rate", arrival_rate,
                                     "must lie in (0, 1]: (P) has no feasible point for λ > 1 (Prop. 1)")
+    if not rate > 0:
+        raise InvalidParameterError("arrival_rate", arrival_rate, "must lie in (0, 1]: arrivals need a positive rate")
     return rate
 
 
