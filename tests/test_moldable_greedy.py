@@ -41,11 +41,11 @@ def brute_force(speedup, lam, n, p):
         idle = n - sum(i * c for i, c in enumerate(x, start=1))
         for i in range(1, d + 1):
             if x[i - 1]:
-                Q[k, index[x[:i - 1] + (x[i - 1] - 1,) + x[i:]]] += speedup.values[i - 1] * x[i - 1]
+                Q[k, index[(*x[:i - 1], x[i - 1] - 1, *x[i:])]] += speedup.values[i - 1] * x[i - 1]
         if idle:
             for j, prob in enumerate(p, start=1):
                 got = min(j, idle)
-                Q[k, index[x[:got - 1] + (x[got - 1] + 1,) + x[got:]]] += n * lam * prob
+                Q[k, index[(*x[:got - 1], x[got - 1] + 1, *x[got:])]] += n * lam * prob
     np.fill_diagonal(Q, -Q.sum(axis=1))
     A = np.vstack([Q.T, np.ones(len(states))])
     pi = np.linalg.lstsq(A, np.concatenate([np.zeros(len(states)), [1.0]]), rcond=None)[0]

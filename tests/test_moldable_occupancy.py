@@ -18,8 +18,9 @@ from analytic.speedup import SpeedUp
 SUBLINEAR = SpeedUp([1, 1.8, 2.5, 3, 3.4])
 
 
-def concave_speedups(increments=st.floats(0.01, 1.0)):
+def concave_speedups(increments=None):
     """Speed-ups s_1 = 1 followed by non-increasing increments drawn from ``increments``."""
+    increments = st.floats(0.01, 1.0) if increments is None else increments
     return st.lists(increments, min_size=0, max_size=7).map(
         lambda raw: SpeedUp(np.cumsum(np.concatenate([[1.0], np.sort(raw)[::-1]]))))
 
