@@ -50,6 +50,42 @@ def _reproduce(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _moldable(args: argparse.Namespace) -> int:
+    from analytic.errors import AnalyticError
+    from analytic.moldable import greedy_metrics, optimal_occupancy
+    from analytic.speedup import SpeedUp
+
+    try:
+        speedup = SpeedUp(args.speedup)
+        optimum = optimal_occupancy(speedup, args.arrival_rate)
+        exact = None if args.servers is None else greedy_metrics(
+            speedup, args.arrival_rate, args.servers, "greedy" if args.scheme == "greedy" else None)
+    except AnalyticError as error:
+        print(f"analytic moldable: error: {error}", file=sys.stderr)
+        return 2
+    print(f"Theorem 1 case ({optimum.case}), support I* = {list(optimum.support)}, unique: {optimum.unique}")
+    print(f"y*  = {[round(v, 12) for v in optimum.y.tolist()]}")
+    print(f"p*  = {[round(v, 12) for v in optimum.p.tolist()]}")
+    print(f"D*  = {optimum.mean_time:.12g}")
+    if exact is not None:
+        print(f"{args.scheme} with n = {args.servers} (exact, {exact.n_states} states): "
+              f"P_b = {exact.blocking:.12g}, E[D] = {exact.mean_time:.12g}, E||x - y*|| = {exact.distance:.12g}")
+    return 0
+
+
+def _add_moldable_commands(commands) -> None:
+    moldable = commands.add_parser(
+        "moldable", help="optimal occupancy of moldable jobs (Theorem 1) and exact greedy(p*) metrics")
+    moldable.add_argument("--speedup", type=float, nargs="+", required=True, metavar="S",
+                          help="speed-ups s_1 ... s_d (s_1 = 1, increasing, concave)")
+    moldable.add_argument("--arrival-rate", type=float, required=True, metavar="LAMBDA",
+                          help="arrivals per server per unit time, in (0, 1]")
+    moldable.add_argument("--servers", type=int, metavar="N", help="also solve the loss system with N servers exactly")
+    moldable.add_argument("--scheme", choices=("greedy(p*)", "greedy"), default="greedy(p*)",
+                          help="allocation scheme of the exact loss system (default greedy(p*))")
+    moldable.set_defaults(run=_moldable)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="analytic",
@@ -60,6 +96,7 @@ def _parser() -> argparse.ArgumentParser:
     reproduce.add_argument("--only", default="", metavar="TEXT",
                            help="only rows registered by functions whose module or name contains TEXT")
     reproduce.set_defaults(run=_reproduce)
+    _add_moldable_commands(commands)
     return parser
 
 
