@@ -26,11 +26,12 @@ __all__ = ["GreedyMetrics", "LossChain", "allocation_probabilities", "greedy_cha
 #: Relative tolerance on the sum of an allocation probability vector.
 PROBABILITY_TOLERANCE = 1e-9
 
-#: ``method="auto"`` of :func:`greedy_metrics` solves chains up to this many states directly and
-#: larger ones iteratively: LU of these 3- and 4-dimensional simplices fills in far more than on
-#: the 2-dimensional lattices behind :data:`analytic.ctmc.DIRECT_SOLVE_LIMIT` (measured in
-#: benchmarks/moldable.py: at 31 750 states SuperLU took 9 s, GMRES + ILU 2 s).
-DIRECT_LIMIT = 10_000
+#: ``method="auto"`` of :func:`greedy_metrics` solves a chain directly when it has at most this
+#: many states for its number of coordinates (1, 2, 3 or more) and iteratively above. LU fills in
+#: little on 1- and 2-dimensional simplices and a lot on 3- and 4-dimensional ones (measured in
+#: benchmarks/moldable.py: 2-D, 1e6 states: SuperLU 20 s and 1.8 GB, GMRES + ILU 100 s; 4-D,
+#: 31 750 states: SuperLU 9 s, GMRES + ILU 2.5 s).
+DIRECT_LIMITS = (math.inf, 2_000_000, 10_000)
 
 
 @dataclass(frozen=True, repr=False)
@@ -237,13 +238,16 @@ def greedy_chain(speedup: SpeedUp, arrival_rate: float, servers: int, p: object 
 
 def _explore(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray, max_states: int) -> CTMC:
     """Breadth-first exploration from the empty system (few reachable states)."""
+    arrivals = n * lam * allocation_probabilities(np.arange(n + 1), p)[:, sizes]     # by idle count
+    weights = sizes.tolist()
+
     def transitions(state: tuple[int, ...]):
-        allocation = allocation_probabilities(n - int(np.dot(state, sizes)), p)[sizes]
+        allocation = arrivals[n - sum(w * c for w, c in zip(weights, state, strict=True))]
         for k, count in enumerate(state):
             if count:
                 yield (*state[:k], count - 1, *state[k + 1:]), speeds[k] * count
             if allocation[k] > 0:
-                yield (*state[:k], count + 1, *state[k + 1:]), n * lam * allocation[k]
+                yield (*state[:k], count + 1, *state[k + 1:]), allocation[k]
     return CTMC.from_function((0,) * len(sizes), transitions, max_states=max_states)
 
 
@@ -289,14 +293,16 @@ def greedy_metrics(speedup: SpeedUp, arrival_rate: float, servers: int, p: objec
         or any probability vector indexed like the speed-up's values.
     method : {"auto", "direct", "iterative"}
         Stationary solver of :meth:`CTMC.stationary`; ``"auto"`` solves directly up to
-        :data:`DIRECT_LIMIT` states and iteratively (GMRES + ILU, relative residual 1e-12) above.
+        :data:`DIRECT_LIMITS` states (by number of coordinates) and iteratively (GMRES + ILU,
+        relative residual 1e-12) above.
     max_states : int
         Largest chain to build.
 
     Returns
     -------
     GreedyMetrics
-        Exact to the solver's residual (reported; about 1e-15 per state for the direct solver).
+        Exact up to the solver's residual ``||pi Q||_1`` (reported): about 1e-13 direct, 1e-11 iterative
+        (probabilities agree to about 1e-14 between the two, benchmarks/moldable.py).
 
     Raises
     ------
@@ -320,7 +326,7 @@ def greedy_metrics(speedup: SpeedUp, arrival_rate: float, servers: int, p: objec
     n, X, sizes = int(servers), loss.states, loss.sizes
     optimum = optimal_occupancy(speedup, lam)
     if method == "auto":
-        method = "direct" if loss.chain.n_states <= DIRECT_LIMIT else "iterative"
+        method = "direct" if loss.chain.n_states <= DIRECT_LIMITS[min(len(sizes), 3) - 1] else "iterative"
     stationary = loss.chain.stationary(method=method)
     pi = stationary.probabilities
     blocking = float(pi[X @ sizes == n].sum())
