@@ -212,8 +212,11 @@ def kkt_residual(speedup: SpeedUp, arrival_rate: float, y: np.ndarray, nu: float
 
     ``theta_i`` is taken from stationarity (35), ``theta_i = 1/λ + nu s_i + theta0 i``; the result
     is the maximum of the primal violations (38), the dual violations ``-theta0``, ``-theta_i``
-    (36) and the complementary products ``|theta0 (Σ i y_i - 1)|``, ``|theta_i y_i|`` (37). Zero
-    (up to round-off) certifies that ``y`` is optimal for (P) (Slater's condition holds).
+    (36) and the complementary products ``|theta0 (Σ i y_i - 1)|``, ``|theta_i y_i|`` (37), the
+    dual terms divided by the multipliers' scale ``max(1/λ, |nu| s_d, theta0 d)`` (near-ties
+    ``s_i/i ≈ s_{i+1}/(i+1)`` make the multipliers large). Zero (up to round-off) certifies that
+    ``y`` is optimal for (P): an LP needs no constraint qualification. (Appendix B invokes Slater's
+    condition through ``y = (λ, 0, ..., 0)``, which is strictly feasible only for λ < 1.)
 
     Parameters
     ----------
@@ -246,9 +249,10 @@ def kkt_residual(speedup: SpeedUp, arrival_rate: float, y: np.ndarray, nu: float
     i = speedup.servers
     theta = 1.0 / lam + nu * s + theta0 * i
     capacity = float(i @ y) - 1.0
-    violations = [abs(float(s @ y) - lam), max(capacity, 0.0), max(-y.min(), 0.0), max(-theta0, 0.0),
-                  max(-theta.min(), 0.0), abs(theta0 * capacity), float(np.abs(theta * y).max())]
-    return float(max(violations))
+    scale = max(1.0 / lam, abs(nu) * s[-1], abs(theta0) * len(s))
+    primal = [abs(float(s @ y) - lam), max(capacity, 0.0), max(-y.min(), 0.0)]
+    dual = [max(-theta0, 0.0), max(-theta.min(), 0.0), abs(theta0 * capacity), float(np.abs(theta * y).max())]
+    return float(max(*primal, *(v / scale for v in dual)))
 
 
 def occupancy_lp(speedup: SpeedUp, arrival_rate: float, solver: str = "highs") -> LPOptimum:
@@ -261,8 +265,9 @@ def occupancy_lp(speedup: SpeedUp, arrival_rate: float, solver: str = "highs") -
         λ in (0, 1].
     solver : {"highs", "cvxpy"}
         ``"highs"``: ``scipy.optimize.linprog`` with HiGHS (a vertex, exact to round-off);
-        ``"cvxpy"``: cvxpy with the Clarabel interior-point solver at tolerances 1e-12 (agrees with
-        the closed form to about 1e-10).
+        ``"cvxpy"``: cvxpy with the Clarabel interior-point solver at tolerances 1e-13 (agrees with
+        the closed form to about 1e-12). At λ = 1, (P) has no strictly feasible point and Clarabel
+        may stop short (:class:`~analytic.errors.ConvergenceError`); HiGHS solves it.
 
     Returns
     -------
