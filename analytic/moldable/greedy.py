@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 
 from analytic.ctmc import CTMC
@@ -231,9 +232,11 @@ def greedy_chain(speedup: SpeedUp, arrival_rate: float, servers: int, p: object 
     fluid = probabilities / speedup.values
     fluid *= min(lam, 1.0 / float(speedup.servers @ fluid))
     first = int(np.argmin(np.abs(states - n * fluid[sizes - 1]).sum(axis=1)))
-    order = np.arange(len(states))
-    order[[0, first]] = first, 0
-    return LossChain(CTMC(chain.generator[order][:, order]), states[order], sizes)
+    swap = np.arange(len(states))
+    swap[[0, first]] = first, 0
+    q = chain.generator.tocoo()
+    del chain
+    return LossChain(CTMC(sp.coo_array((q.data, (swap[q.row], swap[q.col])), shape=q.shape)), states[swap], sizes)
 
 
 def _explore(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray, max_states: int) -> CTMC:
