@@ -288,3 +288,37 @@ def test_halfin_whitt_delay_against_mpmath_and_erlang_c():
 def test_bad_input_names_the_parameter(call, match):
     with pytest.raises(InvalidParameterError, match=match):
         call()
+
+
+# ---------------------------------------------------------------------------------------------
+# Command line
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv,expected", [
+    (["erlang-b", "--servers", "10", "--load", "7"], float(exact_erlang_b(10, 7))),
+    (["erlang-c", "--servers", "2", "--load", "1"], 1 / 3),
+    (["erlang-b-servers", "--load", "7", "--target", "0.1"], 10),
+    (["erlang-b-load", "--servers", "1", "--target", "0.5"], 1.0),
+])
+def test_cli_prints_the_value(argv, expected, capsys):
+    from analytic.cli import main
+
+    assert main(argv) == 0
+    assert float(capsys.readouterr().out) == pytest.approx(expected, rel=1e-14)
+
+
+def test_cli_precision_and_errors(capsys):
+    import subprocess
+    import sys
+
+    from analytic.cli import main
+
+    assert main(["erlang-b", "--servers", "10", "--load", "7", "--precision", "30"]) == 0
+    exact = exact_erlang_b(10, 7)
+    printed = mp.mpf(capsys.readouterr().out.strip())
+    assert abs(printed - mp.mpf(exact.numerator) / exact.denominator) < mp.mpf(10) ** -30
+    result = subprocess.run([sys.executable, "-m", "analytic", "erlang-b-servers", "--load", "5", "--target", "2"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert "target = 2: must lie strictly between 0 and 1" in result.stderr
