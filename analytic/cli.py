@@ -86,6 +86,47 @@ def _add_moldable_commands(commands) -> None:
     moldable.set_defaults(run=_moldable)
 
 
+def _add_erlang_commands(commands) -> None:
+    """Erlang calculators: erlang-b, erlang-c, erlang-b-servers, erlang-b-load (analytic.erlang)."""
+
+    def run(args: argparse.Namespace) -> int:
+        import mpmath
+
+        from analytic import erlang
+        from analytic.errors import AnalyticError
+
+        try:
+            if args.command == "erlang-b" and args.precision is not None:
+                print(mpmath.nstr(erlang.erlang_b(args.servers, args.load, precision=args.precision), args.precision))
+            elif args.command == "erlang-b":
+                print(repr(erlang.erlang_b(args.servers, args.load)))
+            elif args.command == "erlang-c":
+                print(repr(erlang.erlang_c(args.servers, args.load)))
+            elif args.command == "erlang-b-servers":
+                print(erlang.erlang_b_servers(args.load, args.target))
+            else:
+                print(repr(erlang.erlang_b_load(args.servers, args.target)))
+        except AnalyticError as exc:  # bad input: the message names the parameter
+            print(f"analytic {args.command}: {exc}", file=sys.stderr)
+            return 2
+        return 0
+
+    helps = {"servers": "number of servers s >= 0 (real values allowed)", "load": "offered load a in Erlangs",
+             "target": "blocking probability in (0, 1)"}
+    for name, description, arguments in [
+            ("erlang-b", "Erlang B blocking probability E_s(a)", ("servers", "load")),
+            ("erlang-c", "Erlang C probability of waiting C_s(a)", ("servers", "load")),
+            ("erlang-b-servers", "smallest integer s with E_s(a) <= target", ("load", "target")),
+            ("erlang-b-load", "largest load a with E_s(a) <= target", ("servers", "target"))]:
+        command = commands.add_parser(name, help=description, description=description)
+        for argument in arguments:
+            command.add_argument(f"--{argument}", type=float, required=True, help=helps[argument])
+        if name == "erlang-b":
+            command.add_argument("--precision", type=int, default=None, metavar="DIGITS",
+                                 help="evaluate with mpmath at this many decimal digits")
+        command.set_defaults(run=run)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="analytic",
@@ -97,6 +138,7 @@ def _parser() -> argparse.ArgumentParser:
                            help="only rows registered by functions whose module or name contains TEXT")
     reproduce.set_defaults(run=_reproduce)
     _add_moldable_commands(commands)
+    _add_erlang_commands(commands)
     return parser
 
 
