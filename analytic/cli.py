@@ -88,6 +88,83 @@ def _add_hesrpt_commands(commands: argparse._SubParsersAction) -> None:
     command.set_defaults(run=run)
 
 
+def _moldable(args: argparse.Namespace) -> int:
+    from analytic.errors import AnalyticError
+    from analytic.moldable import greedy_metrics, optimal_occupancy
+    from analytic.speedup import SpeedUp
+
+    try:
+        speedup = SpeedUp(args.speedup)
+        optimum = optimal_occupancy(speedup, args.arrival_rate)
+        exact = None if args.servers is None else greedy_metrics(
+            speedup, args.arrival_rate, args.servers, "greedy" if args.scheme == "greedy" else None)
+    except AnalyticError as error:
+        print(f"analytic moldable: error: {error}", file=sys.stderr)
+        return 2
+    print(f"Theorem 1 case ({optimum.case}), support I* = {list(optimum.support)}, unique: {optimum.unique}")
+    print(f"y*  = {[round(v, 12) for v in optimum.y.tolist()]}")
+    print(f"p*  = {[round(v, 12) for v in optimum.p.tolist()]}")
+    print(f"D*  = {optimum.mean_time:.12g}")
+    if exact is not None:
+        print(f"{args.scheme} with n = {args.servers} (exact, {exact.n_states} states): "
+              f"P_b = {exact.blocking:.12g}, E[D] = {exact.mean_time:.12g}, E||x - y*|| = {exact.distance:.12g}")
+    return 0
+
+
+def _add_moldable_commands(commands) -> None:
+    moldable = commands.add_parser(
+        "moldable", help="optimal occupancy of moldable jobs (Theorem 1) and exact greedy(p*) metrics")
+    moldable.add_argument("--speedup", type=float, nargs="+", required=True, metavar="S",
+                          help="speed-ups s_1 ... s_d (s_1 = 1, increasing, concave)")
+    moldable.add_argument("--arrival-rate", type=float, required=True, metavar="LAMBDA",
+                          help="arrivals per server per unit time, in (0, 1]")
+    moldable.add_argument("--servers", type=int, metavar="N", help="also solve the loss system with N servers exactly")
+    moldable.add_argument("--scheme", choices=("greedy(p*)", "greedy"), default="greedy(p*)",
+                          help="allocation scheme of the exact loss system (default greedy(p*))")
+    moldable.set_defaults(run=_moldable)
+
+
+def _add_erlang_commands(commands) -> None:
+    """Erlang calculators: erlang-b, erlang-c, erlang-b-servers, erlang-b-load (analytic.erlang)."""
+
+    def run(args: argparse.Namespace) -> int:
+        import mpmath
+
+        from analytic import erlang
+        from analytic.errors import AnalyticError
+
+        try:
+            if args.command == "erlang-b" and args.precision is not None:
+                print(mpmath.nstr(erlang.erlang_b(args.servers, args.load, precision=args.precision), args.precision))
+            elif args.command == "erlang-b":
+                print(repr(erlang.erlang_b(args.servers, args.load)))
+            elif args.command == "erlang-c":
+                print(repr(erlang.erlang_c(args.servers, args.load)))
+            elif args.command == "erlang-b-servers":
+                print(erlang.erlang_b_servers(args.load, args.target))
+            else:
+                print(repr(erlang.erlang_b_load(args.servers, args.target)))
+        except AnalyticError as exc:  # bad input: the message names the parameter
+            print(f"analytic {args.command}: {exc}", file=sys.stderr)
+            return 2
+        return 0
+
+    helps = {"servers": "number of servers s >= 0 (real values allowed)", "load": "offered load a in Erlangs",
+             "target": "blocking probability in (0, 1)"}
+    for name, description, arguments in [
+            ("erlang-b", "Erlang B blocking probability E_s(a)", ("servers", "load")),
+            ("erlang-c", "Erlang C probability of waiting C_s(a)", ("servers", "load")),
+            ("erlang-b-servers", "smallest integer s with E_s(a) <= target", ("load", "target")),
+            ("erlang-b-load", "largest load a with E_s(a) <= target", ("servers", "target"))]:
+        command = commands.add_parser(name, help=description, description=description)
+        for argument in arguments:
+            command.add_argument(f"--{argument}", type=float, required=True, help=helps[argument])
+        if name == "erlang-b":
+            command.add_argument("--precision", type=int, default=None, metavar="DIGITS",
+                                 help="evaluate with mpmath at this many decimal digits")
+        command.set_defaults(run=run)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="analytic",
@@ -99,6 +176,8 @@ def _parser() -> argparse.ArgumentParser:
                            help="only rows registered by functions whose module or name contains TEXT")
     reproduce.set_defaults(run=_reproduce)
     _add_hesrpt_commands(commands)
+    _add_moldable_commands(commands)
+    _add_erlang_commands(commands)
     return parser
 
 

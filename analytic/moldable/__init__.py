@@ -1,0 +1,58 @@
+"""Moldable jobs with concave speed-up (Ghanbarian, Mukhopadhyay, Mazumdar & Guillemin).
+
+*On Optimal Server Allocation for Moldable Jobs with Concave Speed-Up*: ``n`` servers, Poisson
+arrivals at rate ``n λ``, a job on ``i`` servers runs ``s_i`` times faster, and a job finding no
+idle server is lost. The package computes
+
+* the optimum of the occupancy LP (P) in closed form (Theorem 1, :func:`optimal_occupancy`), the
+  LP solved numerically with its KKT multipliers (:func:`occupancy_lp`, :func:`kkt_residual`) and a
+  symbolic check of the KKT system (:func:`symbolic_kkt_residuals`) — :mod:`.occupancy`;
+* the greedy(p) scheme (eq. 10, :func:`allocation_probabilities`) and its exact finite-n loss
+  system (:func:`greedy_metrics`, :func:`greedy_chain`) — :mod:`.greedy`;
+* the traffic regimes and the Stein bounds of Section 5 (:func:`traffic`, :func:`stein_bounds`)
+  — :mod:`.bounds`;
+* heterogeneous classes (Section 6, :func:`heterogeneous_optimum`, :func:`heterogeneous_lp`) —
+  :mod:`.heterogeneous`;
+* the rows of ``analytic reproduce`` for Section 7 and Table 1 — :mod:`.paper`.
+
+Examples
+--------
+>>> from analytic.speedup import SpeedUp
+>>> from analytic.moldable import optimal_occupancy
+>>> round(optimal_occupancy(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.8).mean_time, 12)
+0.375
+"""
+
+from analytic.moldable.bounds import SteinBounds, stein_bounds, traffic, traffic_regime
+from analytic.moldable.greedy import GreedyMetrics, LossChain, allocation_probabilities, greedy_chain, greedy_metrics
+from analytic.moldable.heterogeneous import HeterogeneousOptimum, JobClass, heterogeneous_lp, heterogeneous_optimum
+from analytic.moldable.occupancy import (
+    LPOptimum,
+    Occupancy,
+    kkt_residual,
+    occupancy_lp,
+    optimal_occupancy,
+    symbolic_kkt_residuals,
+)
+
+__all__ = [
+    "GreedyMetrics",
+    "HeterogeneousOptimum",
+    "JobClass",
+    "LPOptimum",
+    "LossChain",
+    "Occupancy",
+    "SteinBounds",
+    "allocation_probabilities",
+    "greedy_chain",
+    "greedy_metrics",
+    "heterogeneous_lp",
+    "heterogeneous_optimum",
+    "kkt_residual",
+    "occupancy_lp",
+    "optimal_occupancy",
+    "stein_bounds",
+    "symbolic_kkt_residuals",
+    "traffic",
+    "traffic_regime",
+]

@@ -1,0 +1,345 @@
+"""The greedy(p) allocation scheme (eq. 10) and its exact finite-n loss system.
+
+Ghanbarian, Mukhopadhyay, Mazumdar & Guillemin, *On Optimal Server Allocation for Moldable Jobs
+with Concave Speed-Up*, Sections 2 and 4. ``n`` unit-rate servers; jobs arrive as a Poisson
+process of rate ``n λ`` with exponential inherent sizes of unit mean. An arrival that finds ``j``
+idle servers draws ``i`` with probability ``p_i`` and gets ``min(i, j)`` servers; with ``j = 0`` it
+is blocked. A job on ``i`` servers runs at speed ``s_i``. The state ``X_i`` counts jobs on ``i``
+servers, and ``X`` is a finite CTMC solved exactly by :mod:`analytic.ctmc`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import breadth_first_order
+
+from analytic.ctmc import CTMC
+from analytic.errors import InvalidParameterError
+from analytic.moldable.occupancy import check_arrival_rate, optimal_occupancy
+from analytic.speedup import SpeedUp
+
+__all__ = ["GreedyMetrics", "LossChain", "allocation_probabilities", "greedy_chain", "greedy_metrics"]
+
+#: Relative tolerance on the sum of an allocation probability vector.
+PROBABILITY_TOLERANCE = 1e-9
+
+#: ``method="auto"`` of :func:`greedy_metrics` solves a chain directly when it has at most this
+#: many states for its number of coordinates (1, 2, 3 or more) and iteratively above. LU fills in
+#: little on 1- and 2-dimensional simplices and a lot on 3- and 4-dimensional ones (measured in
+#: benchmarks/moldable.py: 2-D, 1e6 states: SuperLU 20 s and 1.8 GB, GMRES + ILU 100 s; 4-D,
+#: 31 750 states: SuperLU 9 s, GMRES + ILU 2.5 s).
+DIRECT_LIMITS = (math.inf, 2_000_000, 10_000)
+
+
+@dataclass(frozen=True, repr=False)
+class GreedyMetrics:
+    """Exact stationary performance of greedy(p) with ``n`` servers.
+
+    Attributes
+    ----------
+    blocking : float
+        ``P_b``: stationary probability that all servers are busy (= blocking, by PASTA).
+    mean_time : float
+        ``E[D]``, mean execution time of accepted jobs (Little's law, eq. 4).
+    mean_occupancy : numpy.ndarray
+        ``E[x_i] = E[X_i]/n``, indexed like the speed-up's values.
+    distance : float
+        ``E||x - y*||_1`` with ``y*`` the optimum of (P) (Theorem 1).
+    small_jobs : numpy.ndarray
+        ``small_jobs[k] = P(k jobs hold fewer than i1 servers)``, ``k = 0, 1, ...`` (Lemma 2 says
+        ``k <= 1``).
+    n_states : int
+        States of the chain (the states reachable from the empty system).
+    residual : float
+        ``||pi Q||_1`` of the stationary solution.
+    p : numpy.ndarray
+        The allocation probabilities used.
+    i1 : int
+        Smallest element of the support of ``y*``.
+    servers : int
+    arrival_rate : float
+    """
+
+    blocking: float
+    mean_time: float
+    mean_occupancy: np.ndarray
+    distance: float
+    small_jobs: np.ndarray
+    n_states: int
+    residual: float
+    p: np.ndarray
+    i1: int
+    servers: int
+    arrival_rate: float
+
+    def __repr__(self) -> str:
+        return (f"GreedyMetrics(servers={self.servers}, blocking={self.blocking:.10g}, mean_time={self.mean_time:.10g}, "
+                f"distance={self.distance:.10g}, mean_occupancy={np.round(self.mean_occupancy, 10).tolist()}, "
+                f"small_jobs={np.round(self.small_jobs, 10).tolist()}, n_states={self.n_states})")
+
+
+def check_probabilities(p: object, d: int) -> np.ndarray:
+    """``p`` as a float vector of length d, non-negative and summing to one."""
+    vector = np.asarray(p, dtype=float)
+    if vector.shape != (d,):
+        raise InvalidParameterError("p", p, f"must be a probability vector of length d = {d}")
+    if not np.all(np.isfinite(vector)) or np.any(vector < 0):
+        raise InvalidParameterError("p", vector, "must be a probability vector: entries finite and >= 0")
+    if abs(vector.sum() - 1.0) > PROBABILITY_TOLERANCE:
+        raise InvalidParameterError("p", vector, f"must be a probability vector: entries sum to {vector.sum():.12g}, not 1")
+    return vector / vector.sum()
+
+
+def allocation_probabilities(idle: int | np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Probabilities ``A_i`` that an arrival gets ``i`` servers under greedy(p) (eq. 10).
+
+    ``A_i(x) = 1(n q_0(x) >= i) p_i + 1(n q_0(x) = i) Σ_{j>i} p_j`` for ``i = 1, ..., d`` and
+    ``A_0(x) = 1(n q_0(x) = 0)``, the blocking probability in state x.
+
+    Parameters
+    ----------
+    idle : int or array of int
+        ``n q_0(x)``, the number of idle servers (>= 0), any shape.
+    p : array_like, shape (d,)
+        Probability vector, ``p[i - 1]`` for ``i`` servers.
+
+    Returns
+    -------
+    numpy.ndarray, shape ``idle.shape + (d + 1,)``
+        ``[..., i]`` is ``A_i``; each row sums to one.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``p`` not a probability vector, or ``idle`` negative or not integral.
+
+    Examples
+    --------
+    >>> allocation_probabilities([0, 1, 3, 9], [0, 0, 0.625, 0.375]).tolist()
+    [[1.0, 0.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 0.625, 0.375]]
+    """
+    probabilities = check_probabilities(p, np.asarray(p).size)
+    free = np.asarray(idle)
+    if free.dtype.kind not in "iu" or np.any(free < 0):
+        raise InvalidParameterError("idle", idle, "must be integers >= 0 (numbers of idle servers)")
+    i = np.arange(1, probabilities.size + 1)
+    tail = probabilities[::-1].cumsum()[::-1] - probabilities        # Σ_{j>i} p_j
+    f = free[..., None]
+    allocation = (f >= i) * probabilities + (f == i) * tail
+    return np.concatenate([(f == 0).astype(float), allocation], axis=-1)
+
+
+def _resolve_p(speedup: SpeedUp, arrival_rate: float, p: object) -> np.ndarray:
+    if p is None:
+        return optimal_occupancy(speedup, arrival_rate).p
+    if isinstance(p, str):
+        if p != "greedy":
+            raise InvalidParameterError("p", p, 'must be None (p*), "greedy" or a probability vector')
+        return np.eye(speedup.d)[-1]
+    return check_probabilities(p, speedup.d)
+
+
+def _check_servers(servers: int, d: int) -> int:
+    if isinstance(servers, bool) or not isinstance(servers, (int, np.integer)):
+        raise InvalidParameterError("servers", servers, f"must be an integer, not {type(servers).__name__}")
+    if servers < d:
+        raise InvalidParameterError("servers", servers, f"must be an integer n >= d = {d}")
+    return int(servers)
+
+
+@dataclass(frozen=True, repr=False)
+class LossChain:
+    """The CTMC of greedy(p) and what its states mean.
+
+    Attributes
+    ----------
+    chain : CTMC
+        The generator over the states reachable from the empty system.
+    states : numpy.ndarray, shape (n_states, len(sizes))
+        Row ``j`` is state ``j`` of ``chain``: ``states[j, k]`` jobs hold ``sizes[k]`` servers.
+    sizes : numpy.ndarray
+        The server counts greedy(p) can allocate (the coordinates).
+    """
+
+    chain: CTMC
+    states: np.ndarray
+    sizes: np.ndarray
+
+    def __repr__(self) -> str:
+        return f"LossChain(n_states={self.chain.n_states}, sizes={self.sizes.tolist()})"
+
+
+def greedy_chain(speedup: SpeedUp, arrival_rate: float, servers: int, p: object = None,
+                 max_states: int = 30_000_000) -> LossChain:
+    """The CTMC of greedy(p) with ``n`` servers, over the states reachable from the empty system.
+
+    Coordinates: only server counts that greedy(p) can allocate. With ``P`` the support of ``p``
+    and ``g = gcd(P ∪ {n})``, idle counts stay multiples of ``g``, so allocations are multiples of
+    ``g`` up to ``max P``. If ``p`` has one support point ``m``, at most one job ever holds fewer
+    than ``m`` servers (idle counts stay multiples of ``m`` while that job runs), so the reachable
+    states are few and are explored breadth first (:meth:`CTMC.from_function`); otherwise they
+    fill most of the simplex ``Σ c X_c <= n``, which is enumerated with :meth:`CTMC.from_lattice`
+    and pruned to the states reachable from the empty one (a set closed under departures, hence
+    downward closed).
+
+    The state nearest the fluid equilibrium ``x_i = c p_i / s_i`` (``c = min(λ, 1/Σ i p_i/s_i)``)
+    is moved to index 0: :meth:`CTMC.stationary` pins its first reference state to index 0, and
+    the empty system, exponentially unlikely at high load, made that first attempt fail (GMRES
+    ran 4000 iterations in vain at n = 40 before a second reference state succeeded).
+
+    Parameters
+    ----------
+    speedup : SpeedUp
+    arrival_rate : float
+        λ in (0, 1]; arrivals come at rate ``n λ``.
+    servers : int
+        ``n >= d``.
+    p : None, "greedy" or array_like
+        ``None``: p* of Theorem 1; ``"greedy"``: always ``d``; or a probability vector of length d.
+    max_states : int
+        Passed to the chain constructors (:class:`~analytic.errors.StateSpaceTooLargeError`).
+
+    Returns
+    -------
+    LossChain
+        The chain, its states as an integer array, and the server counts of the coordinates.
+
+    Examples
+    --------
+    Linear speed-up, d = 5 dividing n = 4000: only full-width jobs exist.
+
+    >>> from analytic.speedup import SpeedUp
+    >>> greedy_chain(SpeedUp.linear(5), 0.9, 4000)
+    LossChain(n_states=801, sizes=[5])
+    """
+    n = _check_servers(servers, speedup.d)
+    lam = check_arrival_rate(arrival_rate)
+    probabilities = _resolve_p(speedup, lam, p)
+    support = np.flatnonzero(probabilities > 0) + 1
+    step = math.gcd(n, *support.tolist())
+    sizes = np.arange(step, support.max() + 1, step)
+    speeds = speedup.values[sizes - 1]
+    if len(support) == 1:
+        chain = _explore(n, lam, probabilities, sizes, speeds, max_states)
+        states = np.array(chain.states, dtype=np.int64)
+    else:
+        chain = _enumerate(n, lam, probabilities, sizes, speeds, max_states)
+        states = chain.states
+    fluid = probabilities / speedup.values
+    fluid *= min(lam, 1.0 / float(speedup.servers @ fluid))
+    first = int(np.argmin(np.abs(states - n * fluid[sizes - 1]).sum(axis=1)))
+    swap = np.arange(len(states))
+    swap[[0, first]] = first, 0
+    q = chain.generator.tocoo()
+    del chain
+    return LossChain(CTMC(sp.coo_array((q.data, (swap[q.row], swap[q.col])), shape=q.shape)), states[swap], sizes)
+
+
+def _explore(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray, max_states: int) -> CTMC:
+    """Breadth-first exploration from the empty system (few reachable states)."""
+    arrivals = n * lam * allocation_probabilities(np.arange(n + 1), p)[:, sizes]     # by idle count
+    weights = sizes.tolist()
+
+    def transitions(state: tuple[int, ...]):
+        allocation = arrivals[n - sum(w * c for w, c in zip(weights, state, strict=True))]
+        for k, count in enumerate(state):
+            if count:
+                yield (*state[:k], count - 1, *state[k + 1:]), speeds[k] * count
+            if allocation[k] > 0:
+                yield (*state[:k], count + 1, *state[k + 1:]), allocation[k]
+    return CTMC.from_function((0,) * len(sizes), transitions, max_states=max_states)
+
+
+def _enumerate(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray, max_states: int) -> CTMC:
+    """The simplex Σ c X_c <= n by vectorized moves, pruned to the states reachable from 0."""
+    moves = []
+    for k, size in enumerate(sizes):
+        unit = np.eye(len(sizes), dtype=np.int64)[k]
+        moves.append((-unit, lambda X, k=k: speeds[k] * X[:, k]))
+        moves.append((unit, lambda X, size=size: n * lam * allocation_probabilities(n - X @ sizes, p)[:, size]))
+    upper = n // sizes
+    chain = CTMC.from_lattice(upper, moves, feasible=lambda X: X @ sizes <= n, max_states=max_states)
+    reachable = breadth_first_order(chain.generator, 0, directed=True, return_predecessors=False)
+    if len(reachable) == chain.n_states:
+        return chain
+    codes = np.sort(np.ravel_multi_index(chain.states[reachable].T, upper + 1))
+
+    def member(X: np.ndarray) -> np.ndarray:
+        key = np.ravel_multi_index(X.T, upper + 1)
+        position = np.minimum(np.searchsorted(codes, key), len(codes) - 1)
+        return (X @ sizes <= n) & (codes[position] == key)
+    return CTMC.from_lattice(upper, moves, feasible=member, max_states=max_states)
+
+
+def greedy_metrics(speedup: SpeedUp, arrival_rate: float, servers: int, p: object = None,
+                   method: str = "auto", max_states: int = 30_000_000) -> GreedyMetrics:
+    """Exact blocking, mean execution time and distance to y* of greedy(p) with n servers.
+
+    The stationary law of :func:`greedy_chain` (unit-mean exponential job sizes) gives
+    ``P_b = P(all servers busy)`` (PASTA), ``E[x]``, ``E||x - y*||_1``, the law of the number of
+    jobs on fewer than ``i1`` servers (Lemma 2), and ``E[D] = Σ_i E[x_i] / (λ (1 - P_b))``
+    (Little's law, eq. 4). Ghanbarian et al., Sections 4–5.
+
+    Parameters
+    ----------
+    speedup : SpeedUp
+    arrival_rate : float
+        λ in (0, 1] (per server).
+    servers : int
+        ``n >= d``.
+    p : None, "greedy" or array_like
+        ``None``: greedy(p*) with p* of Theorem 1; ``"greedy"``: the greedy scheme (``p_d = 1``);
+        or any probability vector indexed like the speed-up's values.
+    method : {"auto", "direct", "iterative"}
+        Stationary solver of :meth:`CTMC.stationary`; ``"auto"`` solves directly up to
+        :data:`DIRECT_LIMITS` states (by number of coordinates) and iteratively (GMRES + ILU,
+        relative residual 1e-12) above.
+    max_states : int
+        Largest chain to build.
+
+    Returns
+    -------
+    GreedyMetrics
+        Exact up to the solver's residual ``||pi Q||_1`` (reported): about 1e-13 direct, 1e-11 iterative
+        (probabilities agree to about 1e-14 between the two, benchmarks/moldable.py).
+
+    Raises
+    ------
+    InvalidParameterError
+        λ outside (0, 1], ``servers < d``, or ``p`` not a probability vector.
+    StateSpaceTooLargeError
+        The chain would exceed ``max_states``.
+
+    Examples
+    --------
+    Sub-linear speed-up of Section 7 at λ = 0.8 (p* on 3 and 4 servers), n = 12:
+
+    >>> from analytic.speedup import SpeedUp
+    >>> m = greedy_metrics(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.8, 12)
+    >>> round(m.blocking, 6), round(m.mean_time, 6), m.n_states
+    (0.282633, 0.443135, 136)
+    """
+    lam = check_arrival_rate(arrival_rate)
+    probabilities = _resolve_p(speedup, lam, p)
+    loss = greedy_chain(speedup, lam, servers, probabilities, max_states=max_states)
+    n, X, sizes = int(servers), loss.states, loss.sizes
+    optimum = optimal_occupancy(speedup, lam)
+    if method == "auto":
+        method = "direct" if loss.chain.n_states <= DIRECT_LIMITS[min(len(sizes), 3) - 1] else "iterative"
+    stationary = loss.chain.stationary(method=method)
+    pi = stationary.probabilities
+    blocking = float(pi[X @ sizes == n].sum())
+    occupancy = np.zeros(speedup.d)
+    occupancy[sizes - 1] = pi @ X / n
+    missing = np.ones(speedup.d, dtype=bool)
+    missing[sizes - 1] = False
+    distance = pi @ np.abs(X / n - optimum.y[sizes - 1]).sum(axis=1) + optimum.y[missing].sum()
+    small = X[:, sizes < optimum.i1].sum(axis=1)
+    return GreedyMetrics(
+        blocking=blocking, mean_time=float(occupancy.sum() / (lam * (1.0 - blocking))), mean_occupancy=occupancy,
+        distance=float(distance), small_jobs=np.bincount(small, weights=pi), n_states=loss.chain.n_states,
+        residual=stationary.residual, p=probabilities, i1=optimum.i1, servers=n, arrival_rate=lam)

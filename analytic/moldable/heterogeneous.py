@@ -1,0 +1,194 @@
+"""Heterogeneous job classes: the problem (Q) solved through (Q1) and (Q2).
+
+Ghanbarian, Mukhopadhyay, Mazumdar & Guillemin, *On Optimal Server Allocation for Moldable Jobs
+with Concave Speed-Up*, Section 6. Class ``j`` has its own concave speed-up ``s_{.,j}``, arrival
+rate ``λ_j`` (per server) and mean inherent size ``m_j``, so its load is ``ρ_j = λ_j m_j`` (the
+paper writes ``ρ_j = λ_j/μ_j`` with ``μ_j`` a service *rate*, although its text calls ``μ_j`` the
+mean size; the rate constraint of (Q) is the one for rates). The problem is
+
+    (Q)  minimize (1/λ) Σ_{i,j} y_ij  s.t.  Σ_i s_ij y_ij = ρ_j (each j),  Σ_{i,j} i y_ij <= 1,  y >= 0,
+
+with ``λ = Σ_j λ_j``. Reserving a fraction ``b_j`` of the servers for class j splits it into (Q2),
+whose value ``f_j(b)`` is Theorem 1 rescaled (``y = b z`` with ``z`` optimal for (P) at load
+``ρ_j/b``), and the allocation problem (Q1) ``min Σ_j f_j(b_j)`` s.t. ``Σ_j b_j <= 1``,
+``b_j >= ρ_j``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from analytic.errors import InvalidParameterError
+from analytic.moldable.occupancy import optimal_occupancy, solve_occupancy_lp
+from analytic.speedup import SpeedUp
+
+__all__ = ["HeterogeneousOptimum", "JobClass", "heterogeneous_lp", "heterogeneous_optimum"]
+
+
+@dataclass(frozen=True)
+class JobClass:
+    """One class of moldable jobs (Ghanbarian et al., Section 6).
+
+    Parameters
+    ----------
+    speedup : SpeedUp
+        The class's speed-up ``s_{.,j}`` (P1 and concavity).
+    arrival_rate : float
+        ``λ_j > 0``, arrivals per server per unit time.
+    mean_size : float
+        Mean inherent (single-server) execution time ``m_j > 0``; default 1.
+
+    Examples
+    --------
+    >>> JobClass(SpeedUp.linear(2), 0.3, 2.0).load
+    0.6
+    """
+
+    speedup: SpeedUp
+    arrival_rate: float
+    mean_size: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.speedup, SpeedUp):
+            raise InvalidParameterError("speedup", self.speedup, "must be a SpeedUp")
+        for name in ("arrival_rate", "mean_size"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float, np.floating)) and np.isfinite(value) and value > 0):
+                raise InvalidParameterError(name, value, "must be a finite number > 0")
+
+    @property
+    def load(self) -> float:
+        """``ρ_j = λ_j m_j``, the fraction of the servers' capacity the class needs at speed-up 1."""
+        return float(self.arrival_rate * self.mean_size)
+
+
+@dataclass(frozen=True, repr=False)
+class HeterogeneousOptimum:
+    """An optimum of (Q).
+
+    Attributes
+    ----------
+    reserved : numpy.ndarray
+        ``b_j = Σ_i i y_ij``, the fraction of servers class j occupies (the ``b*_j`` of (Q1) for
+        the closed form).
+    y : tuple of numpy.ndarray
+        ``y[j][i - 1] = y_ij``, indexed like class j's speed-up values.
+    p : tuple of numpy.ndarray
+        ``p*_ij = s_ij y_ij / ρ_j``, the greedy(p*_j) probabilities of each class.
+    mean_time : float
+        ``(1/λ) Σ y_ij``, the optimal mean execution time over all jobs.
+    method : str
+        ``"Q1/Q2"`` (closed form), ``"highs"`` or ``"cvxpy (Clarabel)"``.
+    """
+
+    reserved: np.ndarray
+    y: tuple[np.ndarray, ...]
+    p: tuple[np.ndarray, ...]
+    mean_time: float
+    method: str
+
+    def __repr__(self) -> str:
+        return (f"HeterogeneousOptimum(reserved={np.round(self.reserved, 10).tolist()}, "
+                f"y={[np.round(v, 10).tolist() for v in self.y]}, mean_time={self.mean_time:.12g}, method={self.method!r})")
+
+
+def _check_classes(classes: Sequence[JobClass]) -> tuple[JobClass, ...]:
+    checked = tuple(classes)
+    if not checked or not all(isinstance(c, JobClass) for c in checked):
+        raise InvalidParameterError("classes", classes, "must be a non-empty sequence of JobClass")
+    total = sum(c.load for c in checked)
+    if total > 1:
+        raise InvalidParameterError("classes", [c.load for c in checked],
+                                    f"total load Σ ρ_j = {total:.10g} must be <= 1: (Q) has no feasible point")
+    return checked
+
+
+def _result(classes: tuple[JobClass, ...], y: list[np.ndarray], method: str) -> HeterogeneousOptimum:
+    rate = sum(c.arrival_rate for c in classes)
+    reserved = np.array([c.speedup.servers @ v for c, v in zip(classes, y, strict=True)])
+    p = tuple(c.speedup.values * v / c.load for c, v in zip(classes, y, strict=True))
+    return HeterogeneousOptimum(reserved=reserved, y=tuple(y), p=p, mean_time=float(sum(v.sum() for v in y) / rate),
+                                method=method)
+
+
+def heterogeneous_optimum(classes: Sequence[JobClass]) -> HeterogeneousOptimum:
+    """Optimum of (Q) through (Q1) and (Q2) with Theorem 1 (Ghanbarian et al., Section 6).
+
+    ``f_j(b) = (b/λ) Σ_i z*_i(ρ_j/b)`` is piecewise linear, convex and non-increasing in ``b``,
+    with breakpoints ``ρ_j i / s_ij`` (where ``ρ_j/b`` equals an efficiency ``s_ij/i``) and value
+    ``ρ_j / (λ s_ij)`` there. (Q1) is therefore solved exactly by giving the spare capacity
+    ``1 - Σ ρ_j`` to the segments of steepest descent first; then ``y_{.,j} = b_j z*(ρ_j/b_j)``.
+
+    Parameters
+    ----------
+    classes : sequence of JobClass
+        With total load ``Σ_j ρ_j <= 1``.
+
+    Returns
+    -------
+    HeterogeneousOptimum
+        Exact to round-off (sums and ratios of the inputs). Where (Q) has several optima (ties
+        between segment slopes) one of them.
+
+    Raises
+    ------
+    InvalidParameterError
+        No classes, or total load above 1 ((Q) infeasible).
+
+    Examples
+    --------
+    A linear class and the sub-linear class of Section 7 sharing the servers:
+
+    >>> fast = JobClass(SpeedUp.linear(5), 0.3)
+    >>> slow = JobClass(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.5)
+    >>> heterogeneous_optimum([fast, slow])
+    HeterogeneousOptimum(reserved=[0.3, 0.7], y=[[0.0, 0.0, 0.0, 0.0, 0.06], [0.0, 0.0, 0.0, 0.0857142857, 0.0714285714]],
+        mean_time=0.271428571429, method='Q1/Q2')
+    """
+    checked = _check_classes(classes)
+    rate = sum(c.arrival_rate for c in checked)
+    reserved = np.array([c.load for c in checked])
+    segments = []
+    for j, c in enumerate(checked):
+        breakpoints = c.load / c.speedup.efficiency                    # b where ρ_j / b = s_ij / i
+        values = c.load / (rate * c.speedup.values)                    # f_j at the breakpoints
+        lengths = np.diff(breakpoints)
+        for k in np.flatnonzero(lengths > 0):
+            segments.append((np.diff(values)[k] / lengths[k], j, lengths[k]))
+    spare = 1.0 - reserved.sum()
+    for _, j, length in sorted(segments):
+        if spare <= 0:
+            break
+        reserved[j] += min(length, spare)
+        spare -= length
+    y = [b * optimal_occupancy(c.speedup, min(c.load / b, 1.0)).y for c, b in zip(checked, reserved, strict=True)]
+    return _result(checked, y, "Q1/Q2")
+
+
+def heterogeneous_lp(classes: Sequence[JobClass], solver: str = "highs") -> HeterogeneousOptimum:
+    """Optimum of (Q) solved directly as one LP (HiGHS or cvxpy), to cross-check the closed form.
+
+    Parameters
+    ----------
+    classes : sequence of JobClass
+    solver : {"highs", "cvxpy"}
+
+    Returns
+    -------
+    HeterogeneousOptimum
+        HiGHS: a vertex, exact to round-off; cvxpy (Clarabel, tolerances 1e-13): about 1e-10.
+
+    Examples
+    --------
+    >>> classes = [JobClass(SpeedUp.linear(5), 0.3), JobClass(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.5)]
+    >>> round(heterogeneous_lp(classes).mean_time, 12)
+    0.271428571429
+    """
+    checked = _check_classes(classes)
+    speeds = [c.speedup.values for c in checked]
+    rate = sum(c.arrival_rate for c in checked)
+    y, _, _, _, _, label = solve_occupancy_lp(speeds, np.array([c.load for c in checked]), rate, solver)
+    return _result(checked, np.split(y, np.cumsum([len(s) for s in speeds])[:-1]), label)

@@ -1,0 +1,134 @@
+"""How far the exact loss system of greedy(p) goes: states, seconds, memory, ratios to a plain solver.
+
+Run as ``python benchmarks/moldable.py`` (about three minutes). ``--large 4d`` solves the
+4-dimensional chain of greedy(p*) at n = 200 (about 3e6 states) and ``--large 2d`` the
+2-dimensional chains of the α = 1/2 and α = 2/3 sub-linear rows of Table 1 at n = 4000 (4e6
+states each); run those alone, they need several GB.
+
+Chains (Ghanbarian et al., Section 7, d = 5):
+* greedy(p*), sub-linear speed-up, mean-field λ = 0.8: p* on {3, 4}, coordinates 1..4 (4-D simplex);
+* greedy(p*), sub-linear, Halfin–Whitt λ(n) = 1 - 0.1/√n: p* on {1, 2} (2-D simplex);
+* greedy = greedy(p*), linear speed-up, d | n: one coordinate (n/5 + 1 states).
+
+Baseline, measured in the same run: a plain implementation — states explored breadth first into a
+dict, the generator assembled from Python lists, and ``scipy.sparse.linalg.spsolve`` on ``Q^T`` with
+one balance equation replaced by the normalization.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import time
+from collections import deque
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from analytic.moldable import greedy_chain, greedy_metrics, optimal_occupancy, traffic
+from analytic.moldable.greedy import allocation_probabilities
+from analytic.speedup import SpeedUp
+
+SUBLINEAR = SpeedUp([1, 1.8, 2.5, 3, 3.4])
+
+
+def peak_gb() -> float:
+    """Peak resident memory of this process so far (GB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
+
+
+def plain_blocking(speedup: SpeedUp, lam: float, n: int) -> tuple[float, int]:
+    """P_b of greedy(p*) by the plain method: dict BFS over all d coordinates and spsolve."""
+    p, d = optimal_occupancy(speedup, lam).p, speedup.d
+    start = (0,) * d
+    index, queue, rows, cols, rates = {start: 0}, deque([start]), [], [], []
+    while queue:
+        x = queue.popleft()
+        idle = n - sum((i + 1) * c for i, c in enumerate(x))
+        moves = [((*x[:i], x[i] - 1, *x[i + 1:]), speedup.values[i] * x[i]) for i in range(d) if x[i]]
+        allocation = allocation_probabilities(idle, p)
+        moves += [((*x[:i - 1], x[i - 1] + 1, *x[i:]), n * lam * allocation[i]) for i in range(1, d + 1) if allocation[i]]
+        for y, rate in moves:
+            if y not in index:
+                index[y] = len(index)
+                queue.append(y)
+            rows.append(index[x])
+            cols.append(index[y])
+            rates.append(rate)
+    m = len(index)
+    Q = sp.coo_array((rates, (rows, cols)), shape=(m, m)).tocsr()
+    Q = Q - sp.diags_array(np.asarray(Q.sum(axis=1)).ravel())
+    A = Q.T.tolil()
+    A[0, :] = np.ones(m)
+    b = np.zeros(m)
+    b[0] = 1.0
+    pi = spla.spsolve(A.tocsc(), b)
+    states = list(index)
+    return float(sum(pi[k] for k, x in enumerate(states) if sum((i + 1) * c for i, c in enumerate(x)) == n)), m
+
+
+def timed(function, *args, **kwargs):
+    start = time.perf_counter()
+    result = function(*args, **kwargs)
+    return result, time.perf_counter() - start
+
+
+def against_plain(sizes: list[int]) -> None:
+    print("greedy(p*), sub-linear, λ = 0.8 (4-D chain): analytic against the plain dict + spsolve baseline")
+    print(f"{'n':>5} {'states':>9} {'plain s':>9} {'analytic s':>11} {'ratio':>7} {'|ΔP_b|':>9}")
+    for n in sizes:
+        (plain, states), plain_s = timed(plain_blocking, SUBLINEAR, 0.8, n)
+        exact, seconds = timed(greedy_metrics, SUBLINEAR, 0.8, n)
+        change = abs(exact.blocking - plain)
+        print(f"{n:>5} {states:>9} {plain_s:>9.2f} {seconds:>11.2f} {plain_s / seconds:>6.1f}x {change:>9.1e}")
+
+
+def solver_choice(label: str, speedup: SpeedUp, rate, sizes: list[int]) -> None:
+    print(f"\nsolver choice, {label} (basis of greedy.DIRECT_LIMITS)")
+    print(f"{'n':>5} {'states':>9} {'direct s':>9} {'iterative s':>12} {'|ΔP_b|':>9}")
+    for n in sizes:
+        direct, direct_s = timed(greedy_metrics, speedup, rate(n), n, method="direct")
+        iterative, iterative_s = timed(greedy_metrics, speedup, rate(n), n, method="iterative")
+        change = abs(direct.blocking - iterative.blocking)
+        print(f"{n:>5} {direct.n_states:>9} {direct_s:>9.2f} {iterative_s:>12.2f} {change:>9.1e}")
+
+
+def how_far(label: str, speedup: SpeedUp, rate, sizes: list[int]) -> None:
+    print(f"\n{label}")
+    print(f"{'n':>6} {'states':>9} {'build s':>8} {'total s':>8} {'P_b':>12} {'E[D]':>10} {'residual':>9} {'peak GB':>8}")
+    for n in sizes:
+        lam = rate(n)
+        _, build_s = timed(greedy_chain, speedup, lam, n)
+        exact, seconds = timed(greedy_metrics, speedup, lam, n)
+        print(f"{n:>6} {exact.n_states:>9} {build_s:>8.2f} {seconds:>8.2f} {exact.blocking:>12.6g} "
+              f"{exact.mean_time:>10.6f} {exact.residual:>9.1e} {peak_gb():>8.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--large", choices=("4d", "2d"),
+                        help="only one large chain, in a fresh process for its peak memory: "
+                             "4d = greedy(p*) at λ = 0.8, n = 200; 2d = the α > 0 sub-linear rows of Table 1 at n = 4000")
+    args = parser.parse_args()
+    if args.large == "4d":
+        how_far("greedy(p*), sub-linear, λ = 0.8: the 4-D chain at n = 200", SUBLINEAR, lambda n: 0.8, [200])
+        return
+    if args.large == "2d":
+        for alpha in (0.5, 2 / 3):
+            lam = traffic(4000, alpha, 0.1)
+            how_far(f"greedy(p*), sub-linear, α = {alpha:.3g}, β = 0.1: Table 1 at n = 4000 (D* = "
+                    f"{optimal_occupancy(SUBLINEAR, lam).mean_time:.6f})", SUBLINEAR, lambda n, lam=lam: lam, [4000])
+        return
+    against_plain([10, 20, 30, 40])
+    solver_choice("4-D chain, λ = 0.8", SUBLINEAR, lambda n: 0.8, [20, 40, 60])
+    solver_choice("2-D chain, Halfin-Whitt", SUBLINEAR, lambda n: traffic(n, 0.5, 0.1), [500, 1000])
+    how_far("greedy(p*), sub-linear, λ = 0.8 (4-D chain)", SUBLINEAR, lambda n: 0.8, [60, 80, 100])
+    how_far("greedy(p*), sub-linear, Halfin-Whitt λ(n) = 1 - 0.1/√n (2-D chain)", SUBLINEAR,
+            lambda n: traffic(n, 0.5, 0.1), [100, 500, 1000, 2000])
+    how_far("linear speed-up, Halfin-Whitt (1-D chain)", SpeedUp.linear(5), lambda n: traffic(n, 0.5, 0.1),
+            [4000, 40000, 400000])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+"""Tests of `analytic moldable`, through main() and as a subprocess.
+
+References: the Section 7 optimum (y* = (0, 0, 0.2, 0.1, 0), D* = 0.375) and Erlang's loss formula
+for the linear speed-up (800 slots at load 720, by the recursion in mpmath).
+"""
+
+import subprocess
+import sys
+
+import mpmath
+
+from analytic.cli import main
+
+
+def test_prints_the_section7_optimum(capsys):
+    assert main(["moldable", "--speedup", "1", "1.8", "2.5", "3", "3.4", "--arrival-rate", "0.8"]) == 0
+    out = capsys.readouterr().out
+    assert "case (iii), support I* = [3, 4]" in out
+    assert "y*  = [0.0, 0.0, 0.2, 0.1, 0.0]" in out
+    assert "D*  = 0.375" in out
+
+
+def test_exact_greedy_blocking_is_erlang_b(capsys):
+    blocking, load = mpmath.mpf(1), mpmath.mpf(4000) * mpmath.mpf("0.9") / 5
+    for k in range(1, 801):
+        blocking = load * blocking / (k + load * blocking)
+    assert main(["moldable", "--speedup", "1", "2", "3", "4", "5", "--arrival-rate", "0.9", "--servers", "4000",
+                 "--scheme", "greedy"]) == 0
+    line = capsys.readouterr().out.splitlines()[-1]
+    assert "(exact, 801 states)" in line
+    printed = float(line.split("P_b = ")[1].split(",")[0])
+    assert abs(printed - float(blocking)) <= 1e-11 * float(blocking)
+
+
+def test_bad_speedup_is_a_clean_error():
+    result = subprocess.run([sys.executable, "-m", "analytic", "moldable", "--speedup", "1", "1.8", "2.7",
+                             "--arrival-rate", "0.8"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert "must be concave: s[3]-s[2]=0.9 > s[2]-s[1]=0.8" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_listed_in_help():
+    result = subprocess.run([sys.executable, "-m", "analytic", "--help"], capture_output=True, text=True, timeout=120)
+    assert "moldable" in result.stdout

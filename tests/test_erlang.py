@@ -1,0 +1,324 @@
+"""Tests of analytic.erlang against independent references.
+
+References used: mpmath at 50 digits (the incomplete gamma function, or a quadrature of
+1/E_s(a) = ∫_0^∞ e^{-t} (1 + t/a)^s dt where mpmath's gammainc is slow or fails), exact rational
+arithmetic of eq. (3) with fractions.Fraction, the textbook O(s) recursion, an exact CTMC of the
+M/M/s/s queue built with analytic.ctmc, and the coefficients printed in DLMF 8.12.
+"""
+
+from fractions import Fraction
+
+import mpmath as mp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analytic.ctmc import CTMC
+from analytic.erlang import (
+    _temme_coefficients,
+    erlang_b,
+    erlang_b_load,
+    erlang_b_servers,
+    erlang_c,
+    halfin_whitt_blocking,
+    halfin_whitt_delay,
+    log_erlang_b,
+    loss_response_time,
+)
+from analytic.errors import InvalidParameterError, UnstableSystemError
+
+mp.mp.dps = 50
+
+
+def reference_log(s, a):
+    """log E_s(a) at 50 digits: mpmath's upper incomplete gamma, or a quadrature of 1/E."""
+    s, a = mp.mpf(s), mp.mpf(a)
+    if s == 0:
+        return mp.mpf(0)
+    if s < 1e4:  # mpmath's gammainc takes minutes for some larger s (e.g. s = 1e6, a = 6e5)
+        try:
+            return s * mp.log(a) - a - mp.log(mp.gammainc(s + 1, a))
+        except (ValueError, mp.libmp.NoConvergence):
+            pass
+    # 1/E = ∫_0^∞ exp(g(t)) dt, g(t) = -t + s log(1 + t/a), maximal at t* = max(s - a, 0)
+    peak = max(s - a, mp.mpf(0))
+    width = mp.sqrt(s) + 1
+    g = lambda t: -t + s * mp.log1p(t / a)  # noqa: E731
+    top = g(peak)
+    points = sorted(p for p in {mp.mpf(0), peak, *(peak + k * width for k in (-8, -2, 2, 8, 32))} if p >= 0)
+    return -(top + mp.log(mp.quad(lambda t: mp.exp(g(t) - top), [*points, mp.inf])))
+
+
+def exact_erlang_b(s, a):
+    """Eq. (3) in exact rational arithmetic (integer s, rational a)."""
+    a = Fraction(a)
+    term, total = Fraction(1), Fraction(1)
+    for k in range(1, s + 1):
+        term = term * a / k
+        total += term
+    return term / total
+
+
+def recursion(s, a):
+    blocking = 1.0
+    for k in range(1, s + 1):
+        blocking = a * blocking / (k + a * blocking)
+    return blocking
+
+
+# Servers across every evaluation region (series, continued fraction, small-order formula,
+# Temme's expansion and their boundaries), loads from 1e-3 s to 1e3 s and around s ± k√s.
+SERVERS = [0.01, 0.3, 0.999, 1, 2.5, 7, 19.5, 20, 20.5, 137, 1000.5, 5e4, 1e6, 1e9]
+GRID = sorted({(s, float(s * r)) for s in SERVERS for r in (1e-3, 0.1, 0.35, 0.6, 0.95, 1, 1.05, 2, 2.01, 30, 1e3)}
+              | {(s, float(s + z * np.sqrt(s))) for s in SERVERS if s >= 20 for z in (-30, -3, 3) if z * z < s})
+
+
+@pytest.fixture(scope="module")
+def grid_reference():
+    s = np.array([p[0] for p in GRID])
+    a = np.array([p[1] for p in GRID])
+    return s, a, [reference_log(si, ai) for si, ai in GRID]
+
+
+def test_erlang_b_matches_mpmath_to_1e13(grid_reference):
+    """Relative error <= 1e-13 wherever E >= 1e-300 (issue target), mpmath 50 digits."""
+    s, a, ref = grid_reference
+    values = erlang_b(s, a)
+    checked = 0
+    for value, r, si, ai in zip(values, ref, s, a, strict=True):
+        if r > mp.log(mp.mpf("1e-300")):
+            checked += 1
+            assert abs(mp.mpf(float(value)) / mp.exp(r) - 1) <= 1e-13, (si, ai)
+    assert checked > 150
+
+
+def test_log_erlang_b_matches_mpmath(grid_reference):
+    """log E to 1e-14 absolute (|log E| < 1) or relative, far below 1e-300 included."""
+    s, a, ref = grid_reference
+    logs = log_erlang_b(s, a)
+    for value, r, si, ai in zip(logs, ref, s, a, strict=True):
+        assert np.isfinite(value)
+        assert abs(mp.mpf(float(value)) - r) <= 1e-14 * max(1, abs(r)), (si, ai)
+    assert min(logs) < -1e8  # the grid does reach far below the double range
+
+
+@pytest.mark.parametrize("s", [1, 2, 5, 30, 60])
+@pytest.mark.parametrize("a", ["1/1000", "1/2", "7", "30", "100", "2500"])
+def test_integer_servers_match_exact_rational_formula(s, a):
+    """Eq. (3) in exact rational arithmetic."""
+    exact = exact_erlang_b(s, Fraction(a))
+    assert float(erlang_b(s, float(Fraction(a)))) == pytest.approx(float(exact), rel=1e-14)
+
+
+def test_agrees_with_recursion_and_ctmc():
+    """The O(s) recursion and an exact CTMC of the M/M/30/30 queue (analytic.ctmc)."""
+    s, a = 30, 24.0
+    chain = CTMC.from_function(0, lambda x: [(x + 1, a)] * (x < s) + [(x - 1, float(x))] * (x > 0))
+    assert erlang_b(s, a) == pytest.approx(chain.stationary().probability(s), rel=1e-12)
+    loads = np.geomspace(0.01, 3000, 40)
+    assert np.allclose(erlang_b(s, loads), [recursion(s, x) for x in loads], rtol=1e-13, atol=0)
+
+
+def test_edge_values():
+    assert erlang_b(0, 5.0) == 1.0
+    assert erlang_b(0, 0.0) == 1.0
+    assert erlang_b(3, 0.0) == 0.0
+    assert log_erlang_b(3, 0.0) == -np.inf
+    assert log_erlang_b(0, 2.0) == 0.0
+    assert erlang_b(1, 1e300) == pytest.approx(1.0, rel=1e-15)
+    assert log_erlang_b(1, 1e300) == pytest.approx(-1e-300, rel=1e-14)  # log E = -log1p(1/a)
+    assert erlang_b(1e9, 1e6) == 0.0  # underflows, while its logarithm is finite:
+    assert log_erlang_b(1e9, 1e6) == pytest.approx(float(reference_log(1e9, 1e6)), rel=1e-15)
+
+
+def test_broadcasting_and_scalar_types():
+    values = erlang_b(np.array([[1.0], [2.0]]), np.array([1.0, 2.0, 3.0]))
+    assert values.shape == (2, 3)
+    assert isinstance(erlang_b(3, 2.0), float)
+    assert isinstance(erlang_b_servers(3.0, 0.1), int)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(0, 1e7), st.floats(1e-3, 1e7))
+def test_recurrence_in_servers_holds_across_regions(s, a):
+    """E_{s+1}(a) = a E_s(a) / (s + 1 + a E_s(a)), also for real s (incomplete-gamma identity)."""
+    e = erlang_b(s, a)
+    assert erlang_b(s + 1, a) == pytest.approx(a * e / (s + 1 + a * e), rel=5e-13, abs=1e-300)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(0.01, 1e8), st.floats(1e-2, 1e8), st.floats(1e-6, 0.5))
+def test_monotone_in_load_and_servers(s, a, step):
+    e = erlang_b(s, a)
+    assert 0 <= e <= 1
+    assert erlang_b(s, a * (1 + step)) >= e
+    assert erlang_b(s * (1 + step), a) <= e
+
+
+def test_precision_matches_exact_rational_and_float():
+    exact = exact_erlang_b(40, Fraction(33))
+    value = erlang_b(40, 33.0, precision=40)
+    assert isinstance(value, mp.mpf)
+    assert abs(value - mp.mpf(exact.numerator) / exact.denominator) < mp.mpf(10) ** -38 * value
+    many = erlang_b([20.5, 9249.0], [30.0, 14658.9], precision=30)  # the second defeats mpmath's gammainc
+    assert many.dtype == object
+    assert float(many[0]) == pytest.approx(erlang_b(20.5, 30.0), rel=1e-14)
+    assert float(many[1]) == pytest.approx(erlang_b(9249.0, 14658.9), rel=1e-14)
+
+
+def test_temme_coefficients_match_dlmf():
+    """DLMF 8.12.9 / Temme (1979): c_0 = -1/3 + η/12 - 2η²/135 + η³/864, c_1 = -1/540 - η/288 + η²/378."""
+    table = _temme_coefficients()
+    assert table[0, :4].tolist() == pytest.approx([-1 / 3, 1 / 12, -2 / 135, 1 / 864], rel=1e-15)
+    assert table[1, :3].tolist() == pytest.approx([-1 / 540, -1 / 288, 1 / 378], rel=1e-15)
+    assert table[2, 0] == pytest.approx(25 / 6048, rel=1e-15)
+
+
+def test_erlang_c_matches_exact_formula():
+    """C_s(a) = (a^s/s! · s/(s-a)) / (sum_{k<s} a^k/k! + a^s/s! · s/(s-a)) in rationals."""
+    for s, a in [(1, "1/2"), (2, "1"), (10, "7"), (50, "49")]:
+        a = Fraction(a)
+        terms = [Fraction(1)]
+        for k in range(1, s + 1):
+            terms.append(terms[-1] * a / k)
+        tail = terms[s] * s / (s - a)
+        exact = tail / (sum(terms[:s]) + tail)
+        assert erlang_c(s, float(a)) == pytest.approx(float(exact), rel=1e-14)
+
+
+def test_erlang_c_unstable():
+    with pytest.raises(UnstableSystemError, match=r"load = 10 must be < 10"):
+        erlang_c(10, 10.0)
+
+
+def test_loss_response_time_eq4():
+    """Eq. (4): R = d (1 - E), checked with exact rationals, including E close to 1."""
+    for s, lam, d in [(5, 2.0, 1.5), (1, 1000.0, 3.0), (40, 10.0, 6.0)]:
+        exact = 1 - exact_erlang_b(s, Fraction(lam) * Fraction(d))
+        assert loss_response_time(s, lam, d) == pytest.approx(d * float(exact), rel=1e-14)
+
+
+@pytest.mark.parametrize("load", [0.0, 0.5, 7.0, 123.4, 1000.0])
+@pytest.mark.parametrize("target", [0.3, 0.01, 1e-6, 1e-30])
+def test_erlang_b_servers_is_smallest(load, target):
+    """Brute force with the O(s) recursion."""
+    s = erlang_b_servers(load, target)
+    assert recursion(s, load) <= target
+    assert s == 1 or recursion(s - 1, load) > target
+
+
+def test_erlang_b_servers_large_and_tiny_targets():
+    s = erlang_b_servers(1e9, 0.01)
+    assert erlang_b(s, 1e9) <= 0.01 < erlang_b(s - 1, 1e9)
+    s = erlang_b_servers(100.0, 1e-300)
+    assert log_erlang_b(s, 100.0) <= np.log(1e-300) < log_erlang_b(s - 1, 100.0)
+
+
+def test_erlang_b_load_closed_forms():
+    """E_1(a) = a/(1+a) and E_2(a) = a²/(2 + 2a + a²) solved exactly."""
+    t = np.array([1e-12, 0.01, 0.5, 0.99])
+    assert np.allclose(erlang_b_load(1, t), t / (1 - t), rtol=1e-14)
+    # a²(1 - t) - 2ta - 2t = 0
+    a2 = (2 * t + np.sqrt(4 * t * t + 8 * t * (1 - t))) / (2 * (1 - t))
+    assert np.allclose(erlang_b_load(2, t), a2, rtol=1e-13)
+
+
+@pytest.mark.parametrize("servers", [0.5, 20.5, 1000.0, 1e9])
+@pytest.mark.parametrize("target", [1e-200, 1e-5, 0.02, 0.9])
+def test_erlang_b_load_brackets_the_target(servers, target):
+    """The returned load is the root to 1e-14 relative: E is below the target just under it, above just over it."""
+    a = erlang_b_load(servers, target)
+    if servers < 1 and target < 1e-100:  # the root, about 8e-401, is below the double range
+        assert a < 1e-320
+        return
+    assert log_erlang_b(servers, a * (1 - 1e-14)) < np.log(target) < log_erlang_b(servers, a * (1 + 1e-14))
+
+
+def test_halfin_whitt_blocking_against_mpmath():
+    for theta in (-40, -5, -0.3, 0, 0.7, 5, 30):
+        th = mp.mpf(theta)
+        expected = mp.npdf(th) / mp.ncdf(th)
+        assert halfin_whitt_blocking(theta) == pytest.approx(float(expected), rel=1e-14)
+    assert halfin_whitt_blocking(40.0) == 0.0  # true value 1e-348 underflows
+
+
+def test_lemma1_limit_and_correction():
+    """√s E_s(s - θ√s) -> φ(θ)/Φ(θ) with error O(1/√s); the corrected value has error O(1/s)."""
+    theta = np.array([-1.0, 0.0, 0.7, 1.5])
+    errors_limit, errors_corrected = [], []
+    for s in (1e4, 1e6):
+        exact = np.sqrt(s) * erlang_b(s, s - theta * np.sqrt(s))
+        errors_limit.append(np.abs(halfin_whitt_blocking(theta) / exact - 1))
+        errors_corrected.append(np.abs(halfin_whitt_blocking(theta, servers=s) / exact - 1))
+    assert np.all(errors_limit[1] < errors_limit[0] / 8)  # ~ 1/√s: factor 10
+    assert np.all(errors_corrected[1] < errors_corrected[0] / 80)  # ~ 1/s: factor 100
+    assert np.all(errors_corrected[1] < 3e-6)
+
+
+def test_halfin_whitt_delay_against_mpmath_and_erlang_c():
+    for beta in (-40, -3, -0.5, 0, 0.1, 1, 8, 40):
+        b = mp.mpf(beta)
+        expected = 1 / (1 + b * mp.ncdf(b) / mp.npdf(b))
+        assert halfin_whitt_delay(beta) == pytest.approx(float(expected), rel=1e-13, abs=1e-320)
+    s = 1e8  # Erlang C in the Halfin–Whitt regime approaches the limit
+    assert erlang_c(s, s - 0.5 * np.sqrt(s)) == pytest.approx(halfin_whitt_delay(0.5), rel=1e-3)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: erlang_b(-1, 2.0), r"servers = -1: must be finite and >= 0"),
+    (lambda: erlang_b(3, -0.5), r"load = -0.5: must be finite and >= 0"),
+    (lambda: erlang_b(np.nan, 1.0), r"servers = nan"),
+    (lambda: erlang_b(3, np.inf), r"load = inf"),
+    (lambda: erlang_b("three", 1.0), r"servers = 'three': must be a real number"),
+    (lambda: erlang_b([1, 2], [1, 2, 3]), r"shapes = .*must broadcast together"),
+    (lambda: erlang_b(3, 1.0, precision=0), r"precision = 0: must be a positive integer"),
+    (lambda: log_erlang_b(-2, 1.0), r"servers = -2"),
+    (lambda: erlang_b_servers(5.0, 0.0), r"target = 0: must lie strictly between 0 and 1"),
+    (lambda: erlang_b_servers(5.0, 1.0), r"target = 1: must lie strictly between 0 and 1"),
+    (lambda: erlang_b_servers(-5.0, 0.1), r"load = -5"),
+    (lambda: erlang_b_load(0, 0.1), r"servers = 0: must be finite and > 0"),
+    (lambda: erlang_b_load(3, 1.5), r"target = 1.5"),
+    (lambda: loss_response_time(3, -1.0, 1.0), r"arrival_rate = -1"),
+    (lambda: loss_response_time(3, 1.0, np.nan), r"mean_size = nan"),
+    (lambda: halfin_whitt_blocking(np.inf), r"theta = inf: must be a finite real number"),
+    (lambda: halfin_whitt_blocking(1.0, servers=0), r"servers = 0: must be finite and > 0"),
+    (lambda: halfin_whitt_delay(np.nan), r"beta = nan"),
+])
+def test_bad_input_names_the_parameter(call, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        call()
+
+
+# ---------------------------------------------------------------------------------------------
+# Command line
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv,expected", [
+    (["erlang-b", "--servers", "10", "--load", "7"], float(exact_erlang_b(10, 7))),
+    (["erlang-c", "--servers", "2", "--load", "1"], 1 / 3),
+    (["erlang-b-servers", "--load", "7", "--target", "0.1"], 10),
+    (["erlang-b-load", "--servers", "1", "--target", "0.5"], 1.0),
+])
+def test_cli_prints_the_value(argv, expected, capsys):
+    from analytic.cli import main
+
+    assert main(argv) == 0
+    assert float(capsys.readouterr().out) == pytest.approx(expected, rel=1e-14)
+
+
+def test_cli_precision_and_errors(capsys):
+    import subprocess
+    import sys
+
+    from analytic.cli import main
+
+    assert main(["erlang-b", "--servers", "10", "--load", "7", "--precision", "30"]) == 0
+    exact = exact_erlang_b(10, 7)
+    printed = mp.mpf(capsys.readouterr().out.strip())
+    assert abs(printed - mp.mpf(exact.numerator) / exact.denominator) < mp.mpf(10) ** -30
+    result = subprocess.run([sys.executable, "-m", "analytic", "erlang-b-servers", "--load", "5", "--target", "2"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert "target = 2: must lie strictly between 0 and 1" in result.stderr

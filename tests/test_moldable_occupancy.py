@@ -1,0 +1,165 @@
+"""Tests of analytic.moldable.occupancy: Theorem 1 against the LP (P), KKT and sympy.
+
+References: the paper's numbers (Section 7), the LP (P) solved by HiGHS and by cvxpy (Clarabel),
+the KKT system (35)–(38) evaluated on each candidate, and for uniqueness an LP over the optimal face
+(HiGHS minimizing and maximizing every y_i at the optimal value).
+"""
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog
+
+from analytic.errors import InvalidParameterError
+from analytic.moldable import kkt_residual, occupancy_lp, optimal_occupancy, symbolic_kkt_residuals
+from analytic.speedup import SpeedUp
+
+SUBLINEAR = SpeedUp([1, 1.8, 2.5, 3, 3.4])
+
+
+def concave_speedups(increments=None):
+    """Speed-ups s_1 = 1 followed by non-increasing increments drawn from ``increments``."""
+    increments = st.floats(0.01, 1.0) if increments is None else increments
+    return st.lists(increments, min_size=0, max_size=7).map(
+        lambda raw: SpeedUp(np.cumsum(np.concatenate([[1.0], np.sort(raw)[::-1]]))))
+
+
+def face_is_a_point(speedup, lam):
+    """Independent uniqueness test: every y_i has a single value over the optimal face of (P)."""
+    s, i = speedup.values, speedup.servers.astype(float)
+    base = linprog(np.ones(len(s)), A_ub=[i], b_ub=[1], A_eq=[s], b_eq=[lam], method="highs")
+    A_ub = np.vstack([i, np.ones(len(s))])
+    b_ub = [1, base.fun + 1e-12]
+    for k in range(len(s)):
+        c = np.eye(len(s))[k]
+        low = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=[s], b_eq=[lam], method="highs").fun
+        high = -linprog(-c, A_ub=A_ub, b_ub=b_ub, A_eq=[s], b_eq=[lam], method="highs").fun
+        if high - low > 1e-8:
+            return False
+    return True
+
+
+# -- the paper's numbers ---------------------------------------------------------------------------
+
+
+def test_section7_sublinear_mean_field():
+    """Section 7: y* = (0, 0, 0.2, 0.1, 0) and D* = 0.375 at α = 0, β = 0.2."""
+    opt = optimal_occupancy(SUBLINEAR, 0.8)
+    assert opt.case == "iii" and opt.support == (3, 4) and (opt.i1, opt.i2) == (3, 4)
+    assert opt.y == pytest.approx([0, 0, 0.2, 0.1, 0], abs=1e-15)
+    assert opt.mean_time == pytest.approx(0.375, abs=1e-15)
+    assert opt.p == pytest.approx([0, 0, 0.625, 0.375, 0], abs=1e-15)
+    assert opt.unique
+
+
+@pytest.mark.parametrize("lam", [0.05, 0.5, 0.9, 1.0])
+def test_section7_linear_gives_full_width(lam):
+    """Remark 1 and Section 7: linear speed-up -> y* = (0, ..., λ/s_d), D* = 1/d."""
+    opt = optimal_occupancy(SpeedUp.linear(5), lam)
+    assert opt.case == "i" and opt.support == (5,)
+    assert opt.y == pytest.approx([0, 0, 0, 0, lam / 5], abs=1e-16)
+    assert opt.mean_time == pytest.approx(0.2, abs=1e-15)
+
+
+def test_case_ii_takes_the_largest_tied_index():
+    """λ = s_4/4 = 0.75: case (ii) with i1 = 4, y*_4 = 1/4 (Theorem 1 (ii))."""
+    opt = optimal_occupancy(SUBLINEAR, 0.75)
+    assert opt.case == "ii" and opt.support == (4,)
+    assert opt.y == pytest.approx([0, 0, 0, 0.25, 0], abs=1e-15)
+    tied = optimal_occupancy(SpeedUp([1, 2, 2.5]), 1.0)       # s_1/1 = s_2/2 = 1
+    assert tied.case == "ii" and tied.support == (2,)
+
+
+def test_non_unique_case_iii_is_flagged():
+    """Equal increments 0.5, 0.5, 0.5: λ in (s_3/3, s_2/2) admits a face of optima (Theorem 1)."""
+    s = SpeedUp([1, 1.5, 2, 2.5])
+    opt = optimal_occupancy(s, 0.7)
+    assert opt.case == "iii" and not opt.unique
+    assert not face_is_a_point(s, 0.7)
+    assert occupancy_lp(s, 0.7).mean_time == pytest.approx(opt.mean_time, abs=1e-14)
+
+
+# -- cross-validation against the LP ------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(concave_speedups(), st.floats(1e-3, 1.0, exclude_max=True))
+def test_closed_form_matches_highs_and_cvxpy_and_is_kkt_optimal(speedup, lam):
+    """λ < 1: at λ = 1 (P) has no strictly feasible point and interior-point solvers stall."""
+    opt = optimal_occupancy(speedup, lam)
+    assert kkt_residual(speedup, lam, opt.y, opt.nu, opt.theta0) < 1e-12
+    assert speedup.values @ opt.y == pytest.approx(lam, rel=1e-13)
+    assert speedup.servers @ opt.y <= 1 + 1e-13 and opt.y.min() >= 0
+    assert opt.p.sum() == pytest.approx(1.0, abs=1e-13)
+    for solver in ("highs", "cvxpy"):
+        lp = occupancy_lp(speedup, lam, solver)
+        assert lp.mean_time == pytest.approx(opt.mean_time, abs=1e-9)
+        assert kkt_residual(speedup, lam, lp.y, lp.nu, lp.theta0) < 1e-8
+        theta = 1 / lam + lp.nu * speedup.values + lp.theta0 * speedup.servers
+        assert lp.theta == pytest.approx(theta, abs=1e-8)
+        if opt.unique:
+            assert lp.y == pytest.approx(opt.y, abs=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(concave_speedups())
+def test_full_load_matches_highs(speedup):
+    """λ = 1: only server counts with s_i = i can be used; HiGHS (simplex) solves (P) there."""
+    opt, lp = optimal_occupancy(speedup, 1.0), occupancy_lp(speedup, 1.0, "highs")
+    assert lp.mean_time == pytest.approx(opt.mean_time, abs=1e-9)
+    assert lp.y == pytest.approx(opt.y, abs=1e-9)
+    assert kkt_residual(speedup, 1.0, opt.y, opt.nu, opt.theta0) < 1e-12
+
+
+@settings(max_examples=60, deadline=None)
+@given(concave_speedups(st.sampled_from([1.0, 0.75, 0.5, 0.25])), st.floats(0.05, 1.0))
+def test_uniqueness_flag_matches_the_optimal_face(speedup, lam):
+    """Increments from a small set make ties, hence non-unique optima, frequent."""
+    assume(np.all(np.abs(speedup.efficiency - lam) > 1e-6))
+    assert optimal_occupancy(speedup, lam).unique == face_is_a_point(speedup, lam)
+
+
+def test_kkt_residual_rejects_a_suboptimal_point():
+    """The optimum at λ = 0.8 padded to λ = 0.8 on the wrong support is feasible but not optimal."""
+    y = np.array([0.8, 0, 0, 0, 0])
+    opt = optimal_occupancy(SUBLINEAR, 0.8)
+    assert kkt_residual(SUBLINEAR, 0.8, y, opt.nu, opt.theta0) > 0.1
+
+
+def test_symbolic_kkt_residuals_vanish():
+    residuals = symbolic_kkt_residuals()
+    assert set(residuals) == {"rate", "capacity", "stationarity_i", "stationarity_i+1", "theta_k", "denominator"}
+    assert all(expr == 0 for expr in residuals.values())
+
+
+# -- errors -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lam,match", [
+    (0.0, r"arrival_rate = 0: must lie in \(0, 1\]: arrivals need a positive rate"),
+    (-0.5, r"arrival_rate = -0.5"),
+    (1.2, r"arrival_rate = 1.2: must lie in \(0, 1\]: \(P\) has no feasible point for λ > 1 \(Prop. 1\)"),
+    (float("nan"), r"arrival_rate = nan"),
+    ("fast", r"arrival_rate = 'fast': must be a real number"),
+])
+def test_bad_arrival_rate(lam, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        optimal_occupancy(SUBLINEAR, lam)
+    with pytest.raises(InvalidParameterError, match=match):
+        occupancy_lp(SUBLINEAR, lam)
+
+
+def test_bad_speedup_and_solver():
+    with pytest.raises(InvalidParameterError, match="speedup = .*must be a SpeedUp"):
+        optimal_occupancy([1, 2], 0.5)
+    with pytest.raises(InvalidParameterError, match=r'solver = \'glpk\': must be "highs" or "cvxpy"'):
+        occupancy_lp(SUBLINEAR, 0.5, solver="glpk")
+    with pytest.raises(InvalidParameterError, match=r"y = .*shape \(5,\)"):
+        kkt_residual(SUBLINEAR, 0.5, [0.1, 0.2], 0.0, 0.0)
+
+
+def test_repr_is_readable():
+    text = repr(optimal_occupancy(SUBLINEAR, 0.8))
+    assert text.startswith("Occupancy(case='iii', support=(3, 4), y=[0.0, 0.0, 0.2, 0.1, 0.0]")
+    assert "LPOptimum(y=[0.0, 0.0, 0.2, 0.1, 0.0]" in repr(occupancy_lp(SUBLINEAR, 0.8))

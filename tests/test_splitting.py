@@ -1,0 +1,352 @@
+"""Tests of analytic.splitting against independent computations.
+
+References: exact CTMCs of the ModifiedBS reserved system built with analytic.ctmc from
+Definition 2 (busy servers per A_i, admission when n_i servers are idle), with exponential and
+with hyperexponential service times; a brute-force walk through every breakpoint of (2a) in
+exact rationals; Erlang B from the O(s) recursion; φ/Φ from mpmath; the numbers printed in
+Tables 2 and 3 and in the caption of Figure 1.
+"""
+
+import itertools
+import math
+from fractions import Fraction
+
+import mpmath as mp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analytic.ctmc import CTMC
+from analytic.errors import InvalidParameterError, UnstableSystemError
+from analytic.splitting import (
+    KIT_FH2,
+    SDSC_SP2,
+    JobClass,
+    balanced_partition,
+    critical_system,
+    figure1_classes,
+    figure1_need_scale,
+    helper_probability_bound,
+    response_time_bound,
+    stability_margin,
+    subcritical_system,
+    theorem1_limit,
+    theorem2_limit,
+)
+
+
+def recursion(s, a):
+    blocking = 1.0
+    for k in range(1, s + 1):
+        blocking = a * blocking / (k + a * blocking)
+    return blocking
+
+
+def brute_force_partition(k, classes):
+    """Walk through every breakpoint m/c_i of (2a) in increasing order; return (ψ, counts)."""
+    needs = [c.need for c in classes]
+    demands = [c.demand for c in classes]  # α_i d_i n_i, exact
+    ratios = [k * d / (n * sum(demands)) for d, n in zip(demands, needs, strict=True)]
+    helpers = lambda x: k - sum(math.floor(x * c) * n for c, n in zip(ratios, needs, strict=True))  # noqa: E731
+    if all(c.denominator == 1 for c in ratios) or helpers(Fraction(1)) >= max(needs):
+        return Fraction(1), [math.floor(c) for c in ratios]
+    points = sorted({Fraction(m) / c for c in ratios for m in range(1, math.floor(c) + 1)})
+    previous = Fraction(0)
+    for x in points:
+        if helpers(x) < max(needs):
+            return x, [math.floor(previous * c) for c in ratios]
+        previous = x
+    raise AssertionError("unreachable: the condition fails at x = 1")
+
+
+# ---------------------------------------------------------------------------------------------
+# Classes and data
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(need=0, probability=0.5, mean_size=1.0), r"need = 0: must be a positive integer"),
+    (dict(need=1.5, probability=0.5, mean_size=1.0), r"need = 1.5"),
+    (dict(need=True, probability=0.5, mean_size=1.0), r"need = True"),
+    (dict(need=2, probability=0.0, mean_size=1.0), r"probability = 0: must lie in \(0, 1\]"),
+    (dict(need=2, probability=1.2, mean_size=1.0), r"probability = 1.2"),
+    (dict(need=2, probability=0.5, mean_size=0.0), r"mean_size = 0: must be positive and finite"),
+    (dict(need=2, probability=0.5, mean_size=math.inf), r"mean_size = inf"),
+    (dict(need=2, probability=0.5, mean_size=math.nan), r"mean_size = nan"),
+    (dict(need=2, probability=0.5, mean_size=1.0, size_std=-1.0), r"size_std = -1"),
+])
+def test_job_class_validation(kwargs, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        JobClass(**kwargs)
+
+
+@pytest.mark.parametrize("classes,match", [
+    ([], r"classes = \(\): must be a non-empty sequence of JobClass"),
+    ([(1, 1.0, 1.0)], r"must be a non-empty sequence of JobClass"),
+    ([JobClass(1, 0.5, 1.0), JobClass(2, 0.4, 1.0)], r"probabilities must sum to 1 \(they sum to 0.9\)"),
+])
+def test_classes_validation(classes, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        balanced_partition(16, classes)
+
+
+def test_tables_as_printed():
+    """Spot checks against Tables 2 and 3; Table 3's α sum to 0.9999 as printed."""
+    assert [c.need for c in SDSC_SP2] == [1, 2, 4, 8, 16, 32, 64]
+    assert (float(SDSC_SP2[0].mean_size), SDSC_SP2[0].size_std, float(SDSC_SP2[0].probability)) == (10519.71, 18267.03, 0.2321)
+    assert float(SDSC_SP2[6].mean_size) == 8302.33 and float(SDSC_SP2[6].probability) == 0.054
+    assert sum(c.probability for c in SDSC_SP2) == 1
+    assert sum(c.probability for c in KIT_FH2) == 1
+    assert float(KIT_FH2[0].probability * Fraction("0.9999")) == 0.7851
+    assert (float(KIT_FH2[6].mean_size), KIT_FH2[6].size_std) == (61343.42, 106094.97)
+
+
+def test_figure1_model_demands():
+    """Caption of Figure 1 / Section 1.3: relative demands 0.95 f_k (small) and 80·0.05 f_k = 4 f_k (large)."""
+    f = 7
+    classes = figure1_classes(f)
+    assert [c.need for c in classes] == [f, 2 * f, 4 * f, 8 * f]
+    assert classes[0].demand == Fraction(95, 100) * f
+    assert sum(c.demand for c in classes[1:]) == 4 * f
+    assert sum(c.probability for c in classes) == 1
+
+
+def test_figure1_need_scale_is_exact_floor():
+    """f_k = floor((k/32)^(2/3)), checked in exact integer arithmetic, including perfect powers."""
+    for k in [32, 33, 100, 1024, 16384, 16383, 32 * 27**3, 32 * 27**3 - 1, 2**30, 10**12]:
+        f = figure1_need_scale(k)
+        assert 1024 * f**3 <= k * k < 1024 * (f + 1) ** 3
+    assert figure1_need_scale(16384) == 64  # (512)^(2/3) exactly
+    with pytest.raises(InvalidParameterError, match=r"servers = 31: must be an integer >= 32"):
+        figure1_need_scale(31)
+
+
+# ---------------------------------------------------------------------------------------------
+# The partition
+# ---------------------------------------------------------------------------------------------
+
+
+def test_partition_by_hand():
+    """c_i = 10/3 for both classes: floor(10x/3)·(1 + 2) <= 10 - 2 exactly when x < 0.9."""
+    p = balanced_partition(10, [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)])
+    assert p.psi == pytest.approx(0.9, rel=1e-15)
+    assert p.piece == pytest.approx((0.6, 0.9), rel=1e-15)
+    assert (p.reserved, p.servers_per_class, p.helpers) == ((2, 4), (2, 2), 4)
+
+
+def test_integer_ratios_give_psi_one_and_no_helpers():
+    """Decimal inputs are exact: c = 20·0.1 = 2 and 20·0.9 = 18 are integers, so ψ = 1 and H is empty."""
+    p = balanced_partition(20, [JobClass(1, 0.1, 1.0), JobClass(1, 0.9, 1.0)])
+    assert (p.psi, p.reserved, p.helpers) == (1.0, (2, 18), 0)
+
+
+def test_psi_one_when_x_equal_one_is_admissible():
+    """c_i = 20/3: at x = 1 the floors use 6 + 2·6 = 18 servers and leave 2 >= max n_i helpers."""
+    p = balanced_partition(20, [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)])
+    assert (p.psi, p.reserved, p.helpers) == (1.0, (6, 12), 2)
+    assert p.piece == pytest.approx((0.9, 1.0), rel=1e-15)
+
+
+@pytest.mark.parametrize("name,classes", [("SDSC", SDSC_SP2), ("KIT", KIT_FH2), ("fig1", figure1_classes(3))])
+@pytest.mark.parametrize("k", [64, 512, 1000, 1024])
+def test_partition_matches_brute_force(name, classes, k):
+    psi, counts = brute_force_partition(k, classes)
+    p = balanced_partition(k, classes)
+    assert p.psi == float(psi)
+    assert list(p.servers_per_class) == counts
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(8, 3000),
+       st.lists(st.tuples(st.integers(1, 8), st.integers(1, 50), st.integers(1, 1000)), min_size=1, max_size=5))
+def test_partition_properties(k, raw):
+    """Feasibility and maximality against (2a)–(2b), and agreement with the brute-force walk."""
+    weights = sum(w for _, w, _ in raw)
+    classes = [JobClass(n, Fraction(w, weights), Fraction(d, 10)) for n, w, d in raw]
+    if max(c.need for c in classes) > k:
+        return
+    p = balanced_partition(k, classes)
+    assert sum(p.reserved) + p.helpers == k
+    assert all(a == s * c.need for a, s, c in zip(p.reserved, p.servers_per_class, classes, strict=True))
+    ratios = [k * c.demand / (c.need * sum(x.demand for x in classes)) for c in classes]
+    assert p.helpers >= max(c.need for c in classes) or all(r.denominator == 1 for r in ratios)
+    # (2a) inside the reported piece gives the partition; at ψ < 1 itself it is no longer admissible
+    middle = (Fraction(p.piece[0]) + Fraction(p.psi)) / 2
+    assert [math.floor(middle * r) for r in ratios] == list(p.servers_per_class)
+    psi, counts = brute_force_partition(k, classes)
+    assert p.psi == float(psi) and list(p.servers_per_class) == counts
+    if psi < 1:
+        assert k - sum(math.floor(psi * r) * c.need for r, c in zip(ratios, classes, strict=True)) < max(
+            c.need for c in classes)
+
+
+def test_need_above_servers():
+    with pytest.raises(InvalidParameterError, match=r"servers = 4: must be >= every server need \(largest need is 8\)"):
+        balanced_partition(4, [JobClass(8, 1.0, 1.0)])
+    with pytest.raises(InvalidParameterError, match=r"servers = 2.5: must be a positive integer"):
+        balanced_partition(2.5, [JobClass(1, 1.0, 1.0)])
+
+
+# ---------------------------------------------------------------------------------------------
+# Property 1 and eq. (16) against exact CTMCs of ModifiedBS
+# ---------------------------------------------------------------------------------------------
+
+
+def modified_bs_chain(rate, classes, reserved, phases=None):
+    """The A system of ModifiedBS (Definition 2) as a CTMC on busy servers per A_i.
+
+    A class-i arrival (rate λ α_i) is admitted to A_i when at least n_i of its a_i servers are
+    idle, otherwise it goes to the helpers. ``phases[i] = (q, μ1, μ2)`` gives class i a
+    hyperexponential service (phase 1 w.p. q at rate μ1, else rate μ2); the state then counts
+    busy servers per phase.
+    """
+    phases = phases or {}
+
+    def moved(state, i, phase, servers):
+        busy = list(state[i])
+        busy[phase] += servers
+        return (*state[:i], tuple(busy), *state[i + 1:])
+
+    def transitions(state):
+        out = []
+        for i, c in enumerate(classes):
+            busy = state[i]
+            arrival = rate * float(c.probability)
+            q, *rates = phases.get(i, (1.0, 1 / float(c.mean_size), 0.0))
+            if reserved[i] - sum(busy) >= c.need:
+                out += [(moved(state, i, j, c.need), arrival * w) for j, w in enumerate((q, 1 - q)[:len(busy)])]
+            out += [(moved(state, i, j, -c.need), busy[j] // c.need * mu) for j, mu in enumerate(rates[:len(busy)]) if busy[j]]
+        return out
+
+    initial = tuple((0, 0) if i in phases else (0,) for i in range(len(classes)))
+    return CTMC.from_function(initial, transitions)
+
+
+def blocked_probability(chain, pi, classes, reserved):
+    """P_H = sum_i α_i P(A_i has fewer than n_i idle servers), by PASTA."""
+    total = 0.0
+    for i, c in enumerate(classes):
+        total += float(c.probability) * pi.expected(lambda x, i=i, c=c: float(reserved[i] - sum(x[i]) < c.need))
+    return total
+
+
+@pytest.mark.parametrize("k,rate", [(16, 3.0), (24, 6.0), (40, 9.0)])
+def test_eq16_against_exact_ctmc(k, rate):
+    classes = [JobClass(1, 0.6, 1.0), JobClass(2, 0.3, 1.5), JobClass(4, 0.1, 2.0)]
+    p = balanced_partition(k, classes)
+    chain = modified_bs_chain(rate, classes, p.reserved)
+    pi = chain.stationary()
+    assert helper_probability_bound(k, rate, classes) == pytest.approx(
+        blocked_probability(chain, pi, classes, p.reserved), rel=1e-10)
+    # Property 1: the A_i are independent M/M/s_i/s_i queues (joint law = product of Erlang laws)
+    x0 = tuple((0,) for _ in classes)
+    product = 1.0
+    for s, c in zip(p.servers_per_class, classes, strict=True):
+        a = rate * float(c.probability) * float(c.mean_size)
+        product /= sum(a**j / math.factorial(j) for j in range(s + 1))
+    assert pi.probability(x0) == pytest.approx(product, rel=1e-10)
+    # accepted part of the response time via Little's law: E[jobs in A] / λ
+    bound = response_time_bound(k, rate, classes)
+    jobs = sum(pi.expected(lambda x, i=i, c=c: x[i][0] / c.need) for i, c in enumerate(classes))
+    assert bound.accepted == pytest.approx(jobs / rate, rel=1e-10)
+
+
+def test_eq16_is_insensitive_to_the_service_distribution():
+    """Property 1 is for M/GI/s/s: hyperexponential sizes with the same mean give the same P_H."""
+    classes = [JobClass(1, 0.7, 1.0), JobClass(3, 0.3, 2.0)]
+    k, rate = 20, 5.0
+    p = balanced_partition(k, classes)
+    q, mu1 = 0.25, 4.0  # mean 2 = 0.25/4 + 0.75/μ2
+    mu2 = 0.75 / (2.0 - q / mu1)
+    chain = modified_bs_chain(rate, classes, p.reserved, phases={1: (q, mu1, mu2)})
+    pi = chain.stationary()
+    assert helper_probability_bound(k, rate, classes) == pytest.approx(
+        blocked_probability(chain, pi, classes, p.reserved), rel=1e-10)
+
+
+def test_stability_margin_formula():
+    """Eq. (5) with Erlang B from the recursion."""
+    classes = [JobClass(1, 0.5, 1.0), JobClass(4, 0.5, 0.5)]
+    result = stability_margin(64, 30.0, classes)
+    s = result.partition.servers_per_class
+    expected = 30.0 / result.partition.helpers * (0.5 * recursion(s[0], 15.0) + 1.0 * recursion(s[1], 7.5))
+    assert result.margin == pytest.approx(expected, rel=1e-13)
+    assert result.stable and result.load == pytest.approx(30 * 1.5 / 64, rel=1e-15)
+    empty = stability_margin(20, 1.0, [JobClass(1, 0.1, 1.0), JobClass(1, 0.9, 1.0)])
+    assert empty.partition.helpers == 0 and empty.margin == math.inf and not empty.stable
+
+
+# ---------------------------------------------------------------------------------------------
+# Scalings and limits
+# ---------------------------------------------------------------------------------------------
+
+
+def test_subcritical_scaling_and_theorem1():
+    base = figure1_classes()
+    rate = 0.6 / float(sum(c.demand for c in base))
+    values = []
+    for k in (2**12, 2**18, 2**24):
+        system = subcritical_system(k, figure1_need_scale(k), rate, base)
+        assert system.load == pytest.approx(0.6, rel=1e-14)
+        assert system.arrival_rate == pytest.approx(rate * k / figure1_need_scale(k), rel=1e-15)
+        values.append(response_time_bound(system.servers, system.arrival_rate, system.classes))
+    probabilities = [v.helper_probability for v in values]
+    assert probabilities[0] > probabilities[1] > probabilities[2]
+    assert probabilities[2] < 1e-6
+    assert values[2].accepted == pytest.approx(theorem1_limit(base), rel=1e-6)
+    assert theorem1_limit(base) == pytest.approx(0.95 + (40 + 20 + 10) / 60, rel=1e-15)
+    with pytest.raises(UnstableSystemError, match=r"λ ϱ = 1.1 must be < 1"):
+        subcritical_system(1024, 4, 1.1 / float(sum(c.demand for c in base)), base)
+
+
+def test_critical_scaling():
+    base = figure1_classes()
+    k, f, theta = 2**20, figure1_need_scale(2**20), 0.7
+    system = critical_system(k, f, theta, base)
+    assert (1 - system.load) * math.sqrt(k / f) == pytest.approx(theta, rel=1e-12)
+    demand = float(sum(c.demand for c in system.classes))
+    assert system.arrival_rate * demand / k == pytest.approx(system.load, rel=1e-14)
+    with pytest.raises(InvalidParameterError, match=r"theta = 100: must satisfy θ √\(f_k/k\) < 1"):
+        critical_system(400, 4, 100.0, base)
+    with pytest.raises(InvalidParameterError, match=r"need_scale = 0"):
+        critical_system(400, 0, 1.0, base)
+
+
+def test_theorem2_limit_formula():
+    """θ sum_i α_i φ(θ_i)/(θ_i Φ(θ_i)) with φ, Φ from mpmath."""
+    classes = SDSC_SP2
+    theta = 0.7
+    total = sum(c.demand for c in classes)
+    expected = mp.mpf(0)
+    for c in classes:
+        t = mp.mpf(theta) * mp.sqrt(mp.mpf(c.demand.numerator) / c.demand.denominator / (c.need * float(total)))
+        expected += float(c.probability) * mp.npdf(t) / (t * mp.ncdf(t))
+    assert theorem2_limit(theta, classes) == pytest.approx(float(theta * expected), rel=1e-12)
+
+
+def test_theorem2_finite_k_approaches_the_limit():
+    """√(k/f_k) P_H^(k) (eq. 16 at the k-th system of (8)) oscillates towards the limit."""
+    base = figure1_classes()
+    limit = theorem2_limit(0.7, base)
+    gaps = []
+    for k in (2**12, 2**32, 2**40):
+        f = figure1_need_scale(k)
+        system = critical_system(k, f, 0.7, base)
+        scaled = math.sqrt(k / f) * helper_probability_bound(system.servers, system.arrival_rate, system.classes)
+        gaps.append(abs(scaled / limit - 1))
+    assert gaps[-1] < 0.005 and gaps[1] < 0.005
+
+
+def test_rate_validation():
+    with pytest.raises(InvalidParameterError, match=r"arrival_rate = -1: must be positive and finite"):
+        helper_probability_bound(10, -1.0, [JobClass(1, 1.0, 1.0)])
+    with pytest.raises(InvalidParameterError, match=r"theta = 0: must be positive and finite"):
+        theorem2_limit(0.0, [JobClass(1, 1.0, 1.0)])
+
+
+def test_helper_probability_is_a_probability_and_monotone_in_rate():
+    rates = np.linspace(1, 60, 12)
+    values = [helper_probability_bound(64, r, SDSC_SP2) for r in rates / 1e4]
+    assert all(0 <= v <= 1 for v in values)
+    assert all(b >= a for a, b in itertools.pairwise(values))
