@@ -17,6 +17,7 @@ reference state (see ``_solve_stationary``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +25,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
-from scipy.sparse.csgraph import connected_components
+from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 from analytic.errors import (
     ConvergenceError,
@@ -37,12 +38,22 @@ from analytic.reproduce import Row, reproduces
 
 __all__ = ["CTMC", "Stationary"]
 
-#: Chains up to this many states are solved directly by ``method="auto"``; larger ones
-#: iteratively. Measured crossover on a two-dimensional lattice (benchmarks/ctmc.py).
-DIRECT_SOLVE_LIMIT = 200_000
+#: ``method="auto"`` solves directly up to this many states and iteratively above, by the mean
+#: number of transitions per state: LU fill grows with the chain's dimension. Measured crossovers:
+#: none for birth–death-like chains (tridiagonal, no fill); about 2e5 states on two-dimensional
+#: lattices (benchmarks/ctmc.py); far below 3e4 on four-dimensional ones (SuperLU 10.6 s, GMRES
+#: 3.6 s at 31 750 states, benchmarks/moldable.py).
+DIRECT_SOLVE_LIMITS = ((2.5, math.inf), (4.5, 200_000), (math.inf, 10_000))
 
 #: Incomplete-LU settings tried in turn by the iterative solver: (drop tolerance, fill factor).
 _ILU_SETTINGS = ((1e-2, 3.0), (1e-4, 10.0))
+
+#: A direct solution is recomputed from the likeliest state when the reference state's
+#: probability is below this fraction of the largest (see ``_solve_stationary``).
+_MODE_RATIO = 1e-3
+
+#: Restart cycles of GMRES(100) allowed per preconditioner while each halves the residual.
+_GMRES_CYCLES = 20
 
 #: SuperLU options: fill-reducing ordering of B + B^T, pivots taken on the diagonal.
 _DIAGONAL_PIVOTING = dict(permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options=dict(SymmetricMode=True))
@@ -75,6 +86,9 @@ class _ExplicitSpace:
     def evaluate(self, function: Callable[[Any], float]) -> np.ndarray:
         """``function`` applied to each state."""
         return np.fromiter((function(s) for s in self.states), dtype=float, count=len(self))
+
+    def subset(self, keep: np.ndarray) -> _ExplicitSpace:
+        return _ExplicitSpace([self.states[i] for i in keep])
 
 
 class _LatticeSpace:
@@ -109,6 +123,9 @@ class _LatticeSpace:
     def evaluate(self, function: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
         """``function`` applied once to the array of all states (one row each)."""
         return _vector_result(function(self.states), len(self), "reward")
+
+    def subset(self, keep: np.ndarray) -> _LatticeSpace:
+        return _LatticeSpace(self.states[keep], self.upper)
 
 
 def _strides(upper: np.ndarray) -> np.ndarray:
@@ -402,12 +419,37 @@ class CTMC:
         """Position of ``state`` in :attr:`states`."""
         return self._space.index(state)
 
+    def reachable(self, initial: Any = None) -> CTMC:
+        """The chain restricted to the states reachable from ``initial`` (default: state 0).
+
+        A reachable set is closed, so the rows of the restricted generator still sum to zero.
+        States keep their relative order (a lattice chain stays sorted by rank); the chain itself
+        is returned when every state is reachable.
+
+        Examples
+        --------
+        A pure-birth chain on 0..4 started at 2 reaches 2, 3 and 4:
+
+        >>> chain = CTMC.from_lattice((4,), [((1,), lambda X: 1.0 * (X[:, 0] < 4))])
+        >>> chain.reachable((2,)).states.ravel().tolist()
+        [2, 3, 4]
+        """
+        start = 0 if initial is None else self.index(initial)
+        found = breadth_first_order(self._generator, start, directed=True, return_predecessors=False)
+        if len(found) == self.n_states:
+            return self
+        keep = np.sort(found)
+        chain = CTMC.__new__(CTMC)
+        chain._space = self._space.subset(keep)
+        chain._generator = self._generator[keep][:, keep]
+        return chain
+
     def __repr__(self) -> str:
         return f"CTMC(n_states={self.n_states}, transitions={self._generator.nnz - self.n_states})"
 
     # -- analysis -------------------------------------------------------------------------------
 
-    def stationary(self, method: str = "auto", rtol: float = 1e-12) -> Stationary:
+    def stationary(self, method: str = "auto", rtol: float = 1e-12, reference: Any = None) -> Stationary:
         """Stationary distribution ``pi`` (``pi Q = 0``, ``sum pi = 1``).
 
         Parameters
@@ -415,9 +457,15 @@ class CTMC:
         method : {"auto", "direct", "iterative"}
             ``"direct"``: sparse LU (SuperLU, ``MMD_AT_PLUS_A`` ordering). ``"iterative"``: GMRES
             with an incomplete-LU preconditioner, for chains whose LU factors do not fit.
-            ``"auto"`` (default): direct up to ``DIRECT_SOLVE_LIMIT`` states, iterative above.
+            ``"auto"`` (default): direct up to ``DIRECT_SOLVE_LIMITS`` states (a limit that
+            falls with the mean number of transitions per state), iterative above.
         rtol : float
             Relative residual at which GMRES stops (iterative solver only).
+        reference : state, optional
+            The state whose balance equation is replaced by ``pi = 1`` first (default: state 0).
+            Accuracy and GMRES convergence are best when it is among the likeliest states; pass
+            one where it is known (e.g. a fluid equilibrium) and the initial state is unlikely.
+            If the result's residual is poor, likelier states are tried automatically.
 
         Returns
         -------
@@ -439,11 +487,14 @@ class CTMC:
         self._require_irreducible()
         n = self.n_states
         if method == "auto":
-            method = "direct" if n <= DIRECT_SOLVE_LIMIT else "iterative"
+            degree = (self._generator.nnz - n) / n
+            limit = next(states for bound, states in DIRECT_SOLVE_LIMITS if degree <= bound)
+            method = "direct" if n <= limit else "iterative"
         if n == 1:
             pi, iterations, label = np.ones(1), 0, "trivial"
         else:
-            pi, iterations, label = _solve_stationary(self._generator, method, rtol)
+            first = 0 if reference is None else self.index(reference)
+            pi, iterations, label = _solve_stationary(self._generator, method, rtol, first)
         residual = float(np.abs(self._generator.T @ pi).sum())
         return Stationary(pi, residual, label, iterations, self.states, self._space)
 
@@ -532,7 +583,7 @@ class CTMC:
 # ---------------------------------------------------------------------------------------------
 
 
-def _solve_stationary(generator: sp.csr_array, method: str, rtol: float) -> tuple[np.ndarray, int, str]:
+def _solve_stationary(generator: sp.csr_array, method: str, rtol: float, first: int) -> tuple[np.ndarray, int, str]:
     """Solve pi Q = 0 with pi[k] = 1 for a reference state k, then normalize.
 
     With the balance equation of state k replaced by ``pi_k = 1`` the system matrix is, up to
@@ -540,55 +591,74 @@ def _solve_stationary(generator: sp.csr_array, method: str, rtol: float) -> tupl
     the sign pattern (partial pivoting returned garbage for an M/M/1/200 queue at load 1.3). The
     accuracy then hinges on k: LU pivots are differences, and when k is far less likely than
     other states the late pivots are tiny differences of O(1) numbers (the cancellation the GTH
-    algorithm avoids). So the scaled residual ``||pi Q||_1 / max|q_ii|`` is checked, and above
-    ``_RESIDUAL_LIMIT`` the solve is repeated from likelier reference states.
+    algorithm avoids), and GMRES stalls. Hence:
+
+    * a solution whose scaled residual ``||pi Q||_1 / max|q_ii|`` exceeds ``_RESIDUAL_LIMIT`` is
+      rejected and likelier reference states are tried; only when every one fails does the
+      iterative solver move on to a tighter (costlier) ILU;
+    * an accepted direct solution whose reference state has probability below ``_MODE_RATIO``
+      times the largest is solved once more from the likeliest state: with the reference a
+      million times less likely than the mode, its own probability had lost 1e-10 relative.
     """
     qt = generator.T
     scale = float(np.abs(generator.diagonal()).max())
+    references = _ReferenceStates(qt, scale, first)
     tried: list[int] = []
     failure = ""
-    for reference in _reference_states(qt, scale):
-        if reference in tried:
-            continue
-        tried.append(reference)
-        try:
-            x, iterations, label = _solve_reduced(generator, reference, method, rtol)
-        except RuntimeError as exc:  # a vanished SuperLU pivot, or GMRES stalling
-            failure = str(exc)
-            continue
-        if not np.all(np.isfinite(x)):
-            failure = "the solution overflowed"
-            continue
-        x = np.maximum(x, 0.0)
-        pi = x / x.sum()
-        scaled = float(np.abs(qt @ pi).sum()) / scale
-        if scaled <= _RESIDUAL_LIMIT:
-            return pi, iterations, label + ("" if reference == 0 else f", reference state {reference}")
-        failure = f"scaled residual ||pi Q||_1 / max|q_ii| = {scaled:.3g} > {_RESIDUAL_LIMIT:g}"
+    for setting in [None] if method == "direct" else _ILU_SETTINGS:
+        for reference in references:
+            tried.append(reference)
+            outcome = _attempt(generator, scale, reference, setting, rtol)
+            if isinstance(outcome, str):
+                failure = outcome
+                continue
+            pi, iterations, label = outcome
+            mode = int(np.argmax(pi))
+            if setting is None and pi[reference] < _MODE_RATIO * pi[mode]:
+                again = _attempt(generator, scale, mode, setting, rtol)
+                if not isinstance(again, str):
+                    (pi, iterations, label), reference = again, mode
+            return pi, iterations, label + ("" if reference == first else f", reference state {reference}")
     raise ConvergenceError(
-        f"no reference state among {tried} gave an accurate stationary vector (last: {failure}); the "
-        "probabilities range too widely for double precision, or the chain is nearly decomposable")
+        f"no reference state among {sorted(set(tried))} gave an accurate stationary vector (last: {failure}); "
+        "the probabilities range too widely for double precision, or the chain is nearly decomposable")
 
 
-def _reference_states(qt: sp.csc_array, scale: float) -> Iterator[int]:
-    """Reference states to try: the first state, the likeliest after 500 uniformized steps
-    from the uniform law, the last state explored."""
-    yield 0
-    p = np.full(qt.shape[0], 1.0 / qt.shape[0])
-    step = (qt / (1.05 * scale)).tocsr()
-    for _ in range(500):
-        p += step @ p
-    yield int(np.argmax(p))
-    yield qt.shape[0] - 1
+def _attempt(generator: sp.csr_array, scale: float, reference: int, setting: tuple[float, float] | None,
+             rtol: float) -> tuple[np.ndarray, int, str] | str:
+    """The normalized solution pinned at ``reference``, or why it was rejected."""
+    matrix, rhs = _pinned_system(generator, reference)
+    try:
+        x, iterations, label = _solve_pinned(matrix, rhs, setting, rtol)
+    except RuntimeError as exc:  # a vanished SuperLU pivot, or GMRES stalling
+        return str(exc)
+    if not np.all(np.isfinite(x)):
+        return "the solution overflowed"
+    x = np.maximum(x, 0.0)
+    pi = x / x.sum()
+    scaled = float(np.abs(generator.T @ pi).sum()) / scale
+    if scaled > _RESIDUAL_LIMIT:
+        return f"scaled residual ||pi Q||_1 / max|q_ii| = {scaled:.3g} > {_RESIDUAL_LIMIT:g}"
+    return pi, iterations, label
 
 
-def _solve_reduced(generator: sp.csr_array, k: int, method: str, rtol: float) -> tuple[np.ndarray, int, str]:
-    """Unnormalized stationary vector with entry k fixed to 1 (diagonal pivoting, see above)."""
-    matrix, rhs = _pinned_system(generator, k)
-    if method == "direct":
-        lu = spla.splu(matrix, **_DIAGONAL_PIVOTING)
-        return lu.solve(rhs), 0, "direct (SuperLU, MMD_AT_PLUS_A)"
-    return _gmres_ilu(matrix, rhs, rtol)
+class _ReferenceStates:
+    """Reference states to try, without repeats: the given one, the likeliest after 500 steps of
+    the uniformized chain from the uniform law (computed once, when first needed), the last."""
+
+    def __init__(self, qt: sp.csc_array, scale: float, first: int) -> None:
+        self._qt, self._scale, self._first = qt, scale, first
+        self._likeliest: int | None = None
+
+    def __iter__(self) -> Iterator[int]:
+        yield self._first
+        if self._likeliest is None:
+            p = np.full(self._qt.shape[0], 1.0 / self._qt.shape[0])
+            step = (self._qt / (1.05 * self._scale)).tocsr()
+            for _ in range(500):
+                p += step @ p
+            self._likeliest = int(np.argmax(p))
+        yield from dict.fromkeys(k for k in (self._likeliest, self._qt.shape[0] - 1) if k != self._first)
 
 
 def _pinned_system(generator: sp.csr_array, k: int) -> tuple[sp.csc_array, np.ndarray]:
@@ -607,20 +677,32 @@ def _pinned_system(generator: sp.csr_array, k: int) -> tuple[sp.csc_array, np.nd
     return pinned.T, rhs
 
 
-def _gmres_ilu(matrix: sp.csc_array, rhs: np.ndarray, rtol: float) -> tuple[np.ndarray, int, str]:
-    """GMRES(100) preconditioned by ILUTP; a tighter ILU is tried once if the first fails."""
-    residual = np.inf
-    for drop_tol, fill_factor in _ILU_SETTINGS:
-        ilu = spla.spilu(matrix, drop_tol=drop_tol, fill_factor=fill_factor, **_DIAGONAL_PIVOTING)
-        preconditioner = spla.LinearOperator(matrix.shape, ilu.solve)
-        residuals: list[float] = []
-        y, info = spla.gmres(matrix, rhs, M=preconditioner, rtol=rtol, atol=0.0, restart=100,
-                             maxiter=20, callback=residuals.append, callback_type="pr_norm")
-        residual = np.linalg.norm(matrix @ y - rhs) / np.linalg.norm(rhs)
-        label = f"iterative (GMRES(100), ILUTP drop_tol={drop_tol:g}, fill_factor={fill_factor:g})"
-        if info == 0 and residual <= 10 * rtol:
-            return y, len(residuals), label
-    raise ConvergenceError(f"GMRES with ILU preconditioning stopped at relative residual {residual:.3g} > rtol={rtol:g}")
+def _solve_pinned(matrix: sp.csc_array, rhs: np.ndarray, setting: tuple[float, float] | None,
+                  rtol: float) -> tuple[np.ndarray, int, str]:
+    """Solve the pinned system: SuperLU (``setting`` None) or GMRES(100) with ILUTP(drop tolerance,
+    fill factor), both with diagonal pivots.
+
+    GMRES runs one restart cycle at a time and gives up as soon as a cycle fails to halve the
+    residual: a hopeless system (an unlikely reference state) costs one cycle, not thousands of
+    iterations, while slow steady convergence may take up to ``_GMRES_CYCLES`` cycles.
+    """
+    if setting is None:
+        return spla.splu(matrix, **_DIAGONAL_PIVOTING).solve(rhs), 0, "direct (SuperLU, MMD_AT_PLUS_A)"
+    drop_tol, fill_factor = setting
+    ilu = spla.spilu(matrix, drop_tol=drop_tol, fill_factor=fill_factor, **_DIAGONAL_PIVOTING)
+    preconditioner = spla.LinearOperator(matrix.shape, ilu.solve)
+    norm = np.linalg.norm(rhs)
+    y, residuals, previous = np.zeros_like(rhs), [], np.inf
+    for _ in range(_GMRES_CYCLES):
+        y, _ = spla.gmres(matrix, rhs, x0=y, M=preconditioner, rtol=rtol, atol=0.0, restart=100,
+                          maxiter=1, callback=residuals.append, callback_type="pr_norm")
+        residual = np.linalg.norm(matrix @ y - rhs) / norm  # GMRES's own test uses a preconditioned estimate
+        if residual <= 10 * rtol:
+            return y, len(residuals), f"iterative (GMRES(100), ILUTP drop_tol={drop_tol:g}, fill_factor={fill_factor:g})"
+        if not residual < previous / 2:
+            break
+        previous = residual
+    raise ConvergenceError(f"GMRES with ILUTP(drop_tol={drop_tol:g}) stopped at relative residual {residual:.3g} > rtol={rtol:g}")
 
 
 # ---------------------------------------------------------------------------------------------

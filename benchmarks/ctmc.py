@@ -5,7 +5,7 @@ rates), whose stationary law is the product of two truncated geometric laws. The
 implementation explores the states breadth first with a dict and solves with
 ``scipy.sparse.linalg.spsolve``. Printed: state counts, seconds, ratios (plain / ours, so > 1 means
 faster), the error against the product form, and the solver and ordering measurements behind
-``DIRECT_SOLVE_LIMIT`` and the ILU settings.
+``DIRECT_SOLVE_LIMITS`` and the ILU settings.
 
 Run: ``python benchmarks/ctmc.py`` (about two minutes); add ``--large`` for the 10^7-state chain
 (run in a child process that reports its peak memory; several minutes, about 10 GB).
@@ -24,7 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from analytic.ctmc import _DIAGONAL_PIVOTING, CTMC, _pinned_system, _solve_reduced
+from analytic.ctmc import _DIAGONAL_PIVOTING, CTMC, _pinned_system, _solve_pinned
 
 LOADS = (0.6, 0.8)
 
@@ -120,7 +120,7 @@ def headline(capacity=999):
 
 
 def solver_sweep():
-    print("== direct vs iterative by size (the DIRECT_SOLVE_LIMIT crossover) ==")
+    print("== direct vs iterative by size (the DIRECT_SOLVE_LIMITS crossover, 4 transitions per state) ==")
     for capacity in (99, 299, 449, 599, 799):
         chain = CTMC.from_lattice((capacity, capacity), lattice_moves(capacity))
         exact = product_form(capacity)
@@ -152,21 +152,15 @@ def ordering_sweep(capacity=299):
 def ilu_sweep(capacity=999):
     chain = CTMC.from_lattice((capacity, capacity), lattice_moves(capacity))
     exact = product_form(capacity)
+    matrix, rhs = _pinned_system(chain.generator, 0)
     print(f"== ILU settings for GMRES(100), {chain.n_states:,} states ==")
-    import analytic.ctmc as ctmc
-
-    saved = ctmc._ILU_SETTINGS
-    try:
-        for setting in ((3e-2, 2.0), (1e-2, 2.0), (1e-2, 3.0), (3e-3, 4.0), (1e-3, 5.0)):
-            ctmc._ILU_SETTINGS = (setting,)
-            try:
-                (x, iterations, _), seconds = timed(_solve_reduced, chain.generator, 0, "iterative", 1e-12)
-                print(f"drop_tol {setting[0]:g}, fill_factor {setting[1]:g}: {seconds:6.2f} s, {iterations} iterations, "
-                      f"L1 error {np.abs(x / x.sum() - exact).sum():.1e}")
-            except RuntimeError as exc:
-                print(f"drop_tol {setting[0]:g}, fill_factor {setting[1]:g}: failed ({exc})")
-    finally:
-        ctmc._ILU_SETTINGS = saved
+    for setting in ((3e-2, 2.0), (1e-2, 2.0), (1e-2, 3.0), (3e-3, 4.0), (1e-3, 5.0)):
+        try:
+            (x, iterations, _), seconds = timed(_solve_pinned, matrix, rhs, setting, 1e-12)
+            print(f"drop_tol {setting[0]:g}, fill_factor {setting[1]:g}: {seconds:6.2f} s, {iterations} iterations, "
+                  f"L1 error {np.abs(x / x.sum() - exact).sum():.1e}")
+        except RuntimeError as exc:
+            print(f"drop_tol {setting[0]:g}, fill_factor {setting[1]:g}: failed ({exc})")
     print()
 
 

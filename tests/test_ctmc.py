@@ -93,6 +93,47 @@ def test_peak_in_the_middle_is_found_as_reference(method):
     assert np.abs(pi.probabilities - birth_death_exact(1200, birth, death)).max() < 1e-13
 
 
+@pytest.mark.parametrize("method", ["direct", "iterative"])
+def test_given_reference_state_is_used_first(method):
+    # Drift up: state 200 is the likeliest; pinning it avoids the fallback (no "reference state" note).
+    chain = birth_death(200, lambda x: 1.3, lambda x: 1.0)
+    pi = chain.stationary(method=method, reference=200)
+    assert "reference state" not in pi.method
+    assert np.abs(pi.probabilities - birth_death_exact(200, lambda x: 1.3, lambda x: 1.0)).max() < 1e-13
+    with pytest.raises(InvalidParameterError, match="state = 201: is not a state of this chain"):
+        chain.stationary(reference=201)
+
+
+def test_reachable_subchain_of_a_lattice():
+    # Jobs arrive and leave in pairs on 0..6: from 0 only even counts are reachable; the full lattice
+    # chain is reducible, its reachable part is a birth–death chain on {0, 2, 4, 6}.
+    moves = [((2,), lambda X: 1.0 * (X[:, 0] <= 4)), ((-2,), lambda X: 2.0 * (X[:, 0] >= 2))]
+    chain = CTMC.from_lattice((6,), moves)
+    with pytest.raises(ReducibleChainError):
+        chain.stationary()
+    even = chain.reachable()
+    assert even.states.ravel().tolist() == [0, 2, 4, 6]
+    assert np.allclose(even.generator.sum(axis=1), 0)
+    assert np.allclose(even.stationary().probabilities, birth_death_exact(3, lambda x: 1.0, lambda x: 2.0), rtol=1e-13)
+    assert even.reachable() is even
+    assert chain.reachable((3,)).states.ravel().tolist() == [1, 3, 5]
+
+
+def test_reachable_subchain_of_explicit_states():
+    chain = CTMC(np.array([[0, 1, 0], [1, 0, 0], [0, 1, 0]], dtype=float), states=["a", "b", "c"])
+    assert chain.reachable("a").states == ["a", "b"]
+
+
+def test_small_probabilities_keep_relative_accuracy_when_state_0_is_unlikely():
+    # Found by hypothesis: pi(0) is 1e-6 of the mode pi(4); pinned at state 0 the direct solve
+    # returned pi(0) with relative error 1e-10, so it is solved again from the mode.
+    births, deaths = [1.0, 12.0, 18.0, 8.0, 1.0], [0.5, 0.0625, 0.05, 1.0]
+    birth, death = (lambda x: births[x]), (lambda x: deaths[x - 1])
+    pi = birth_death(4, birth, death).stationary(method="direct")
+    assert np.allclose(pi.probabilities, birth_death_exact(4, birth, death), rtol=1e-14, atol=0)
+    assert pi.method.endswith("reference state 4")
+
+
 def test_no_acceptable_reference_state_raises(monkeypatch):
     monkeypatch.setattr("analytic.ctmc._RESIDUAL_LIMIT", 0.0)  # no solution can be accepted
     with pytest.raises(ConvergenceError, match=r"no reference state among \[0, 3\] gave an accurate"):
@@ -105,6 +146,21 @@ def test_lattice_product_form(method):
     pi = two_queues(capacity, loads).stationary(method=method)
     marginals = [birth_death_exact(capacity, lambda x, r=r: r, lambda x: 1.0) for r in loads]
     assert np.abs(pi.probabilities - np.outer(*marginals).ravel()).sum() < 1e-11
+
+
+def test_auto_method_depends_on_transitions_per_state():
+    # A birth–death chain has no LU fill: solved directly at any size. A 4-dimensional lattice
+    # (8 transitions per state) fills in: solved iteratively above 10 000 states.
+    line = CTMC.from_lattice((299_999,), [((1,), lambda X: 0.5 * (X[:, 0] < 299_999)), ((-1,), lambda X: 1.0 * (X[:, 0] > 0))])
+    assert line.stationary().method.startswith("direct")
+    moves = [(tuple(np.eye(4, dtype=int)[k] * sign), lambda X, k=k, sign=sign: (0.4 if sign > 0 else 1.0) * (
+        (X[:, k] < 11) if sign > 0 else (X[:, k] > 0))) for k in range(4) for sign in (1, -1)]
+    cube = CTMC.from_lattice((11, 11, 11, 11), moves)
+    pi = cube.stationary()
+    assert cube.n_states == 20_736 and pi.method.startswith("iterative")
+    marginal = birth_death_exact(11, lambda x: 0.4, lambda x: 1.0)
+    exact = np.einsum("i,j,k,l->ijkl", marginal, marginal, marginal, marginal).ravel()
+    assert np.abs(pi.probabilities - exact).sum() < 1e-10
 
 
 def test_lattice_with_feasible_simplex_matches_function_build():

@@ -14,8 +14,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import breadth_first_order
 
 from analytic.ctmc import CTMC
 from analytic.errors import InvalidParameterError
@@ -163,11 +161,17 @@ class LossChain:
         Row ``j`` is state ``j`` of ``chain``: ``states[j, k]`` jobs hold ``sizes[k]`` servers.
     sizes : numpy.ndarray
         The server counts greedy(p) can allocate (the coordinates).
+    equilibrium : int
+        Index of the state nearest the fluid equilibrium ``x_i = c p_i / s_i``
+        (``c = min(λ, 1/Σ i p_i/s_i)``): the reference state of the stationary solve. The empty
+        system, exponentially unlikely at high load, is a poor one (with it GMRES ran 4000
+        iterations in vain at n = 40 before a likelier reference state succeeded).
     """
 
     chain: CTMC
     states: np.ndarray
     sizes: np.ndarray
+    equilibrium: int
 
     def __repr__(self) -> str:
         return f"LossChain(n_states={self.chain.n_states}, sizes={self.sizes.tolist()})"
@@ -185,11 +189,6 @@ def greedy_chain(speedup: SpeedUp, arrival_rate: float, servers: int, p: object 
     fill most of the simplex ``Σ c X_c <= n``, which is enumerated with :meth:`CTMC.from_lattice`
     and pruned to the states reachable from the empty one (a set closed under departures, hence
     downward closed).
-
-    The state nearest the fluid equilibrium ``x_i = c p_i / s_i`` (``c = min(λ, 1/Σ i p_i/s_i)``)
-    is moved to index 0: :meth:`CTMC.stationary` pins its first reference state to index 0, and
-    the empty system, exponentially unlikely at high load, made that first attempt fail (GMRES
-    ran 4000 iterations in vain at n = 40 before a second reference state succeeded).
 
     Parameters
     ----------
@@ -231,12 +230,8 @@ def greedy_chain(speedup: SpeedUp, arrival_rate: float, servers: int, p: object 
         states = chain.states
     fluid = probabilities / speedup.values
     fluid *= min(lam, 1.0 / float(speedup.servers @ fluid))
-    first = int(np.argmin(np.abs(states - n * fluid[sizes - 1]).sum(axis=1)))
-    swap = np.arange(len(states))
-    swap[[0, first]] = first, 0
-    q = chain.generator.tocoo()
-    del chain
-    return LossChain(CTMC(sp.coo_array((q.data, (swap[q.row], swap[q.col])), shape=q.shape)), states[swap], sizes)
+    equilibrium = int(np.argmin(np.abs(states - n * fluid[sizes - 1]).sum(axis=1)))
+    return LossChain(chain, states, sizes, equilibrium)
 
 
 def _explore(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray, max_states: int) -> CTMC:
@@ -255,7 +250,7 @@ def _explore(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.nd
 
 
 def _enumerate(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray, max_states: int) -> CTMC:
-    """The simplex Σ c X_c <= n by vectorized moves, pruned to the states reachable from 0."""
+    """The simplex Σ c X_c <= n by vectorized moves, restricted to the states reachable from 0."""
     moves = []
     for k, size in enumerate(sizes):
         unit = np.eye(len(sizes), dtype=np.int64)[k]
@@ -263,16 +258,7 @@ def _enumerate(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.
         moves.append((unit, lambda X, size=size: n * lam * allocation_probabilities(n - X @ sizes, p)[:, size]))
     upper = n // sizes
     chain = CTMC.from_lattice(upper, moves, feasible=lambda X: X @ sizes <= n, max_states=max_states)
-    reachable = breadth_first_order(chain.generator, 0, directed=True, return_predecessors=False)
-    if len(reachable) == chain.n_states:
-        return chain
-    codes = np.sort(np.ravel_multi_index(chain.states[reachable].T, upper + 1))
-
-    def member(X: np.ndarray) -> np.ndarray:
-        key = np.ravel_multi_index(X.T, upper + 1)
-        position = np.minimum(np.searchsorted(codes, key), len(codes) - 1)
-        return (X @ sizes <= n) & (codes[position] == key)
-    return CTMC.from_lattice(upper, moves, feasible=member, max_states=max_states)
+    return chain.reachable()
 
 
 def greedy_metrics(speedup: SpeedUp, arrival_rate: float, servers: int, p: object = None,
@@ -330,7 +316,7 @@ def greedy_metrics(speedup: SpeedUp, arrival_rate: float, servers: int, p: objec
     optimum = optimal_occupancy(speedup, lam)
     if method == "auto":
         method = "direct" if loss.chain.n_states <= DIRECT_LIMITS[min(len(sizes), 3) - 1] else "iterative"
-    stationary = loss.chain.stationary(method=method)
+    stationary = loss.chain.stationary(method=method, reference=loss.chain.states[loss.equilibrium])
     pi = stationary.probabilities
     blocking = float(pi[X @ sizes == n].sum())
     occupancy = np.zeros(speedup.d)
