@@ -74,6 +74,8 @@ _TEMME_TERMS = 13
 _TEMME_ORDER = 30
 #: (smallest s, terms used): the first omitted term |c_K(η)| s^{-K} stays below 3e-19 for |η| < 1.
 _TEMME_TIERS = ((1e6, 3), (1e4, 4), (1e3, 5), (200.0, 7), (_TEMME_SERVERS, _TEMME_TERMS))
+#: bd0 is refined to double-double between these values (see _deviance).
+_DOUBLE_DEVIANCE = (3.0, 750.0)
 #: Iteration cap of the series and the continued fraction (they need at most about 60).
 _MAX_TERMS = 500
 
@@ -143,13 +145,47 @@ def _dd_log(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return _two_sum(hi, lo + e * _LN2_LO + 2 * w_lo + 2 * w * tail)
 
 
-def _deviance(s: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """bd0(s, a) = s log(s/a) + a - s >= 0 in double-double, for s > 0 and a > 0.
+def _deviance(s: np.ndarray, a: np.ndarray, exact: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """bd0(s, a) = s log(s/a) + a - s >= 0 for s > 0 and a > 0, as hi + lo.
 
     Loader, *Fast and accurate computation of binomial probabilities* (2000): near a = s,
-    bd0 = (s-a) v + 2 s sum_{j>=1} v^{2j+1}/(2j+1) with v = (s-a)/(s+a); the terms (s-a) v and
-    2 s v^3/3 are carried in double-double, the rest (below 0.4% of bd0) in double. Elsewhere
-    bd0 = s (log s - log a) + (a - s) with double-double logarithms.
+    bd0 = (s-a) v + 2 s sum_{j>=1} v^{2j+1}/(2j+1) with v = (s-a)/(s+a), else
+    s log(s/a) + a - s. In double (lo = 0) when ``exact`` is False, and where bd0 <= 3 near a = s
+    (absolute error below 1e-15) or bd0 >= 750 (then E < 1e-300 and only log E matters, to
+    relative precision); in double-double (:func:`_deviance_dd`) elsewhere.
+    """
+    hi = np.empty_like(s)
+    near = np.abs(s - a) <= 0.25 * (s + a)
+    x, m = s[near], a[near]
+    v = (x - m) / (x + m)
+    hi[near] = (x - m) * v + 2 * x * v**3 * _atanh_tail(v * v)
+    x, m = s[~near], a[~near]
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        ratio = x / m
+        log_ratio = np.where((ratio > 0) & (ratio < np.inf), np.log(ratio), np.log(x) - np.log(m))
+    hi[~near] = x * log_ratio + (m - x)
+    lo = np.zeros_like(s)
+    if exact:
+        refine = (hi < _DOUBLE_DEVIANCE[1]) & (~near | (hi > _DOUBLE_DEVIANCE[0]))
+        if refine.any():
+            hi[refine], lo[refine] = _deviance_dd(s[refine], a[refine])
+    return hi, lo
+
+
+def _atanh_tail(v2: np.ndarray, first: int = 1) -> np.ndarray:
+    """sum_{j>=first} v^{2(j-first)} / (2j+1) for v^2 <= 1/16 (to 1e-17 relative)."""
+    total = np.zeros_like(v2)
+    for j in range(14, first - 1, -1):
+        total = total * v2 + 1.0 / (2 * j + 1)
+    return total
+
+
+def _deviance_dd(s: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """bd0(s, a) in double-double (relative error about 1e-18).
+
+    Near a = s the terms (s-a) v and 2 s v^3/3 of Loader's series are carried in double-double,
+    the rest (below 0.4% of bd0) in double; elsewhere bd0 = s (log s - log a) + (a - s) with
+    double-double logarithms.
     """
     hi = np.empty_like(s)
     lo = np.empty_like(s)
@@ -157,17 +193,15 @@ def _deviance(s: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if near.any():
         x, m = s[near], a[near]
         d = x - m  # exact: m lies within [0.6 x, 1.67 x]
+        zero = np.zeros_like(d)
         total = _two_sum(x, m)
         lead = _dd_div(*_two_prod(d, d), *total)  # (s-a)^2/(s+a) = (s-a) v
-        v = _dd_div(d, np.zeros_like(d), *total)
+        v = _dd_div(d, zero, *total)
         v3 = _dd_mul(*_dd_mul(*v, *v), *v)
-        cube = _dd_div(*_dd_mul(*v3, *_two_prod(2 * x, np.ones_like(x))), np.full_like(x, 3.0), np.zeros_like(x))
-        v2 = v[0] * v[0]
-        rest = np.zeros_like(v2)
-        for j in range(14, 1, -1):  # sum_{j>=2} v^{2j+1}/(2j+1) = v^5 (1/5 + v^2/7 + ...): below 4% of the cube term
-            rest = rest * v2 + 1.0 / (2 * j + 1)
+        cube = _dd_div(*_dd_mul(*v3, 2 * x, zero), np.full_like(x, 3.0), zero)
         h, low = _two_sum(lead[0], cube[0])
-        hi[near], lo[near] = _two_sum(h, low + lead[1] + cube[1] + 2 * x * v3[0] * v2 * rest)
+        rest = 2 * x * v3[0] * v[0] * v[0] * _atanh_tail(v[0] * v[0], first=2)
+        hi[near], lo[near] = _two_sum(h, low + lead[1] + cube[1] + rest)
     far = ~near
     if far.any():
         x, m = s[far], a[far]
@@ -309,23 +343,41 @@ def _saddle_point(s: np.ndarray, dev_hi: np.ndarray, dev_lo: np.ndarray,
     return hi, lo - dev_lo
 
 
-def _series(s: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """T = sum_{n>=1} a^n / ((s+1)(s+2)...(s+n)), so that P(s+1, a) = p T (a <= s: at most 60 terms)."""
-    total = np.empty_like(s)
-    idx, s_act, a_act = np.arange(s.size), s, a
-    term = a / (s + 1)
-    acc = term.copy()
-    for n in range(2, _MAX_TERMS):
-        term = term * (a_act / (s_act + n))
-        acc += term
-        done = term <= 1e-17 * acc
-        if done.any():
-            total[idx[done]] = acc[done]
-            keep = ~done
-            idx, s_act, a_act, term, acc = idx[keep], s_act[keep], a_act[keep], term[keep], acc[keep]
-            if idx.size == 0:
-                return total
-    raise ConvergenceError(f"Erlang B power series did not converge in {_MAX_TERMS} terms")
+def _until_converged(step, arrays: tuple[np.ndarray, ...], what: str) -> np.ndarray:
+    """Iterate ``arrays, done = step(n, *arrays)`` for n = 1, 2, ... until every element is done.
+
+    Returns arrays[0] of each element once it is done. Elements that are done keep iterating
+    (harmlessly) until half of the active ones are, then the arrays shrink to the rest.
+    """
+    out = np.empty_like(arrays[0])
+    index = np.arange(out.size)
+    finished = np.zeros(out.size, dtype=bool)
+    for n in range(1, _MAX_TERMS):
+        arrays, done = step(n, *arrays)
+        finished |= done
+        count = np.count_nonzero(finished)
+        if count and 2 * count >= index.size:
+            out[index[finished]] = arrays[0][finished]
+            keep = ~finished
+            index, finished, arrays = index[keep], finished[keep], tuple(x[keep] for x in arrays)
+            if index.size == 0:
+                return out
+    raise ConvergenceError(f"Erlang B {what} did not converge in {_MAX_TERMS} terms")
+
+
+def _lower_gamma(s: np.ndarray, a: np.ndarray, poisson: np.ndarray) -> np.ndarray:
+    """P(s+1, a) = p sum_{n>=1} a^n / ((s+1)(s+2)...(s+n)) for a <= s, to absolute 1e-17.
+
+    At most about 60 terms; fewer where the Poisson term p is small (only p T matters, against
+    Q(s+1, a) = 1 - p T >= ½).
+    """
+
+    def step(n, total, term, s, a):
+        term = term * (a / (s + n))
+        total = total + term
+        return (total, term, s, a), term <= 1e-17 * np.minimum(total, 1.0)
+
+    return _until_converged(step, (np.zeros_like(s), poisson, s, a), "power series")
 
 
 def _continued_fraction(s: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -335,29 +387,22 @@ def _continued_fraction(s: np.ndarray, a: np.ndarray) -> np.ndarray:
     so 1/E - 1 = s (1 - 1/K_1) / (a - s + s/K_1). K_1 by the modified Lentz algorithm.
     """
     gap = a - s
-    k1 = np.empty_like(s)
-    idx, s_act, gap_act = np.arange(s.size), s, gap
-    value = gap + 2.0
-    c, d = value.copy(), np.zeros_like(value)
-    for j in range(2, _MAX_TERMS):
-        numerator = j * (s_act - j + 1)
-        b = gap_act + 2 * j
+
+    def step(n, value, c, d, s, gap):
+        j = n + 1
+        numerator = j * (s - j + 1)
+        b = gap + 2 * j
         d = b + numerator * d
         d[d == 0] = 1e-300
         c = b + numerator / c
         c[c == 0] = 1e-300
         d = 1.0 / d
         delta = c * d
-        value = value * delta
-        done = np.abs(delta - 1) <= 2.3e-16  # within one unit in the last place of 1
-        if done.any():
-            k1[idx[done]] = value[done]
-            keep = ~done
-            idx, s_act, gap_act, value, c, d = idx[keep], s_act[keep], gap_act[keep], value[keep], c[keep], d[keep]
-            if idx.size == 0:
-                inv = 1.0 / k1
-                return s * (1 - inv) / (gap + s * inv)
-    raise ConvergenceError(f"Erlang B continued fraction did not converge in {_MAX_TERMS} terms")
+        return (value * delta, c, d, s, gap), np.abs(delta - 1) <= 2.3e-16  # one unit in the last place of 1
+
+    start = gap + 2.0
+    inv = 1.0 / _until_converged(step, (start, start.copy(), np.zeros_like(s), s, gap), "continued fraction")
+    return s * (1 - inv) / (gap + s * inv)
 
 
 @dataclass(frozen=True)
@@ -407,7 +452,7 @@ def _erlang_parts(s: np.ndarray, a: np.ndarray) -> _Parts:
 
 def _temme_ratio(s: np.ndarray, a: np.ndarray) -> np.ndarray:
     """1/E - 1 = Q(s, a)/p = e^{stirlerr(s)} (√(πs/2) erfcx(y) + sum_k c_k(η) s^{-k}) for a >= s."""
-    y = np.sqrt(_deviance(s, a)[0])
+    y = np.sqrt(_deviance(s, a, exact=False)[0])
     return np.exp(_stirlerr(s)) * (np.sqrt(np.pi * s / 2) * special.erfcx(y) + _temme_sum(y * np.sqrt(2 / s), s))
 
 
@@ -424,7 +469,7 @@ def _temme_quotient(s: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarra
 def _series_quotient(s: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """log p and Q(s+1, a) = 1 - p T for a <= s."""
     hi, lo = _log_poisson(s, a)
-    return hi, lo, 1 - np.exp(hi) * (1 + lo) * _series(s, a)
+    return hi, lo, 1 - _lower_gamma(s, a, np.exp(hi) * (1 + lo))
 
 
 def _small_order(s: np.ndarray, a: np.ndarray) -> np.ndarray:

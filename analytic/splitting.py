@@ -249,10 +249,19 @@ def _first_excess(ratio: Fraction, used, budget: int) -> Fraction:
 # ---------------------------------------------------------------------------------------------
 
 
-def _class_blocking(partition: Partition, arrival_rate: float, classes: Sequence[JobClass]) -> np.ndarray:
-    """E_{s_i}(λ α_i d_i) for every class (Property 1)."""
-    loads = [arrival_rate * float(c.probability) * float(c.mean_size) for c in classes]
-    return np.asarray(erlang_b(np.array(partition.servers_per_class, dtype=float), np.array(loads)))
+def _reserved_system(servers: int, arrival_rate: float,
+                     classes: Iterable[JobClass]) -> tuple[tuple[JobClass, ...], float, Partition, np.ndarray]:
+    """Validated classes and rate, the partition, and E_{s_i}(λ α_i d_i) of every class (Property 1)."""
+    classes = _classes(classes)
+    rate = _rate("arrival_rate", arrival_rate)
+    partition = balanced_partition(servers, classes)
+    loads = [rate * float(c.probability) * float(c.mean_size) for c in classes]
+    blocking = np.asarray(erlang_b(np.array(partition.servers_per_class, dtype=float), np.array(loads)))
+    return classes, rate, partition, blocking
+
+
+def _probabilities(classes: Sequence[JobClass]) -> np.ndarray:
+    return np.array([float(c.probability) for c in classes])
 
 
 @dataclass(frozen=True)
@@ -307,11 +316,9 @@ def stability_margin(servers: int, arrival_rate: float, classes: Iterable[JobCla
     >>> result.stable, round(result.margin, 4), result.partition.servers_per_class
     (True, 0.9176, (20, 10))
     """
-    classes = _classes(classes)
-    rate = _rate("arrival_rate", arrival_rate)
-    partition = balanced_partition(servers, classes)
+    classes, rate, partition, blocking = _reserved_system(servers, arrival_rate, classes)
     demands = np.array([float(c.demand) for c in classes])
-    blocked = float(demands @ _class_blocking(partition, rate, classes))
+    blocked = float(demands @ blocking)
     margin = rate * blocked / partition.helpers if partition.helpers else math.inf
     load = rate * float(demands.sum()) / partition.servers
     return Stability(margin=margin, stable=margin < 1, load=load, partition=partition)
@@ -350,11 +357,8 @@ def helper_probability_bound(servers: int, arrival_rate: float, classes: Iterabl
     >>> round(helper_probability_bound(11, 1.0, [JobClass(2, 1.0, 2.0)]), 12)  # s_1 = 4: E_4(2) = 2/21
     0.095238095238
     """
-    classes = _classes(classes)
-    rate = _rate("arrival_rate", arrival_rate)
-    partition = balanced_partition(servers, classes)
-    probabilities = np.array([float(c.probability) for c in classes])
-    return float(probabilities @ _class_blocking(partition, rate, classes))
+    classes, _, _, blocking = _reserved_system(servers, arrival_rate, classes)
+    return float(_probabilities(classes) @ blocking)
 
 
 @dataclass(frozen=True)
@@ -412,12 +416,9 @@ def response_time_bound(servers: int, arrival_rate: float, classes: Iterable[Job
     >>> bound.lower, round(bound.accepted, 12)  # 2 (1 - E_4(2)) = 38/21
     (2.0, 1.809523809524)
     """
-    classes = _classes(classes)
-    rate = _rate("arrival_rate", arrival_rate)
-    partition = balanced_partition(servers, classes)
-    blocking = _class_blocking(partition, rate, classes)
+    classes, _, _, blocking = _reserved_system(servers, arrival_rate, classes)
     weights = np.array([float(c.probability) * float(c.mean_size) for c in classes])
-    probabilities = np.array([float(c.probability) for c in classes])
+    probabilities = _probabilities(classes)
     return ResponseTimeBound(lower=float(weights.sum()), accepted=float(weights @ (1 - blocking)),
                              helper_probability=float(probabilities @ blocking))
 
@@ -591,8 +592,7 @@ def theorem2_limit(theta: float, classes: Iterable[JobClass]) -> float:
     theta = _rate("theta", theta)
     total = sum(c.demand for c in classes)
     thetas = np.array([theta * math.sqrt(float(c.demand / (c.need * total))) for c in classes])
-    probabilities = np.array([float(c.probability) for c in classes])
-    return float(theta * probabilities @ (np.asarray(halfin_whitt_blocking(thetas)) / thetas))
+    return float(theta * _probabilities(classes) @ (np.asarray(halfin_whitt_blocking(thetas)) / thetas))
 
 
 # ---------------------------------------------------------------------------------------------
