@@ -34,10 +34,11 @@ regularized upper incomplete gamma function.
   pieces that stay O(1) as ``s -> 0``, so that ``1 - E`` and ``log E`` keep their relative
   precision.
 
-Accuracy, measured by ``benchmarks/erlang.py`` against mpmath at 50 digits on a dense grid of
-servers from 0.01 to 1e9 and loads from 1e-3·s to 1e3·s: relative error of ``E`` below 1e-14
-wherever ``E >= 1e-300`` (the benchmark prints the maximum, about 5e-15), and of ``log E``
-below 1e-14 everywhere.
+Accuracy, measured by ``benchmarks/erlang.py`` against mpmath at 50 digits on 4834 points
+(servers from 0.01 to 1e9, real and integer; loads from 1e-3·s to 1e3·s and s ± 40√s): the
+relative error of ``E`` is at most 4.0e-15 on the 3830 points where ``E >= 1e-300`` (median
+9e-17), and the error of ``log E`` at most 3.6e-15 (absolute where |log E| < 1, relative beyond).
+Speed: 1.1 to 1.8 million values per second vectorized, whatever the size.
 """
 
 from __future__ import annotations
@@ -137,10 +138,7 @@ def _dd_log(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     w = num / den_hi
     p_hi, p_lo = _two_prod(w, den_hi)
     w_lo = ((num - p_hi) - p_lo - w * den_lo) / den_hi
-    w2 = w * w
-    tail = np.zeros_like(w)
-    for j in range(12, 0, -1):  # sum_{j>=1} w^{2j} / (2j+1), w^2 <= 0.0295
-        tail = (tail + 1.0 / (2 * j + 1)) * w2
+    tail = w * w * _atanh_tail(w * w, last=11)  # sum_{j>=1} w^{2j} / (2j+1), w^2 <= 0.0295: 0.0295^11 < 2e-17
     hi, lo = _two_sum(e * _LN2_HI, 2 * w)
     return _two_sum(hi, lo + e * _LN2_LO + 2 * w_lo + 2 * w * tail)
 
@@ -172,10 +170,10 @@ def _deviance(s: np.ndarray, a: np.ndarray, exact: bool = True) -> tuple[np.ndar
     return hi, lo
 
 
-def _atanh_tail(v2: np.ndarray, first: int = 1) -> np.ndarray:
-    """sum_{j>=first} v^{2(j-first)} / (2j+1) for v^2 <= 1/16 (to 1e-17 relative)."""
+def _atanh_tail(v2: np.ndarray, first: int = 1, last: int = 14) -> np.ndarray:
+    """sum_{first<=j<=last} v^{2(j-first)} / (2j+1): to 1e-17 relative for v^2 <= 1/16 with last = 14."""
     total = np.zeros_like(v2)
-    for j in range(14, first - 1, -1):
+    for j in range(last, first - 1, -1):
         total = total * v2 + 1.0 / (2 * j + 1)
     return total
 
@@ -563,11 +561,11 @@ def erlang_b(servers: Any, load: Any, precision: int | None = None) -> Any:
     Returns
     -------
     float or numpy.ndarray
-        E_s(a) in [0, 1], broadcast over the inputs. Relative error below 1e-13 against mpmath
-        at 50 digits wherever E_s(a) >= 1e-300 (measured: see ``benchmarks/erlang.py``); smaller
-        values lose relative precision as subnormals and underflow to 0 (use
-        :func:`log_erlang_b`). Constant time per value; the method is described in the module
-        docstring.
+        E_s(a) in [0, 1], broadcast over the inputs. Relative error below 1e-14 against mpmath
+        at 50 digits wherever E_s(a) >= 1e-300 (4.0e-15 at most on the grid of
+        ``benchmarks/erlang.py``); smaller values lose relative precision as subnormals and
+        underflow to 0 (use :func:`log_erlang_b`). Constant time per value; the method is
+        described in the module docstring.
 
     Raises
     ------
@@ -606,8 +604,8 @@ def log_erlang_b(servers: Any, load: Any) -> Any:
     -------
     float or numpy.ndarray
         log E_s(a) <= 0: finite for every load > 0 (e.g. about -5.9e9 at s = 1e9, a = 1e6), and
-        -inf only for load = 0 with servers > 0. Absolute error below about 1e-14 where
-        |log E| < 700 and relative error below 1e-15 beyond.
+        -inf only for load = 0 with servers > 0. Error below 1e-14: absolute where |log E| < 1,
+        relative beyond (3.6e-15 at most on the grid of ``benchmarks/erlang.py``).
 
     Raises
     ------
