@@ -75,6 +75,8 @@ _TEMME_TERMS = 13
 _TEMME_ORDER = 30
 #: (smallest s, terms used): the first omitted term |c_K(η)| s^{-K} stays below 3e-19 for |η| < 1.
 _TEMME_TIERS = ((1e6, 3), (1e4, 4), (1e3, 5), (200.0, 7), (_TEMME_SERVERS, _TEMME_TERMS))
+#: Largest server count accepted (accuracy is measured up to 1e9 and spot-checked at 1e15).
+_MAX_SERVERS = 1e15
 #: bd0 is refined to double-double between these values (see _deviance).
 _DOUBLE_DEVIANCE = (3.0, 750.0)
 #: Iteration cap of the series and the continued fraction (they need at most about 60).
@@ -240,7 +242,7 @@ def _stirlerr(s: np.ndarray) -> np.ndarray:
     out = np.empty_like(s)
     large = s >= 10
     x = s[large]
-    inv2 = 1.0 / (x * x)
+    inv2 = (1.0 / x) ** 2
     acc = np.zeros_like(x)
     for c in reversed(_STIRLING_SERIES):  # 8 terms: next one is below 2e-18 for s >= 10
         acc = acc * inv2 + c
@@ -522,6 +524,13 @@ def _nonnegative(name: str, value: Any) -> np.ndarray:
     return _validated(name, value, "must be finite and >= 0", lambda x: np.isfinite(x) & (x >= 0))
 
 
+def _server_count(name: str, value: Any, positive: bool = False) -> np.ndarray:
+    """Servers (or, for erlang_b_servers, a load) in [0, 1e15], or (0, 1e15] when positive."""
+    lowest = "> 0" if positive else ">= 0"
+    return _validated(name, value, f"must be {lowest} and <= {_MAX_SERVERS:.0e} (the validated range)",
+                      lambda x: ((x > 0) if positive else (x >= 0)) & (x <= _MAX_SERVERS))
+
+
 def _probability_target(value: Any) -> np.ndarray:
     return _validated("target", value, "must lie strictly between 0 and 1", lambda x: (x > 0) & (x < 1))
 
@@ -551,7 +560,7 @@ def erlang_b(servers: Any, load: Any, precision: int | None = None) -> Any:
     Parameters
     ----------
     servers : float or array_like
-        Number of servers s >= 0; real values use the continuation a^s e^{-a} / Γ(s+1, a).
+        Number of servers, 0 <= s <= 1e15; real values use the continuation a^s e^{-a} / Γ(s+1, a).
     load : float or array_like
         Offered load a = λ d >= 0 in Erlangs (arrival rate times mean service time).
     precision : int, optional
@@ -570,7 +579,8 @@ def erlang_b(servers: Any, load: Any, precision: int | None = None) -> Any:
     Raises
     ------
     InvalidParameterError
-        A negative, NaN or infinite ``servers`` or ``load``, or a ``precision`` below 1.
+        A negative, NaN or infinite ``load``, ``servers`` outside [0, 1e15], or a ``precision``
+        below 1.
 
     References
     ----------
@@ -583,7 +593,7 @@ def erlang_b(servers: Any, load: Any, precision: int | None = None) -> Any:
     >>> erlang_b([1, 2], 1.0).round(6).tolist()
     [0.5, 0.2]
     """
-    s, a = _nonnegative("servers", servers), _nonnegative("load", load)
+    s, a = _server_count("servers", servers), _nonnegative("load", load)
     if precision is not None:
         return _erlang_b_mpmath(s, a, precision)
     shape, (s, a) = _broadcast(s, a)
@@ -596,7 +606,7 @@ def log_erlang_b(servers: Any, load: Any) -> Any:
     Parameters
     ----------
     servers : float or array_like
-        Number of servers s >= 0 (real values allowed, as in :func:`erlang_b`).
+        Number of servers, 0 <= s <= 1e15 (real values allowed, as in :func:`erlang_b`).
     load : float or array_like
         Offered load a >= 0 in Erlangs.
 
@@ -610,14 +620,14 @@ def log_erlang_b(servers: Any, load: Any) -> Any:
     Raises
     ------
     InvalidParameterError
-        A negative, NaN or infinite ``servers`` or ``load``.
+        A negative, NaN or infinite ``load``, or ``servers`` outside [0, 1e15].
 
     Examples
     --------
     >>> round(log_erlang_b(1e9, 1e6) / 1e9, 9)
     -5.90875529
     """
-    shape, (s, a) = _broadcast(_nonnegative("servers", servers), _nonnegative("load", load))
+    shape, (s, a) = _broadcast(_server_count("servers", servers), _nonnegative("load", load))
     with np.errstate(divide="ignore"):
         return _shaped(_erlang_parts(s, a).log(), shape)
 
@@ -670,7 +680,7 @@ def erlang_c(servers: Any, load: Any) -> Any:
     Parameters
     ----------
     servers : float or array_like
-        Number of servers s > 0 (real values use the continuation of E_s).
+        Number of servers, 0 < s <= 1e15 (real values use the continuation of E_s).
     load : float or array_like
         Offered load a = λ d in Erlangs, 0 <= a < s.
 
@@ -691,7 +701,7 @@ def erlang_c(servers: Any, load: Any) -> Any:
     >>> round(erlang_c(2, 1.0), 12)
     0.333333333333
     """
-    shape, (s, a) = _broadcast(_nonnegative("servers", servers), _nonnegative("load", load))
+    shape, (s, a) = _broadcast(_server_count("servers", servers), _nonnegative("load", load))
     unstable = a >= s
     if unstable.any():
         i = int(np.flatnonzero(unstable)[0])
@@ -707,7 +717,7 @@ def loss_response_time(servers: Any, arrival_rate: Any, mean_size: Any) -> Any:
     Parameters
     ----------
     servers : float or array_like
-        Number of servers s >= 0.
+        Number of servers, 0 <= s <= 1e15.
     arrival_rate : float or array_like
         Poisson arrival rate λ >= 0 (jobs per unit time).
     mean_size : float or array_like
@@ -734,8 +744,10 @@ def loss_response_time(servers: Any, arrival_rate: Any, mean_size: Any) -> Any:
     """
     rate = _nonnegative("arrival_rate", arrival_rate)
     size = _nonnegative("mean_size", mean_size)
-    shape, (s, lam, d) = _broadcast(_nonnegative("servers", servers), rate, size)
-    return _shaped(d * _erlang_parts(s, lam * d).complement(), shape)
+    shape, (s, lam, d) = _broadcast(_server_count("servers", servers), rate, size)
+    with np.errstate(over="ignore"):
+        load = _nonnegative("arrival_rate * mean_size", lam * d)
+    return _shaped(d * _erlang_parts(s, load).complement(), shape)
 
 
 def erlang_b_servers(load: Any, target: Any) -> Any:
@@ -748,7 +760,7 @@ def erlang_b_servers(load: Any, target: Any) -> Any:
     Parameters
     ----------
     load : float or array_like
-        Offered load a >= 0 in Erlangs.
+        Offered load in Erlangs, 0 <= a <= 1e15.
     target : float or array_like
         Blocking probability to meet, 0 < target < 1.
 
@@ -760,14 +772,14 @@ def erlang_b_servers(load: Any, target: Any) -> Any:
     Raises
     ------
     InvalidParameterError
-        A negative or non-finite load, or a target outside (0, 1).
+        A load outside [0, 1e15], or a target outside (0, 1).
 
     Examples
     --------
     >>> erlang_b_servers(7.0, 0.1)  # E_9(7) = 0.127, E_10(7) = 0.079
     10
     """
-    a, t = _nonnegative("load", load), _probability_target(target)
+    a, t = _server_count("load", load), _probability_target(target)
     shape, (a, t) = _broadcast(a, t)
     slack = np.log(2 / t)
     hi = np.ceil(a + slack / 3 + np.sqrt(slack * slack / 9 + 2 * a * slack)) + 1
@@ -796,54 +808,72 @@ def erlang_b_load(servers: Any, target: Any) -> Any:
     Parameters
     ----------
     servers : float or array_like
-        Number of servers s > 0 (real values allowed).
+        Number of servers, 0 < s <= 1e15 (real values allowed).
     target : float or array_like
         Blocking probability, 0 < target < 1.
 
     Returns
     -------
     float or numpy.ndarray
-        The load in Erlangs, to about 1e-15 relative (Newton stops at a step below 4e-16 in
-        log a). Roots below the smallest double (s < 1 with tiny targets, e.g. s = 0.5,
+        The load in Erlangs, to about 1e-15 relative (Newton in log a, then two Newton steps on
+        a itself) times the condition number 1/f'(u), which exceeds 1 only for targets near 1
+        (about 10 at target 0.9 with a >> s). Roots below the smallest double (s < 1 with tiny targets, e.g. s = 0.5,
         target = 1e-200 has a ≈ 8e-401) come out as 0 or a subnormal.
 
     Raises
     ------
     InvalidParameterError
-        servers <= 0 (E_0 = 1 for every load) or non-finite, or a target outside (0, 1).
+        servers outside (0, 1e15] (E_0 = 1 for every load), or a target outside (0, 1).
 
     Examples
     --------
     >>> round(erlang_b_load(1, 0.5), 12)  # E_1(a) = a / (1 + a)
     1.0
     """
-    s = _validated("servers", servers, "must be finite and > 0 (E_0(a) = 1 for every load)",
-                   lambda x: np.isfinite(x) & (x > 0))
+    s = _server_count("servers", servers, positive=True)
     shape, (s, t) = _broadcast(s, _probability_target(target))
     log_target = np.log(t)
-    lo = np.minimum(np.log(s), (np.log(t / 2) + special.gammaln(s + 1)) / s)
+    with np.errstate(over="ignore"):  # tiny s: the bound is -inf, replaced just below
+        lo = np.minimum(np.log(s), (np.log(t / 2) + special.gammaln(s + 1)) / s)
+    lo = np.maximum(lo, math.log(np.finfo(float).smallest_subnormal) - 1)  # a root below underflows anyway
     hi = np.log(s) - np.log1p(-t)
     u = 0.5 * (lo + hi)
     active = np.arange(s.size)
     for _ in range(200):
         ua = u[active]
         parts = _erlang_parts(s[active], np.exp(ua))
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # an infinite step bisects
             f = parts.log() - log_target[active]
             step = f / (s[active] - np.exp(ua) * parts.complement())
         below = f < 0
         lo[active[below]] = ua[below]
         hi[active[~below]] = ua[~below]
         tolerance = 4e-16 * np.maximum(1.0, np.abs(ua))
-        done = (np.abs(step) <= tolerance) | (hi[active] - lo[active] <= tolerance)
         new = ua - step
-        outside = ~((new >= lo[active]) & (new <= hi[active]))
+        # converged: a tiny step, a collapsed bracket, or a load that no longer changes (subnormal loads)
+        done = (np.abs(step) <= tolerance) | (hi[active] - lo[active] <= tolerance) | (np.exp(new) == np.exp(ua))
+        outside = ~((new > lo[active]) & (new < hi[active]))  # includes landing on an end: bisect
         new[outside] = 0.5 * (lo[active] + hi[active])[outside]
         u[active] = np.where(done, ua, new)
         active = active[~done]
         if active.size == 0:
-            return _shaped(np.exp(u), shape)
+            return _shaped(_polished_load(s, np.exp(u), log_target), shape)
     raise ConvergenceError(f"erlang_b_load: Newton iteration did not converge for servers = {describe(s[active[0]])}")
+
+
+def _polished_load(s: np.ndarray, a: np.ndarray, log_target: np.ndarray) -> np.ndarray:
+    """Two Newton steps a <- a exp(-f/f') on the load itself: log a resolves a only to ulp(log a),
+    about 7e-15 relative at a = 1e15; the steps (clipped to 1e-12) recover full precision."""
+    for _ in range(2):
+        parts = _erlang_parts(s, a)
+        slope = s - a * parts.complement()
+        # skip subnormal loads, and slopes lost to cancellation (target near 1: the root is then
+        # ill-conditioned and the bracketed iteration has already located it as well as it can be)
+        usable = (a > 1e-300) & (slope > 1e-12 * np.maximum(s, a))  # at least 4 digits of the slope left
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            step = np.where(usable, (parts.log() - log_target) / slope, 0.0)
+        a *= np.exp(-np.clip(step, -1e-12, 1e-12))
+    return a
 
 
 def _mills(x: np.ndarray) -> np.ndarray:
