@@ -221,23 +221,22 @@ def balanced_partition(servers: int, classes: Iterable[JobClass]) -> Partition:
         return sum(math.floor(x * c) * n for c, n in zip(ratios, needs, strict=True))
 
     if all(c.denominator == 1 for c in ratios) or used(Fraction(1)) <= budget:
-        counts = [math.floor(c) for c in ratios]
         psi = Fraction(1)
-        lower = max((Fraction(m) / c for m, c in zip(counts, ratios, strict=True) if m > 0), default=Fraction(0))
-    else:
-        psi = min(_first_excess(c, used, budget) for c in ratios if c >= 1)
-        counts = [math.ceil(psi * c) - 1 for c in ratios]
-        lower = max((Fraction(m) / c for m, c in zip(counts, ratios, strict=True) if m > 0), default=Fraction(0))
+        counts = [math.floor(c) for c in ratios]
+    else:  # used(1) > budget, so some class has a breakpoint in (0, 1] where the budget is exceeded
+        psi = min(x for c in ratios if (x := _first_excess(c, used, budget)) is not None)
+        counts = [math.ceil(psi * c) - 1 for c in ratios]  # floor(x c) just below x = ψ
+    lower = max((Fraction(m) / c for m, c in zip(counts, ratios, strict=True) if m > 0), default=Fraction(0))
     reserved = tuple(m * n for m, n in zip(counts, needs, strict=True))
     return Partition(servers=k, psi=float(psi), piece=(float(lower), float(psi)), reserved=reserved,
                      servers_per_class=tuple(counts), helpers=k - sum(reserved))
 
 
-def _first_excess(ratio: Fraction, used, budget: int) -> Fraction:
-    """Smallest breakpoint m/ratio (1 <= m <= floor(ratio)) with used(m/ratio) > budget, or +inf."""
+def _first_excess(ratio: Fraction, used, budget: int) -> Fraction | None:
+    """Smallest breakpoint m/ratio (1 <= m <= floor(ratio)) with used(m/ratio) > budget, if any."""
     lo, hi = 0, math.floor(ratio)  # invariant: used(lo/ratio) <= budget (lo = 0: nothing used)
-    if used(Fraction(hi) / ratio) <= budget:
-        return Fraction(10**18)
+    if hi == 0 or used(Fraction(hi) / ratio) <= budget:
+        return None
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if used(Fraction(mid) / ratio) > budget:
