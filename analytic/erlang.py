@@ -79,7 +79,7 @@ _TEMME_TIERS = ((1e6, 3), (1e4, 4), (1e3, 5), (200.0, 7), (_TEMME_SERVERS, _TEMM
 _MAX_SERVERS = 1e15
 #: bd0 is refined to double-double between these values (see _deviance).
 _DOUBLE_DEVIANCE = (3.0, 750.0)
-#: Iteration cap of the series and the continued fraction (they need at most about 60).
+#: Iteration cap of the series and the continued fraction (they need at most about 110).
 _MAX_TERMS = 500
 
 _LN2_HI = 6.93147180369123816490e-01  # fdlibm's split of log 2: _LN2_HI has 32 trailing zero bits
