@@ -16,13 +16,14 @@ values (the Figure 1 model uses 1/60).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Integral, Real
 
 import numpy as np
 
+from analytic.ctmc import CTMC
 from analytic.erlang import erlang_b, halfin_whitt_blocking
 from analytic.errors import InvalidParameterError, UnstableSystemError
 from analytic.reproduce import Row, reproduces
@@ -40,6 +41,8 @@ __all__ = [
     "figure1_classes",
     "figure1_need_scale",
     "helper_probability_bound",
+    "modified_bs_chain",
+    "modified_bs_helper_probability",
     "response_time_bound",
     "stability_margin",
     "subcritical_system",
@@ -218,23 +221,22 @@ def balanced_partition(servers: int, classes: Iterable[JobClass]) -> Partition:
         return sum(math.floor(x * c) * n for c, n in zip(ratios, needs, strict=True))
 
     if all(c.denominator == 1 for c in ratios) or used(Fraction(1)) <= budget:
-        counts = [math.floor(c) for c in ratios]
         psi = Fraction(1)
-        lower = max((Fraction(m) / c for m, c in zip(counts, ratios, strict=True) if m > 0), default=Fraction(0))
-    else:
-        psi = min(_first_excess(c, used, budget) for c in ratios if c >= 1)
-        counts = [math.ceil(psi * c) - 1 for c in ratios]
-        lower = max((Fraction(m) / c for m, c in zip(counts, ratios, strict=True) if m > 0), default=Fraction(0))
+        counts = [math.floor(c) for c in ratios]
+    else:  # used(1) > budget, so some class has a breakpoint in (0, 1] where the budget is exceeded
+        psi = min(x for c in ratios if (x := _first_excess(c, used, budget)) is not None)
+        counts = [math.ceil(psi * c) - 1 for c in ratios]  # floor(x c) just below x = ψ
+    lower = max((Fraction(m) / c for m, c in zip(counts, ratios, strict=True) if m > 0), default=Fraction(0))
     reserved = tuple(m * n for m, n in zip(counts, needs, strict=True))
     return Partition(servers=k, psi=float(psi), piece=(float(lower), float(psi)), reserved=reserved,
                      servers_per_class=tuple(counts), helpers=k - sum(reserved))
 
 
-def _first_excess(ratio: Fraction, used, budget: int) -> Fraction:
-    """Smallest breakpoint m/ratio (1 <= m <= floor(ratio)) with used(m/ratio) > budget, or +inf."""
+def _first_excess(ratio: Fraction, used, budget: int) -> Fraction | None:
+    """Smallest breakpoint m/ratio (1 <= m <= floor(ratio)) with used(m/ratio) > budget, if any."""
     lo, hi = 0, math.floor(ratio)  # invariant: used(lo/ratio) <= budget (lo = 0: nothing used)
-    if used(Fraction(hi) / ratio) <= budget:
-        return Fraction(10**18)
+    if hi == 0 or used(Fraction(hi) / ratio) <= budget:
+        return None
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if used(Fraction(mid) / ratio) > budget:
@@ -249,10 +251,19 @@ def _first_excess(ratio: Fraction, used, budget: int) -> Fraction:
 # ---------------------------------------------------------------------------------------------
 
 
-def _class_blocking(partition: Partition, arrival_rate: float, classes: Sequence[JobClass]) -> np.ndarray:
-    """E_{s_i}(λ α_i d_i) for every class (Property 1)."""
-    loads = [arrival_rate * float(c.probability) * float(c.mean_size) for c in classes]
-    return np.asarray(erlang_b(np.array(partition.servers_per_class, dtype=float), np.array(loads)))
+def _reserved_system(servers: int, arrival_rate: float,
+                     classes: Iterable[JobClass]) -> tuple[tuple[JobClass, ...], float, Partition, np.ndarray]:
+    """Validated classes and rate, the partition, and E_{s_i}(λ α_i d_i) of every class (Property 1)."""
+    classes = _classes(classes)
+    rate = _rate("arrival_rate", arrival_rate)
+    partition = balanced_partition(servers, classes)
+    loads = [rate * float(c.probability) * float(c.mean_size) for c in classes]
+    blocking = np.asarray(erlang_b(np.array(partition.servers_per_class, dtype=float), np.array(loads)))
+    return classes, rate, partition, blocking
+
+
+def _probabilities(classes: Sequence[JobClass]) -> np.ndarray:
+    return np.array([float(c.probability) for c in classes])
 
 
 @dataclass(frozen=True)
@@ -307,11 +318,9 @@ def stability_margin(servers: int, arrival_rate: float, classes: Iterable[JobCla
     >>> result.stable, round(result.margin, 4), result.partition.servers_per_class
     (True, 0.9176, (20, 10))
     """
-    classes = _classes(classes)
-    rate = _rate("arrival_rate", arrival_rate)
-    partition = balanced_partition(servers, classes)
+    classes, rate, partition, blocking = _reserved_system(servers, arrival_rate, classes)
     demands = np.array([float(c.demand) for c in classes])
-    blocked = float(demands @ _class_blocking(partition, rate, classes))
+    blocked = float(demands @ blocking)
     margin = rate * blocked / partition.helpers if partition.helpers else math.inf
     load = rate * float(demands.sum()) / partition.servers
     return Stability(margin=margin, stable=margin < 1, load=load, partition=partition)
@@ -350,11 +359,8 @@ def helper_probability_bound(servers: int, arrival_rate: float, classes: Iterabl
     >>> round(helper_probability_bound(11, 1.0, [JobClass(2, 1.0, 2.0)]), 12)  # s_1 = 4: E_4(2) = 2/21
     0.095238095238
     """
-    classes = _classes(classes)
-    rate = _rate("arrival_rate", arrival_rate)
-    partition = balanced_partition(servers, classes)
-    probabilities = np.array([float(c.probability) for c in classes])
-    return float(probabilities @ _class_blocking(partition, rate, classes))
+    classes, _, _, blocking = _reserved_system(servers, arrival_rate, classes)
+    return float(_probabilities(classes) @ blocking)
 
 
 @dataclass(frozen=True)
@@ -412,14 +418,115 @@ def response_time_bound(servers: int, arrival_rate: float, classes: Iterable[Job
     >>> bound.lower, round(bound.accepted, 12)  # 2 (1 - E_4(2)) = 38/21
     (2.0, 1.809523809524)
     """
-    classes = _classes(classes)
-    rate = _rate("arrival_rate", arrival_rate)
-    partition = balanced_partition(servers, classes)
-    blocking = _class_blocking(partition, rate, classes)
+    classes, _, _, blocking = _reserved_system(servers, arrival_rate, classes)
     weights = np.array([float(c.probability) * float(c.mean_size) for c in classes])
-    probabilities = np.array([float(c.probability) for c in classes])
+    probabilities = _probabilities(classes)
     return ResponseTimeBound(lower=float(weights.sum()), accepted=float(weights @ (1 - blocking)),
                              helper_probability=float(probabilities @ blocking))
+
+
+# ---------------------------------------------------------------------------------------------
+# The exact CTMC of ModifiedBS's reserved system (Definition 2), independent of Property 1
+# ---------------------------------------------------------------------------------------------
+
+
+def modified_bs_chain(servers: int, arrival_rate: float, classes: Iterable[JobClass],
+                      hyperexponential: Mapping[int, tuple[float, float]] | None = None,
+                      max_states: int = 200_000) -> CTMC:
+    """The CTMC of the A system under ModifiedBS, built from Definition 2 with analytic.ctmc.
+
+    A state holds, per class, the number of busy servers of A_i (per service phase for the
+    classes given in ``hyperexponential``). A class-i job (rate λ α_i) is admitted when at least
+    n_i of the a_i servers of A_i are idle, otherwise it goes to the helpers; a job in phase j
+    leaves at its phase's rate. Nothing here assumes Property 1, so the chain checks it.
+
+    Parameters
+    ----------
+    servers : int
+        k.
+    arrival_rate : float
+        λ > 0.
+    classes : sequence of JobClass
+    hyperexponential : mapping, optional
+        ``{i: (q, rate)}``: class i's service time is exponential with ``rate`` with probability
+        q, else exponential with the rate that keeps its mean d_i (it must be positive).
+    max_states : int
+        Passed to :meth:`analytic.ctmc.CTMC.from_function`.
+
+    Returns
+    -------
+    analytic.ctmc.CTMC
+        States are tuples of per-class tuples of busy-server counts.
+
+    Raises
+    ------
+    InvalidParameterError
+        Bad inputs, or a hyperexponential phase that cannot keep the mean.
+    StateSpaceTooLargeError
+        More than ``max_states`` states.
+
+    References
+    ----------
+    Anselmi & Doncel, Definition 2 (ModifiedBS), Property 1.
+
+    Examples
+    --------
+    >>> modified_bs_chain(8, 2.0, [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)]).n_states  # s = (2, 2)
+    9
+    """
+    classes = _classes(classes)
+    rate = _rate("arrival_rate", arrival_rate)
+    reserved = balanced_partition(servers, classes).reserved
+    phases = [_service_phases(i, c, (hyperexponential or {}).get(i)) for i, c in enumerate(classes)]
+
+    def moved(state, i, phase, change):
+        busy = list(state[i])
+        busy[phase] += change
+        return (*state[:i], tuple(busy), *state[i + 1:])
+
+    def transitions(state):
+        for i, (c, (weights, rates)) in enumerate(zip(classes, phases, strict=True)):
+            busy = state[i]
+            if reserved[i] - sum(busy) >= c.need:
+                for phase, weight in enumerate(weights):
+                    yield moved(state, i, phase, c.need), rate * float(c.probability) * weight
+            for phase, phase_rate in enumerate(rates):
+                if busy[phase]:
+                    yield moved(state, i, phase, -c.need), busy[phase] // c.need * phase_rate
+
+    initial = tuple((0,) * len(weights) for weights, _ in phases)
+    return CTMC.from_function(initial, transitions, max_states=max_states)
+
+
+def _service_phases(index: int, job_class: JobClass, spec: tuple[float, float] | None):
+    """(phase probabilities, phase rates) of a class's service time with mean d_i."""
+    mean = float(job_class.mean_size)
+    if spec is None:
+        return (1.0,), (1 / mean,)
+    q, first = spec
+    if not 0 < q < 1 or not 0 < first < math.inf or q / first >= mean:
+        raise InvalidParameterError(f"hyperexponential[{index}]", spec,
+                                    f"needs 0 < q < 1 and q/rate < d_i = {mean:g} so that the second phase keeps the mean")
+    return (q, 1 - q), (first, (1 - q) / (mean - q / first))
+
+
+def modified_bs_helper_probability(servers: int, arrival_rate: float, classes: Iterable[JobClass],
+                                   hyperexponential: Mapping[int, tuple[float, float]] | None = None) -> float:
+    """P_H under ModifiedBS from the exact CTMC: sum_i α_i P(fewer than n_i idle servers in A_i) (PASTA).
+
+    The independent counterpart of :func:`helper_probability_bound` (eq. 16); see
+    :func:`modified_bs_chain` for the parameters.
+
+    Examples
+    --------
+    >>> round(modified_bs_helper_probability(11, 1.0, [JobClass(2, 1.0, 2.0)]), 12)  # E_4(2) = 2/21
+    0.095238095238
+    """
+    classes = _classes(classes)
+    reserved = balanced_partition(servers, classes).reserved
+    pi = modified_bs_chain(servers, arrival_rate, classes, hyperexponential).stationary()
+    return sum(float(c.probability) * pi.expected(lambda x, i=i, c=c: float(reserved[i] - sum(x[i]) < c.need))
+               for i, c in enumerate(classes))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -591,8 +698,7 @@ def theorem2_limit(theta: float, classes: Iterable[JobClass]) -> float:
     theta = _rate("theta", theta)
     total = sum(c.demand for c in classes)
     thetas = np.array([theta * math.sqrt(float(c.demand / (c.need * total))) for c in classes])
-    probabilities = np.array([float(c.probability) for c in classes])
-    return float(theta * probabilities @ (np.asarray(halfin_whitt_blocking(thetas)) / thetas))
+    return float(theta * _probabilities(classes) @ (np.asarray(halfin_whitt_blocking(thetas)) / thetas))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -684,6 +790,10 @@ def _partition_by_scan(servers: int, classes: Sequence[JobClass]) -> tuple[float
     return 1.0, tuple(math.floor(c) for c in ratios), servers - sum(math.floor(c) * n for c, n in zip(ratios, needs, strict=True))
 
 
+def _describe_partition(psi: float, counts: Sequence[int], helpers: int) -> str:
+    return f"{psi:.5f};{','.join(map(str, counts))};{helpers}"
+
+
 @reproduces
 def _table_partition_rows() -> list[Row]:
     rows = []
@@ -692,9 +802,9 @@ def _table_partition_rows() -> list[Row]:
             p = balanced_partition(k, classes)
             psi, counts, helpers = _partition_by_scan(k, classes)
             rows.append(Row(paper="Anselmi & Doncel, eqs. (2a)-(2b)",
-                            statement=f"{name}, k = {k}: ψ, s_i, |H| by exact bisection = scan of all breakpoints",
-                            paper_value=f"ψ={psi:.6f} s={list(counts)} H={helpers}",
-                            value=f"ψ={p.psi:.6f} s={list(p.servers_per_class)} H={p.helpers}"))
+                            statement=f"{name}, k = {k}: ψ; s_i; |H| by exact bisection (left: scan of all breakpoints)",
+                            paper_value=_describe_partition(psi, counts, helpers),
+                            value=_describe_partition(p.psi, p.servers_per_class, p.helpers)))
     return rows
 
 
@@ -739,3 +849,14 @@ def _stability_rows() -> list[Row]:
                  "it grows like √(k/f_k), since the overflow to the helpers is of order √(k f_k) server units while "
                  "|H| <= f_k sum_i n_i: in the Halfin–Whitt regime the sufficient condition of Prop. 1 fails for large k."),
     ]
+
+
+@reproduces
+def _property1_row() -> Row:
+    """Property 1 / eq. (16): the loss-formula value equals P_H of the exact ModifiedBS chain."""
+    classes = [JobClass(1, 0.6, 1.0), JobClass(2, 0.3, 1.5), JobClass(4, 0.1, 2.0)]
+    return Row(paper="Anselmi & Doncel, Property 1, eq. (16)",
+               statement="P_H of ModifiedBS: eq. (16) vs exact CTMC of Definition 2 (k = 40, λ = 9, "
+                         "hyperexponential sizes for the 2-server class)",
+               paper_value=modified_bs_helper_probability(40, 9.0, classes, hyperexponential={1: (0.2, 2.0)}),
+               value=helper_probability_bound(40, 9.0, classes), tolerance=1e-12)

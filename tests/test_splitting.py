@@ -1,8 +1,8 @@
 """Tests of analytic.splitting against independent computations.
 
-References: exact CTMCs of the ModifiedBS reserved system built with analytic.ctmc from
-Definition 2 (busy servers per A_i, admission when n_i servers are idle), with exponential and
-with hyperexponential service times; a brute-force walk through every breakpoint of (2a) in
+References: the exact CTMC of the ModifiedBS reserved system (modified_bs_chain, built with
+analytic.ctmc from Definition 2: busy servers per A_i, admission when n_i servers are idle, no
+use of Property 1), with exponential and hyperexponential service times; a brute-force walk through every breakpoint of (2a) in
 exact rationals; Erlang B from the O(s) recursion; φ/Φ from mpmath; the numbers printed in
 Tables 2 and 3 and in the caption of Figure 1.
 """
@@ -17,8 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analytic.ctmc import CTMC
-from analytic.errors import InvalidParameterError, UnstableSystemError
+from analytic.errors import InvalidParameterError, StateSpaceTooLargeError, UnstableSystemError
 from analytic.splitting import (
     KIT_FH2,
     SDSC_SP2,
@@ -28,6 +27,8 @@ from analytic.splitting import (
     figure1_classes,
     figure1_need_scale,
     helper_probability_bound,
+    modified_bs_chain,
+    modified_bs_helper_probability,
     response_time_bound,
     stability_margin,
     subcritical_system,
@@ -193,76 +194,40 @@ def test_need_above_servers():
 # ---------------------------------------------------------------------------------------------
 
 
-def modified_bs_chain(rate, classes, reserved, phases=None):
-    """The A system of ModifiedBS (Definition 2) as a CTMC on busy servers per A_i.
-
-    A class-i arrival (rate λ α_i) is admitted to A_i when at least n_i of its a_i servers are
-    idle, otherwise it goes to the helpers. ``phases[i] = (q, μ1, μ2)`` gives class i a
-    hyperexponential service (phase 1 w.p. q at rate μ1, else rate μ2); the state then counts
-    busy servers per phase.
-    """
-    phases = phases or {}
-
-    def moved(state, i, phase, servers):
-        busy = list(state[i])
-        busy[phase] += servers
-        return (*state[:i], tuple(busy), *state[i + 1:])
-
-    def transitions(state):
-        out = []
-        for i, c in enumerate(classes):
-            busy = state[i]
-            arrival = rate * float(c.probability)
-            q, *rates = phases.get(i, (1.0, 1 / float(c.mean_size), 0.0))
-            if reserved[i] - sum(busy) >= c.need:
-                out += [(moved(state, i, j, c.need), arrival * w) for j, w in enumerate((q, 1 - q)[:len(busy)])]
-            out += [(moved(state, i, j, -c.need), busy[j] // c.need * mu) for j, mu in enumerate(rates[:len(busy)]) if busy[j]]
-        return out
-
-    initial = tuple((0, 0) if i in phases else (0,) for i in range(len(classes)))
-    return CTMC.from_function(initial, transitions)
-
-
-def blocked_probability(chain, pi, classes, reserved):
-    """P_H = sum_i α_i P(A_i has fewer than n_i idle servers), by PASTA."""
-    total = 0.0
-    for i, c in enumerate(classes):
-        total += float(c.probability) * pi.expected(lambda x, i=i, c=c: float(reserved[i] - sum(x[i]) < c.need))
-    return total
-
-
 @pytest.mark.parametrize("k,rate", [(16, 3.0), (24, 6.0), (40, 9.0)])
 def test_eq16_against_exact_ctmc(k, rate):
+    """Eq. (16) against the exact CTMC of Definition 2 (modified_bs_chain, built with analytic.ctmc)."""
     classes = [JobClass(1, 0.6, 1.0), JobClass(2, 0.3, 1.5), JobClass(4, 0.1, 2.0)]
-    p = balanced_partition(k, classes)
-    chain = modified_bs_chain(rate, classes, p.reserved)
-    pi = chain.stationary()
     assert helper_probability_bound(k, rate, classes) == pytest.approx(
-        blocked_probability(chain, pi, classes, p.reserved), rel=1e-10)
+        modified_bs_helper_probability(k, rate, classes), rel=1e-10)
     # Property 1: the A_i are independent M/M/s_i/s_i queues (joint law = product of Erlang laws)
-    x0 = tuple((0,) for _ in classes)
+    p = balanced_partition(k, classes)
+    pi = modified_bs_chain(k, rate, classes).stationary()
     product = 1.0
     for s, c in zip(p.servers_per_class, classes, strict=True):
         a = rate * float(c.probability) * float(c.mean_size)
         product /= sum(a**j / math.factorial(j) for j in range(s + 1))
-    assert pi.probability(x0) == pytest.approx(product, rel=1e-10)
+    assert pi.probability(tuple((0,) for _ in classes)) == pytest.approx(product, rel=1e-10)
     # accepted part of the response time via Little's law: E[jobs in A] / λ
-    bound = response_time_bound(k, rate, classes)
     jobs = sum(pi.expected(lambda x, i=i, c=c: x[i][0] / c.need) for i, c in enumerate(classes))
-    assert bound.accepted == pytest.approx(jobs / rate, rel=1e-10)
+    assert response_time_bound(k, rate, classes).accepted == pytest.approx(jobs / rate, rel=1e-10)
 
 
 def test_eq16_is_insensitive_to_the_service_distribution():
     """Property 1 is for M/GI/s/s: hyperexponential sizes with the same mean give the same P_H."""
     classes = [JobClass(1, 0.7, 1.0), JobClass(3, 0.3, 2.0)]
-    k, rate = 20, 5.0
-    p = balanced_partition(k, classes)
-    q, mu1 = 0.25, 4.0  # mean 2 = 0.25/4 + 0.75/μ2
-    mu2 = 0.75 / (2.0 - q / mu1)
-    chain = modified_bs_chain(rate, classes, p.reserved, phases={1: (q, mu1, mu2)})
-    pi = chain.stationary()
-    assert helper_probability_bound(k, rate, classes) == pytest.approx(
-        blocked_probability(chain, pi, classes, p.reserved), rel=1e-10)
+    chain = modified_bs_chain(20, 5.0, classes, hyperexponential={1: (0.25, 4.0)})
+    assert chain.n_states > modified_bs_chain(20, 5.0, classes).n_states  # the phases are really there
+    assert helper_probability_bound(20, 5.0, classes) == pytest.approx(
+        modified_bs_helper_probability(20, 5.0, classes, hyperexponential={1: (0.25, 4.0)}), rel=1e-10)
+
+
+def test_modified_bs_chain_validation():
+    classes = [JobClass(1, 0.7, 1.0), JobClass(3, 0.3, 2.0)]
+    with pytest.raises(InvalidParameterError, match=r"hyperexponential\[1\] = \(0.5, 0.1\): needs 0 < q < 1"):
+        modified_bs_chain(20, 5.0, classes, hyperexponential={1: (0.5, 0.1)})  # q/rate = 5 >= d = 2
+    with pytest.raises(StateSpaceTooLargeError):
+        modified_bs_chain(400, 50.0, classes, max_states=100)
 
 
 def test_stability_margin_formula():
