@@ -84,9 +84,11 @@ def test_non_unique_case_iii_is_flagged():
 
 
 @settings(max_examples=60, deadline=None)
-@given(concave_speedups(), st.floats(1e-3, 1.0, exclude_max=True))
+@given(concave_speedups(), st.floats(1e-3, 0.999))
 def test_closed_form_matches_highs_and_cvxpy_and_is_kkt_optimal(speedup, lam):
-    """λ < 1: at λ = 1 (P) has no strictly feasible point and interior-point solvers stall."""
+    """λ <= 0.999: at λ = 1 (P) has no strictly feasible point and interior-point solvers stall
+    (hypothesis found Clarabel "optimal_inaccurate" at λ = 1 - 2e-16); below, y = (λ, 0, ...)
+    leaves a slack of at least 1e-3."""
     opt = optimal_occupancy(speedup, lam)
     assert kkt_residual(speedup, lam, opt.y, opt.nu, opt.theta0) < 1e-12
     assert speedup.values @ opt.y == pytest.approx(lam, rel=1e-13)

@@ -1,0 +1,12 @@
+"""Test configuration: hypothesis runs derandomized by default, so CI is reproducible.
+
+Set HYPOTHESIS_PROFILE=explore to draw fresh random examples (and keep a failure database).
+"""
+
+import os
+
+from hypothesis import settings
+
+settings.register_profile("ci", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
