@@ -1,7 +1,8 @@
 """The ``analytic`` command.
 
 ``analytic reproduce`` prints the table of paper results against the package's values and exits
-with status 1 if any row fails. Other subcommands are calculators over the package's functions.
+with status 1 if any row fails. Other subcommands are calculators over the package's functions;
+bad input prints the package's error message (no traceback) and exits with status 2.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import textwrap
 from collections.abc import Sequence
 
 from analytic import __version__
+from analytic.errors import AnalyticError
 from analytic.reproduce import Outcome, collect
 
 __all__ = ["main"]
@@ -52,19 +54,14 @@ def _reproduce(args: argparse.Namespace) -> int:
 
 def _add_hesrpt_commands(commands: argparse._SubParsersAction) -> None:
     """``analytic hesrpt``: heSRPT's allocation, completion times and flow time (Berg et al.)."""
-    from analytic.errors import InvalidParameterError
     from analytic.hesrpt import POLICIES, flow_time, hesrpt_allocation, hesrpt_flow_time, optimal_makespan
 
     def run(args: argparse.Namespace) -> int:
-        try:
-            result = hesrpt_flow_time(args.sizes, args.p, args.servers)
-            other = None
-            if args.policy != "hesrpt" or args.alpha is not None:
-                other = flow_time(args.sizes, args.policy, args.p, args.servers, alpha=args.alpha)
-            makespan = optimal_makespan(args.sizes, args.p, args.servers)
-        except InvalidParameterError as error:
-            print(f"analytic hesrpt: error: {error}", file=sys.stderr)
-            return 2
+        result = hesrpt_flow_time(args.sizes, args.p, args.servers)
+        other = None
+        if args.policy != "hesrpt" or args.alpha is not None:
+            other = flow_time(args.sizes, args.policy, args.p, args.servers, alpha=args.alpha)
+        makespan = optimal_makespan(args.sizes, args.p, args.servers)
         ranks = sorted(range(len(args.sizes)), key=lambda i: -args.sizes[i])
         shares = dict(zip(ranks, hesrpt_allocation(len(args.sizes), args.p), strict=True))
         print(f"heSRPT with s(k) = k^{args.p:g}, N = {args.servers:g} servers, {len(args.sizes)} jobs")
@@ -89,18 +86,13 @@ def _add_hesrpt_commands(commands: argparse._SubParsersAction) -> None:
 
 
 def _moldable(args: argparse.Namespace) -> int:
-    from analytic.errors import AnalyticError
     from analytic.moldable import greedy_metrics, optimal_occupancy
     from analytic.speedup import SpeedUp
 
-    try:
-        speedup = SpeedUp(args.speedup)
-        optimum = optimal_occupancy(speedup, args.arrival_rate)
-        exact = None if args.servers is None else greedy_metrics(
-            speedup, args.arrival_rate, args.servers, "greedy" if args.scheme == "greedy" else None)
-    except AnalyticError as error:
-        print(f"analytic moldable: error: {error}", file=sys.stderr)
-        return 2
+    speedup = SpeedUp(args.speedup)
+    optimum = optimal_occupancy(speedup, args.arrival_rate)
+    exact = None if args.servers is None else greedy_metrics(
+        speedup, args.arrival_rate, args.servers, "greedy" if args.scheme == "greedy" else None)
     print(f"Theorem 1 case ({optimum.case}), support I* = {list(optimum.support)}, unique: {optimum.unique}")
     print(f"y*  = {[round(v, 12) for v in optimum.y.tolist()]}")
     print(f"p*  = {[round(v, 12) for v in optimum.p.tolist()]}")
@@ -131,22 +123,17 @@ def _add_erlang_commands(commands) -> None:
         import mpmath
 
         from analytic import erlang
-        from analytic.errors import AnalyticError
 
-        try:
-            if args.command == "erlang-b" and args.precision is not None:
-                print(mpmath.nstr(erlang.erlang_b(args.servers, args.load, precision=args.precision), args.precision))
-            elif args.command == "erlang-b":
-                print(repr(erlang.erlang_b(args.servers, args.load)))
-            elif args.command == "erlang-c":
-                print(repr(erlang.erlang_c(args.servers, args.load)))
-            elif args.command == "erlang-b-servers":
-                print(erlang.erlang_b_servers(args.load, args.target))
-            else:
-                print(repr(erlang.erlang_b_load(args.servers, args.target)))
-        except AnalyticError as exc:  # bad input: the message names the parameter
-            print(f"analytic {args.command}: {exc}", file=sys.stderr)
-            return 2
+        if args.command == "erlang-b" and args.precision is not None:
+            print(mpmath.nstr(erlang.erlang_b(args.servers, args.load, precision=args.precision), args.precision))
+        elif args.command == "erlang-b":
+            print(repr(erlang.erlang_b(args.servers, args.load)))
+        elif args.command == "erlang-c":
+            print(repr(erlang.erlang_c(args.servers, args.load)))
+        elif args.command == "erlang-b-servers":
+            print(erlang.erlang_b_servers(args.load, args.target))
+        else:
+            print(repr(erlang.erlang_b_load(args.servers, args.target)))
         return 0
 
     helps = {"servers": "number of servers s >= 0 (real values allowed)", "load": "offered load a in Erlangs",
@@ -182,9 +169,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``analytic`` command; returns the exit status."""
+    """Entry point of the ``analytic`` command; returns the exit status (2 for bad input)."""
     args = _parser().parse_args(argv)
-    return args.run(args)
+    try:
+        return args.run(args)
+    except AnalyticError as error:  # the message names the parameter, its value and the condition
+        print(f"analytic {args.command}: error: {error}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
