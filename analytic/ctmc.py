@@ -35,6 +35,7 @@ from analytic.errors import (
     describe,
 )
 from analytic.reproduce import Row, reproduces
+from analytic.validation import integer
 
 __all__ = ["CTMC", "Stationary"]
 
@@ -286,7 +287,7 @@ class CTMC:
         >>> CTMC.from_function((0, 0), lambda s: [((s[0] + 1, s[1]), 1.0)] if s[0] < 3 else []).n_states
         4
         """
-        _check_count("max_states", max_states)
+        integer("max_states", max_states)
         states: list = [initial]
         index = {initial: 0}
         rows: list[int] = []
@@ -367,7 +368,7 @@ class CTMC:
         >>> CTMC.from_lattice((3, 3), moves).n_states
         16
         """
-        _check_count("max_states", max_states)
+        integer("max_states", max_states)
         bound = _validate_upper(upper)
         if feasible is None:
             size = int(np.prod(bound + 1, dtype=object))
@@ -721,11 +722,6 @@ def _check_rates(rates: np.ndarray, what: str, where: Callable[[int], str]) -> N
 def _plain(state: Any) -> Any:
     """A state for a message: lattice rows become lists."""
     return state.tolist() if isinstance(state, np.ndarray) else state
-
-
-def _check_count(name: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise InvalidParameterError(name, value, "must be a positive integer")
 
 
 def _validate_upper(upper: Sequence[int]) -> np.ndarray:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from analytic.errors import InvalidParameterError
+from analytic.validation import integer
 
 __all__ = ["SpeedUp"]
 
@@ -76,7 +77,7 @@ class SpeedUp:
         >>> SpeedUp.linear(3).values.tolist()
         [1.0, 2.0, 3.0]
         """
-        return cls(np.arange(1, _servers(d) + 1, dtype=float))
+        return cls(np.arange(1, integer("d", d) + 1, dtype=float))
 
     @classmethod
     def amdahl(cls, parallel_fraction: float, d: int) -> SpeedUp:
@@ -89,7 +90,7 @@ class SpeedUp:
         if not 0 < f <= 1:
             raise InvalidParameterError("parallel_fraction", parallel_fraction,
                                         "must lie in (0, 1] (f = 0 gives no speed-up, violating P1)")
-        i = np.arange(1, _servers(d) + 1, dtype=float)
+        i = np.arange(1, integer("d", d) + 1, dtype=float)
         return cls(1.0 / ((1.0 - f) + f / i))
 
     @classmethod
@@ -102,7 +103,7 @@ class SpeedUp:
         a = float(exponent)
         if not 0 < a <= 1:
             raise InvalidParameterError("exponent", exponent, "must lie in (0, 1] (increasing and concave)")
-        return cls(np.arange(1, _servers(d) + 1, dtype=float) ** a)
+        return cls(np.arange(1, integer("d", d) + 1, dtype=float) ** a)
 
     # -- derived quantities -----------------------------------------------------------------------
 
@@ -139,12 +140,6 @@ class SpeedUp:
 
     def __hash__(self) -> int:
         return hash(self.values.tobytes())
-
-
-def _servers(d: int) -> int:
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
-        raise InvalidParameterError("d", d, "must be a positive integer")
-    return int(d)
 
 
 def _validate(s: np.ndarray) -> None:

@@ -27,6 +27,7 @@ from analytic.ctmc import CTMC
 from analytic.erlang import erlang_b, halfin_whitt_blocking
 from analytic.errors import InvalidParameterError, UnstableSystemError
 from analytic.reproduce import Row, reproduces
+from analytic.validation import integer, positive
 
 __all__ = [
     "KIT_FH2",
@@ -95,12 +96,10 @@ class JobClass:
     size_std: float | None = None
 
     def __post_init__(self) -> None:
-        if isinstance(self.need, bool) or not isinstance(self.need, Integral) or self.need < 1:
-            raise InvalidParameterError("need", self.need, "must be a positive integer (servers held by a job)")
+        integer("need", self.need, meaning=" (servers held by a job)")
         if not isinstance(self.probability, Real) or not 0 < self.probability <= 1:
             raise InvalidParameterError("probability", self.probability, "must lie in (0, 1]")
-        if not isinstance(self.mean_size, Real) or not 0 < self.mean_size < math.inf:
-            raise InvalidParameterError("mean_size", self.mean_size, "must be positive and finite")
+        positive("mean_size", self.mean_size)
         if self.size_std is not None and not 0 <= self.size_std < math.inf:
             raise InvalidParameterError("size_std", self.size_std, "must be non-negative and finite")
 
@@ -122,18 +121,11 @@ def _classes(classes: Iterable[JobClass]) -> tuple[JobClass, ...]:
 
 
 def _servers(servers: int, classes: Sequence[JobClass]) -> int:
-    if isinstance(servers, bool) or not isinstance(servers, Integral) or servers < 1:
-        raise InvalidParameterError("servers", servers, "must be a positive integer")
+    integer("servers", servers)
     largest = max(c.need for c in classes)
     if largest > servers:
         raise InvalidParameterError("servers", servers, f"must be >= every server need (largest need is {largest})")
     return int(servers)
-
-
-def _rate(name: str, value: Real) -> float:
-    if not isinstance(value, Real) or not 0 < value < math.inf:
-        raise InvalidParameterError(name, value, "must be positive and finite")
-    return float(value)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -255,7 +247,7 @@ def _reserved_system(servers: int, arrival_rate: float,
                      classes: Iterable[JobClass]) -> tuple[tuple[JobClass, ...], float, Partition, np.ndarray]:
     """Validated classes and rate, the partition, and E_{s_i}(λ α_i d_i) of every class (Property 1)."""
     classes = _classes(classes)
-    rate = _rate("arrival_rate", arrival_rate)
+    rate = positive("arrival_rate", arrival_rate)
     partition = balanced_partition(servers, classes)
     loads = [rate * float(c.probability) * float(c.mean_size) for c in classes]
     blocking = np.asarray(erlang_b(np.array(partition.servers_per_class, dtype=float), np.array(loads)))
@@ -475,7 +467,7 @@ def modified_bs_chain(servers: int, arrival_rate: float, classes: Iterable[JobCl
     9
     """
     classes = _classes(classes)
-    rate = _rate("arrival_rate", arrival_rate)
+    rate = positive("arrival_rate", arrival_rate)
     reserved = balanced_partition(servers, classes).reserved
     phases = [_service_phases(i, c, (hyperexponential or {}).get(i)) for i, c in enumerate(classes)]
 
@@ -555,9 +547,8 @@ class ScaledSystem:
 
 
 def _scaled_classes(classes: Sequence[JobClass], scale: int) -> tuple[JobClass, ...]:
-    if isinstance(scale, bool) or not isinstance(scale, Integral) or scale < 1:
-        raise InvalidParameterError("need_scale", scale, "must be a positive integer f_k")
-    return tuple(JobClass(c.need * int(scale), c.probability, c.mean_size, c.size_std) for c in classes)
+    scale = integer("need_scale", scale, meaning=" (f_k)")
+    return tuple(JobClass(c.need * scale, c.probability, c.mean_size, c.size_std) for c in classes)
 
 
 def subcritical_system(servers: int, need_scale: int, arrival_rate: float, classes: Iterable[JobClass]) -> ScaledSystem:
@@ -597,7 +588,7 @@ def subcritical_system(servers: int, need_scale: int, arrival_rate: float, class
     (25.0, 2, 0.5)
     """
     classes = _classes(classes)
-    rate = _rate("arrival_rate", arrival_rate)
+    rate = positive("arrival_rate", arrival_rate)
     load = rate * float(sum(c.demand for c in classes))
     if load >= 1:
         raise UnstableSystemError("λ ϱ", load, 1.0, "the subcritical scaling (7) needs a base load below 1")
@@ -642,7 +633,7 @@ def critical_system(servers: int, need_scale: int, theta: float, classes: Iterab
     (0.9, 360.0)
     """
     classes = _classes(classes)
-    theta = _rate("theta", theta)
+    theta = positive("theta", theta)
     scaled = _scaled_classes(classes, need_scale)
     k = _servers(servers, scaled)
     gap = theta * math.sqrt(need_scale / k)
@@ -695,7 +686,7 @@ def theorem2_limit(theta: float, classes: Iterable[JobClass]) -> float:
     0.287599970939
     """
     classes = _classes(classes)
-    theta = _rate("theta", theta)
+    theta = positive("theta", theta)
     total = sum(c.demand for c in classes)
     thetas = np.array([theta * math.sqrt(float(c.demand / (c.need * total))) for c in classes])
     return float(theta * _probabilities(classes) @ (np.asarray(halfin_whitt_blocking(thetas)) / thetas))
@@ -743,8 +734,7 @@ def figure1_need_scale(servers: int) -> int:
     >>> figure1_need_scale(1024), figure1_need_scale(32768)  # 32^(2/3) = 10.08, 1024^(2/3) = 101.6
     (10, 101)
     """
-    if isinstance(servers, bool) or not isinstance(servers, Integral) or servers < 32:
-        raise InvalidParameterError("servers", servers, "must be an integer >= 32")
+    integer("servers", servers, minimum=32)
     # largest f with f^3 <= (k/32)^2, i.e. 32^2 f^3 <= k^2
     f = round((servers / 32) ** (2 / 3))
     while 1024 * f**3 > servers**2:

@@ -204,7 +204,7 @@ def test_symbolic_check_reduces_every_residual_to_zero(m):
     (lambda: hesrpt_flow_time([[1.0, 2.0]], 0.5, 1), "non-empty 1-D"),
     (lambda: hesrpt_flow_time([1.0, 0.0], 0.5, 1), r"finite and > 0 \(found 0\)"),
     (lambda: hesrpt_flow_time([1.0, float("inf")], 0.5, 1), "found inf"),
-    (lambda: hesrpt_flow_time([1.0], 0.5, 0), "servers = 0: must be a positive finite number"),
+    (lambda: hesrpt_flow_time([1.0], 0.5, 0), "servers = 0: must be positive and finite"),
     (lambda: hesrpt_flow_time([1.0], 0.5, float("inf")), "servers = inf"),
     (lambda: helrpt_allocation([1.0, -2.0], 0.5), "found -2"),
     (lambda: optimal_makespan([1.0], -0.5, 1), "p = -0.5"),

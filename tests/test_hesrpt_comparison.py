@@ -53,7 +53,7 @@ def test_a_subset_of_policies_skips_knee():
 
 @pytest.mark.parametrize("call,match", [
     (lambda: pareto_sizes(0, 1.5, 0), "jobs = 0: must be a positive integer"),
-    (lambda: pareto_sizes(5, -1.0, 0), "shape = -1: must be a positive finite tail index"),
+    (lambda: pareto_sizes(5, -1.0, 0), r"shape = -1: must be positive and finite \(the tail index\)"),
     (lambda: compare_policies(seeds=()), r"seeds = \(\): must contain at least one seed"),
     (lambda: compare_policies(policies=("srpt", "equi")), "policies = .*include 'hesrpt'"),
     (lambda: compare_policies(policies=("hesrpt", "lrpt")), "policies = "),

@@ -215,7 +215,7 @@ def test_knee_never_beats_hesrpt(sizes, alpha, servers):
 @pytest.mark.parametrize("call,match", [
     (lambda: flow_time(SIZES, "fifo", 0.5, 10), "policy = 'fifo': must be a callable or one of hesrpt"),
     (lambda: flow_time(SIZES, "equi", 0.5, 10, alpha=0.1), "alpha = 0.1: is KNEE's threshold"),
-    (lambda: flow_time(SIZES, "knee", 0.5, 10, alpha=-1.0), "alpha = -1: must be a positive finite threshold"),
+    (lambda: flow_time(SIZES, "knee", 0.5, 10, alpha=-1.0), "alpha = -1: must be positive and finite"),
     (lambda: flow_time(SIZES, "knee", 0.5, 10.5, alpha=1.0), "servers = 10.5: policy 'knee' allocates whole servers"),
     (lambda: flow_time(SIZES, "hell", 0.5, 0.5), "servers = 0.5: policy 'hell' allocates whole servers"),
     (lambda: flow_time(SIZES, "hesrpt", ConcaveSpeedup.amdahl(0.9), 10), "policy 'hesrpt' is defined for s.k. = k.p only"),

@@ -82,7 +82,7 @@ def test_amdahl_law_values():
     (lambda: as_speedup(lambda k: np.where(k < 5, k, 7 - 0.4 * k), 10), "must be non-decreasing on the tested points"),
     (lambda: as_speedup(lambda k: k + 1, 10), r"must satisfy s\(0\) = 0"),
     (lambda: as_speedup(lambda k: np.log(k), 10), r"must be finite: s\(0\) is not"),
-    (lambda: as_speedup(np.sqrt, 0), "servers = 0: must be a positive finite number"),
+    (lambda: as_speedup(np.sqrt, 0), "servers = 0: must be positive and finite"),
 ])
 def test_invalid_speedups_raise_a_named_error(call, match):
     with pytest.raises(InvalidParameterError, match=match):

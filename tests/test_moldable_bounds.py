@@ -38,7 +38,7 @@ def test_regime_names(alpha, name):
     (lambda: traffic(4, 0.5, 2.0), r"beta = 2: must satisfy β n\^\(-α\) < 1 so that λ\(n\) > 0 \(n = 4, α = 0.5\)"),
     (lambda: traffic_regime(0, 1.5), r"beta = 1.5: must lie in \(0, 1\) in the mean-field regime"),
     (lambda: stein_bounds(SUBLINEAR, 100, 0.5, 0.1, delta=0.5), r"delta = 0.5: must lie in \(0, 1 - λ\) = \(0, 0.01\)"),
-    (lambda: stein_bounds(SUBLINEAR, 4, 0.5, 0.1), r"n = 4: must be an integer >= d = 5"),
+    (lambda: stein_bounds(SUBLINEAR, 4, 0.5, 0.1), r"n = 4: must be an integer >= 5 \(at least d = 5\)"),
 ])
 def test_errors(call, match):
     with pytest.raises(InvalidParameterError, match=match):

@@ -168,8 +168,8 @@ def test_lemma2_holds_for_one_point_support(n):
 
 
 @pytest.mark.parametrize("kwargs,match", [
-    (dict(servers=4), r"servers = 4: must be an integer n >= d = 5"),
-    (dict(servers=10.0), r"servers = 10: must be an integer, not float"),
+    (dict(servers=4), r"servers = 4: must be an integer >= 5 \(at least d = 5\)"),
+    (dict(servers=10.0), r"servers = 10: must be an integer >= 5"),
     (dict(arrival_rate=1.5), r"arrival_rate = 1.5: must lie in \(0, 1\]"),
     (dict(arrival_rate=0), r"arrival_rate = 0: must lie in \(0, 1\]"),
     (dict(p="random"), r"p = 'random': must be None \(p\*\), \"greedy\" or a probability vector"),

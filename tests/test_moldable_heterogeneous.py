@@ -67,8 +67,8 @@ def test_spare_capacity_goes_to_the_steepest_class():
     (lambda: heterogeneous_optimum([]), r"classes = \[\]: must be a non-empty sequence of JobClass"),
     (lambda: heterogeneous_optimum([JobClass(SpeedUp.linear(2), 0.6), JobClass(SpeedUp.linear(2), 0.5)]),
      r"total load Σ ρ_j = 1.1 must be <= 1"),
-    (lambda: JobClass(SpeedUp.linear(2), -0.1), r"arrival_rate = -0.1: must be a finite number > 0"),
-    (lambda: JobClass(SpeedUp.linear(2), 0.1, float("inf")), r"mean_size = inf: must be a finite number > 0"),
+    (lambda: JobClass(SpeedUp.linear(2), -0.1), r"arrival_rate = -0.1: must be positive and finite"),
+    (lambda: JobClass(SpeedUp.linear(2), 0.1, float("inf")), r"mean_size = inf: must be positive and finite"),
     (lambda: JobClass([1, 2], 0.1), r"speedup = \[1, 2\]: must be a SpeedUp"),
     (lambda: heterogeneous_lp([JobClass(SpeedUp.linear(2), 0.5)], solver="simplex"), r"solver = 'simplex'"),
 ])

@@ -24,6 +24,7 @@ import sympy
 
 from analytic.errors import InvalidParameterError
 from analytic.hesrpt.speedups import _check_open_unit
+from analytic.validation import integer, positive
 
 __all__ = [
     "HesrptFlowTime",
@@ -37,12 +38,6 @@ __all__ = [
 ]
 
 
-def _check_count(m: int) -> int:
-    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
-        raise InvalidParameterError("m", m, "must be a positive integer (the number of remaining jobs)")
-    return int(m)
-
-
 def check_sizes(sizes: object) -> np.ndarray:
     """Job sizes as a 1-D float array, validated: finite and positive."""
     array = np.asarray(sizes, dtype=float)
@@ -52,14 +47,6 @@ def check_sizes(sizes: object) -> np.ndarray:
         bad = array[~(np.isfinite(array) & (array > 0))][0]
         raise InvalidParameterError("sizes", array, f"every size must be finite and > 0 (found {bad:g})")
     return array
-
-
-def check_servers(servers: float) -> float:
-    """The number of servers N, validated: finite and positive."""
-    value = float(servers)
-    if not (np.isfinite(value) and value > 0):
-        raise InvalidParameterError("servers", servers, "must be a positive finite number")
-    return value
 
 
 def _log_gap(k: np.ndarray, exponent: float) -> np.ndarray:
@@ -108,7 +95,7 @@ def scale_free_constants(m: int, p: float) -> np.ndarray:
     >>> scale_free_constants(3, 0.5)
     array([0.        , 0.33333333, 0.8       ])
     """
-    m, p = _check_count(m), _check_open_unit("p", p)
+    m, p = integer("m", m, meaning=" (the number of remaining jobs)"), _check_open_unit("p", p)
     k = np.arange(2, m + 1, dtype=float)
     with np.errstate(over="ignore"):  # p -> 1: ω*_k below 1e-308 underflows to 0
         return np.concatenate([[0.0], 1.0 / np.expm1(-np.log1p(-1.0 / k) / (1.0 - p))])
@@ -146,7 +133,7 @@ def hesrpt_allocation(m: int, p: float) -> np.ndarray:
     >>> hesrpt_allocation(2, 0.5)
     array([0.25, 0.75])
     """
-    m, p = _check_count(m), _check_open_unit("p", p)
+    m, p = integer("m", m, meaning=" (the number of remaining jobs)"), _check_open_unit("p", p)
     c = 1.0 / (1.0 - p)
     return np.exp(log_hesrpt_share(np.arange(1, m + 1), m, c))
 
@@ -211,7 +198,7 @@ def hesrpt_flow_time(sizes: object, p: float, servers: float) -> HesrptFlowTime:
     """
     x = check_sizes(sizes)
     p = _check_open_unit("p", p)
-    n = check_servers(servers)
+    n = positive("servers", servers)
     c, q = 1.0 / (1.0 - p), p / (1.0 - p)
     order = np.argsort(-x, kind="stable")
     ranked = x[order]
@@ -297,7 +284,7 @@ def optimal_makespan(sizes: object, p: float, servers: float) -> float:
     """
     x = check_sizes(sizes)
     p = _check_open_unit("p", p)
-    n = check_servers(servers)
+    n = positive("servers", servers)
     top = x.max()
     return float(top * np.sum((x / top) ** (1.0 / p)) ** p / n ** p)
 
@@ -362,7 +349,7 @@ def symbolic_check(m: int) -> SymbolicCheck:
     >>> symbolic_check(3).holds
     True
     """
-    m = _check_count(m)
+    m = integer("m", m, meaning=" (the number of remaining jobs)")
     if m > 12:
         raise InvalidParameterError("m", m, "must be at most 12 for the symbolic check")
     q = sympy.Symbol("q", positive=True)  # q = p/(1-p) > 0 covers exactly 0 < p < 1

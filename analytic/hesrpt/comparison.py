@@ -18,6 +18,7 @@ from analytic.errors import InvalidParameterError
 from analytic.hesrpt.closed_form import hesrpt_flow_time
 from analytic.hesrpt.policies import _allocator, _knee_search_batch, _simulate, _whole_servers
 from analytic.hesrpt.speedups import ConcaveSpeedup
+from analytic.validation import integer, positive
 
 __all__ = ["FIGURE4_P", "FIGURE4_POLICIES", "PolicyComparison", "compare_policies", "pareto_sizes"]
 
@@ -59,10 +60,7 @@ def pareto_sizes(jobs: int, shape: float, seed: int | np.random.Generator) -> np
     >>> pareto_sizes(3, 1.5, seed=0).round(4)
     array([1.5735, 1.9733, 1.0133])
     """
-    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs < 1:
-        raise InvalidParameterError("jobs", jobs, "must be a positive integer")
-    if not (np.isfinite(shape) and shape > 0):
-        raise InvalidParameterError("shape", shape, "must be a positive finite tail index")
+    jobs, shape = integer("jobs", jobs), positive("shape", shape, meaning=" (the tail index)")
     return 1.0 + np.random.default_rng(seed).pareto(shape, jobs)
 
 

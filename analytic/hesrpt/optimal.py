@@ -41,8 +41,9 @@ import numpy as np
 from scipy.optimize import brentq
 
 from analytic.errors import ConvergenceError
-from analytic.hesrpt.closed_form import check_servers, check_sizes
+from analytic.hesrpt.closed_form import check_sizes
 from analytic.hesrpt.speedups import ConcaveSpeedup, as_speedup
+from analytic.validation import positive
 
 __all__ = ["OptimalAllocation", "optimal_allocation"]
 
@@ -158,7 +159,7 @@ def optimal_allocation(sizes: object, speedup: ConcaveSpeedup | float | Callable
     array([0.25, 0.75])
     """
     x = check_sizes(sizes)
-    n = check_servers(servers)
+    n = positive("servers", servers)
     curve = as_speedup(speedup, n)
     jobs = x.size
     order = np.argsort(-x, kind="stable")  # largest first: the paper's job 1, 2, ..., M

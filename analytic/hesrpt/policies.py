@@ -43,8 +43,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from analytic.errors import InvalidParameterError
-from analytic.hesrpt.closed_form import check_servers, check_sizes, log_hesrpt_share
+from analytic.hesrpt.closed_form import check_sizes, log_hesrpt_share
 from analytic.hesrpt.speedups import ConcaveSpeedup, as_speedup
+from analytic.validation import positive
 
 __all__ = ["POLICIES", "FlowTime", "KneeSearch", "Trajectory", "flow_time", "knee_search"]
 
@@ -420,15 +421,15 @@ def flow_time(sizes: object, policy: str | Callable, speedup: ConcaveSpeedup | f
     0.89442719099...
     """
     x = check_sizes(sizes)
-    n = check_servers(servers)
+    n = positive("servers", servers)
     curve = as_speedup(speedup, n)
     name = "callable" if callable(policy) else policy
     if alpha is not None and name != "knee":
         raise InvalidParameterError("alpha", alpha, "is KNEE's threshold: give it only with policy='knee'")
     if name == "knee" and alpha is None:
         alpha = knee_search(x, curve, n).alpha
-    if alpha is not None and not (np.isfinite(alpha) and alpha > 0):
-        raise InvalidParameterError("alpha", alpha, "must be a positive finite threshold")
+    if alpha is not None:
+        positive("alpha", alpha, meaning=" (KNEE's threshold)")
     allocate = _allocator(policy, curve, n, x.size, None if alpha is None else np.array([float(alpha)]))
     completion, path = _simulate(x[None, :], allocate, n, record=record)
     total = float(completion.sum())
@@ -477,7 +478,7 @@ def knee_search(sizes: object, speedup: ConcaveSpeedup | float | Callable, serve
     True
     """
     x = check_sizes(sizes)
-    n = _whole_servers(check_servers(servers), "knee")
+    n = _whole_servers(positive("servers", servers), "knee")
     curve = as_speedup(speedup, n)
     grid = None
     if alphas is not None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from analytic.errors import InvalidParameterError
+from analytic.validation import positive
 
 __all__ = ["ConcaveSpeedup", "as_speedup"]
 
@@ -185,8 +186,7 @@ def _vectorized(function: Callable) -> Callable[[np.ndarray], np.ndarray]:
 
 
 def _validate_shape(function: Callable[[np.ndarray], np.ndarray], servers: float) -> None:
-    if not (np.isfinite(servers) and servers > 0):
-        raise InvalidParameterError("servers", servers, "must be a positive finite number")
+    positive("servers", servers)
     points = np.union1d(np.geomspace(servers * 1e-9, servers, 129), np.linspace(0.0, servers, 65))
     values = np.asarray(function(points), dtype=float)
     if not np.all(np.isfinite(values)):

@@ -15,6 +15,7 @@ import numpy as np
 from analytic.errors import InvalidParameterError
 from analytic.moldable.occupancy import optimal_occupancy
 from analytic.speedup import SpeedUp
+from analytic.validation import integer
 
 __all__ = ["SteinBounds", "stein_bounds", "traffic", "traffic_regime"]
 
@@ -162,8 +163,7 @@ def stein_bounds(speedup: SpeedUp, n: int, alpha: float, beta: float, delta: flo
     (0.00275, 0.074412, True)
     """
     d = speedup.d
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < d:
-        raise InvalidParameterError("n", n, f"must be an integer >= d = {d}")
+    integer("n", n, minimum=d, meaning=f" (at least d = {d})")
     lam = traffic(n, alpha, beta)
     room = 1.0 - lam
     if delta is None:

@@ -19,6 +19,7 @@ from analytic.ctmc import CTMC
 from analytic.errors import InvalidParameterError
 from analytic.moldable.occupancy import check_arrival_rate, optimal_occupancy
 from analytic.speedup import SpeedUp
+from analytic.validation import integer
 
 __all__ = ["GreedyMetrics", "LossChain", "allocation_probabilities", "greedy_chain", "greedy_metrics"]
 
@@ -141,14 +142,6 @@ def _resolve_p(speedup: SpeedUp, arrival_rate: float, p: object) -> np.ndarray:
     return check_probabilities(p, speedup.d)
 
 
-def _check_servers(servers: int, d: int) -> int:
-    if isinstance(servers, bool) or not isinstance(servers, (int, np.integer)):
-        raise InvalidParameterError("servers", servers, f"must be an integer, not {type(servers).__name__}")
-    if servers < d:
-        raise InvalidParameterError("servers", servers, f"must be an integer n >= d = {d}")
-    return int(servers)
-
-
 @dataclass(frozen=True, repr=False)
 class LossChain:
     """The CTMC of greedy(p) and what its states mean.
@@ -215,7 +208,7 @@ def greedy_chain(speedup: SpeedUp, arrival_rate: float, servers: int, p: object 
     >>> greedy_chain(SpeedUp.linear(5), 0.9, 4000)
     LossChain(n_states=801, sizes=[5])
     """
-    n = _check_servers(servers, speedup.d)
+    n = integer("servers", servers, minimum=speedup.d, meaning=f" (at least d = {speedup.d})")
     lam = check_arrival_rate(arrival_rate)
     probabilities = _resolve_p(speedup, lam, p)
     support = np.flatnonzero(probabilities > 0) + 1

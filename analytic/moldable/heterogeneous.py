@@ -24,6 +24,7 @@ import numpy as np
 from analytic.errors import InvalidParameterError
 from analytic.moldable.occupancy import optimal_occupancy, solve_occupancy_lp
 from analytic.speedup import SpeedUp
+from analytic.validation import positive
 
 __all__ = ["HeterogeneousOptimum", "JobClass", "heterogeneous_lp", "heterogeneous_optimum"]
 
@@ -55,9 +56,7 @@ class JobClass:
         if not isinstance(self.speedup, SpeedUp):
             raise InvalidParameterError("speedup", self.speedup, "must be a SpeedUp")
         for name in ("arrival_rate", "mean_size"):
-            value = getattr(self, name)
-            if not (isinstance(value, (int, float, np.floating)) and np.isfinite(value) and value > 0):
-                raise InvalidParameterError(name, value, "must be a finite number > 0")
+            positive(name, getattr(self, name))
 
     @property
     def load(self) -> float:
