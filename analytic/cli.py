@@ -54,7 +54,8 @@ def _reproduce(args: argparse.Namespace) -> int:
 
 def _add_hesrpt_commands(commands: argparse._SubParsersAction) -> None:
     """``analytic hesrpt``: heSRPT's allocation, completion times and flow time (Berg et al.)."""
-    from analytic.hesrpt import POLICIES, flow_time, hesrpt_allocation, hesrpt_flow_time, optimal_makespan
+    from analytic.hesrpt.closed_form import hesrpt_allocation, hesrpt_flow_time, optimal_makespan
+    from analytic.hesrpt.policies import POLICIES, flow_time
 
     def run(args: argparse.Namespace) -> int:
         result = hesrpt_flow_time(args.sizes, args.p, args.servers)

@@ -18,13 +18,16 @@ space, so nothing cancels, overflows or underflows for p anywhere in (0, 1) and 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import sympy
 
 from analytic.errors import InvalidParameterError
 from analytic.hesrpt.speedups import _check_open_unit
 from analytic.validation import integer, positive
+
+if TYPE_CHECKING:  # sympy is imported by the symbolic check only (it takes ~0.7 s)
+    import sympy
 
 __all__ = [
     "HesrptFlowTime",
@@ -349,6 +352,8 @@ def symbolic_check(m: int) -> SymbolicCheck:
     >>> symbolic_check(3).holds
     True
     """
+    import sympy
+
     m = integer("m", m, meaning=" (the number of remaining jobs)")
     if m > 12:
         raise InvalidParameterError("m", m, "must be at most 12 for the symbolic check")

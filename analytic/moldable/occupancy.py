@@ -17,14 +17,17 @@ so that :func:`kkt_residual` can certify either solution against the KKT system 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.linalg
-import sympy
 from scipy.optimize import linprog
 
 from analytic.errors import ConvergenceError, InvalidParameterError
 from analytic.speedup import TOLERANCE, SpeedUp
+
+if TYPE_CHECKING:  # sympy is imported by the symbolic check only (it takes ~0.7 s)
+    import sympy
 
 __all__ = ["LPOptimum", "Occupancy", "kkt_residual", "occupancy_lp", "optimal_occupancy", "symbolic_kkt_residuals"]
 
@@ -373,6 +376,8 @@ def symbolic_kkt_residuals() -> dict[str, sympy.Expr]:
     >>> all(expr == 0 for expr in symbolic_kkt_residuals().values())
     True
     """
+    import sympy
+
     i, k = sympy.symbols("i k", positive=True, integer=True)
     lam, s_i, s_next, s_k = sympy.symbols("lambda s_i s_i1 s_k", positive=True)
     e_i, e_next = s_i / i, s_next / (i + 1)
