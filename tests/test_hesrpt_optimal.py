@@ -184,4 +184,5 @@ def test_invalid_input_raises_a_named_error(call, match):
 
 
 def test_repr_shows_the_first_phase():
-    assert repr(optimal_allocation([1.0, 1.0], 0.5, 10)).startswith("OptimalAllocation(jobs=2, total=0.863950323522")
+    total = hesrpt_flow_time([1.0, 1.0], 0.5, 10).total  # Theorem 8's closed form
+    assert repr(optimal_allocation([1.0, 1.0], 0.5, 10)).startswith(f"OptimalAllocation(jobs=2, total={total:.12g}")
