@@ -40,11 +40,13 @@ from analytic.validation import integer
 __all__ = ["CTMC", "Stationary"]
 
 #: ``method="auto"`` solves directly up to this many states and iteratively above, by the mean
-#: number of transitions per state: LU fill grows with the chain's dimension. Measured crossovers:
-#: none for birth–death-like chains (tridiagonal, no fill); about 2e5 states on two-dimensional
-#: lattices (benchmarks/ctmc.py); far below 3e4 on four-dimensional ones (SuperLU 10.6 s, GMRES
-#: 3.6 s at 31 750 states, benchmarks/moldable.py).
-DIRECT_SOLVE_LIMITS = ((2.5, math.inf), (4.5, 200_000), (math.inf, 10_000))
+#: number of transitions per state: LU fill grows with the chain's dimension. Measured: no fill for
+#: birth–death-like chains; on two-dimensional chains LU is at worst 1.7x slower than GMRES (two
+#: M/M/1 queues, 6.4e5 states: 8.0 s vs 4.9 s, benchmarks/ctmc.py) while GMRES can be 8x slower
+#: when the cheap ILU stalls (moldable greedy(p*) chain, 2.5e5 states: 3.1 s vs 25 s; 1e6 states:
+#: 20 s and 1.8 GB vs 100 s, benchmarks/moldable.py); on four-dimensional chains LU loses early
+#: (31 750 states: 10.6 s vs 3.6 s).
+DIRECT_SOLVE_LIMITS = ((2.5, math.inf), (4.5, 2_000_000), (math.inf, 10_000))
 
 #: Incomplete-LU settings tried in turn by the iterative solver: (drop tolerance, fill factor).
 _ILU_SETTINGS = ((1e-2, 3.0), (1e-4, 10.0))

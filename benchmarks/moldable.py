@@ -85,7 +85,7 @@ def against_plain(sizes: list[int]) -> None:
 
 
 def solver_choice(label: str, speedup: SpeedUp, rate, sizes: list[int]) -> None:
-    print(f"\nsolver choice, {label} (basis of greedy.DIRECT_LIMITS)")
+    print(f"\nsolver choice, {label} (basis of ctmc.DIRECT_SOLVE_LIMITS)")
     print(f"{'n':>5} {'states':>9} {'direct s':>9} {'iterative s':>12} {'|ΔP_b|':>9}")
     for n in sizes:
         direct, direct_s = timed(greedy_metrics, speedup, rate(n), n, method="direct")

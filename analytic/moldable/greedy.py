@@ -26,14 +26,6 @@ __all__ = ["GreedyMetrics", "LossChain", "allocation_probabilities", "greedy_cha
 #: Relative tolerance on the sum of an allocation probability vector.
 PROBABILITY_TOLERANCE = 1e-9
 
-#: ``method="auto"`` of :func:`greedy_metrics` solves a chain directly when it has at most this
-#: many states for its number of coordinates (1, 2, 3 or more) and iteratively above. LU fills in
-#: little on 1- and 2-dimensional simplices and a lot on 3- and 4-dimensional ones (measured in
-#: benchmarks/moldable.py: 2-D, 1e6 states: SuperLU 20 s and 1.8 GB, GMRES + ILU 100 s; 4-D,
-#: 31 750 states: SuperLU 9 s, GMRES + ILU 2.5 s).
-DIRECT_LIMITS = (math.inf, 2_000_000, 10_000)
-
-
 @dataclass(frozen=True, repr=False)
 class GreedyMetrics:
     """Exact stationary performance of greedy(p) with ``n`` servers.
@@ -275,8 +267,8 @@ def greedy_metrics(speedup: SpeedUp, arrival_rate: float, servers: int, p: objec
         or any probability vector indexed like the speed-up's values.
     method : {"auto", "direct", "iterative"}
         Stationary solver of :meth:`CTMC.stationary`; ``"auto"`` solves directly up to
-        :data:`DIRECT_LIMITS` states (by number of coordinates) and iteratively (GMRES + ILU,
-        relative residual 1e-12) above.
+        :data:`analytic.ctmc.DIRECT_SOLVE_LIMITS` states (by transitions per state) and
+        iteratively (GMRES + ILU, relative residual 1e-12) above.
     max_states : int
         Largest chain to build.
 
@@ -307,8 +299,6 @@ def greedy_metrics(speedup: SpeedUp, arrival_rate: float, servers: int, p: objec
     loss = greedy_chain(speedup, lam, servers, probabilities, max_states=max_states)
     n, X, sizes = int(servers), loss.states, loss.sizes
     optimum = optimal_occupancy(speedup, lam)
-    if method == "auto":
-        method = "direct" if loss.chain.n_states <= DIRECT_LIMITS[min(len(sizes), 3) - 1] else "iterative"
     stationary = loss.chain.stationary(method=method, reference=loss.chain.states[loss.equilibrium])
     pi = stationary.probabilities
     blocking = float(pi[X @ sizes == n].sum())
