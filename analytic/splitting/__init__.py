@@ -1,0 +1,58 @@
+"""Balanced Splitting for multiserver jobs (paper 001): partition, stability, P_H and its limits.
+
+Anselmi & Doncel, *Balanced Splitting: A Framework for Achieving Zero-wait in the
+Multiserver-job Model* (IEEE TPDS 2024). k servers; jobs arrive as a Poisson process of rate λ
+and are of class i with probability α_i; a class-i job holds n_i servers for a time of mean d_i.
+The servers are split into reserved sets A_i of a_i servers (eq. 2a), each serving only class i
+in FCFS order, and helpers H (eq. 2b). Under ModifiedBS the A_i behave as independent
+M/GI/s_i/s_i loss systems (Property 1), which gives the stability condition (5), the probability
+(16) that a job is sent to the helpers, and the many-server limits of Theorems 1 and 2.
+
+- :mod:`~analytic.splitting.classes`: :class:`JobClass` (n_i, α_i, d_i) and its validation;
+- :mod:`~analytic.splitting.partition`: the balanced partition with exact ψ (eqs. 2a–2b);
+- :mod:`~analytic.splitting.bounds`: stability (Prop. 1, eq. 5), P_H (eq. 16), response time;
+- :mod:`~analytic.splitting.modified_bs`: the exact CTMC of ModifiedBS (Definition 2);
+- :mod:`~analytic.splitting.limits`: the scalings (7), (8) and Theorems 1–2;
+- :mod:`~analytic.splitting.paper`: Tables 2–3, Figure 1's model, the ``analytic reproduce`` rows.
+
+Examples
+--------
+>>> from analytic.splitting import SDSC_SP2, balanced_partition
+>>> balanced_partition(1024, SDSC_SP2).helpers
+69
+"""
+
+from analytic.splitting.bounds import (
+    ResponseTimeBound,
+    Stability,
+    helper_probability_bound,
+    response_time_bound,
+    stability_margin,
+)
+from analytic.splitting.classes import JobClass
+from analytic.splitting.limits import ScaledSystem, critical_system, subcritical_system, theorem1_limit, theorem2_limit
+from analytic.splitting.modified_bs import modified_bs_chain, modified_bs_helper_probability
+from analytic.splitting.paper import KIT_FH2, SDSC_SP2, figure1_classes, figure1_need_scale
+from analytic.splitting.partition import Partition, balanced_partition
+
+__all__ = [
+    "KIT_FH2",
+    "SDSC_SP2",
+    "JobClass",
+    "Partition",
+    "ResponseTimeBound",
+    "ScaledSystem",
+    "Stability",
+    "balanced_partition",
+    "critical_system",
+    "figure1_classes",
+    "figure1_need_scale",
+    "helper_probability_bound",
+    "modified_bs_chain",
+    "modified_bs_helper_probability",
+    "response_time_bound",
+    "stability_margin",
+    "subcritical_system",
+    "theorem1_limit",
+    "theorem2_limit",
+]

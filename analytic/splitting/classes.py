@@ -1,0 +1,103 @@
+"""Job classes of the multiserver-job model (Anselmi & Doncel, Section 3.1) and their validation.
+
+A class i is a server need n_i, a probability α_i and a service time D_i of mean d_i. Inputs given
+as floats are read as the decimal numbers they print as (0.95 is 19/20), so that the partition of
+:mod:`.partition` is computed in exact rational arithmetic; pass ``fractions.Fraction`` for other
+exact values (the Figure 1 model uses 1/60).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from numbers import Integral, Real
+
+import numpy as np
+
+from analytic.errors import InvalidParameterError
+from analytic.validation import integer, positive
+
+__all__ = ["JobClass"]
+
+
+#: Tolerance on sum_i α_i = 1.
+_PROBABILITY_SUM_TOLERANCE = 1e-9
+
+
+def _exact(value: Real) -> Fraction:
+    """A float as the decimal it prints as (0.1 -> 1/10); ints and Fractions unchanged."""
+    if isinstance(value, (Fraction, Integral)):
+        return Fraction(value)
+    return Fraction(repr(float(value)))
+
+
+@dataclass(frozen=True)
+class JobClass:
+    """One job class of Section 3.1: server need n_i, probability α_i, mean size d_i.
+
+    Parameters
+    ----------
+    need : int
+        n_i >= 1, the number of servers a job holds for its whole service.
+    probability : float or Fraction
+        α_i in (0, 1], the probability that a job is of this class.
+    mean_size : float or Fraction
+        d_i = E[D_i] > 0, the mean service time (time units).
+    size_std : float, optional
+        std(D_i), as listed in Tables 2 and 3. The results of the paper depend on the service
+        time only through its mean (the loss systems of Property 1 are insensitive).
+
+    Raises
+    ------
+    InvalidParameterError
+        need not a positive integer, probability outside (0, 1], mean_size or size_std not
+        positive and finite.
+
+    Examples
+    --------
+    >>> JobClass(need=4, probability=0.25, mean_size=2.0).demand
+    Fraction(2, 1)
+    """
+
+    need: int
+    probability: Real
+    mean_size: Real
+    size_std: float | None = None
+
+    def __post_init__(self) -> None:
+        integer("need", self.need, meaning=" (servers held by a job)")
+        if not isinstance(self.probability, Real) or not 0 < self.probability <= 1:
+            raise InvalidParameterError("probability", self.probability, "must lie in (0, 1]")
+        positive("mean_size", self.mean_size)
+        if self.size_std is not None and not 0 <= self.size_std < math.inf:
+            raise InvalidParameterError("size_std", self.size_std, "must be non-negative and finite")
+
+    @property
+    def demand(self) -> Fraction:
+        """ϱ_i = α_i d_i n_i, the relative demand of the class (exact)."""
+        return _exact(self.probability) * _exact(self.mean_size) * self.need
+
+
+def _classes(classes: Iterable[JobClass]) -> tuple[JobClass, ...]:
+    result = tuple(classes)
+    if not result or not all(isinstance(c, JobClass) for c in result):
+        raise InvalidParameterError("classes", result, "must be a non-empty sequence of JobClass")
+    total = sum(float(c.probability) for c in result)
+    if abs(total - 1) > _PROBABILITY_SUM_TOLERANCE:
+        raise InvalidParameterError("classes", [float(c.probability) for c in result],
+                                    f"probabilities must sum to 1 (they sum to {total:.12g})")
+    return result
+
+
+def _servers(servers: int, classes: Sequence[JobClass]) -> int:
+    integer("servers", servers)
+    largest = max(c.need for c in classes)
+    if largest > servers:
+        raise InvalidParameterError("servers", servers, f"must be >= every server need (largest need is {largest})")
+    return int(servers)
+
+
+def _probabilities(classes: Sequence[JobClass]) -> np.ndarray:
+    return np.array([float(c.probability) for c in classes])
