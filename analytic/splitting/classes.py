@@ -16,7 +16,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from analytic.errors import InvalidParameterError
+from analytic.errors import InvalidParameterError, UnstableSystemError
 from analytic.validation import integer, positive
 
 __all__ = ["JobClass"]
@@ -101,3 +101,12 @@ def _servers(servers: int, classes: Sequence[JobClass]) -> int:
 
 def _probabilities(classes: Sequence[JobClass]) -> np.ndarray:
     return np.array([float(c.probability) for c in classes])
+
+
+def check_load(servers: int, arrival_rate: float, classes: Sequence[JobClass]) -> float:
+    """The arrival rate as a float, if the load λ ϱ / k of eq. (1) is below one (no policy is stable otherwise)."""
+    rate = positive("arrival_rate", arrival_rate)
+    load = rate * float(sum(c.demand for c in classes)) / servers
+    if load >= 1:
+        raise UnstableSystemError("load λ ϱ / k", load, 1.0, "eq. (1): no policy is stable at this arrival rate")
+    return rate
