@@ -224,8 +224,8 @@ class _System:
             slots, helpers = partition.servers_per_class, partition.helpers
             if policy == "modified-bs-fcfs" and helpers == 0:
                 sent = rate * helper_probability_bound(k, rate, classes)
-                raise UnstableSystemError("rate of jobs sent to the helpers (eq. 16)", sent, 0.0, "ModifiedBS with an empty helper set (every k ϱ_i/(n_i ϱ) is an integer) "
-                                          "never serves them")
+                raise UnstableSystemError("rate of jobs sent to the helpers (eq. 16)", sent, 0.0,
+                                          "ModifiedBS with an empty helper set (all k ϱ_i/(n_i ϱ) integers) never serves them")
         else:
             slots, helpers = (0,) * len(classes), k
         return cls(policy, representation, needs, tuple(rate * float(c.probability) for c in classes),
