@@ -13,7 +13,13 @@ M/GI/s_i/s_i loss systems (Property 1), which gives the stability condition (5),
 - :mod:`~analytic.splitting.bounds`: stability (Prop. 1, eq. 5), P_H (eq. 16), response time;
 - :mod:`~analytic.splitting.modified_bs`: the exact CTMC of ModifiedBS (Definition 2);
 - :mod:`~analytic.splitting.limits`: the scalings (7), (8) and Theorems 1–2;
-- :mod:`~analytic.splitting.paper`: Tables 2–3, Figure 1's model, the ``analytic reproduce`` rows.
+- :mod:`~analytic.splitting.paper`: Tables 2–3, Figure 1's model, the ``analytic reproduce`` rows;
+- :mod:`~analytic.splitting.policies`: the policies of Section 2 (BS-FCFS, FCFS, MSF, ServerFilling,
+  ...) and the Gittins rank;
+- :mod:`~analytic.splitting.chains`: exact CTMCs of FCFS, BS-FCFS, ModifiedBS-FCFS and Most Servers
+  First, and the stability limit of FCFS;
+- :mod:`~analytic.splitting.simulation`: :func:`simulate_multiserver`, every policy, any size law
+  (event loops in :mod:`~analytic.splitting.engine`).
 
 Examples
 --------
@@ -29,28 +35,51 @@ from analytic.splitting.bounds import (
     response_time_bound,
     stability_margin,
 )
+from analytic.splitting.chains import (
+    EXACT_POLICIES,
+    ExactMetrics,
+    Saturation,
+    exact_multiserver,
+    fcfs_saturation,
+    multiserver_chain,
+)
 from analytic.splitting.classes import JobClass
 from analytic.splitting.limits import ScaledSystem, critical_system, subcritical_system, theorem1_limit, theorem2_limit
 from analytic.splitting.modified_bs import modified_bs_chain, modified_bs_helper_probability
 from analytic.splitting.paper import KIT_FH2, SDSC_SP2, figure1_classes, figure1_need_scale
 from analytic.splitting.partition import Partition, balanced_partition
+from analytic.splitting.policies import POLICIES, Policy, PolicyState, gittins_rank
+from analytic.splitting.simulation import ClassEstimates, MultiserverSimulation, simulate_multiserver
 
 __all__ = [
+    "EXACT_POLICIES",
     "KIT_FH2",
+    "POLICIES",
     "SDSC_SP2",
+    "ClassEstimates",
+    "ExactMetrics",
     "JobClass",
+    "MultiserverSimulation",
     "Partition",
+    "Policy",
+    "PolicyState",
     "ResponseTimeBound",
+    "Saturation",
     "ScaledSystem",
     "Stability",
     "balanced_partition",
     "critical_system",
+    "exact_multiserver",
+    "fcfs_saturation",
     "figure1_classes",
     "figure1_need_scale",
+    "gittins_rank",
     "helper_probability_bound",
     "modified_bs_chain",
     "modified_bs_helper_probability",
+    "multiserver_chain",
     "response_time_bound",
+    "simulate_multiserver",
     "stability_margin",
     "subcritical_system",
     "theorem1_limit",

@@ -15,11 +15,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from analytic.erlang import erlang_b
+from analytic.errors import UnstableSystemError
 from analytic.splitting.classes import JobClass, _classes, _probabilities
 from analytic.splitting.partition import Partition, balanced_partition
 from analytic.validation import positive
 
-__all__ = ["ResponseTimeBound", "Stability", "helper_probability_bound", "response_time_bound", "stability_margin"]
+__all__ = ["ResponseTimeBound", "Stability", "helper_probability_bound", "response_time_bound", "split_servers",
+           "stability_margin"]
 
 
 def _reserved_system(servers: int, arrival_rate: float,
@@ -190,3 +192,26 @@ def response_time_bound(servers: int, arrival_rate: float, classes: Iterable[Job
     probabilities = _probabilities(classes)
     return ResponseTimeBound(lower=float(weights.sum()), accepted=float(weights @ (1 - blocking)),
                              helper_probability=float(probabilities @ blocking))
+
+
+def split_servers(servers: int, arrival_rate: float, classes: Iterable[JobClass], modified: bool) -> tuple[tuple[int, ...], int]:
+    """The slots s_i of each A_i and the helpers |H| under BS-FCFS or (``modified``) ModifiedBS-FCFS.
+
+    Raises
+    ------
+    UnstableSystemError
+        ModifiedBS with an empty helper set: the jobs its reserved sets block (eq. 16 of them per
+        arrival) are never served.
+
+    Examples
+    --------
+    >>> split_servers(10, 2.0, [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)], modified=False)
+    ((2, 2), 4)
+    """
+    classes = _classes(classes)
+    partition = balanced_partition(servers, classes)
+    if modified and partition.helpers == 0:
+        sent = arrival_rate * helper_probability_bound(servers, arrival_rate, classes)
+        raise UnstableSystemError("rate of jobs sent to the helpers (eq. 16)", sent, 0.0,
+                                  "ModifiedBS with an empty helper set (all k ϱ_i/(n_i ϱ) integers) never serves them")
+    return partition.servers_per_class, partition.helpers

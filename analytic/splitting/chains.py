@@ -32,19 +32,19 @@ with π = FCFS on the helpers.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from analytic.ctmc import CTMC, Stationary
-from analytic.errors import InvalidParameterError, UnstableSystemError
-from analytic.splitting.bounds import helper_probability_bound
+from analytic.errors import InvalidParameterError
+from analytic.splitting.bounds import split_servers
 from analytic.splitting.classes import JobClass, _classes, _servers, check_load
-from analytic.splitting.partition import balanced_partition
 from analytic.validation import integer
 
-__all__ = ["EXACT_POLICIES", "ExactMetrics", "exact_multiserver", "multiserver_chain"]
+__all__ = ["EXACT_POLICIES", "ExactMetrics", "Saturation", "exact_multiserver", "fcfs_saturation", "multiserver_chain"]
 
 #: The policies with an exact chain (exponential sizes).
 EXACT_POLICIES = ("fcfs", "bs-fcfs", "modified-bs-fcfs", "msf")
@@ -102,7 +102,7 @@ def multiserver_chain(policy: str, servers: int, classes: Iterable[JobClass], ar
     servers : int
         k >= every need.
     classes : sequence of JobClass
-        Service times are exponential with mean ``mean_size`` (any ``size_std`` is ignored).
+        Their service times must be exponential (:attr:`JobClass.law`).
     arrival_rate : float
         Total rate λ > 0 of the Poisson arrivals, with load λ ϱ / k < 1.
     max_waiting : int
@@ -122,7 +122,8 @@ def multiserver_chain(policy: str, servers: int, classes: Iterable[JobClass], ar
     Raises
     ------
     InvalidParameterError
-        Unknown policy or representation, bad classes or servers, repeated needs under "msf".
+        Unknown policy or representation, bad classes or servers, a class whose service time is not
+        exponential, repeated needs under "msf".
     UnstableSystemError
         Load λ ϱ / k >= 1.
     StateSpaceTooLargeError
@@ -190,6 +191,87 @@ _REPRESENTATIONS = {"fcfs": ("lumped", "sequence"), "bs-fcfs": ("sequence",), "m
 
 
 @dataclass(frozen=True)
+class Saturation:
+    """FCFS with an infinite backlog: the largest arrival rate it can sustain.
+
+    Attributes
+    ----------
+    throughput : float
+        λ_max, departures per unit time of the saturated system: FCFS is stable for λ < λ_max and
+        its number of jobs grows at rate λ - λ_max above.
+    max_load : float
+        λ_max ϱ / k, the load at which FCFS becomes unstable (1 for a throughput-optimal policy).
+    n_states : int
+    """
+
+    throughput: float
+    max_load: float
+    n_states: int
+
+
+def fcfs_saturation(servers: int, classes: Iterable[JobClass]) -> Saturation:
+    """The stability limit of FCFS: the throughput of the saturated multiserver-job queue, exactly.
+
+    With an infinite backlog the state is the jobs in service and the class of the first job that
+    does not fit; when a job leaves, jobs start in order while they fit, the class of each new
+    head drawn from (α_i) (the lumped chain of the module docstring with infinitely many waiting
+    jobs). Its throughput λ_max bounds the arrival rates at which FCFS is stable (the saturated
+    system's throughput, as in Rumyantsev & Morozov and Grosof et al.); a load λ ϱ / k between
+    λ_max ϱ / k and 1 is one at which FCFS is unstable but a throughput-optimal policy is not.
+
+    Parameters
+    ----------
+    servers : int
+        k >= every need.
+    classes : sequence of JobClass
+        Exponential service times.
+
+    Returns
+    -------
+    Saturation
+
+    Raises
+    ------
+    InvalidParameterError
+        Bad servers or classes, or a class whose service time is not exponential.
+
+    References
+    ----------
+    Anselmi & Doncel, Section 2 and Table 1 (FCFS is not throughput optimal).
+
+    Examples
+    --------
+    One class: all ⌊k/n⌋ slots stay busy.
+
+    >>> from analytic.splitting import JobClass
+    >>> fcfs_saturation(5, [JobClass(2, 1.0, 0.5)]).throughput
+    4.0
+    """
+    classes = _classes(classes)
+    k = _servers(servers, classes)
+    for i, c in enumerate(classes):
+        if not c.exponential:
+            raise InvalidParameterError(f"classes[{i}]", c.law, "must have exponential service times for an exact chain")
+    alpha = tuple(float(c.probability) for c in classes)
+    mu = tuple(1 / float(c.mean_size) for c in classes)
+    system = _System("fcfs", "lumped", tuple(c.need for c in classes), alpha, mu, (0,) * len(classes), k, 1)
+
+    def transitions(state):
+        serving, head = state
+        for i, rate in enumerate(mu):
+            if serving[i]:
+                for (busy, new_head, _), weight in system._settle(_plus(serving, i, -1), head, math.inf, serving[i] * rate):
+                    yield (busy, new_head), weight
+
+    start = next((s, h) for (s, h, _), _ in system._settle((0,) * len(classes), 0, math.inf, 1.0))
+    chain = CTMC.from_function(start, transitions)
+    pi = chain.stationary()
+    throughput = pi.expected(lambda state: sum(x * rate for x, rate in zip(state[0], mu, strict=True)))
+    return Saturation(throughput=throughput, max_load=throughput * float(sum(c.demand for c in classes)) / k,
+                      n_states=chain.n_states)
+
+
+@dataclass(frozen=True)
 class _System:
     """A validated system: needs, rates, reserved slots s_i and helper servers."""
 
@@ -215,17 +297,15 @@ class _System:
         k = _servers(servers, classes)
         rate = check_load(k, arrival_rate, classes)
         integer("max_waiting", max_waiting)
+        for i, c in enumerate(classes):
+            if not c.exponential:
+                raise InvalidParameterError(f"classes[{i}]", c.law, "must have exponential service times for an exact chain")
         needs = tuple(c.need for c in classes)
         if policy == "msf" and len(set(needs)) < len(needs):
             raise InvalidParameterError("classes", needs, "must have distinct needs for the exact Most Servers First chain "
                                         "(a per-class count does not record the arrival order between classes of equal need)")
         if policy in ("bs-fcfs", "modified-bs-fcfs"):
-            partition = balanced_partition(k, classes)
-            slots, helpers = partition.servers_per_class, partition.helpers
-            if policy == "modified-bs-fcfs" and helpers == 0:
-                sent = rate * helper_probability_bound(k, rate, classes)
-                raise UnstableSystemError("rate of jobs sent to the helpers (eq. 16)", sent, 0.0,
-                                          "ModifiedBS with an empty helper set (all k ϱ_i/(n_i ϱ) integers) never serves them")
+            slots, helpers = split_servers(k, rate, classes, modified=policy == "modified-bs-fcfs")
         else:
             slots, helpers = (0,) * len(classes), k
         return cls(policy, representation, needs, tuple(rate * float(c.probability) for c in classes),

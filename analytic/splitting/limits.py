@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -38,7 +39,7 @@ class ScaledSystem:
 
 def _scaled_classes(classes: Sequence[JobClass], scale: int) -> tuple[JobClass, ...]:
     scale = integer("need_scale", scale, meaning=" (f_k)")
-    return tuple(JobClass(c.need * scale, c.probability, c.mean_size, c.size_std) for c in classes)
+    return tuple(dataclasses.replace(c, need=c.need * scale) for c in classes)
 
 
 def subcritical_system(servers: int, need_scale: int, arrival_rate: float, classes: Iterable[JobClass]) -> ScaledSystem:
