@@ -65,8 +65,13 @@ class ExactMetrics:
         Probability that an admitted job does not enter service on arrival (PASTA).
     per_class_wait_probability : tuple of float
     helper_probability : float or None
-        P_H, the probability that a job is sent to the helpers (BS policies; None otherwise).
+        P_H, the probability that a job is sent to the helpers on arrival (BS policies; None
+        otherwise).
     per_class_helper_probability : tuple of float or None
+    helper_service_probability : float or None
+        The probability that a job is served on the helpers (rule 3 of BS-FCFS moves some jobs
+        sent there to A_i): by Little's law, E[class-i jobs in service on H] / (d_i λ_i).
+    per_class_helper_service_probability : tuple of float or None
     lost_fraction : float
         Fraction of arrivals lost at the truncation (the chain's probability of holding
         ``max_waiting`` waiting jobs): the error made by truncating is of this order.
@@ -83,6 +88,8 @@ class ExactMetrics:
     per_class_wait_probability: tuple[float, ...]
     helper_probability: float | None
     per_class_helper_probability: tuple[float, ...] | None
+    helper_service_probability: float | None
+    per_class_helper_service_probability: tuple[float, ...] | None
     lost_fraction: float
     max_waiting: int
     n_states: int
@@ -376,7 +383,8 @@ class _System:
         counts = np.array([[r[i] + s[i] + w.count(i) for i in range(c)] for r, s, w in states], dtype=float)
         full = np.array([[r[i] >= self.slots[i] for i in range(c)] for r, _, _ in states])  # rule 1 sends to H
         waits = full & self._waits(np.array([self._free(s) for _, s, _ in states]), np.array([len(w) > 0 for *_, w in states]))
-        return counts, admitted, waits, full if self.policy != "fcfs" else None
+        on_helpers = np.array([s for _, s, _ in states], dtype=float)
+        return (counts, admitted, waits) + ((full, on_helpers) if self.policy != "fcfs" else (None, None))
 
     # -- FCFS, lumped: the class of the head and the number waiting ------------------------------
 
@@ -416,7 +424,7 @@ class _System:
         counts = serving + (heads[:, None] == np.arange(c)) + behind
         admitted = np.repeat((waiting < self.max_waiting)[:, None], c, axis=1)
         waits = self._waits(np.array([self._free(s) for s, _, _ in states]), waiting > 0)
-        return counts, admitted, waits, None
+        return counts, admitted, waits, None, None
 
     # -- Most Servers First ---------------------------------------------------------------------
 
@@ -454,24 +462,27 @@ class _System:
         arrivals = np.eye(len(self.needs), dtype=int)
         # an arrival of class i (the youngest of its class) is served at once iff the packing takes it
         waits = np.column_stack([self._msf_served(counts + arrivals[i])[:, i] <= counts[:, i] for i in range(len(self.needs))])
-        return counts.astype(float), self._msf_admitted(counts), waits, None
+        return counts.astype(float), self._msf_admitted(counts), waits, None, None
 
     # -- shared ---------------------------------------------------------------------------------
 
-    def _metrics(self, probabilities, counts, admitted, waits, helper, n_states, residual) -> ExactMetrics:
-        """Little's law per class and PASTA; ``admitted``, ``waits``, ``helper``: states x classes."""
+    def _metrics(self, probabilities, counts, admitted, waits, helper, on_helpers, n_states, residual) -> ExactMetrics:
+        """Little's law per class and PASTA; ``admitted``, ``waits``, ``helper``, ``on_helpers``: states x classes."""
         rates = np.array(self.arrival_rates)
         kept = probabilities @ admitted  # per class, the fraction of arrivals admitted
         per_class_r = probabilities @ counts / (rates * kept)
         per_class_w = probabilities @ (admitted & waits) / kept
         weights = rates * kept / (rates @ kept)  # the classes among admitted jobs
         per_class_h = None if helper is None else probabilities @ (admitted & helper) / kept
+        per_class_s = None if on_helpers is None else probabilities @ on_helpers * np.array(self.service_rates) / (rates * kept)
         return ExactMetrics(
             policy=self.policy, mean_response_time=float(weights @ per_class_r),
             per_class_response_time=tuple(map(float, per_class_r)),
             wait_probability=float(weights @ per_class_w), per_class_wait_probability=tuple(map(float, per_class_w)),
             helper_probability=None if per_class_h is None else float(weights @ per_class_h),
             per_class_helper_probability=None if per_class_h is None else tuple(map(float, per_class_h)),
+            helper_service_probability=None if per_class_s is None else float(weights @ per_class_s),
+            per_class_helper_service_probability=None if per_class_s is None else tuple(map(float, per_class_s)),
             lost_fraction=float(1 - rates @ kept / rates.sum()), max_waiting=self.max_waiting, n_states=n_states,
             residual=residual)
 

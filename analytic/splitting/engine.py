@@ -17,9 +17,10 @@ calls (:mod:`.simulation` drives them and owns the randomness):
 Jobs live in a table of slots (``job_i`` integer and ``job_f`` float columns) that the driver
 enlarges when a loop returns early for lack of free slots. Measurement: arrivals are numbered;
 those in ``[boundaries[0], boundaries[-1])`` are counted, in batch ``b`` when their number lies in
-``[boundaries[b], boundaries[b + 1])``; a counted job adds its response time, whether it waited
-(first service after its arrival) and whether it was sent to the helpers to its batch at its
-departure, and the number of jobs present is integrated over each batch's time span.
+``[boundaries[b], boundaries[b + 1])``; at its departure a counted job adds to its batch its
+response time, whether it waited (first service after its arrival), whether it was sent to the
+helpers on arrival and whether it was served there (under BS-FCFS rule 3 may move it to A_i); the
+number of jobs present is integrated over each batch's time span.
 """
 
 from __future__ import annotations
@@ -92,7 +93,10 @@ def _new_job(t, job_class, size, boundaries, state, clock, area, starts, free, j
 
 @numba.njit(cache=True)
 def _job_leaves(t, slot, state, clock, area, free, job_i, job_f, count, response, waited, helped):
-    """Tally a departing job in its batch and free its slot."""
+    """Tally a departing job in its batch and free its slot.
+
+    ``helped[b, c]`` counts the jobs sent to the helpers on arrival (0) and those served on them (1).
+    """
     _integrate(t, state, clock, area)
     b = job_i[slot, BATCH]
     if b >= 0:
@@ -102,7 +106,9 @@ def _job_leaves(t, slot, state, clock, area, free, job_i, job_f, count, response
         if job_f[slot, START] > job_f[slot, ARRIVAL]:
             waited[b, c] += 1
         if job_i[slot, SENT]:
-            helped[b, c] += 1
+            helped[b, c, 0] += 1
+        if job_i[slot, PLACE] < 0:
+            helped[b, c, 1] += 1
         state[PENDING] -= 1
     state[PRESENT] -= 1
     free[state[FREE]] = slot

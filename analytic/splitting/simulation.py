@@ -64,8 +64,9 @@ _PACKINGS = {"first-fit": engine.PACK_FIRST_FIT, "server-filling": engine.PACK_S
 class ClassEstimates:
     """The estimates of one class, each with the half-width of its interval at ``level``.
 
-    ``helper_probability`` is None unless the policy splits the servers; a value is NaN (with a
-    NaN half-width) when no job of the class was counted.
+    ``helper_probability`` (sent to the helpers on arrival) and ``helper_service_probability``
+    (served on them) are None unless the policy splits the servers; a value is NaN (with a NaN
+    half-width) when no job of the class was counted.
     """
 
     need: int
@@ -76,12 +77,15 @@ class ClassEstimates:
     wait_probability_ci: float
     helper_probability: float | None
     helper_probability_ci: float | None
+    helper_service_probability: float | None
+    helper_service_probability_ci: float | None
     level: float
     method: str
     samples: int
 
     def estimate(self, name: str) -> Estimate:
-        """``"mean_response_time"``, ``"wait_probability"`` or ``"helper_probability"`` as an Estimate."""
+        """A metric (``"mean_response_time"``, ``"wait_probability"``, ``"helper_probability"``,
+        ``"helper_service_probability"``) as an :class:`~analytic.simulation.Estimate`."""
         return _as_estimate(self, name)
 
     def __repr__(self) -> str:
@@ -104,7 +108,12 @@ class MultiserverSimulation:
     wait_probability, wait_probability_ci : float
         Probability that a job does not enter service on arrival.
     helper_probability, helper_probability_ci : float or None
-        P_H, the probability that a job is sent to the helpers (BS policies only).
+        P_H, the probability that a job is sent to the helpers on arrival (Sections 1.3, 3.4; BS
+        policies only).
+    helper_service_probability, helper_service_probability_ci : float or None
+        The probability that a job is served on the helpers: under BS-FCFS rule 3 moves some jobs
+        sent there to A_i, so it is smaller than P_H (the quantity the proof of Proposition 2
+        bounds by E_{s_i}); under ModifiedBS it equals P_H.
     mean_jobs, mean_jobs_ci : float
         Time-average number of jobs present.
     per_class : tuple of ClassEstimates
@@ -131,6 +140,8 @@ class MultiserverSimulation:
     wait_probability_ci: float
     helper_probability: float | None
     helper_probability_ci: float | None
+    helper_service_probability: float | None
+    helper_service_probability_ci: float | None
     mean_jobs: float
     mean_jobs_ci: float
     per_class: tuple[ClassEstimates, ...]
@@ -149,8 +160,9 @@ class MultiserverSimulation:
     load: float
 
     def estimate(self, name: str) -> Estimate:
-        """``"mean_response_time"``, ``"wait_probability"``, ``"helper_probability"`` or ``"mean_jobs"`` as an
-        :class:`~analytic.simulation.Estimate`, for :func:`~analytic.simulation.compare`."""
+        """A metric (``"mean_response_time"``, ``"wait_probability"``, ``"helper_probability"``,
+        ``"helper_service_probability"``, ``"mean_jobs"``) as an :class:`~analytic.simulation.Estimate`,
+        for :func:`~analytic.simulation.compare`."""
         return _as_estimate(self, name)
 
     def __repr__(self) -> str:
@@ -164,7 +176,7 @@ class MultiserverSimulation:
 
 
 def _as_estimate(result: MultiserverSimulation | ClassEstimates, name: str) -> Estimate:
-    names = ("mean_response_time", "wait_probability", "helper_probability", "mean_jobs")
+    names = ("mean_response_time", "wait_probability", "helper_probability", "helper_service_probability", "mean_jobs")
     if name not in names or not hasattr(result, name):
         raise InvalidParameterError("name", name, f"must be one of {[n for n in names if hasattr(result, n)]}")
     value = getattr(result, name)
@@ -224,7 +236,7 @@ class _Loop:
         measured = setup.arrivals - setup.warmup
         self.boundaries = setup.warmup + (np.arange(b + 1, dtype=np.int64) * measured + b - 1) // b
         self.count, self.response = np.zeros((b, c), dtype=np.int64), np.zeros((b, c))
-        self.waited, self.helped = np.zeros((b, c), dtype=np.int64), np.zeros((b, c), dtype=np.int64)
+        self.waited, self.helped = np.zeros((b, c), dtype=np.int64), np.zeros((b, c, 2), dtype=np.int64)
         self.area, self.starts = np.zeros(b), np.full(b + 1, np.nan)
         policy = setup.policy
         self.preemptive = not isinstance(policy, Policy) or policy.preemptive
@@ -486,9 +498,11 @@ def _summarize(tallies: list[_Tallies], setup: _Setup, runs: int, level: float,
         pick = (lambda a: a.sum(axis=1)) if column is None else (lambda a: a[:, column])
         r = ratio(pick(sums["response"]), count)
         w = ratio(pick(sums["waited"]), count)
-        h = ratio(pick(sums["helped"]), count) if split else (None, None)
+        h = ratio(pick(sums["helped"][..., 0]), count) if split else (None, None)
+        served = ratio(pick(sums["helped"][..., 1]), count) if split else (None, None)
         return dict(mean_response_time=r[0], mean_response_time_ci=r[1], wait_probability=w[0], wait_probability_ci=w[1],
-                    helper_probability=h[0], helper_probability_ci=h[1])
+                    helper_probability=h[0], helper_probability_ci=h[1], helper_service_probability=served[0],
+                    helper_service_probability_ci=served[1])
 
     samples = sums["count"].shape[0]
     per_class = tuple(ClassEstimates(need=c.need, jobs=int(sums["count"][:, i].sum()), level=level, method=method,
