@@ -32,8 +32,10 @@ from analytic.simulation import heap_pop, heap_push
 
 # job_i columns: PLACE is the reserved set A_c a job runs on (c >= 0) or -1 (the helpers, or the
 # whole server set); SENT marks a job that rule 1 sent to the helpers
-CLASS, SEQ, BATCH, NEXT, PLACE, POS, SERVING, SENT = range(8)
-JOB_INT_COLUMNS = 8
+# (NEXT and PREV link a job into its class's queue or its need group's list, GNEXT and GPREV into the
+# list of all jobs present in arrival order)
+CLASS, SEQ, BATCH, NEXT, PLACE, POS, SERVING, SENT, PREV, GNEXT, GPREV = range(11)
+JOB_INT_COLUMNS = 11
 # job_f columns
 ARRIVAL, SIZE, START, REMAINING, FINISH = range(5)
 JOB_FLOAT_COLUMNS = 5
@@ -46,6 +48,12 @@ NOW, AREA_SINCE, ARRIVED = range(3)
 FCFS, FIRST_FIT, MAXWEIGHT = range(3)
 BY_NEED, BY_ARRIVAL, BY_WORK, BY_GITTINS, BY_REMAINING = range(5)
 PACK_FIRST_FIT, PACK_SERVER_FILLING = range(2)
+# events passed to a preemptive decision
+ARRIVAL_EVENT, DEPARTURE_EVENT = range(2)
+# the state of the incremental decisions (aux: 6 arrays of one entry per need group, then 4 scalars)
+HEAD, TAIL, COUNT, SERVED, BOUNDARY, IN_M = range(6)
+AUX_GROUP_ROWS = 6
+GHEAD, GTAIL, M_END, M_NEED = range(4)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -348,13 +356,13 @@ def _sift_down(heap, size, i, key, tie):
 
 
 @numba.njit(cache=True)
-def decide_builtin(t, servers, needs, present, n, job_i, job_f, config, tables, key, scratch, target):
-    """The jobs to serve under a built-in preemptive policy: ``target[pos] = 1`` for each position served.
+def _ranked_target(t, servers, needs, present, n, job_i, job_f, config, tables, key, scratch, target):
+    """The jobs to serve under a preemptive policy that ranks jobs: ``target[pos] = 1`` for each served.
 
-    ``config`` = (order, packing, offsets of each class's Gittins table...), ``tables`` = (ages, ranks).
-    When all the jobs fit, all are served (O(n)); otherwise they are taken in order from a binary
-    heap of their positions (built in O(n)) until the packing is done, so only the jobs that matter
-    are sorted.
+    ``config`` = (order, packing, incremental, offsets of each class's Gittins table...), ``tables``
+    = (ages, ranks). When all the jobs fit, all are served (O(n)); otherwise they are taken in order
+    from a binary heap of their positions (built in O(n)) until the packing is done, so only the
+    jobs that matter are sorted.
     """
     order, packing = config[0], config[1]
     heap, chosen, tie = scratch[0], scratch[1], scratch[2]
@@ -378,7 +386,7 @@ def decide_builtin(t, servers, needs, present, n, job_i, job_f, config, tables, 
             key[pos] = need * _remaining(t, slot, job_i, job_f)
         elif order == BY_GITTINS:
             attained = job_f[slot, SIZE] - _remaining(t, slot, job_i, job_f)
-            key[pos] = need * _interpolate(attained, tables[0], tables[1], config[2 + c], config[3 + c])
+            key[pos] = need * _interpolate(attained, tables[0], tables[1], config[3 + c], config[4 + c])
         else:
             key[pos] = _remaining(t, slot, job_i, job_f)
         tie[pos] = job_i[slot, SEQ]
@@ -439,21 +447,142 @@ def _rebuild_heap(keys, items, state, present, job_i, job_f):
 
 
 @numba.njit(cache=True)
-def _apply(t, target, state, keys, items, present, job_i, job_f):
+def _serve(t, slot, state, keys, items, present, job_i, job_f):
+    """Start or resume a job: it completes at t + its remaining size unless preempted."""
+    if state[HEAP] == keys.shape[0]:
+        _rebuild_heap(keys, items, state, present, job_i, job_f)
+    if job_f[slot, START] < 0:
+        job_f[slot, START] = t
+    job_f[slot, FINISH] = t + job_f[slot, REMAINING]
+    job_i[slot, SERVING] = 1
+    state[HEAP] = heap_push(keys, items, state[HEAP], job_f[slot, FINISH], slot)
+
+
+@numba.njit(cache=True)
+def _preempt(t, slot, job_i, job_f):
+    """Stop a job; its heap entry becomes stale."""
+    job_f[slot, REMAINING] = job_f[slot, FINISH] - t
+    job_i[slot, SERVING] = 0
+
+
+@numba.njit(cache=True)
+def apply_target(t, target, state, keys, items, present, job_i, job_f):
     """Start, resume or preempt jobs so that exactly the targeted ones are in service."""
     for pos in range(state[PRESENT]):
         slot = present[pos]
         if target[pos] and not job_i[slot, SERVING]:
-            if state[HEAP] == keys.shape[0]:
-                _rebuild_heap(keys, items, state, present, job_i, job_f)
-            if job_f[slot, START] < 0:
-                job_f[slot, START] = t
-            job_f[slot, FINISH] = t + job_f[slot, REMAINING]
-            job_i[slot, SERVING] = 1
-            state[HEAP] = heap_push(keys, items, state[HEAP], job_f[slot, FINISH], slot)
+            _serve(t, slot, state, keys, items, present, job_i, job_f)
         elif not target[pos] and job_i[slot, SERVING]:
-            job_f[slot, REMAINING] = job_f[slot, FINISH] - t
-            job_i[slot, SERVING] = 0
+            _preempt(t, slot, job_i, job_f)
+
+
+# -- Most Servers First and ServerFilling, incrementally --------------------------------------
+# Both serve, in each need group, the oldest jobs of the group (MSF: of all jobs present;
+# ServerFilling: of M, a prefix of the jobs in arrival order, so again the oldest of the group), as
+# many as a greedy packing of the group counts by decreasing need allows (with powers of two,
+# ServerFilling's "until one does not fit" packs as the greedy does). Each group keeps its jobs in
+# arrival order with a pointer to its last served one, so an event costs O(groups + changes).
+
+
+@numba.njit(cache=True)
+def _link(slot, g, aux, job_i):
+    """Append a job to its group's list and to the list of all jobs (arrival order)."""
+    tail = aux[TAIL, g]
+    job_i[slot, PREV], job_i[slot, NEXT] = tail, -1
+    if tail < 0:
+        aux[HEAD, g] = slot
+    else:
+        job_i[tail, NEXT] = slot
+    aux[TAIL, g] = slot
+    aux[COUNT, g] += 1
+
+
+@numba.njit(cache=True)
+def _unlink(slot, g, aux, job_i):
+    prev, nxt = job_i[slot, PREV], job_i[slot, NEXT]
+    if prev < 0:
+        aux[HEAD, g] = nxt
+    else:
+        job_i[prev, NEXT] = nxt
+    if nxt < 0:
+        aux[TAIL, g] = prev
+    else:
+        job_i[nxt, PREV] = prev
+    if aux[BOUNDARY, g] == slot:
+        aux[BOUNDARY, g] = prev
+    aux[COUNT, g] -= 1
+
+
+@numba.njit(cache=True)
+def _incremental(event, slot, t, servers, needs, groups, group_needs, present, state, job_i, job_f, filling, aux,
+                 scalars, keys, items):
+    """Update the group lists (and, for ServerFilling, M) for one event, then serve each group's prefix."""
+    g = groups[job_i[slot, CLASS]]
+    need = needs[job_i[slot, CLASS]]
+    if event == ARRIVAL_EVENT:
+        _link(slot, g, aux, job_i)
+        if filling:
+            tail = scalars[GTAIL]
+            job_i[slot, GPREV], job_i[slot, GNEXT] = tail, -1
+            if tail < 0:
+                scalars[GHEAD] = slot
+            else:
+                job_i[tail, GNEXT] = slot
+            scalars[GTAIL] = slot
+            if scalars[M_NEED] < servers:  # M holds every job: the new one joins it
+                scalars[M_END] = slot
+                scalars[M_NEED] += need
+                aux[IN_M, g] += 1
+    else:  # a departure: the job was served, so it was in its group's served prefix (and in M)
+        _unlink(slot, g, aux, job_i)
+        aux[SERVED, g] -= 1
+        if filling:
+            prev, nxt = job_i[slot, GPREV], job_i[slot, GNEXT]
+            if prev < 0:
+                scalars[GHEAD] = nxt
+            else:
+                job_i[prev, GNEXT] = nxt
+            if nxt < 0:
+                scalars[GTAIL] = prev
+            else:
+                job_i[nxt, GPREV] = prev
+            if scalars[M_END] == slot:
+                scalars[M_END] = prev
+            scalars[M_NEED] -= need
+            aux[IN_M, g] -= 1
+            while scalars[M_NEED] < servers:  # extend M in arrival order
+                nxt = scalars[GHEAD] if scalars[M_END] < 0 else job_i[scalars[M_END], GNEXT]
+                if nxt < 0:
+                    break
+                scalars[M_END] = nxt
+                scalars[M_NEED] += needs[job_i[nxt, CLASS]]
+                aux[IN_M, groups[job_i[nxt, CLASS]]] += 1
+    free = servers
+    for h in range(group_needs.shape[0] - 1, -1, -1):  # decreasing need
+        wanted = min(aux[IN_M, h] if filling else aux[COUNT, h], free // group_needs[h])
+        free -= wanted * group_needs[h]
+        while aux[SERVED, h] < wanted:
+            node = aux[HEAD, h] if aux[BOUNDARY, h] < 0 else job_i[aux[BOUNDARY, h], NEXT]
+            _serve(t, node, state, keys, items, present, job_i, job_f)
+            aux[BOUNDARY, h] = node
+            aux[SERVED, h] += 1
+        while aux[SERVED, h] > wanted:
+            node = aux[BOUNDARY, h]
+            _preempt(t, node, job_i, job_f)
+            aux[BOUNDARY, h] = job_i[node, PREV]
+            aux[SERVED, h] -= 1
+
+
+@numba.njit(cache=True)
+def decide_builtin(event, slot, t, servers, needs, groups, group_needs, present, state, job_i, job_f, config, tables,
+                   aux, scalars, key, scratch, target, keys, items):
+    """Apply a built-in preemptive policy after an event (arrival or departure of ``slot``)."""
+    if config[2]:
+        _incremental(event, slot, t, servers, needs, groups, group_needs, present, state, job_i, job_f,
+                     config[1] == PACK_SERVER_FILLING, aux, scalars, keys, items)
+    else:
+        _ranked_target(t, servers, needs, present, state[PRESENT], job_i, job_f, config, tables, key, scratch, target)
+        apply_target(t, target, state, keys, items, present, job_i, job_f)
 
 
 @numba.njit(cache=True)
@@ -467,15 +596,16 @@ def _drop_stale(keys, items, state, job_i, job_f):
 
 
 @numba.njit(cache=True)
-def advance_preemptive(interarrival, job_classes, sizes, drain, boundaries, needs, servers, decide, config, tables,
-                       state, clock, keys, items, free, job_i, job_f, present, key, scratch, target,
-                       count, response, waited, helped, area, starts):
+def advance_preemptive(interarrival, job_classes, sizes, drain, boundaries, needs, servers, decide, groups, group_needs,
+                       config, tables, aux, scalars, state, clock, keys, items, free, job_i, job_f, present, key, scratch,
+                       target, count, response, waited, helped, area, starts):
     """Advance a preemptive replication through a chunk of arrivals; return how many were taken.
 
-    ``decide(t, servers, needs, present, n, job_i, job_f, config, tables, key, scratch, target)`` sets
-    ``target[pos]`` for the ``n`` jobs present (:func:`decide_builtin`, or a Python callable under
-    ``advance_preemptive.py_func``). Returns early when no job slot is free; with ``drain`` it ignores
-    the arrivals and serves until no counted job is left.
+    After each arrival or departure ``decide(event, slot, t, servers, needs, groups, group_needs,
+    present, state, job_i, job_f, config, tables, aux, scalars, key, scratch, target, keys, items)``
+    starts, resumes and preempts jobs (:func:`decide_builtin`, or a Python callable's adapter under
+    ``advance_preemptive.py_func``). Returns early when no job slot is free; with ``drain`` it
+    ignores the arrivals and serves until no counted job is left.
     """
     t = clock[NOW]
     n = interarrival.shape[0]
@@ -498,6 +628,7 @@ def advance_preemptive(interarrival, job_classes, sizes, drain, boundaries, need
             present[pos] = last
             job_i[last, POS] = pos
             _job_leaves(t, slot, state, clock, area, free, job_i, job_f, count, response, waited, helped)
+            event = DEPARTURE_EVENT
         else:
             if state[FREE] == 0:
                 break
@@ -507,7 +638,8 @@ def advance_preemptive(interarrival, job_classes, sizes, drain, boundaries, need
             present[state[PRESENT] - 1] = slot
             job_i[slot, POS] = state[PRESENT] - 1
             j += 1
-        decide(t, servers, needs, present, state[PRESENT], job_i, job_f, config, tables, key, scratch, target)
-        _apply(t, target, state, keys, items, present, job_i, job_f)
+            event = ARRIVAL_EVENT
+        decide(event, slot, t, servers, needs, groups, group_needs, present, state, job_i, job_f, config, tables, aux,
+               scalars, key, scratch, target, keys, items)
     clock[NOW] = t
     return j

@@ -238,6 +238,8 @@ class _Loop:
         self.count, self.response = np.zeros((b, c), dtype=np.int64), np.zeros((b, c))
         self.waited, self.helped = np.zeros((b, c), dtype=np.int64), np.zeros((b, c, 2), dtype=np.int64)
         self.area, self.starts = np.zeros(b), np.full(b + 1, np.nan)
+        group_needs, groups = np.unique(self.needs, return_inverse=True)  # classes grouped by need
+        self.groups, self.group_needs = groups.astype(np.int64), group_needs.astype(np.int64)
         policy = setup.policy
         self.preemptive = not isinstance(policy, Policy) or policy.preemptive
         if self.preemptive:
@@ -249,28 +251,32 @@ class _Loop:
     def _init_dispatch(self, policy: Policy) -> None:
         c, k = len(self.setup.classes), self.setup.servers
         self.slots = np.array(self.setup.slots, dtype=np.int64)
-        group_needs, groups = np.unique(self.needs, return_inverse=True)
-        self.groups, self.group_needs = groups.astype(np.int64), group_needs.astype(np.int64)
         self.heads, self.tails = np.full(c, -1, dtype=np.int64), np.full(c, -1, dtype=np.int64)
         self.lengths, self.reserved_busy = np.zeros(c, dtype=np.int64), np.zeros(c, dtype=np.int64)
         self.present_by_class = np.zeros(c, dtype=np.int64)
-        items = group_needs.size * (int(k).bit_length() + 1)
-        self.scratch_i = np.zeros((5, max(items, group_needs.size)), dtype=np.int64)
+        items = self.group_needs.size * (int(k).bit_length() + 1)
+        self.scratch_i = np.zeros((5, max(items, self.group_needs.size)), dtype=np.int64)
         self.best = np.zeros(k + 1, dtype=np.int64)
         self.keep = np.zeros((items, k + 1), dtype=np.bool_)
         self.mode = _HELPER_MODES[policy.helper_mode]
 
     def _init_preemptive(self, policy: Policy | Callable) -> None:
+        classes = self.setup.classes
         if isinstance(policy, Policy):
-            tables = [gittins_table(cls.law) for cls in self.setup.classes] if policy.order == "gittins" else []
-            offsets = np.cumsum([0] + [ages.size for ages, _ in tables]) if tables else np.zeros(len(self.setup.classes) + 1)
-            self.config = np.concatenate([[_ORDERS[policy.order], _PACKINGS[policy.packing]], offsets]).astype(np.int64)
+            tables = [gittins_table(cls.law) for cls in classes] if policy.order == "gittins" else []
+            offsets = np.cumsum([0] + [ages.size for ages, _ in tables]) if tables else np.zeros(len(classes) + 1)
+            incremental = (policy.order, policy.packing) in (("need", "first-fit"), ("arrival", "server-filling"))
+            self.config = np.concatenate([[_ORDERS[policy.order], _PACKINGS[policy.packing], incremental], offsets])
+            self.config = self.config.astype(np.int64)
             self.tables = (np.vstack([np.concatenate([a for a, _ in tables]), np.concatenate([r for _, r in tables])])
                            if tables else np.zeros((2, 1)))
             self.decide, self.advance = engine.decide_builtin, engine.advance_preemptive
         else:
-            self.config, self.tables = np.zeros(2, dtype=np.int64), np.zeros((2, 1))
+            self.config, self.tables = np.zeros(3, dtype=np.int64), np.zeros((2, 1))
             self.decide, self.advance = _CallableDecision(policy), engine.advance_preemptive.py_func
+        self.aux = np.zeros((engine.AUX_GROUP_ROWS, self.group_needs.size), dtype=np.int64)
+        self.aux[[engine.HEAD, engine.TAIL, engine.BOUNDARY]] = -1
+        self.scalars = np.array([-1, -1, -1, 0], dtype=np.int64)
         self.present = np.empty(0, dtype=np.int64)
         self.key, self.scratch, self.target = np.empty(0), np.empty((3, 0), dtype=np.int64), np.empty(0, dtype=np.int8)
 
@@ -307,8 +313,9 @@ class _Loop:
         tallies = (self.count, self.response, self.waited, self.helped, self.area, self.starts)
         if self.preemptive:
             return self.advance(interarrival, job_classes, sizes, drain, self.boundaries, self.needs, s.servers, self.decide,
-                                self.config, self.tables, self.state, self.clock, self.keys, self.items, self.free,
-                                self.job_i, self.job_f, self.present, self.key, self.scratch, self.target, *tallies)
+                                self.groups, self.group_needs, self.config, self.tables, self.aux, self.scalars, self.state,
+                                self.clock, self.keys, self.items, self.free, self.job_i, self.job_f, self.present, self.key,
+                                self.scratch, self.target, *tallies)
         return engine.advance_dispatch(interarrival, job_classes, sizes, drain, self.boundaries, self.needs, self.slots,
                                        s.helpers, self.setup.policy.rule3, self.mode, self.groups, self.group_needs,
                                        self.state, self.clock, self.keys, self.items, self.free, self.job_i, self.job_f,
@@ -328,16 +335,18 @@ class _CallableDecision:
     def __init__(self, policy: Callable[[PolicyState], object]) -> None:
         self.policy = policy
 
-    def __call__(self, t, servers, needs, present, n, job_i, job_f, config, tables, key, scratch, target) -> None:
+    def __call__(self, event, slot, t, servers, needs, groups, group_needs, present, state, job_i, job_f, config, tables,
+                 aux, scalars, key, scratch, target, keys, items) -> None:
+        n = state[engine.PRESENT]
         slots = present[:n]
         order = np.argsort(job_i[slots, engine.SEQ], kind="stable")
         jobs = slots[order]
         serving = job_i[jobs, engine.SERVING] == 1
         remaining = np.where(serving, job_f[jobs, engine.FINISH] - t, job_f[jobs, engine.REMAINING])
         classes = job_i[jobs, engine.CLASS]
-        state = PolicyState(time=t, servers=servers, job_class=classes, need=needs[classes], arrival=job_f[jobs, engine.ARRIVAL],
-                            attained=job_f[jobs, engine.SIZE] - remaining, remaining=remaining, serving=serving)
-        mask = np.asarray(self.policy(state))
+        view = PolicyState(time=t, servers=servers, job_class=classes, need=needs[classes], arrival=job_f[jobs, engine.ARRIVAL],
+                           attained=job_f[jobs, engine.SIZE] - remaining, remaining=remaining, serving=serving)
+        mask = np.asarray(self.policy(view))
         if mask.shape != (n,) or mask.dtype.kind not in "bi":
             raise InvalidParameterError("policy", self.policy, f"must return a boolean array of shape ({n},), one entry per job "
                                                                f"present (got {mask.dtype} of shape {mask.shape})")
@@ -347,6 +356,7 @@ class _CallableDecision:
                                                                f"(at time {t:.6g} they sum to {used})")
         target[:n] = 0
         target[order] = mask.astype(bool)
+        engine.apply_target(t, target, state, keys, items, present, job_i, job_f)
 
 
 def _replication(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
