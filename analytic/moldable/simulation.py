@@ -202,18 +202,18 @@ def _place(allocation, remaining, state, X, keys, items, slot_servers, slot_time
 
 
 @numba.njit(cache=True)
-def _advance(interarrival, requested, sizes, first, n, speeds, warmup, measured, clock, state, X, last, keys, items,
+def _advance(interarrival, requested, sizes, first, n, speeds, boundaries, clock, state, X, last, keys, items,
              slot_servers, slot_time, slot_batch, free, arrivals, blocked, counted, time_sum, area, start,
              completed_sum, completed):
     """Process one chunk of arrivals ``first .. first + len(interarrival) - 1`` of a replication.
 
     ``state`` holds (busy servers, heap size, free slots, current batch or -1 during the warm-up);
     ``clock[0]`` the time of the last arrival; ``X[i]`` the jobs on ``i`` servers and ``last[i]``
-    the time up to which ``X[i]`` has been integrated.
+    the time up to which ``X[i]`` has been integrated; batch ``k`` starts at arrival
+    ``boundaries[k]`` (``boundaries[0]`` = the warm-up, ``boundaries[-1]`` = all arrivals).
     """
     t = clock[0]
     busy, size, n_free, b = state[0], state[1], state[2], state[3]
-    batches = arrivals.shape[0]
     for j in range(interarrival.shape[0]):
         t += interarrival[j]
         while size > 0 and keys[0] <= t:
@@ -229,16 +229,14 @@ def _advance(interarrival, requested, sizes, first, n, speeds, warmup, measured,
             busy -= a
             free[n_free] = slot
             n_free += 1
-        g = first + j
-        if g >= warmup:
-            now = (g - warmup) * batches // measured
-            if now != b:
-                for a in range(X.shape[0]):
-                    if b >= 0:
-                        area[b, a] += X[a] * (t - last[a])
-                    last[a] = t
-                b = now
-                start[b] = t
+        if first + j == boundaries[b + 1]:
+            for a in range(X.shape[0]):
+                if b >= 0:
+                    area[b, a] += X[a] * (t - last[a])
+                last[a] = t
+            b += 1
+            start[b] = t
+        if b >= 0:
             arrivals[b] += 1
         idle = n - busy
         if idle == 0:
@@ -287,6 +285,7 @@ def _replication(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
     arrival_rng, size_rng, choice_rng, start_rng = (np.random.default_rng(s) for s in seed.spawn(4))
     n, d, batches = setup.servers, setup.speeds.size, setup.batches
     measured = setup.arrivals - setup.warmup
+    boundaries = setup.warmup + (np.arange(batches + 1, dtype=np.int64) * measured + batches - 1) // batches
     clock, state = np.zeros(1), np.array([0, 0, n, -1], dtype=np.int64)
     X, last = np.zeros(d + 1, dtype=np.int64), np.zeros(d + 1)
     keys, items = np.empty(n), np.empty(n, dtype=np.int64)
@@ -309,7 +308,7 @@ def _replication(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
         else:
             requested = np.searchsorted(cumulative, choice_rng.random(count), side="right").astype(np.int64) + 1
             np.minimum(requested, d, out=requested)
-        _advance(interarrival, requested, sizes, first, n, setup.speeds, setup.warmup, measured, clock, state, X, last,
+        _advance(interarrival, requested, sizes, first, n, setup.speeds, boundaries, clock, state, X, last,
                  keys, items, slot_servers, slot_time, slot_batch, free, arrivals, blocked, counted, time_sum, area,
                  start, completed_sum, completed)
     end = clock[0]
