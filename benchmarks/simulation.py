@@ -124,7 +124,8 @@ def main() -> None:
         rate, result = moldable_rate(speedup, alpha, beta, size, args.jobs)
         rates.append(rate)
         print(f"  {label:>10}, α = {alpha:.3g}, {size:>13}: {rate:>12,.0f} jobs/s  ratio {rate / baseline:5.2f}   "
-              f"P_b = {result.blocking:.5f} ± {result.blocking_ci:.1g}, E[D] = {result.mean_time:.5f} ± {result.mean_time_ci:.1g}")
+              f"P_b = {result.blocking:.5f} ± {result.blocking_ci:.1g}, "
+              f"E[D] = {result.mean_time:.5f} ± {result.mean_time_ci:.1g}")
     slowest = min(rates)
     print(f"\nslowest ratio to the baseline: {slowest / baseline:.2f} (target >= 1)")
     table = 6 * 4 * 100 * 5_000_000

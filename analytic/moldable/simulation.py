@@ -43,7 +43,7 @@ import numba
 import numpy as np
 
 from analytic.errors import InvalidParameterError
-from analytic.moldable.greedy import _resolve_p
+from analytic.moldable.greedy import _resolve_p, fluid_point
 from analytic.moldable.occupancy import check_arrival_rate
 from analytic.simulation import (
     Estimate,
@@ -266,10 +266,8 @@ def _initial_jobs(setup: _Setup, rng: np.random.Generator) -> tuple[np.ndarray, 
     """Allocations and remaining times of the jobs in service at time 0 (see the module docstring)."""
     if setup.start == "empty":
         return np.zeros(0, dtype=np.int64), np.zeros(0)
-    n, d = setup.servers, setup.speeds.size
-    servers = np.arange(1, d + 1)
-    fluid = setup.p / setup.speeds
-    fluid *= min(setup.arrival_rate, 1.0 / float(servers @ fluid))
+    n, servers = setup.servers, np.arange(1, setup.speeds.size + 1)
+    fluid = fluid_point(setup.speeds, setup.arrival_rate, setup.p)
     counts = np.floor(n * fluid).astype(np.int64)                 # fallback: the fluid point, rounded down
     for _ in range(START_ATTEMPTS):
         draw = rng.poisson(n * fluid)
