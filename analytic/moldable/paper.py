@@ -6,6 +6,11 @@ Halfin–Whitt (α = 1/2, β = 0.1) and super-Halfin–Whitt (α = 2/3, β = 0.1
 simulations at ``n = 4000``; with the linear speed-up the greedy scheme is an Erlang loss system of
 800 five-server slots: its blocking is ``E_800(800 λ)`` (:func:`analytic.erlang.erlang_b`), which the
 exact loss chain (801 states) reproduces.
+
+Table 1 has four size laws; the simulated rows use :func:`simulate_moldable` in two ways: started
+near equilibrium (the model's stationary values) and by the paper's own procedure (runs of 5·10⁶
+arrivals from an empty system, ``E[D]`` over the jobs completed by the end), which reproduces the
+Pareto column that the stationary model does not.
 """
 
 from __future__ import annotations
