@@ -211,19 +211,23 @@ def ffbf(state):
     return serve
 
 
-MIXED = [JobClass(1, 0.5, 1.0), JobClass(2, 0.3, 1.0, size="deterministic"), JobClass(4, 0.2, 2.0, size_std=3.0)]
+#: Continuous laws only, so that no two departures coincide (the order of simultaneous events is the heap's).
+MIXED = [JobClass(1, 0.5, 1.0), JobClass(2, 0.3, 1.0, size="mixed_erlang"), JobClass(4, 0.2, 2.0, size_std=3.0)]
 
 
 def sf_gittins(state):
-    """ServerFilling-Gittins on MIXED with the ranks in closed form: the exponential class its mean,
-    the deterministic class its remaining size, the hyperexponential class (decreasing hazard)
-    1/h(a); each times the need."""
+    """ServerFilling-Gittins on MIXED with the ranks in closed form, each times the need: the
+    exponential class its mean; the mixed Erlang class (one or two phases of rate r = 1.6, increasing
+    hazard) its mean residual size (1.6 + 0.6 r a) / (r (1 + 0.6 r a)); the hyperexponential class
+    (decreasing hazard) 1/h(a)."""
     law = MIXED[2].law
     weights, rates = law.weights, law.rates
     a = state.attained
     terms = weights * np.exp(-rates * a[:, None])
     inverse_hazard = terms.sum(axis=1) / (terms * rates).sum(axis=1)
-    rank = np.select([state.job_class == 0, state.job_class == 1], [np.ones_like(a), 1.0 - a], inverse_hazard)
+    r = 1.6
+    residual = (1.6 + 0.6 * r * a) / (r * (1 + 0.6 * r * a))
+    rank = np.select([state.job_class == 0, state.job_class == 1], [np.ones_like(a), residual], inverse_hazard)
     return server_filling(state, state.need * rank)
 
 
@@ -242,6 +246,7 @@ def test_builtin_policies_follow_section_2(name, reference):
 def test_server_filling_gittins_follows_section_2():
     """The interpolated rank table (gittins_table) orders the jobs as the closed-form rank does; the
     runs agree up to the table's accuracy (an order swapped between two nearly equal ranks)."""
+    assert MIXED[1].law.rates.tolist() == [1.6, 1.6]
     assert MIXED[2].law.scv > 1  # hyperexponential: decreasing hazard rate
     rate = rate_at(0.9, 8, MIXED)
     builtin = simulate_multiserver("server-filling-gittins", 8, MIXED, rate, jobs=3000, seed=3)
