@@ -315,7 +315,7 @@ def _remaining(t, slot, job_i, job_f):
     return job_f[slot, FINISH] - t if job_i[slot, SERVING] else job_f[slot, REMAINING]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _interpolate(x, ages, ranks, first, last):
     """Linear interpolation of ranks[first:last] over ages[first:last] at x (constant beyond the ends)."""
     if x <= ages[first]:
@@ -356,7 +356,7 @@ def _sift_down(heap, size, i, key, tie):
 
 
 @numba.njit(cache=True)
-def _ranked_target(t, servers, needs, present, n, job_i, job_f, config, tables, key, scratch, target):
+def _ranked_target(t, servers, needs, groups, group_needs, present, n, job_i, job_f, config, tables, key, scratch, target):
     """The jobs to serve under a preemptive policy that ranks jobs: ``target[pos] = 1`` for each served.
 
     ``config`` = (order, packing, incremental, offsets of each class's Gittins table...), ``tables``
@@ -418,20 +418,25 @@ def _ranked_target(t, servers, needs, present, n, job_i, job_f, config, tables, 
         chosen[m] = pos
         m += 1
         total += needs[job_i[present[pos], CLASS]]
-    # ... placed by decreasing need (a stable insertion sort keeps the order among equal needs)
-    for i in range(1, m):
-        pos = chosen[i]
-        need = needs[job_i[present[pos], CLASS]]
-        j = i - 1
-        while j >= 0 and needs[job_i[present[chosen[j]], CLASS]] < need:
-            chosen[j + 1] = chosen[j]
-            j -= 1
-        chosen[j + 1] = pos
+    # ... placed by decreasing need: a stable counting sort by need group keeps the order among equal needs
+    start = np.zeros(group_needs.shape[0] + 1, dtype=np.int64)
     for i in range(m):
-        need = needs[job_i[present[chosen[i]], CLASS]]
+        start[groups[job_i[present[chosen[i]], CLASS]]] += 1
+    offset = 0
+    for g in range(group_needs.shape[0] - 1, -1, -1):  # decreasing need
+        count = start[g]
+        start[g] = offset
+        offset += count
+    placed = heap  # the heap is spent: reuse it
+    for i in range(m):
+        g = groups[job_i[present[chosen[i]], CLASS]]
+        placed[start[g]] = chosen[i]
+        start[g] += 1
+    for i in range(m):
+        need = needs[job_i[present[placed[i]], CLASS]]
         if need > free:
             break
-        target[chosen[i]] = 1
+        target[placed[i]] = 1
         free -= need
 
 
@@ -581,7 +586,8 @@ def decide_builtin(event, slot, t, servers, needs, groups, group_needs, present,
         _incremental(event, slot, t, servers, needs, groups, group_needs, present, state, job_i, job_f,
                      config[1] == PACK_SERVER_FILLING, aux, scalars, keys, items)
     else:
-        _ranked_target(t, servers, needs, present, state[PRESENT], job_i, job_f, config, tables, key, scratch, target)
+        _ranked_target(t, servers, needs, groups, group_needs, present, state[PRESENT], job_i, job_f, config, tables, key,
+                       scratch, target)
         apply_target(t, target, state, keys, items, present, job_i, job_f)
 
 

@@ -306,8 +306,9 @@ def gittins_table(law: SizeLaw, points: int = 256) -> tuple[np.ndarray, np.ndarr
     """Ages and Gittins ranks on which the simulator interpolates linearly.
 
     Ages: 0, the atoms of a discrete law (with 32 points between consecutive ones), or a geometric
-    grid from 10^-4 mean sizes to the age where the survival function falls below 10^-12. Beyond
-    the last age the last rank is used.
+    grid from 10^-4 mean sizes to the age where the survival function falls below 10^-12 (two
+    points for the exponential law, whose rank is its mean). Beyond the last age the last rank is
+    used.
 
     Examples
     --------
@@ -317,6 +318,9 @@ def gittins_table(law: SizeLaw, points: int = 256) -> tuple[np.ndarray, np.ndarr
     True
     """
     survival, _ = _survival_and_tail(law)
+    if isinstance(law, ErlangMixture) and law.phases.tolist() == [1]:  # exponential: a constant rank
+        ages = np.array([0.0, law.mean])
+        return ages, np.full(2, law.mean)
     if isinstance(law, Discrete):
         atoms = np.concatenate([[0.0], np.sort(law.values)])
         ages = np.unique(np.concatenate([np.linspace(lo, hi, 33) for lo, hi in itertools.pairwise(atoms)]))
