@@ -13,6 +13,7 @@ from fractions import Fraction
 
 from analytic.reproduce import Row, reproduces
 from analytic.splitting.bounds import helper_probability_bound, stability_margin
+from analytic.splitting.chains import exact_multiserver, fcfs_saturation
 from analytic.splitting.classes import JobClass, _exact
 from analytic.splitting.limits import _scaled_classes, critical_system, subcritical_system
 from analytic.splitting.modified_bs import modified_bs_helper_probability
@@ -170,3 +171,38 @@ def _property1_row() -> Row:
                          "hyperexponential sizes for the 2-server class)",
                paper_value=modified_bs_helper_probability(40, 9.0, classes, hyperexponential={1: (0.2, 2.0)}),
                value=helper_probability_bound(40, 9.0, classes), tolerance=1e-12)
+
+
+#: The system of the BS-FCFS rows: k = 8, needs 1 and 2, load 0.4 (exact chain, 5251 states).
+_BS_CLASSES = (JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5))
+
+
+@reproduces
+def _corollary1_rows() -> list[Row]:
+    """Corollary 1, eq. (12): P_H <= P_H of ModifiedBS, for BS-FCFS, on its exact chain."""
+    rate = 0.4 * 8 / float(sum(c.demand for c in _BS_CLASSES))
+    exact = exact_multiserver("bs-fcfs", 8, _BS_CLASSES, rate, max_waiting=10)
+    bound = helper_probability_bound(8, rate, _BS_CLASSES)
+    numbers = (f"k = 8, needs 1 and 2, load 0.4: eq. (16) = {bound:.4f}; BS-FCFS sends {exact.helper_probability:.4f} "
+               f"of the arrivals to H and serves {exact.helper_service_probability:.4f} there "
+               f"(exact chain, {exact.n_states} states, lost fraction {exact.lost_fraction:.1e})")
+    return [
+        Row(paper="Anselmi & Doncel, Corollary 1, eq. (12)",
+            statement="P_H (a job sent to H on arrival, Sections 1.3 and 3.4) <= eq. (16) under BS-FCFS",
+            paper_value=True, value=bool(exact.helper_probability <= bound), expect_agreement=False,
+            note=numbers + ". Rule 3 refills A_i from H, so A_i is fuller and more arrivals find it full than under "
+                 "ModifiedBS; the proof of Prop. 2 bounds the probability that a job is served by H, not sent there."),
+        Row(paper="Anselmi & Doncel, proof of Prop. 2",
+            statement="the probability that a job is served by the helpers is <= eq. (16) under BS-FCFS",
+            paper_value=True, value=bool(exact.helper_service_probability <= bound), note=numbers),
+    ]
+
+
+@reproduces
+def _fcfs_throughput_row() -> Row:
+    """Table 1: FCFS is not throughput optimal (stable only below the saturated throughput)."""
+    limit = fcfs_saturation(4, (JobClass(1, 0.8, 1.0), JobClass(4, 0.2, 1.0)))
+    return Row(paper="Anselmi & Doncel, Table 1 (FCFS)",
+               statement="FCFS is not throughput optimal: k = 4, needs 1 and 4 (powers of two), largest stable load < 1",
+               paper_value=True, value=bool(limit.max_load < 1),
+               note=f"exact saturated chain: FCFS is stable only up to load {limit.max_load:.4f}")
