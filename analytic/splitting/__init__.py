@@ -19,7 +19,8 @@ M/GI/s_i/s_i loss systems (Property 1), which gives the stability condition (5),
 - :mod:`~analytic.splitting.chains`: exact CTMCs of FCFS, BS-FCFS, ModifiedBS-FCFS and Most Servers
   First, and the stability limit of FCFS;
 - :mod:`~analytic.splitting.simulation`: :func:`simulate_multiserver`, every policy, any size law
-  (event loops in :mod:`~analytic.splitting.engine`).
+  (event loops in :mod:`~analytic.splitting.engine`);
+- :mod:`~analytic.splitting.figures`: the systems of Figures 1–3 and a sweep of policies over them.
 
 Examples
 --------
@@ -44,6 +45,17 @@ from analytic.splitting.chains import (
     multiserver_chain,
 )
 from analytic.splitting.classes import JobClass
+from analytic.splitting.figures import (
+    FIGURE1_SERVERS,
+    FIGURE_POLICIES,
+    Sweep,
+    System,
+    figure1_systems,
+    figure2_heavy_traffic,
+    figure2_subcritical,
+    figure3_systems,
+    sweep,
+)
 from analytic.splitting.limits import ScaledSystem, critical_system, subcritical_system, theorem1_limit, theorem2_limit
 from analytic.splitting.modified_bs import modified_bs_chain, modified_bs_helper_probability
 from analytic.splitting.paper import KIT_FH2, SDSC_SP2, figure1_classes, figure1_need_scale
@@ -53,6 +65,8 @@ from analytic.splitting.simulation import ClassEstimates, MultiserverSimulation,
 
 __all__ = [
     "EXACT_POLICIES",
+    "FIGURE1_SERVERS",
+    "FIGURE_POLICIES",
     "KIT_FH2",
     "POLICIES",
     "SDSC_SP2",
@@ -67,12 +81,18 @@ __all__ = [
     "Saturation",
     "ScaledSystem",
     "Stability",
+    "Sweep",
+    "System",
     "balanced_partition",
     "critical_system",
     "exact_multiserver",
     "fcfs_saturation",
     "figure1_classes",
     "figure1_need_scale",
+    "figure1_systems",
+    "figure2_heavy_traffic",
+    "figure2_subcritical",
+    "figure3_systems",
     "gittins_rank",
     "helper_probability_bound",
     "modified_bs_chain",
@@ -82,6 +102,7 @@ __all__ = [
     "simulate_multiserver",
     "stability_margin",
     "subcritical_system",
+    "sweep",
     "theorem1_limit",
     "theorem2_limit",
 ]
