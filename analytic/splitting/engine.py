@@ -8,10 +8,12 @@ calls (:mod:`.simulation` drives them and owns the randomness):
   sets A_i and helpers H). Waiting jobs sit in one FIFO list per class (linked through the job
   table); departures wait in an array heap; each event costs O(C log k) (MaxWeight: a knapsack
   over the idle servers when the waiting jobs do not all fit).
-* :func:`advance_preemptive` — the preemptive policies: at each event the jobs present are put in
-  the policy's order (partial heap selection) and packed first-fit or ServerFilling-style, then
-  started, resumed or preempted; O(n) per event with n jobs present, plus O(log n) per job taken.
-  The decision is a function argument, so a Python callable runs through the same loop (in
+* :func:`advance_preemptive` — the preemptive policies. Most Servers First and ServerFilling serve
+  the oldest jobs of each need group, so they keep one arrival-ordered list per group and adjust
+  its served prefix: O(groups + changes) per event. The others (SRPT, Gittins orders) put the jobs
+  present in the policy's order (partial heap selection, or nothing to do when all fit) and pack
+  them first-fit or ServerFilling-style: O(n) per event with n jobs present, plus O(log n) per job
+  taken. The decision is a function argument, so a Python callable runs through the same loop (in
   Python, via ``advance_preemptive.py_func``).
 
 Jobs live in a table of slots (``job_i`` integer and ``job_f`` float columns) that the driver
@@ -32,8 +34,8 @@ from analytic.simulation import heap_pop, heap_push
 
 # job_i columns: PLACE is the reserved set A_c a job runs on (c >= 0) or -1 (the helpers, or the
 # whole server set); SENT marks a job that rule 1 sent to the helpers
-# (NEXT and PREV link a job into its class's queue or its need group's list, GNEXT and GPREV into the
-# list of all jobs present in arrival order)
+# (NEXT links a job into its class's queue; NEXT and PREV into its need group's list, GNEXT and GPREV
+# into the list of all jobs present in arrival order)
 CLASS, SEQ, BATCH, NEXT, PLACE, POS, SERVING, SENT, PREV, GNEXT, GPREV = range(11)
 JOB_INT_COLUMNS = 11
 # job_f columns

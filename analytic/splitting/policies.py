@@ -119,7 +119,7 @@ class PolicyState:
     present, saying which jobs hold servers until the next arrival or departure (their needs must
     sum to at most ``servers``). Returning the jobs in service again keeps them; leaving one out
     preempts it (it resumes later with its remaining size). It runs in Python, event by event
-    (about 10^4 jobs per second).
+    (a few thousand jobs per second).
 
     Attributes
     ----------
