@@ -297,14 +297,14 @@ def test_same_seed_same_numbers_serially_and_in_processes():
 def test_without_jit_the_same_numbers():
     code = ("from analytic.splitting import JobClass, simulate_multiserver\n"
             "c = [JobClass(1, 0.6, 1.0), JobClass(2, 0.3, 1.0), JobClass(4, 0.1, 2.0)]\n"
-            "for p in ('bs-fcfs', 'maxweight', 'server-filling-gittins'):\n"
+            "for p in ('bs-fcfs', 'modified-bs-fcfs', 'maxweight', 'msf', 'ff-srpt', 'server-filling-gittins'):\n"
             "    print(repr(simulate_multiserver(p, 8, c, 2.0, jobs=1500, seed=4).mean_response_time))\n")
     root = Path(__file__).parent.parent
     outputs = []
     for jit in ("0", "1"):
         env = dict(os.environ, NUMBA_DISABLE_JIT=jit, PYTHONPATH=str(root))
         outputs.append(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout)
-    assert outputs[0] == outputs[1] and len(outputs[0].split()) == 3
+    assert outputs[0] == outputs[1] and len(outputs[0].split()) == 6
 
 
 # ---------------------------------------------------------------------------------------------
