@@ -59,7 +59,7 @@ def test_power_speedup_reproduces_hesrpt(p):
     sizes = 1.0 + np.random.default_rng(11).pareto(1.5, 20)
     result = optimal_allocation(sizes, p, 1e6)
     closed = hesrpt_flow_time(sizes, p, 1e6)
-    assert result.total == pytest.approx(closed.total, rel=1e-12)
+    assert result.total == pytest.approx(closed.total, rel=1e-12, abs=0)
     np.testing.assert_allclose(result.completion_times, closed.completion_times, rtol=1e-10)
     by_rank = np.argsort(-sizes, kind="stable")
     for t in range(20):
@@ -76,15 +76,15 @@ def test_brute_force_over_completion_orders_with_cvxpy(kind, parameter):
     program = convex_program(4, kind, parameter, 10.0)
     values = {order: best_for_order(program, sizes[list(order)]) for order in itertools.permutations(range(4))}
     best = min(values, key=values.get)
-    assert values[best] == pytest.approx(result.total, rel=1e-6)
-    assert values[tuple(np.argsort(sizes))] == pytest.approx(result.total, rel=1e-6)
+    assert values[best] == pytest.approx(result.total, rel=1e-6, abs=0)
+    assert values[tuple(np.argsort(sizes))] == pytest.approx(result.total, rel=1e-6, abs=0)
     assert max(values.values()) > 1.01 * result.total  # the order matters: the check can discriminate
 
 
 @pytest.mark.parametrize("kind,parameter", [("amdahl", 0.9), ("log", None)])
 def test_eight_jobs_against_cvxpy(kind, parameter):
     expected = best_for_order(convex_program(SIZES.size, kind, parameter, 10.0), np.sort(SIZES))
-    assert optimal_allocation(SIZES, CURVES[kind](parameter), 10.0).total == pytest.approx(expected, rel=1e-6)
+    assert optimal_allocation(SIZES, CURVES[kind](parameter), 10.0).total == pytest.approx(expected, rel=1e-6, abs=0)
 
 
 def test_section1_amdahl_split_against_mpmath():
@@ -99,8 +99,8 @@ def test_section1_amdahl_split_against_mpmath():
         share = mpmath.findroot(lambda a: mpmath.diff(total, a), mpmath.mpf("0.7"))
         value = total(share)
     result = optimal_allocation([1.0, 1.0], ConcaveSpeedup.amdahl(0.9), 10)
-    assert result.allocations[0].max() == pytest.approx(float(share), rel=1e-12)
-    assert result.total == pytest.approx(float(value), rel=1e-13)
+    assert result.allocations[0].max() == pytest.approx(float(share), rel=1e-12, abs=0)
+    assert result.total == pytest.approx(float(value), rel=1e-13, abs=0)
     assert float(share) == pytest.approx(0.7107, abs=1e-4)  # the paper states 63.5%
 
 
@@ -117,7 +117,7 @@ def test_the_optimal_schedule_evaluated_exactly_gives_the_same_total(curve):
     shares = {SIZES.size - t: result.allocations[t, by_size[t:]] for t in range(SIZES.size)}
     replay = flow_time(SIZES, lambda remaining: shares[remaining.size], curve, 10.0)
     np.testing.assert_allclose(replay.completion_times, result.completion_times, rtol=1e-10)
-    assert replay.total == pytest.approx(result.total, rel=1e-12)
+    assert replay.total == pytest.approx(result.total, rel=1e-12, abs=0)
 
 
 def test_multipliers_are_the_derivatives_of_the_optimal_total():
@@ -127,7 +127,7 @@ def test_multipliers_are_the_derivatives_of_the_optimal_total():
         bumped = SIZES.copy()
         bumped[i] *= 1 + 1e-7
         slope = (optimal_allocation(bumped, curve, 10.0).total - result.total) / (SIZES[i] * 1e-7)
-        assert slope == pytest.approx(result.multipliers[i], rel=1e-5)
+        assert slope == pytest.approx(result.multipliers[i], rel=1e-5, abs=0)
 
 
 def test_amdahl_can_leave_large_jobs_without_servers():
@@ -143,8 +143,8 @@ def test_thirty_jobs_with_a_callable_speedup():
     result = optimal_allocation(sizes, lambda k: np.log1p(k), 100.0)
     np.testing.assert_allclose(result.allocations.sum(axis=1), 1.0, rtol=1e-12)
     np.testing.assert_array_equal(np.argsort(result.completion_times, kind="stable"), result.completion_order)
-    assert result.total == pytest.approx(np.sum(result.completion_times), rel=1e-10)
-    assert result.total == pytest.approx(float(result.multipliers @ sizes), rel=1e-15)
+    assert result.total == pytest.approx(np.sum(result.completion_times), rel=1e-10, abs=0)
+    assert result.total == pytest.approx(float(result.multipliers @ sizes), rel=1e-15, abs=0)
 
 
 @settings(max_examples=30, deadline=None)
@@ -156,7 +156,7 @@ def test_no_policy_beats_the_optimum_for_amdahl(sizes, fraction, servers, policy
     assert flow_time(sizes, policy, curve, servers).total >= result.total * (1 - 1e-10)
     np.testing.assert_allclose(result.allocations.sum(axis=1), 1.0, rtol=1e-9)
     assert np.all(result.allocations >= 0)
-    assert result.total == pytest.approx(result.completion_times.sum(), rel=1e-8)
+    assert result.total == pytest.approx(result.completion_times.sum(), rel=1e-8, abs=0)
 
 
 def test_a_schedule_with_a_negative_phase_raises(monkeypatch):

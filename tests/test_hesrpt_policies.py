@@ -79,8 +79,8 @@ SIZES = np.array([3.7, 0.9, 12.5, 2.2, 6.1, 1.4, 8.8])
 def test_hesrpt_evaluation_equals_theorem8(p):
     sizes = 1.0 + np.random.default_rng(3).pareto(1.5, 200)
     evaluated = flow_time(sizes, "hesrpt", p, 1e6)
-    assert evaluated.total == pytest.approx(hesrpt_flow_time(sizes, p, 1e6).total, rel=1e-12)
-    assert evaluated.mean == pytest.approx(evaluated.total / 200, rel=1e-15)
+    assert evaluated.total == pytest.approx(hesrpt_flow_time(sizes, p, 1e6).total, rel=1e-12, abs=0)
+    assert evaluated.mean == pytest.approx(evaluated.total / 200, rel=1e-15, abs=0)
 
 
 def test_srpt_completes_jobs_one_at_a_time_on_all_servers():
@@ -143,21 +143,21 @@ def test_knee_extremes_are_one_server_each_and_srpt():
 
 def test_knee_search_reports_the_best_threshold_it_tried():
     search = knee_search(SIZES, 0.5, 200)
-    assert search.mean == pytest.approx(search.means.min(), rel=0)
+    assert search.mean == pytest.approx(search.means.min(), rel=0, abs=0)
     assert np.all(np.diff(search.alphas) > 0)
     assert search.alphas.size == 29
-    assert flow_time(SIZES, "knee", 0.5, 200, alpha=search.alpha).mean == pytest.approx(search.mean, rel=1e-14)
+    assert flow_time(SIZES, "knee", 0.5, 200, alpha=search.alpha).mean == pytest.approx(search.mean, rel=1e-14, abs=0)
     searched = flow_time(SIZES, "knee", 0.5, 200)
     assert searched.alpha == search.alpha
     given_grid = knee_search(SIZES, 0.5, 200, alphas=[0.3, 0.01, 0.1])
     np.testing.assert_allclose(given_grid.alphas, [0.01, 0.1, 0.3])
     for alpha, mean in zip(given_grid.alphas, given_grid.means, strict=True):
-        assert flow_time(SIZES, "knee", 0.5, 200, alpha=alpha).mean == pytest.approx(mean, rel=1e-14)
+        assert flow_time(SIZES, "knee", 0.5, 200, alpha=alpha).mean == pytest.approx(mean, rel=1e-14, abs=0)
 
 
 def test_knee_search_with_a_single_server():
     search = knee_search(SIZES, 0.5, 1)
-    assert search.mean == pytest.approx(flow_time(SIZES, "srpt", 0.5, 1).mean, rel=1e-14)
+    assert search.mean == pytest.approx(flow_time(SIZES, "srpt", 0.5, 1).mean, rel=1e-14, abs=0)
 
 
 def test_callable_policy_equals_the_built_in_equi():
@@ -201,7 +201,7 @@ def test_trajectory_of_three_jobs():
 def test_no_policy_beats_hesrpt(sizes, p, servers, policy):
     result = flow_time(sizes, policy, p, servers)
     assert np.all(result.completion_times > 0)
-    assert result.total == pytest.approx(result.completion_times.sum(), rel=1e-14)
+    assert result.total == pytest.approx(result.completion_times.sum(), rel=1e-14, abs=0)
     assert result.total >= hesrpt_flow_time(sizes, p, servers).total * (1 - 1e-12)
 
 
