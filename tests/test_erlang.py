@@ -11,7 +11,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from analytic.ctmc import CTMC
@@ -150,17 +150,32 @@ def test_broadcasting_and_scalar_types():
     assert isinstance(erlang_b_servers(3.0, 0.1), int)
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.floats(0, 1e7), st.floats(1e-3, 1e7))
-def test_recurrence_in_servers_holds_across_regions(s, a):
+@st.composite
+def servers_and_loads(draw, low=0.0, high=1e7):
+    """(s, a) in every evaluation region: s integer, half-integer or real over ten decades; a a
+    multiple s·10^v of s, or s + z√s in the transition region where Temme's expansion takes over."""
+    s = draw(st.one_of(st.floats(low, high), st.integers(int(max(low, 0)), 2000).map(float),
+                       st.floats(-3, 7).map(lambda u: min(max(10.0 ** u, low), high)),
+                       st.integers(1, 10**6).map(lambda k: min(max(k + 0.5, low), high))))
+    a = draw(st.one_of(st.floats(-3, 3).map(lambda v: s * 10.0 ** v),
+                       st.floats(-40, 40).map(lambda z: s + z * s ** 0.5)))
+    assume(1e-3 <= a <= 1e8)
+    return s, a
+
+
+@settings(max_examples=300, deadline=None)
+@given(servers_and_loads())
+def test_recurrence_in_servers_holds_across_regions(case):
     """E_{s+1}(a) = a E_s(a) / (s + 1 + a E_s(a)), also for real s (incomplete-gamma identity)."""
+    s, a = case
     e = erlang_b(s, a)
     assert erlang_b(s + 1, a) == pytest.approx(a * e / (s + 1 + a * e), rel=5e-13, abs=1e-300)
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.floats(0.01, 1e8), st.floats(1e-2, 1e8), st.floats(1e-6, 0.5))
-def test_monotone_in_load_and_servers(s, a, step):
+@settings(max_examples=300, deadline=None)
+@given(servers_and_loads(low=0.01, high=1e8), st.floats(1e-6, 0.5))
+def test_monotone_in_load_and_servers(case, step):
+    s, a = case
     e = erlang_b(s, a)
     assert 0 <= e <= 1
     assert erlang_b(s, a * (1 + step)) >= e

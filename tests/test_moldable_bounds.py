@@ -11,7 +11,7 @@ import pytest
 
 from analytic.errors import InvalidParameterError
 from analytic.moldable import greedy_metrics, optimal_occupancy, stein_bounds, traffic, traffic_regime
-from analytic.speedup import SpeedUp
+from analytic.speedup import ConcaveSpeedup, SpeedUp
 
 mpmath.mp.dps = 50
 SUBLINEAR = SpeedUp([1, 1.8, 2.5, 3, 3.4])
@@ -105,3 +105,15 @@ def test_two_point_bounds_say_nothing_at_sizes_an_exact_chain_reaches(n, alpha, 
     assert bounds.blocking > 1 and bounds.distance > 2 and bounds.mean_time_gap == float("inf")
     exact = greedy_metrics(SUBLINEAR, bounds.arrival_rate, n)
     assert 0 < exact.blocking < 0.3 and 0 < exact.distance < 0.2
+
+
+def test_every_form_of_a_table_gives_the_same_bounds():
+    """The table, its interpolation and a list: the same numbers, those of the formulas in mpmath."""
+    n, alpha, beta = 10**9, 0.5, 0.1
+    delta = beta / (2 * n ** 0.5)
+    expected = bounds_in_mpmath(SUBLINEAR, n, alpha, beta, delta)
+    for form in (SUBLINEAR, ConcaveSpeedup.from_discrete(SUBLINEAR), [1, 1.8, 2.5, 3, 3.4]):
+        bounds = stein_bounds(form, n, alpha, beta)
+        assert [bounds.squared_distance, bounds.distance, bounds.blocking] == pytest.approx(expected[:3], rel=1e-12, abs=0)
+    with pytest.raises(InvalidParameterError, match="is a curve without a largest server count d"):
+        stein_bounds(ConcaveSpeedup.amdahl(0.9), n, alpha, beta)

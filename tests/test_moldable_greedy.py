@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.moldable import allocation_probabilities, greedy_chain, greedy_metrics, optimal_occupancy
-from analytic.speedup import SpeedUp
+from analytic.speedup import ConcaveSpeedup, SpeedUp
 
 mpmath.mp.dps = 50
 SUBLINEAR = SpeedUp([1, 1.8, 2.5, 3, 3.4])
@@ -189,3 +189,31 @@ def test_repr_is_readable():
     text = repr(greedy_metrics(SpeedUp.linear(5), 0.5, 10))
     assert text.startswith("GreedyMetrics(servers=10, blocking=")
     assert "n_states=3" in text
+
+
+# -- the forms of a speed-up --------------------------------------------------------------------------
+
+
+def test_a_table_and_its_interpolation_give_the_same_loss_system():
+    """greedy_metrics of the table, its interpolation and a plain list: equal, and equal to brute force."""
+    forms = [SUBLINEAR, ConcaveSpeedup.from_discrete(SUBLINEAR), [1, 1.8, 2.5, 3, 3.4]]
+    results = [greedy_metrics(form, 0.8, 7) for form in forms]
+    X, pi = brute_force(SUBLINEAR, 0.8, 7, optimal_occupancy(SUBLINEAR, 0.8).p)
+    assert results[0].blocking == pytest.approx(pi[X @ SUBLINEAR.servers == 7].sum(), abs=1e-11)
+    for other in results[1:]:
+        assert other.blocking == results[0].blocking and np.array_equal(other.mean_occupancy, results[0].mean_occupancy)
+    assert greedy_chain(forms[1], 0.8, 7).sizes.tolist() == greedy_chain(SUBLINEAR, 0.8, 7).sizes.tolist()
+
+
+def test_a_sampled_power_curve_is_an_erlang_system_when_linear():
+    """k^1 sampled at 1..5 is the linear table: greedy with n = 100 is Erlang's loss system (mpmath)."""
+    table = SpeedUp.from_curve(lambda k: k, 5)
+    assert table.is_linear
+    assert greedy_metrics(table, 0.8, 100).blocking == pytest.approx(erlang_b(20, 16.0), rel=1e-12, abs=0)
+
+
+def test_a_curve_without_d_is_refused():
+    with pytest.raises(InvalidParameterError, match="is a curve without a largest server count d"):
+        greedy_metrics(ConcaveSpeedup.power(0.5), 0.8, 10)
+    with pytest.raises(InvalidParameterError, match="speedup = None: must be a SpeedUp"):
+        greedy_chain(None, 0.8, 10)

@@ -101,7 +101,7 @@ def _check_classes(classes: Sequence[JobClass]) -> tuple[JobClass, ...]:
     total = sum(c.load for c in checked)
     if total > 1:
         raise InvalidParameterError("classes", [c.load for c in checked],
-                                    f"total load Σ ρ_j = {total:.10g} must be <= 1: (Q) has no feasible point")
+                                    f"total load Σ ρ_j = {total!r} must be <= 1: (Q) has no feasible point")
     return checked
 
 
@@ -178,7 +178,7 @@ def heterogeneous_lp(classes: Sequence[JobClass], solver: str = "highs") -> Hete
     Returns
     -------
     HeterogeneousOptimum
-        HiGHS: a vertex, exact to round-off; cvxpy (Clarabel, tolerances 1e-13): about 1e-10.
+        HiGHS: a vertex, constraints met to 1e-10 (its feasibility tolerance); cvxpy (Clarabel, tolerances 1e-13): about 1e-10.
 
     Examples
     --------

@@ -276,7 +276,9 @@ def occupancy_lp(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float
     arrival_rate : float
         λ in (0, 1].
     solver : {"highs", "cvxpy"}
-        ``"highs"``: ``scipy.optimize.linprog`` with HiGHS (a vertex, exact to round-off);
+        ``"highs"``: ``scipy.optimize.linprog`` with HiGHS (a vertex; constraints met to HiGHS's
+        feasibility tolerance, set to its smallest, 1e-10, so within 1e-10 of a tie it may pick
+        the neighbouring vertex);
         ``"cvxpy"``: cvxpy with the Clarabel interior-point solver at tolerances 1e-13 (agrees with
         the closed form to about 1e-12). At λ = 1, (P) has no strictly feasible point and Clarabel
         may stop short (:class:`~analytic.errors.ConvergenceError`); HiGHS solves it.
@@ -328,10 +330,15 @@ def _constraint_rows(speeds: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return rates, capacity
 
 
+#: HiGHS's smallest feasibility tolerances. With its defaults (1e-7) it returned y = (0, 0.5), violating
+#: the rate equality by 8.75e-9, for s = (1, 1.75) at λ = 0.875 (1 + 1e-8), where the optimum is case iii.
+_HIGHS_TOLERANCES = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+
+
 def _solve_highs(speeds: list[np.ndarray], loads: np.ndarray, rate: float):
     rates, capacity = _constraint_rows(speeds)
     result = linprog(np.full(len(capacity), 1.0 / rate), A_ub=capacity[None, :], b_ub=[1.0], A_eq=rates, b_eq=loads,
-                     bounds=(0, None), method="highs")
+                     bounds=(0, None), method="highs", options=_HIGHS_TOLERANCES)
     if result.status != 0:
         raise ConvergenceError(f"HiGHS did not solve the occupancy LP: {result.message}")
     # linprog's marginals are derivatives of the optimum with respect to the right-hand sides and
