@@ -16,6 +16,7 @@ so that :func:`kkt_residual` can certify either solution against the KKT system 
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -354,7 +355,9 @@ def _solve_cvxpy(speeds: list[np.ndarray], loads: np.ndarray, rate: float):
     y = cp.Variable(len(capacity))
     constraints = [rates @ y == loads, capacity @ y <= 1, y >= 0]
     problem = cp.Problem(cp.Minimize(cp.sum(y) / rate), constraints)
-    problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-13, tol_gap_rel=1e-13, tol_feas=1e-13)
+    with warnings.catch_warnings():  # cvxpy warns "Solution may be inaccurate": the status check below says so
+        warnings.simplefilter("ignore", UserWarning)
+        problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-13, tol_gap_rel=1e-13, tol_feas=1e-13)
     if problem.status != cp.OPTIMAL:
         raise ConvergenceError(f"cvxpy (Clarabel) did not solve the occupancy LP: status {problem.status}")
     # cvxpy's Lagrangian adds  nu (A y - b)  for equalities and  theta g  for constraints g <= 0,
