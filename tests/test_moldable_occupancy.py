@@ -169,7 +169,7 @@ def test_full_load_matches_highs(speedup):
     assert kkt_residual(speedup, 1.0, opt.y, opt.nu, opt.theta0) < 1e-12
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(concave_speedups(st.sampled_from([1.0, 0.75, 0.5, 0.25])), st.data())
 def test_uniqueness_flag_matches_the_optimal_face(speedup, data):
     """Increments from a small set make collinear points, hence non-unique optima, frequent; λ is
