@@ -39,7 +39,7 @@ class InvalidParameterError(AnalyticError, ValueError):
     """A parameter is outside its domain.
 
     The message reads ``<parameter> = <value>: <condition>``, e.g.
-    ``speedup = [1, 1.8, 2.7]: must be concave: s[3]-s[2]=0.9 > s[2]-s[1]=0.8``.
+    ``speedup = [1, 1.8, 2.7]: must be concave: the slope rises at k = 2, from 0.8 to 0.9``.
 
     Parameters
     ----------

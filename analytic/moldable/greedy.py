@@ -19,7 +19,7 @@ from analytic.ctmc import CTMC, lattice_bytes, solve_bytes
 from analytic.errors import InvalidParameterError
 from analytic.memory import require
 from analytic.moldable.occupancy import check_arrival_rate, optimal_occupancy
-from analytic.speedup import SpeedUp
+from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
 from analytic.validation import integer
 
 __all__ = ["GreedyMetrics", "LossChain", "allocation_probabilities", "greedy_chain", "greedy_metrics"]
@@ -164,7 +164,7 @@ class LossChain:
         return f"LossChain(n_states={self.chain.n_states}, sizes={self.sizes.tolist()})"
 
 
-def greedy_chain(speedup: SpeedUp, arrival_rate: float, servers: int, p: object = None,
+def greedy_chain(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float, servers: int, p: object = None,
                  max_states: int = 30_000_000) -> LossChain:
     """The CTMC of greedy(p) with ``n`` servers, over the states reachable from the empty system.
 
@@ -179,7 +179,8 @@ def greedy_chain(speedup: SpeedUp, arrival_rate: float, servers: int, p: object 
 
     Parameters
     ----------
-    speedup : SpeedUp
+    speedup : SpeedUp, sequence of float or ConcaveSpeedup
+        ``s_1, ..., s_d`` (P1 and concavity), as in :func:`~analytic.moldable.optimal_occupancy`.
     arrival_rate : float
         λ in (0, 1]; arrivals come at rate ``n λ``.
     servers : int
@@ -198,10 +199,11 @@ def greedy_chain(speedup: SpeedUp, arrival_rate: float, servers: int, p: object 
     --------
     Linear speed-up, d = 5 dividing n = 4000: only full-width jobs exist.
 
-    >>> from analytic.speedup import SpeedUp
+    >>> from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
     >>> greedy_chain(SpeedUp.linear(5), 0.9, 4000)
     LossChain(n_states=801, sizes=[5])
     """
+    speedup = as_discrete(speedup)
     n = integer("servers", servers, minimum=speedup.d, meaning=f" (at least d = {speedup.d})")
     lam = check_arrival_rate(arrival_rate)
     probabilities = _resolve_p(speedup, lam, p)
@@ -265,7 +267,7 @@ def _enumerate(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.
     return chain.reachable()
 
 
-def greedy_metrics(speedup: SpeedUp, arrival_rate: float, servers: int, p: object = None,
+def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float, servers: int, p: object = None,
                    method: str = "auto", max_states: int = 30_000_000) -> GreedyMetrics:
     """Exact blocking, mean execution time and distance to y* of greedy(p) with n servers.
 
@@ -276,7 +278,8 @@ def greedy_metrics(speedup: SpeedUp, arrival_rate: float, servers: int, p: objec
 
     Parameters
     ----------
-    speedup : SpeedUp
+    speedup : SpeedUp, sequence of float or ConcaveSpeedup
+        ``s_1, ..., s_d`` (P1 and concavity), as in :func:`~analytic.moldable.optimal_occupancy`.
     arrival_rate : float
         λ in (0, 1] (per server).
     servers : int
@@ -309,11 +312,12 @@ def greedy_metrics(speedup: SpeedUp, arrival_rate: float, servers: int, p: objec
     --------
     Sub-linear speed-up of Section 7 at λ = 0.8 (p* on 3 and 4 servers), n = 12:
 
-    >>> from analytic.speedup import SpeedUp
+    >>> from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
     >>> m = greedy_metrics(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.8, 12)
     >>> round(m.blocking, 6), round(m.mean_time, 6), m.n_states
     (0.282633, 0.443135, 136)
     """
+    speedup = as_discrete(speedup)
     lam = check_arrival_rate(arrival_rate)
     probabilities = _resolve_p(speedup, lam, p)
     loss = greedy_chain(speedup, lam, servers, probabilities, max_states=max_states)
