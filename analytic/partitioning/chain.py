@@ -102,7 +102,7 @@ def _class_chain(space: Configurations, rules: _Rules, max_states: int) -> CTMC:
     arrival = rules.arrival[table.job]
 
     def transitions(state: tuple[int, ...]):
-        counts = np.array(state)
+        counts = space.counts_of(state)
         free = cluster.slots - counts @ table.loads
         total = int(free.sum())
         ways = table.assignments * falling[free[None, :], table.loads].prod(axis=1)
@@ -110,14 +110,14 @@ def _class_chain(space: Configurations, rules: _Rules, max_states: int) -> CTMC:
         add = np.where(table.nodes <= total, arrival * keep * ways / placements, 0.0)
         for k in np.flatnonzero(add > 0):
             counts[k] += 1
-            yield space.canonical(counts), float(add[k])
+            yield space.key(counts), float(add[k])
             counts[k] -= 1
         for k in np.flatnonzero(counts):
             counts[k] -= 1
-            yield space.canonical(counts), float(state[k] * remove[k])
+            yield space.key(counts), float((counts[k] + 1) * remove[k])
             counts[k] += 1
 
-    return CTMC.from_function(space.canonical(np.zeros(len(table), dtype=np.int64)), transitions, max_states=max_states)
+    return CTMC.from_function((), transitions, max_states=max_states)
 
 
 def _slot_chain(cluster: Cluster, types: tuple[GraphJob, ...], rules: _Rules, max_states: int) -> CTMC:
@@ -167,7 +167,7 @@ def lump(space: Configurations, configuration: Sequence[tuple[int, Sequence[int]
         machines = space.cluster.machine_of_slot[np.asarray(template)]
         loads = tuple(np.bincount(machines, minlength=space.cluster.machines).tolist())
         counts[index[j, loads, partition_cost(space.cluster, space.jobs[j], np.asarray(template))]] += 1
-    return space.index(counts)
+    return space.index(space.key(counts))
 
 
 def dgp_chain(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], queue_weights: Sequence[float] | float, beta: float,
@@ -185,10 +185,10 @@ def dgp_chain(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], queue_weigh
         leave rates of exactly 0 and the chain reducible (:class:`~analytic.errors.ReducibleChainError`
         from ``stationary()``); eq. (15) itself holds for any β (:func:`~.distributions.dgp_distribution`).
     reduce : {"machines", "slots", "none"}
-        The state space (see the module docstring). With ``"slots"``/``"machines"`` the states are
-        count tuples (look them up with :meth:`Configurations.index` of
-        :func:`~.configurations.configurations`); with ``"none"``, sorted tuples of
-        ``(type, template)``.
+        The state space (see the module docstring). With ``"machines"`` the states are the keys of
+        :func:`~.configurations.state_space` (:meth:`Configurations.index` finds them), with
+        ``"slots"`` those of ``configurations(cluster, jobs, symmetry=False)``, and with ``"none"``
+        sorted tuples of ``(type, template)`` (:func:`lump` maps them to reduced states).
     max_states : int
         Limit passed to :meth:`analytic.ctmc.CTMC.from_function`.
 

@@ -236,38 +236,56 @@ def configuration_count(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], s
     return ConfigurationCount(count_vectors=fixed[0], orbits=sum(fixed) // len(perms), symmetries=len(perms))
 
 
-def _expand(states: np.ndarray, remaining: np.ndarray, loads: np.ndarray, k: int) -> Iterator[np.ndarray]:
-    """All count vectors extending ``states`` (classes ``< k`` fixed) within the remaining capacity."""
-    if k == len(loads):
-        yield states
-        return
-    step = loads[k]
-    used = step > 0
-    most = (remaining[:, used] // step[used]).min(axis=1)
-    repeats = most + 1
-    starts = np.repeat(np.cumsum(repeats) - repeats, repeats)
-    count = np.arange(repeats.sum()) - starts
-    grown = np.repeat(states, repeats, axis=0)
-    grown[:, k] = count
-    left = np.repeat(remaining, repeats, axis=0) - count[:, None] * step
-    for start in range(0, len(grown), _CHUNK):
-        yield from _expand(grown[start:start + _CHUNK], left[start:start + _CHUNK], loads, k + 1)
+def _multisets(loads: np.ndarray, capacity: np.ndarray) -> Iterator[np.ndarray]:
+    """Every multiset of classes that fits the capacity, as rows of non-decreasing class ids.
+
+    Multisets are grown one template at a time (all those of size t, then t + 1, ...), a row
+    extended only by classes >= its last one, in chunks of parents that bound the working memory.
+    """
+    classes = np.arange(len(loads))
+    radix = np.append(np.cumprod((capacity + 1)[::-1])[::-1][1:], 1)     # mixed-radix rank of a free-slot vector
+    lattice = np.stack(np.unravel_index(np.arange(int(np.prod(capacity + 1))), tuple(capacity + 1)), axis=1)
+    fitting = (loads[None, :, :] <= lattice[:, None, :]).all(axis=2)      # classes that fit each free-slot vector
+    rows, remaining = np.zeros((1, 0), dtype=np.int64), capacity[None, :].astype(np.int64)
+    while len(rows):
+        yield rows
+        grown, left = [], []
+        for start in range(0, len(rows), _CHUNK):
+            part, room = rows[start:start + _CHUNK], remaining[start:start + _CHUNK]
+            last = part[:, -1] if part.shape[1] else np.zeros(len(part), dtype=np.int64)
+            fits = fitting[room @ radix] & (classes[None, :] >= last[:, None])
+            parent, k = np.nonzero(fits)
+            grown.append(np.column_stack([part[parent], k]))
+            left.append(room[parent] - loads[k])
+        rows, remaining = np.concatenate(grown), np.concatenate(left)
 
 
-def _canonical_rows(states: np.ndarray, perms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Which rows are their orbit's representative (lexicographically largest image), and the orbit sizes."""
-    canonical = np.ones(len(states), dtype=bool)
-    stabilizer = np.zeros(len(states), dtype=np.int64)
-    for perm in perms:
-        image = np.empty_like(states)
-        image[:, perm] = states
-        differ = image != states
-        first = differ.argmax(axis=1)
-        rows = np.arange(len(states))
-        same = ~differ[rows, first]
-        stabilizer += same
-        canonical &= same | (states[rows, first] > image[rows, first])
-    return canonical, len(perms) // np.maximum(stabilizer, 1)
+def _descending_image(ids: np.ndarray, perm: np.ndarray) -> np.ndarray:
+    """The multisets ``ids`` (one per row) mapped by the class permutation ``perm``, sorted in decreasing order."""
+    return np.sort(perm[ids], axis=1)[:, ::-1]
+
+
+def _lexicographic_compare(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row by row: 1 where ``a > b``, 0 where equal, -1 where ``a < b`` (lexicographic order)."""
+    if a.shape[1] == 0:
+        return np.zeros(len(a), dtype=np.int64)
+    differ = a != b
+    first = differ.argmax(axis=1)
+    rows = np.arange(len(a))
+    return np.where(differ[rows, first], np.sign(a[rows, first] - b[rows, first]), 0)
+
+
+def _canonical_rows(ids: np.ndarray, perms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which multisets represent their orbit (the lexicographically largest decreasing image) and the orbit sizes."""
+    canonical = np.ones(len(ids), dtype=bool)
+    stabilizer = np.zeros(len(ids), dtype=np.int64)
+    small = ids.astype(np.int16 if perms.shape[1] < 2**15 else np.int64)
+    own = small[:, ::-1]
+    for perm in perms.astype(small.dtype):
+        order = _lexicographic_compare(own, _descending_image(small, perm))
+        canonical &= order >= 0
+        stabilizer += order == 0
+    return canonical, len(perms) // stabilizer
 
 
 @dataclass(frozen=True, repr=False)
@@ -333,22 +351,27 @@ class Configurations:
 
     def multiplicity(self, i: int) -> int:
         """``n(c)`` of state i as an exact integer."""
-        c = self.counts[i]
-        orbit = int(self.orbit[i])
+        present = np.flatnonzero(self.counts[i])
+        counts = [int(k) for k in self.counts[i, present]]
         slots = math.prod(falling_factorial(int(m), int(u)) for m, u in zip(self.cluster.slots, self.used[i], strict=True))
-        maps = math.prod(int(n) ** int(k) for n, k in zip(self.classes.assignments, c, strict=True) if k)
-        return orbit * slots * maps // math.prod(math.factorial(int(k)) for k in c)
+        maps = math.prod(int(n) ** k for n, k in zip(self.classes.assignments[present], counts, strict=True))
+        return int(self.orbit[i]) * slots * maps // math.prod(math.factorial(k) for k in counts)
 
-    def canonical(self, counts: Sequence[int]) -> tuple[int, ...]:
-        """The representative (a tuple of counts) of a count vector's orbit under the machine symmetries."""
-        vector = np.asarray(counts)
-        images = np.empty((len(self._perms), len(vector)), dtype=vector.dtype)
-        images[np.arange(len(self._perms))[:, None], self._perms] = vector
-        return max(tuple(row) for row in images.tolist())
+    def key(self, counts: Sequence[int]) -> tuple[int, ...]:
+        """The key of a count vector's orbit: the class ids of its representative's templates, decreasing.
 
-    def index(self, counts: Sequence[int]) -> int:
-        """Position of a count vector's orbit among the states."""
-        return self._index[self.canonical(counts)]
+        Keys label the states of the chains of :mod:`.chain` (short tuples, cheap to hash).
+        """
+        ids = np.repeat(np.arange(len(self.classes)), np.asarray(counts))[None, :]
+        return max(tuple(_descending_image(ids, perm)[0].tolist()) for perm in self._perms)
+
+    def counts_of(self, key: Sequence[int]) -> np.ndarray:
+        """The count vector of a key (the orbit's representative)."""
+        return np.bincount(np.asarray(key, dtype=np.int64), minlength=len(self.classes))
+
+    def index(self, key: Sequence[int]) -> int:
+        """Position among the states of the orbit with this key (see :meth:`key`)."""
+        return self._index[tuple(key)]
 
     def weight(self, queue_weights: Sequence[float]) -> np.ndarray:
         """``Σ_j Σ_(A ∈ C^(j)) w_A = Σ_j q_j |C^(j)| - Σ_A b_A`` for ``w_A = q_j - b_A`` (eqs. 10, 11)."""
@@ -360,11 +383,11 @@ class Configurations:
                 for k in np.flatnonzero(self.counts[i]) for _ in range(int(self.counts[i, k]))]
 
 
-def _log_multiplicity(cluster: Cluster, table: ClassTable, counts: np.ndarray) -> np.ndarray:
+def _log_multiplicity(cluster: Cluster, table: ClassTable, counts: np.ndarray, used: np.ndarray) -> np.ndarray:
     """``log n(c)`` without the orbit factor."""
-    used = counts @ table.loads
     slots = (gammaln(cluster.slots + 1.0) - gammaln(cluster.slots - used + 1.0)).sum(axis=1)
-    return slots + counts @ np.log(table.assignments.astype(float)) - gammaln(counts + 1.0).sum(axis=1)
+    log_factorial = gammaln(np.arange(int(counts.max(initial=0)) + 1) + 1.0)
+    return slots + counts.astype(float) @ np.log(table.assignments.astype(float)) - log_factorial[counts].sum(axis=1)
 
 
 def configurations(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], symmetry: bool = True,
@@ -419,27 +442,27 @@ def configurations(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], symmet
     else:
         visit_limit = limit * len(perms)
     dtype = np.int16 if cluster.total_slots < 2**15 else np.int64
-    kept, sizes, visited = [], [], 0
-    start = np.zeros((1, len(table)), dtype=dtype)
-    for chunk in _expand(start, cluster.slots[None, :].astype(np.int64), table.loads, 0):
-        visited += len(chunk)
+    kept, sizes, keys, visited = [], [], [], 0
+    for ids in _multisets(table.loads, cluster.slots):
+        visited += len(ids)
         if visit_limit is not None and visited > visit_limit:
             raise StateSpaceTooLargeError(limit + 1, limit, "the configuration space", at_least=True)
-        canonical, orbit = _canonical_rows(chunk, perms)
-        kept.append(chunk[canonical])
+        canonical, orbit = _canonical_rows(ids, perms)
+        chosen = ids[canonical]
+        flat = (np.arange(len(chosen))[:, None] * len(table) + chosen).ravel()
+        kept.append(np.bincount(flat, minlength=len(chosen) * len(table)).reshape(len(chosen), len(table)).astype(dtype))
         sizes.append(orbit[canonical])
-    counts = np.concatenate(kept)
-    order = np.lexsort(counts.T[::-1])
-    counts, orbit = counts[order], np.concatenate(sizes)[order]
+        keys += [tuple(row) for row in chosen[:, ::-1].tolist()]
+    counts, orbit = np.concatenate(kept), np.concatenate(sizes)
     counts.setflags(write=False)
-    templates = np.zeros((len(counts), len(types)), dtype=np.int64)
-    np.add.at(templates.T, table.job, counts.T)
-    used = counts @ table.loads
+    dense = counts.astype(float)
+    templates = np.rint(dense @ (table.job[:, None] == np.arange(len(types))[None, :])).astype(np.int64)
+    used = np.rint(dense @ table.loads).astype(np.int64)
     return Configurations(
         cluster=cluster, jobs=types, classes=table, counts=counts, orbit=orbit,
-        log_multiplicity=np.log(orbit) + _log_multiplicity(cluster, table, counts),
-        templates=templates, used=used, free=cluster.total_slots - used.sum(axis=1), cost=counts @ table.costs,
-        symmetries=symmetries, _perms=perms, _index={tuple(row): i for i, row in enumerate(counts.tolist())})
+        log_multiplicity=np.log(orbit) + _log_multiplicity(cluster, table, counts, used),
+        templates=templates, used=used, free=cluster.total_slots - used.sum(axis=1), cost=dense @ table.costs,
+        symmetries=symmetries, _perms=perms, _index={key: i for i, key in enumerate(keys)})
 
 
 @functools.lru_cache(maxsize=32)
