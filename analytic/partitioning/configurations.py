@@ -243,9 +243,18 @@ def _multisets(loads: np.ndarray, capacity: np.ndarray) -> Iterator[np.ndarray]:
     extended only by classes >= its last one, in chunks of parents that bound the working memory.
     """
     classes = np.arange(len(loads))
-    radix = np.append(np.cumprod((capacity + 1)[::-1])[::-1][1:], 1)     # mixed-radix rank of a free-slot vector
-    lattice = np.stack(np.unravel_index(np.arange(int(np.prod(capacity + 1))), tuple(capacity + 1)), axis=1)
-    fitting = (loads[None, :, :] <= lattice[:, None, :]).all(axis=2)      # classes that fit each free-slot vector
+    size = int(np.prod(capacity + 1))
+    if size * len(loads) <= 50_000_000:   # which classes fit each free-slot vector, looked up by its rank
+        radix = np.append(np.cumprod((capacity + 1)[::-1])[::-1][1:], 1)
+        lattice = np.stack(np.unravel_index(np.arange(size), tuple(capacity + 1)), axis=1)
+        table = (loads[None, :, :] <= lattice[:, None, :]).all(axis=2)
+
+        def fitting(room: np.ndarray) -> np.ndarray:
+            return table[room @ radix]
+    else:
+        def fitting(room: np.ndarray) -> np.ndarray:
+            return (loads[None, :, :] <= room[:, None, :]).all(axis=2)
+
     rows, remaining = np.zeros((1, 0), dtype=np.int64), capacity[None, :].astype(np.int64)
     while len(rows):
         yield rows
@@ -253,7 +262,7 @@ def _multisets(loads: np.ndarray, capacity: np.ndarray) -> Iterator[np.ndarray]:
         for start in range(0, len(rows), _CHUNK):
             part, room = rows[start:start + _CHUNK], remaining[start:start + _CHUNK]
             last = part[:, -1] if part.shape[1] else np.zeros(len(part), dtype=np.int64)
-            fits = fitting[room @ radix] & (classes[None, :] >= last[:, None])
+            fits = fitting(room) & (classes[None, :] >= last[:, None])
             parent, k = np.nonzero(fits)
             grown.append(np.column_stack([part[parent], k]))
             left.append(room[parent] - loads[k])
