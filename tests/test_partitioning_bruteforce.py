@@ -171,7 +171,7 @@ def test_paper_chain_has_pi_star_and_is_reversible(case):
 
 def test_lumped_chains_equal_the_paper_chain(case):
     """Lumping by identical slots and machines is exact: the reduced chains' laws are the full chain's totals."""
-    cluster, jobs, q, beta, configurations_listed, _ = case
+    cluster, jobs, q, beta, _, _ = case
     full = dgp_chain(cluster, jobs, q, beta, reduce="none")
     total = aggregate(cluster, jobs, full.states, full.stationary().probabilities)
     space = state_space(cluster, jobs)
