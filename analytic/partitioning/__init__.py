@@ -17,6 +17,10 @@ and stay an exponential time of mean 1/μ_j. The package computes
   :mod:`.weights`;
 * DGP-bar's, ADGP-bar's and the loss system's chains built from their rules, their spectral gap
   and Lemma 1's bound (21) — :mod:`.chain`;
+* DGP's operating point, where DGP-bar serves exactly the load (the fixed point of Theorem 2's
+  proof; its cost tends to G(x*) as β -> 0) — :mod:`.operating`;
+* DGP (Algorithm 3), ADGP (Algorithm 4) and frame-based Max-Weight (Algorithm 1) simulated on
+  :mod:`analytic.simulation` — :mod:`.simulation`;
 * Figure 1's setting and the rows of ``analytic reproduce`` — :mod:`.paper`.
 
 Examples
@@ -54,6 +58,14 @@ from analytic.partitioning.configurations import (
 from analytic.partitioning.distributions import ConfigurationLaw, adgp_distribution, dgp_distribution, loss_distribution
 from analytic.partitioning.maxweight import MaxWeight, max_weight, max_weight_configuration
 from analytic.partitioning.model import Cluster, GraphJob
+from analytic.partitioning.operating import OperatingPoint, operating_point
+from analytic.partitioning.simulation import (
+    ALGORITHMS,
+    PartitioningSimulation,
+    simulate_adgp,
+    simulate_dgp,
+    simulate_max_weight,
+)
 from analytic.partitioning.static import Packings, StaticPartition, capacity_margin, cheapest_packings, static_partitioning
 from analytic.partitioning.templates import (
     TemplateClasses,
@@ -85,6 +97,7 @@ from analytic.partitioning.weights import (
 )
 
 __all__ = [
+    "ALGORITHMS",
     "ClassTable",
     "Cluster",
     "ConfigurationCount",
@@ -94,7 +107,9 @@ __all__ = [
     "Corollary2",
     "GraphJob",
     "MaxWeight",
+    "OperatingPoint",
     "Packings",
+    "PartitioningSimulation",
     "SpectralGap",
     "StaticPartition",
     "TemplateClasses",
@@ -125,7 +140,11 @@ __all__ = [
     "max_template_cost",
     "max_weight",
     "max_weight_configuration",
+    "operating_point",
     "partition_cost",
+    "simulate_adgp",
+    "simulate_dgp",
+    "simulate_max_weight",
     "solve_variational",
     "spectral_gap",
     "state_space",
