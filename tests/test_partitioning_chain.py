@@ -39,8 +39,9 @@ def second_eigenvalue(chain, xi):
 
 @pytest.mark.parametrize("reduce", ["none", "slots", "machines"])
 def test_theta2_against_the_dense_uniformised_matrix(reduce):
-    chain = dgp_chain(SMALL, PATH3, 1.0, 0.5, reduce=reduce)
-    xi = uniformization_rate(SMALL, PATH3)
+    cluster, job = Cluster([2, 2, 1]), GraphJob(2, [(0, 1)], 0.8, 1.0)       # 1 + 20 + 60 + 40 configurations
+    chain = dgp_chain(cluster, job, 1.0, 0.5, reduce=reduce)
+    xi = uniformization_rate(cluster, job)
     gap = spectral_gap(chain, xi)
     assert gap.theta2 == pytest.approx(second_eigenvalue(chain, xi), abs=1e-12)
     assert gap.relaxation_time == pytest.approx(1 / (1 - gap.theta2), rel=1e-10)
@@ -58,10 +59,10 @@ def test_lumping_by_slots_keeps_the_gap_and_machines_can_raise_it():
 
 
 def test_sparse_eigensolver_agrees_with_the_dense_one(monkeypatch):
-    chain = dgp_chain(FIGURE1_CLUSTER, FIGURE1_JOB, 1.5, 0.5, reduce="slots")      # 523 states
-    xi = uniformization_rate(FIGURE1_CLUSTER, FIGURE1_JOB)
+    chain = dgp_chain(SMALL, PATH3, 1.0, 0.5, reduce="slots")                 # 27 states
+    xi = uniformization_rate(SMALL, PATH3)
     dense = spectral_gap(chain, xi)
-    monkeypatch.setattr(chain_module, "_DENSE_LIMIT", 100)
+    monkeypatch.setattr(chain_module, "_DENSE_LIMIT", 5)                       # force shift-invert Lanczos
     sparse = spectral_gap(chain, xi)
     assert sparse.gap == pytest.approx(dense.gap, rel=1e-9)
     assert dense.gap == pytest.approx(-np.sort(np.linalg.eigvalsh(symmetrised(chain)))[-2], rel=1e-12)

@@ -54,7 +54,7 @@ __all__ = ["SpectralGap", "adgp_chain", "dgp_chain", "lemma1_log_bound", "lemma1
 _REDUCTIONS = ("none", "slots", "machines")
 
 #: Largest chain whose spectrum is computed densely; above, shift-invert Lanczos on the symmetrised generator.
-_DENSE_LIMIT = 4000
+_DENSE_LIMIT = 200
 
 
 @dataclass(frozen=True)
@@ -348,7 +348,7 @@ def spectral_gap(chain: CTMC, xi: float) -> SpectralGap:
     """Spectral gap of a reversible chain, from its generator symmetrised by its stationary law.
 
     ``S = D^(1/2) Q D^(-1/2)`` with ``D = diag(π)`` is symmetric for a reversible chain and shares
-    Q's eigenvalues; they are computed densely up to 4000 states and by shift-invert Lanczos above.
+    Q's eigenvalues; they are computed densely up to 200 states and by shift-invert Lanczos above.
 
     Examples
     --------
