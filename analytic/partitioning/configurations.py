@@ -48,7 +48,7 @@ MAX_SYMMETRIES = 720
 #: Largest capacity lattice ``Π_ℓ (|m_ℓ| + 1)`` on which configurations are counted before enumeration.
 MAX_LATTICE = 2_000_000
 
-#: Count vectors expanded at once during enumeration (bounds the working memory).
+#: Multisets extended at once during enumeration (bounds the working memory).
 _CHUNK = 1 << 18
 
 
