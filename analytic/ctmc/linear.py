@@ -396,9 +396,13 @@ def _relative_imbalance(generator: sp.csr_array, pi: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Solve:
-    """One refined pinned solve: its solver, vector, error estimates and Krylov iterations."""
+    """One refined pinned solve: where it was pinned, its solver's label and preconditioner setting,
+    its vector, error estimates, refinement steps and Krylov iterations (the factorization itself is
+    not kept: on large chains two of them would not fit together)."""
 
-    solver: PinnedSolver
+    reference: int
+    label: str
+    setting: tuple[float, float] | None
     pi: np.ndarray
     error: np.ndarray
     steps: int
@@ -409,7 +413,19 @@ def _refined(generator: sp.csr_array, outcome: tuple[PinnedSolver, np.ndarray, i
              accuracy: float) -> _Solve:
     solver, x, iterations = outcome
     pi, error, steps, more = _refine(generator, solver, x, floor, accuracy)
-    return _Solve(solver, pi, error, steps, iterations + more)
+    return _Solve(solver.reference, solver.label, solver.setting, pi, error, steps, iterations + more)
+
+
+def _check_solve(generator: sp.csr_array, candidate: int, a: _Solve, floor: float, accuracy: float) -> _Solve | None:
+    """The refined solve pinned at ``candidate`` with ``a``'s solver, if it counts as evidence: the
+    candidate must be likely in ``a``'s answer and in its own (a solve pinned at a state unlikely in
+    its own answer is not evidence), and the solve accepted."""
+    if candidate == a.reference or a.pi[candidate] < _MODE_RATIO * a.pi.max():
+        return None
+    outcome = _attempt(generator, candidate, a.setting)
+    if isinstance(outcome, str) or outcome[1][candidate] < _MODE_RATIO * outcome[1].max():
+        return None
+    return _refined(generator, outcome, floor, accuracy)
 
 
 def solve(generator: sp.csr_array, method: str, first: int | None, floor: float, accuracy: float,
@@ -434,31 +450,27 @@ def solve(generator: sp.csr_array, method: str, first: int | None, floor: float,
     n = generator.shape[0]
     references = list(dict.fromkeys([likeliest if first is None else first, likeliest, n - 1, 0]))
     a = _refined(generator, _first_solution(generator, method, references), floor, accuracy)
-    label = a.solver.label + ("" if a.solver.reference == first else f", reference state {a.solver.reference}")
+    label = a.label + ("" if a.reference == first else f", reference state {a.reference}")
     if exact is not None:
         disagreement = np.divide(np.abs(a.pi - exact), exact, out=np.full_like(exact, np.inf), where=exact > 0)
         return Refined(a.pi, np.maximum(a.error, disagreement), a.steps, a.iterations, label)
     iterations = a.iterations
     spread = _spread_references(generator, likeliest, a.pi)
     errors = [a.error, _relative_imbalance(generator, a.pi)]
-    errors += [_cut_error(generator, a.pi, source) for source in dict.fromkeys([a.solver.reference, *spread])]
+    errors += [_cut_error(generator, a.pi, source) for source in dict.fromkeys([a.reference, *spread])]
     checked = []
     for candidate in spread:
-        if candidate == a.solver.reference or a.pi[candidate] < _MODE_RATIO * a.pi.max():
-            continue
-        outcome = _attempt(generator, candidate, a.solver.setting)
-        if isinstance(outcome, str) or outcome[1][candidate] < _MODE_RATIO * outcome[1].max():
-            continue  # a solve pinned at a state that is unlikely in its own answer is not evidence
-        b = _refined(generator, outcome, floor, accuracy)
-        iterations += b.iterations
-        checked.append(candidate)
-        errors += [b.error, np.divide(np.abs(a.pi - b.pi), a.pi, out=np.full_like(a.pi, np.inf), where=a.pi > 0)]
+        b = _check_solve(generator, candidate, a, floor, accuracy)
+        if b is not None:
+            iterations += b.iterations
+            checked.append(candidate)
+            errors += [b.error, np.divide(np.abs(a.pi - b.pi), a.pi, out=np.full_like(a.pi, np.inf), where=a.pi > 0)]
     error = np.maximum.reduce(errors)
     mode = int(np.argmax(a.pi))
     if not checked or error[mode] > accuracy:
         found = f"checked against the solves pinned at states {checked}" if checked else "no check solve was accepted"
         raise ConvergenceError(
-            f"cannot vouch for the solve pinned at state {a.solver.reference}: {found}, the likeliest state's "
+            f"cannot vouch for the solve pinned at state {a.reference}: {found}, the likeliest state's "
             f"estimated relative error is {error[mode]:.3g} > {accuracy:g}; the chain is too ill conditioned for "
             "a pinned solve in double precision")
     return Refined(a.pi, error, a.steps, iterations, label)
