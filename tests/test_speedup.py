@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analytic.errors import InvalidParameterError
-from analytic.speedup import ConcaveSpeedup, SpeedUp, as_curve, as_discrete, check_shape
+from analytic.speedup import TOLERANCE, ConcaveSpeedup, SpeedUp, as_curve, as_discrete, check_shape
 
 mpmath.mp.dps = 50
 
@@ -113,10 +113,12 @@ def test_concave_sequences_are_accepted_and_satisfy_p2(values):
 @settings(max_examples=300, deadline=None)
 @given(tables(min_size=2), st.data())
 def test_a_rise_in_the_increments_is_rejected_at_its_index(values, data):
-    """Raising one increment above its predecessor by a relative 1e-9 or more is caught, at that index."""
+    """Raising one increment above its predecessor by a relative 1e-9 or more, and by at least ten
+    times the validator's slack (1e-12 of the largest value so far), is caught, at that index."""
     increments = np.diff(values, prepend=0.0)
     j = data.draw(st.integers(1, len(increments) - 1), label="index")        # increment of s_(j+1)
-    rise = increments[j - 1] * data.draw(st.floats(1e-9, 1.0), label="relative rise")
+    rise = max(increments[j - 1] * data.draw(st.floats(1e-9, 1.0), label="relative rise"),
+               10 * TOLERANCE * float(np.max(values)))
     increments[j] = increments[j - 1] + rise
     with pytest.raises(InvalidParameterError, match=rf"must be concave: the slope rises at k = {j}, "):
         SpeedUp(np.cumsum(increments))
