@@ -106,15 +106,16 @@ def stability(graph: CompatibilityGraph, arrival_rates: Any) -> Stability:
 
 def _max_scaled_flow(graph: CompatibilityGraph, rates: np.ndarray, classes: np.ndarray, servers: np.ndarray) -> np.ndarray:
     """Edge flows of max t s.t. Σ_s f_is = t λ_i (each class), Σ_i f_is <= μ_s (each server)."""
-    edges = classes.size
+    edges, n, s = classes.size, graph.n_classes, graph.n_servers
     columns = np.arange(edges)
-    conservation = sp.hstack([sp.csr_array((np.ones(edges), (classes, columns)), shape=(graph.n_classes, edges)),
-                              sp.csr_array(-rates[:, None])]).tocsr()
-    capacity = sp.hstack([sp.csr_array((np.ones(edges), (servers, columns)), shape=(graph.n_servers, edges)),
-                          sp.csr_array((graph.n_servers, 1))]).tocsr()
+    # Variables: the edge flows f, then t. Rows: Σ_s f_is − λ_i t = 0; Σ_i f_is <= μ_s.
+    conservation = sp.csr_array((np.concatenate([np.ones(edges), -rates]),
+                                 (np.concatenate([classes, np.arange(n)]), np.concatenate([columns, np.full(n, edges)]))),
+                                shape=(n, edges + 1))
+    capacity = sp.csr_array((np.ones(edges), (servers, columns)), shape=(s, edges + 1))
     cost = np.zeros(edges + 1)
     cost[-1] = -1.0
-    result = linprog(cost, A_ub=capacity, b_ub=graph.capacities, A_eq=conservation, b_eq=np.zeros(graph.n_classes),
+    result = linprog(cost, A_ub=capacity, b_ub=graph.capacities, A_eq=conservation, b_eq=np.zeros(n),
                      bounds=(0, None), method="highs-ipm")
     if result.status != 0:
         raise ConvergenceError(f"HiGHS could not solve the stability LP of Theorem 1: {result.message}")
