@@ -28,6 +28,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from scipy.stats import hypergeom
@@ -166,8 +167,12 @@ def random_assignment(servers: int, d: int, arrival_rate: float, mean_size: floa
 
 
 def _stay_probability(servers: int, d: int, covered: np.ndarray) -> np.ndarray:
-    """C(u, d)/C(S, d): probability that a new job's d servers are all among u covered ones."""
-    return hypergeom.pmf(d, servers, covered, d)
+    """C(u, d)/C(S, d): probability that a new job's d servers are all among u covered ones.
+
+    In exact integers (correctly rounded), so that the stability boundary ρ = 1 is met exactly.
+    """
+    total = math.comb(servers, d)
+    return np.array([float(Fraction(math.comb(int(u), d), total)) for u in covered])
 
 
 def random_assignment_graph(servers: int, d: int, max_classes: int = 100_000) -> CompatibilityGraph:
