@@ -173,7 +173,7 @@ def test_lemma2_holds_for_one_point_support(n):
     (dict(arrival_rate=1.5), r"arrival_rate = 1.5: must lie in \(0, 1\]"),
     (dict(arrival_rate=0), r"arrival_rate = 0: must lie in \(0, 1\]"),
     (dict(p="random"), r"p = 'random': must be None \(p\*\), \"greedy\" or a probability vector"),
-    (dict(p=[0.5, 0.5]), r"must be a probability vector of length d = 5"),
+    (dict(p=[0.5, 0.5]), r"must be a probability vector of length 5 \(d = 5\)"),
     (dict(p=[0.5, 0.5, 0.5, 0, 0]), r"entries sum to 1.5, not 1"),
     (dict(max_states=100), r"needs more than 100 states, above max_states=100"),
 ])

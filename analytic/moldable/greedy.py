@@ -19,12 +19,9 @@ from analytic.ctmc import CTMC
 from analytic.errors import InvalidParameterError
 from analytic.moldable.occupancy import check_arrival_rate, optimal_occupancy
 from analytic.speedup import SpeedUp
-from analytic.validation import integer
+from analytic.validation import integer, probabilities
 
 __all__ = ["GreedyMetrics", "LossChain", "allocation_probabilities", "greedy_chain", "greedy_metrics"]
-
-#: Relative tolerance on the sum of an allocation probability vector.
-PROBABILITY_TOLERANCE = 1e-9
 
 @dataclass(frozen=True, repr=False)
 class GreedyMetrics:
@@ -75,14 +72,7 @@ class GreedyMetrics:
 
 def check_probabilities(p: object, d: int) -> np.ndarray:
     """``p`` as a float vector of length d, non-negative and summing to one."""
-    vector = np.asarray(p, dtype=float)
-    if vector.shape != (d,):
-        raise InvalidParameterError("p", p, f"must be a probability vector of length d = {d}")
-    if not np.all(np.isfinite(vector)) or np.any(vector < 0):
-        raise InvalidParameterError("p", vector, "must be a probability vector: entries finite and >= 0")
-    if abs(vector.sum() - 1.0) > PROBABILITY_TOLERANCE:
-        raise InvalidParameterError("p", vector, f"must be a probability vector: entries sum to {vector.sum():.12g}, not 1")
-    return vector / vector.sum()
+    return probabilities("p", p, length=d, meaning=f" (d = {d})")
 
 
 def allocation_probabilities(idle: int | np.ndarray, p: np.ndarray) -> np.ndarray:

@@ -1,0 +1,147 @@
+"""Tests of analytic.simulation.estimates and .comparison: intervals, their coverage, the verdict.
+
+References: Student-t intervals from scipy.stats.t (independent code); coverage over fixed seeds
+of normal samples (exact t intervals), of ratio estimates of Poisson-sized batches, and of batch
+means of an AR(1) series of known mean, each count inside the binomial band of coverage_band,
+whose tails are checked against scipy.stats.binom.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import signal, stats
+
+from analytic.errors import InvalidParameterError
+from analytic.simulation import Estimate, batch_means, compare, coverage_band, mean_estimate, ratio_estimate, t_quantile
+
+RUNS = 400
+
+
+def test_mean_estimate_is_scipys_t_interval():
+    x = np.random.default_rng(0).normal(3.0, 2.0, 12)
+    estimate = mean_estimate(x, level=0.9)
+    low, high = stats.t.interval(0.9, 11, loc=x.mean(), scale=stats.sem(x))
+    assert estimate.interval == pytest.approx((low, high), rel=1e-12)
+    assert estimate.standard_error == pytest.approx(stats.sem(x), rel=1e-12)
+    assert (estimate.method, estimate.samples, estimate.level) == ("independent replications", 12, 0.9)
+
+
+def test_ratio_estimate_with_equal_denominators_is_the_mean_of_the_ratios():
+    x = np.random.default_rng(1).poisson(30, 15).astype(float)
+    by_ratio = ratio_estimate(x, np.full(15, 100.0))
+    by_mean = mean_estimate(x / 100.0)
+    assert by_ratio.value == pytest.approx(by_mean.value, rel=1e-14)
+    assert by_ratio.half_width == pytest.approx(by_mean.half_width, rel=1e-12)
+
+
+def test_t_quantile_is_scipys():
+    assert t_quantile(0.95, 20) == pytest.approx(stats.t.ppf(0.975, 19), rel=1e-12)
+
+
+def test_normal_samples_are_covered_at_the_level():
+    hits = sum(compare(mean_estimate(np.random.default_rng(seed).normal(5.0, 1.0, 5)), 5.0).agrees for seed in range(RUNS))
+    low, high = coverage_band(RUNS)
+    assert low <= hits <= high
+
+
+def test_ratio_estimates_are_covered_at_the_level():
+    """Batches of Poisson(40) jobs with exponential times of mean 2: the ratio estimates 2."""
+    hits = 0
+    for seed in range(RUNS):
+        rng = np.random.default_rng(seed)
+        counts = rng.poisson(40, 20)
+        sums = np.array([rng.exponential(2.0, c).sum() for c in counts])
+        hits += compare(ratio_estimate(sums, counts, method="batch means"), 2.0).agrees
+    low, high = coverage_band(RUNS)
+    assert low <= hits <= high
+
+
+def ar1(seed, n, phi=0.9, mean=2.0):
+    """x_k - mean = phi (x_{k-1} - mean) + noise_k, started in its stationary law."""
+    noise = np.random.default_rng(seed).normal(0.0, 1.0, n)
+    noise[0] /= math.sqrt(1 - phi ** 2)
+    return mean + signal.lfilter([1.0], [1.0, -phi], noise)
+
+
+def test_batch_means_of_a_correlated_series_are_covered_at_the_level():
+    hits = sum(compare(ar1(seed, 20_000), 2.0, batches=20).agrees for seed in range(200))
+    low, high = coverage_band(200)
+    assert low <= hits <= high
+
+
+def test_batch_means_drop_the_warmup_and_split_evenly():
+    x = np.arange(23.0)
+    estimate = batch_means(x, batches=4, warmup=3)
+    assert estimate.value == pytest.approx(x[3:].mean(), rel=1e-14)
+    pieces = np.array_split(x[3:], 4)
+    assert estimate.half_width == pytest.approx(
+        ratio_estimate([p.sum() for p in pieces], [p.size for p in pieces], method="batch means").half_width, rel=1e-14)
+    assert estimate.method == "batch means" and estimate.samples == 4
+
+
+def test_comparison_agrees_exactly_when_the_interval_holds_the_exact_value():
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        estimate = mean_estimate(rng.normal(0, 1, 6), level=0.9)
+        exact = rng.normal(0, 0.6)
+        c = compare(estimate, exact)
+        low, high = estimate.interval
+        assert c.agrees == (low <= exact <= high)
+        assert c.z == pytest.approx((estimate.value - exact) / estimate.standard_error, rel=1e-12)
+        assert c.p_value == pytest.approx(2 * stats.t.sf(abs(c.z), 5), rel=1e-9)
+        assert c.agrees == (c.p_value >= 0.1 - 1e-12)
+
+
+def test_comparison_at_another_level():
+    estimate = Estimate(1.0, 0.1, 0.95, "batch means", 20)
+    assert compare(estimate, 1.09).agrees
+    assert not compare(estimate, 1.09, level=0.5).agrees and compare(estimate, 1.09, level=0.5).level == 0.5
+
+
+def test_comparison_of_raw_observations_forms_batch_means():
+    x = np.random.default_rng(8).exponential(1.0, 1000)
+    raw = compare(x, 1.0, batches=10, warmup=100)
+    assert raw.estimate == batch_means(x, batches=10, warmup=100)
+    assert raw.z == compare(batch_means(x, batches=10, warmup=100), 1.0).z
+
+
+def test_comparison_without_spread():
+    none = Estimate(0.0, 0.0, 0.95, "independent replications", 100)
+    assert compare(none, 0.0).agrees and compare(none, 0.0).z == 0.0
+    far = compare(none, 1e-20)
+    assert not far.agrees and far.z == -math.inf and far.p_value == 0.0
+
+
+@pytest.mark.parametrize("runs,level", [(100, 0.95), (200, 0.95), (1000, 0.9)])
+def test_coverage_band_tails(runs, level):
+    low, high = coverage_band(runs, level, false_alarm=1e-3)
+    law = stats.binom(runs, level)
+    assert law.cdf(low - 1) <= 5e-4 < law.cdf(low)
+    assert law.sf(high) <= 5e-4 < law.sf(high - 1) or high == runs
+
+
+def test_estimate_repr_and_interval():
+    estimate = Estimate(0.0267, 0.0003, 0.95, "independent replications", 100)
+    assert repr(estimate) == "Estimate(0.0267 ± 0.0003, 95%, 100 independent replications)"
+    assert estimate.interval == pytest.approx((0.0264, 0.0270), rel=1e-12)
+
+
+@pytest.mark.parametrize("make,match", [
+    (lambda: mean_estimate([1.0]), "values = .*: must be a one-dimensional sequence of at least two samples"),
+    (lambda: mean_estimate([1.0, float("nan")]), "values = .*: must be finite"),
+    (lambda: mean_estimate([1.0, 2.0], level=1.0), "level = 1: must lie strictly between 0 and 1"),
+    (lambda: mean_estimate([1.0, 2.0], method="bootstrap"), "method = 'bootstrap': must be one of"),
+    (lambda: ratio_estimate([1.0, 2.0], [0.0, 0.0]), "denominators = .*: must have a positive sum"),
+    (lambda: ratio_estimate([1.0, 2.0], [1.0, 2.0, 3.0]), r"denominators = .*: must have the shape of numerators, \(2,\)"),
+    (lambda: batch_means([1.0, 2.0, 3.0], batches=4), "must be a one-dimensional series with at least warmup \\+ batches = 4"),
+    (lambda: batch_means(np.ones(10), batches=1), "batches = 1: must be an integer >= 2"),
+    (lambda: Estimate(1.0, -0.1, 0.95, "batch means", 5), "half_width = -0.1: must be finite and >= 0"),
+    (lambda: Estimate(1.0, 0.1, 0.95, "batch means", 1), "samples = 1: must be an integer >= 2"),
+    (lambda: compare(Estimate(1.0, 0.1, 0.95, "batch means", 5), float("nan")), "exact = nan: must be a finite real number"),
+    (lambda: compare(Estimate(1.0, 0.1, 0.95, "batch means", 5), 1.0, level=0), "level = 0: must lie strictly between"),
+    (lambda: coverage_band(0), "runs = 0: must be a positive integer"),
+])
+def test_bad_input_raises(make, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        make()

@@ -1,0 +1,234 @@
+"""Tests of analytic.simulation.laws: exact moments, CDFs, samplers and stationary-excess laws.
+
+References: moments and CDFs from scipy.stats (gamma and Pareto distributions, independent code);
+the stationary-excess CDF against numerical integration of the survival function (scipy.quad);
+samplers against the exact CDF by Kolmogorov–Smirnov tests and against the exact moments within
+five standard errors, over fixed seeds; the paper's Pareto CDF as printed (Ghanbarian et al.,
+Section 7); the two-moment fit against the requested mean and standard deviation.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy import integrate, stats
+
+from analytic.errors import InvalidParameterError
+from analytic.simulation import (
+    Discrete,
+    ErlangMixture,
+    Pareto,
+    bimodal,
+    deterministic,
+    draw,
+    erlang,
+    exponential,
+    fitted,
+    hyperexponential,
+    mixed_erlang,
+    pareto,
+    size_law,
+)
+
+ROOT = Path(__file__).parent.parent
+
+CONTINUOUS = {
+    "exponential": exponential(2.0),
+    "erlang": erlang(3, 0.5),
+    "hyperexponential": hyperexponential([1 / 6, 5 / 6], [5.0, 0.2]),
+    "mixed_erlang": mixed_erlang(),
+    "erlang phases": ErlangMixture([1 / 6, 5 / 6], [25, 1], [5.0, 5.0]),
+    "fitted scv 0.3": fitted(1.0, 0.3 ** 0.5),
+    "pareto 1.5": pareto(1.5),
+    "pareto 3.5": pareto(3.5, 2.0),
+}
+DISCRETE = {"deterministic": deterministic(1.5), "bimodal": bimodal(0.5, 5.5, 0.1)}
+LAWS = CONTINUOUS | DISCRETE
+
+
+def scipy_moments(law):
+    """E[S], E[S^2] from scipy.stats frozen distributions (or direct sums for point masses)."""
+    if isinstance(law, ErlangMixture):
+        parts = [stats.gamma(a=k, scale=1 / r) for k, r in zip(law.phases, law.rates, strict=True)]
+        return (sum(w * d.moment(1) for w, d in zip(law.weights, parts, strict=True)),
+                sum(w * d.moment(2) for w, d in zip(law.weights, parts, strict=True)))
+    if isinstance(law, Pareto):
+        d = stats.pareto(b=law.shape, scale=law.scale)
+        return d.mean(), (d.moment(2) if law.shape > 2 else np.inf)
+    return float(np.sum(law.probabilities * law.values)), float(np.sum(law.probabilities * law.values ** 2))
+
+
+def scipy_cdf(law, x):
+    if isinstance(law, ErlangMixture):
+        return sum(w * stats.gamma(a=k, scale=1 / r).cdf(x) for w, k, r in zip(law.weights, law.phases, law.rates, strict=True))
+    return stats.pareto(b=law.shape, scale=law.scale).cdf(x)
+
+
+@pytest.mark.parametrize("name", LAWS)
+def test_exact_moments_agree_with_scipy(name):
+    law = LAWS[name]
+    mean, second = scipy_moments(law)
+    assert law.mean == pytest.approx(mean, rel=1e-12, abs=0)
+    if np.isinf(second):
+        assert np.isinf(law.second_moment)
+    else:
+        assert law.second_moment == pytest.approx(second, rel=1e-12, abs=0)
+    assert law.scv == pytest.approx(law.second_moment / law.mean ** 2 - 1, rel=1e-12, abs=0) or np.isinf(second)
+
+
+@pytest.mark.parametrize("name", CONTINUOUS)
+def test_cdf_agrees_with_scipy(name):
+    law = LAWS[name]
+    x = np.linspace(0, 6 * law.mean, 41)
+    np.testing.assert_allclose(law.cdf(x), scipy_cdf(law, x), rtol=1e-12, atol=1e-14)
+
+
+def test_paper_pareto_law_has_the_printed_cdf():
+    """Ghanbarian et al., Section 7: P(Y <= y) = 1 - (3y)^(-3/2) for y >= 1/3, else 0; unit mean."""
+    law = pareto()
+    y = np.array([0.1, 1 / 3, 0.5, 1.0, 7.0, 1e6])
+    printed = np.where(y >= 1 / 3, 1 - (3 * y) ** -1.5, 0.0)
+    np.testing.assert_allclose(law.cdf(y), printed, rtol=1e-14, atol=1e-15)
+    assert law.mean == pytest.approx(1.0, rel=1e-15) and np.isinf(law.second_moment)
+
+
+def test_mixed_erlang_reading_of_the_paper():
+    """One phase w.p. 0.4, two w.p. 0.6, one rate: mean 1.6/mu = 1, E[S^2] = (0.4*2 + 0.6*6)/mu^2."""
+    law = mixed_erlang()
+    assert law.phases.tolist() == [1, 2] and law.rates.tolist() == [1.6, 1.6]
+    assert law.second_moment == pytest.approx(4.4 / 1.6 ** 2, rel=1e-14)
+    assert law.scv == pytest.approx(23 / 32, rel=1e-13)
+
+
+@pytest.mark.parametrize("name", LAWS)
+def test_excess_cdf_is_the_integrated_survival_function(name):
+    law = LAWS[name]
+    for x in (0.3 * law.mean, law.mean, 4 * law.mean):
+        kinks = list(getattr(law, "values", [])) + ([law.scale] if isinstance(law, Pareto) else [])
+        breaks = [v for v in kinks if v < x]
+        integral = integrate.quad(lambda u: 1.0 - float(law.cdf(u)), 0, x, points=breaks or None, limit=200)[0]
+        assert float(law.excess_cdf(x)) == pytest.approx(integral / law.mean, rel=1e-8)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("name", CONTINUOUS)
+def test_samplers_follow_the_cdf(name, seed):
+    law = LAWS[name]
+    rng = np.random.default_rng(seed)
+    assert stats.kstest(law.sample(rng, 50_000), law.cdf).pvalue > 1e-3
+    assert stats.kstest(law.sample_excess(rng, 50_000), law.excess_cdf).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("name", LAWS)
+def test_sample_moments_within_five_standard_errors(name):
+    law = LAWS[name]
+    x = law.sample(np.random.default_rng(11), 400_000)
+    assert abs(x.mean() - law.mean) <= 5 * x.std() / np.sqrt(x.size) + 1e-15
+    if np.isfinite(law.second_moment) and not isinstance(law, Pareto):
+        squares = x ** 2
+        assert abs(squares.mean() - law.second_moment) <= 5 * squares.std() / np.sqrt(x.size) + 1e-15
+
+
+@pytest.mark.parametrize("name", DISCRETE)
+def test_discrete_samplers_hit_the_values_with_their_probabilities(name):
+    law = LAWS[name]
+    x = law.sample(np.random.default_rng(5), 100_000)
+    for value, p in zip(law.values, law.probabilities, strict=True):
+        share = np.mean(x == value)
+        assert abs(share - p) <= 5 * np.sqrt(p * (1 - p) / x.size) + 1e-12
+    excess = law.sample_excess(np.random.default_rng(6), 100_000)
+    assert stats.kstest(excess, law.excess_cdf).pvalue > 1e-3
+
+
+@numba.njit
+def draw_many(code, parameters, rng, count):
+    """``count`` sizes drawn one at a time inside a compiled loop."""
+    out = np.empty(count)
+    for i in range(count):
+        out[i] = draw(code, parameters, rng)
+    return out
+
+
+@pytest.mark.parametrize("name", LAWS)
+def test_compiled_draw_follows_the_law(name):
+    law = LAWS[name]
+    code, parameters = law.kernel
+    x = draw_many(code, parameters, np.random.default_rng(21), 50_000)
+    if name in CONTINUOUS:
+        assert stats.kstest(x, law.cdf).pvalue > 1e-3
+    else:
+        assert set(np.unique(x)) <= set(law.values.tolist())
+        assert abs(x.mean() - law.mean) <= 5 * max(x.std(), 1e-12) / np.sqrt(x.size) + 1e-12
+
+
+def test_compiled_draw_gives_the_same_numbers_without_jit():
+    script = ("import numpy as np; from analytic.simulation import draw, mixed_erlang, pareto, bimodal\n"
+              "rng = np.random.default_rng(4)\n"
+              "laws = (mixed_erlang(), pareto(), bimodal(1, 3, 0.25))\n"
+              "print([float(draw(*law.kernel, rng)) for law in laws for _ in range(5)])")
+    outputs = []
+    for disable in ("0", "1"):
+        env = dict(os.environ, PYTHONPATH=str(ROOT), NUMBA_DISABLE_JIT=disable)
+        result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+        outputs.append(result.stdout)
+    assert outputs[0] == outputs[1] and outputs[0].count(",") == 14
+
+
+@given(st.floats(1e-3, 1e3), st.one_of(st.just(0.0), st.floats(1e-3, 30.0)))
+def test_fitted_law_has_the_requested_mean_and_deviation(mean, cv):
+    law = fitted(mean, cv * mean)
+    exact_mean, exact_second = scipy_moments(law)
+    assert exact_mean == pytest.approx(mean, rel=1e-9)
+    deviation = np.sqrt(max(exact_second - exact_mean ** 2, 0.0))
+    assert deviation == pytest.approx(cv * mean, rel=1e-6, abs=1e-7 * mean)     # abs: the root of round-off in E[S²] - m²
+
+
+def test_fitted_law_families():
+    assert isinstance(fitted(2.0, 0.0), Discrete)
+    assert fitted(2.0, 2.0).phases.tolist() == [1]
+    assert fitted(1.0, 0.5).phases.tolist() == [3, 4]          # 1/4 <= scv = 0.25 < 1/3
+    assert fitted(1.0, 2.0).phases.tolist() == [1, 1]
+
+
+@pytest.mark.parametrize("name", LAWS)
+def test_scaled_law_keeps_its_shape(name):
+    law = LAWS[name]
+    bigger = law.scaled(7.0)
+    assert bigger.mean == pytest.approx(7.0, rel=1e-13)
+    assert bigger.scv == pytest.approx(law.scv, rel=1e-12) or np.isinf(law.scv)
+    x = np.array([0.5, 1.0, 3.0]) * law.mean
+    np.testing.assert_allclose(bigger.cdf(x * 7.0 / law.mean), law.cdf(x), rtol=1e-12, atol=1e-15)
+
+
+def test_size_law_by_name_and_by_object():
+    assert size_law("exponential").mean == 1.0 and size_law("deterministic").values.tolist() == [1.0]
+    assert size_law("mixed_erlang").scv == pytest.approx(0.71875) and size_law("pareto").shape == 1.5
+    assert size_law(erlang(2), mean=3.0).mean == pytest.approx(3.0)
+
+
+@pytest.mark.parametrize("make,match", [
+    (lambda: size_law("lognormal"), r"size = 'lognormal': must be a SizeLaw or one of \['deterministic', 'exponential'"),
+    (lambda: size_law(3.0), "size = 3: must be a SizeLaw"),
+    (lambda: pareto(1.0), "shape = 1: must exceed 1: a Pareto law with shape <= 1 has no finite mean"),
+    (lambda: Pareto(0.8, 1.0), "shape = 0.8: must exceed 1"),
+    (lambda: exponential(-1.0), "mean = -1: must be positive and finite"),
+    (lambda: deterministic(float("nan")), "mean = nan: must be positive and finite"),
+    (lambda: ErlangMixture([0.5, 0.6], [1, 1], [1, 1]), "weights = .*: must be a probability vector: entries sum to 1.1"),
+    (lambda: ErlangMixture([1.0], [0], [1.0]), "phases = .*: must be 1 integers >= 1"),
+    (lambda: ErlangMixture([1.0], [1], [-2.0]), "rates = .*: must be 1 positive finite rates"),
+    (lambda: Discrete([1.0, -1.0], [0.5, 0.5]), "values = .*: must be 2 positive finite sizes"),
+    (lambda: erlang(2.5), "phases = 2.5: must be an integer >= 1"),
+    (lambda: bimodal(1, 2, 1.0), "p_large = 1: must lie strictly between 0 and 1"),
+    (lambda: fitted(1.0, 1e-4), r"std = 0.0001: must be 0 or give a squared coefficient of variation >= 1e-06 \(here 1e-08"),
+    (lambda: fitted(1.0, -0.1), "std = -0.1: must be finite and >= 0"),
+    (lambda: hyperexponential([0.5, 0.5], [1.0, 0.0]), "means = .*: must be positive finite phase means"),
+])
+def test_bad_laws_raise(make, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        make()
