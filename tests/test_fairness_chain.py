@@ -4,7 +4,7 @@ References: the aggregate law (3) from recursion (4) (balance_function) for expo
 any number of interruptions (quasi-reversibility, Section 4); an M/H2/1/K FCFS queue built by
 hand as a CTMC on (jobs, phase of the job in service); the M/G/1/K processor-sharing law
 (truncated geometric, insensitive) as the limit of many interruptions on one server; phase-type
-moments in closed form (exponential mixtures and sums of stages).
+law of the queue length.
 """
 
 import numpy as np
@@ -12,16 +12,10 @@ import pytest
 
 from analytic.ctmc import CTMC
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
-from analytic.fairness import (
-    CompatibilityGraph,
-    PhaseType,
-    balance_function,
-    oi_queue_chain,
-    oi_queue_law,
-    three_server_graph,
-)
+from analytic.fairness import CompatibilityGraph, balance_function, oi_queue_chain, oi_queue_law, three_server_graph
+from analytic.simulation import erlang, hyperexponential, pareto
 
-HYPER = PhaseType.hyperexponential([5.0, 0.2], [1 / 6, 5 / 6])
+HYPER = hyperexponential([1 / 6, 5 / 6], [5.0, 0.2])
 
 
 @pytest.mark.parametrize("interruptions", [0.0, 1.0, 5.0])
@@ -64,13 +58,21 @@ def test_many_interruptions_on_one_server_approach_processor_sharing():
     assert gaps[0] > 0.02 and gaps[-1] < 2e-3
 
 
-def test_phase_type_moments():
-    assert (HYPER.mean, HYPER.second_moment) == (pytest.approx(1.0, rel=1e-14), pytest.approx(8.4, rel=1e-14))
-    bimodal = PhaseType.phase_count_mixture(0.2, [25, 1], [1 / 6, 5 / 6])
-    assert bimodal.mean == pytest.approx(1.0, rel=1e-13)
-    # Var = ς²(E[N] + Var N) = 0.04 (5 + 80) = 3.4 for a sum of N exponential stages of mean ς.
-    assert bimodal.second_moment - 1 == pytest.approx(3.4, rel=1e-12)
-    assert PhaseType.exponential(2.0).second_moment == pytest.approx(8.0, rel=1e-15)
+def test_erlang_sizes_single_server_fcfs_against_a_hand_built_chain():
+    """One class, one server, Erlang-2 sizes, m = 0: M/E2/1/K; state (jobs, stage of the job in service)."""
+    lam, k = 0.8, 5
+
+    def transitions(state):
+        n, stage = state
+        moves = [((n + 1, stage if n else 0), lam)] if n < k else []
+        if n:
+            moves.append(((n, 1), 2.0) if stage == 0 else ((n - 1, 0), 2.0))
+        return moves
+
+    reference = CTMC.from_function((0, 0), transitions).stationary()
+    expected = [sum(reference.probability(s) for s in reference.states if s[0] == n) for n in range(k + 1)]
+    law = oi_queue_law(CompatibilityGraph([[0]]), [lam], k, size=erlang(2))
+    np.testing.assert_allclose(law.probabilities, expected, rtol=1e-10, atol=1e-15)
 
 
 def test_chain_size_and_errors():
@@ -83,11 +85,7 @@ def test_chain_size_and_errors():
         oi_queue_chain(graph, [1.0, 1.0], 3, interruptions=-1.0)
     with pytest.raises(InvalidParameterError, match="max_jobs"):
         oi_queue_chain(graph, [1.0, 1.0], 0)
-    with pytest.raises(InvalidParameterError, match="PhaseType"):
-        oi_queue_chain(graph, [1.0, 1.0], 3, size="exponential")
-    with pytest.raises(InvalidParameterError, match="probabilities summing to 1"):
-        PhaseType([0.5, 0.4], [[-1.0, 0.0], [0.0, -1.0]])
-    with pytest.raises(InvalidParameterError, match="rates >= 0 off the diagonal"):
-        PhaseType([1.0], [[1.0]])
-    with pytest.raises(InvalidParameterError, match="invertible"):
-        PhaseType([1.0, 0.0], [[-1.0, 1.0], [1.0, -1.0]])
+    with pytest.raises(InvalidParameterError, match="Erlang mixture"):
+        oi_queue_chain(graph, [1.0, 1.0], 3, size=pareto())
+    with pytest.raises(InvalidParameterError, match="size"):
+        oi_queue_chain(graph, [1.0, 1.0], 3, size="uniform")

@@ -33,7 +33,7 @@ True
 """
 
 from analytic.fairness.balance import BalanceFunction, balance_function
-from analytic.fairness.chain import OIQueueLaw, PhaseType, oi_queue_chain, oi_queue_law
+from analytic.fairness.chain import OIQueueLaw, oi_queue_chain, oi_queue_law
 from analytic.fairness.graph import CompatibilityGraph, service_rate, subset_service_rates
 from analytic.fairness.lattice import SimplexLattice, simplex_lattice
 from analytic.fairness.oi_queue import aggregate_measure, job_service_rates, orderings, permutation_rates, sequence_measure
@@ -48,7 +48,6 @@ __all__ = [
     "BalancedFairness",
     "CompatibilityGraph",
     "OIQueueLaw",
-    "PhaseType",
     "RandomAssignment",
     "SimplexLattice",
     "Stability",

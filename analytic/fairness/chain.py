@@ -8,7 +8,7 @@ at ``max_jobs`` jobs (arrivals finding it full are lost). From a state c:
   α_p;
 * the job in position k is served at rate r_k = μ(c_1..c_k) − μ(c_1..c_{k−1}) (work per unit
   time); its phase moves p → q at rate r_k T_pq and it leaves at rate r_k t_p, where (α, T) is
-  the phase-type size law (t = −T 1) in work units;
+  the phase-type form (t = −T 1, work units) of the size law, a mixture of Erlang laws;
 * Algorithm 1: every server processing it interrupts it at rate C_s/θ, so the job moves to the end
   of the queue at rate r_k/θ, where θ = σ/m for m interruptions per job on average (m = 0 is FCFS
   per server).
@@ -21,7 +21,6 @@ not, and this chain gives the exact finite-m behaviour that the simulator approx
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,97 +30,45 @@ from analytic.ctmc import CTMC
 from analytic.errors import InvalidParameterError
 from analytic.fairness.graph import CompatibilityGraph, check_rates
 from analytic.fairness.lattice import SimplexLattice, simplex_lattice
+from analytic.simulation import ErlangMixture, exponential, size_law
 from analytic.validation import integer
 
-__all__ = ["OIQueueLaw", "PhaseType", "oi_queue_chain", "oi_queue_law"]
+__all__ = ["OIQueueLaw", "oi_queue_chain", "oi_queue_law"]
 
 #: Default limit on the number of job sequences.
 DEFAULT_MAX_STATES = 500_000
 
 
-@dataclass(frozen=True, repr=False, eq=False)
-class PhaseType:
-    """A job-size law of phase type: initial probabilities α and sub-generator T, in work units.
-
-    Parameters
-    ----------
-    initial : sequence of float, shape (K,)
-        α_p, probabilities summing to 1.
-    generator : array, shape (K, K)
-        T: off-diagonal rates >= 0 (phase changes per unit of work), diagonal = −(total outflow);
-        the exit rates t = −T 1 must be >= 0 and the law must end with probability 1.
-
-    Examples
-    --------
-    >>> law = PhaseType.hyperexponential([5.0, 0.2], [1 / 6, 5 / 6])
-    >>> round(law.mean, 12), round(law.second_moment, 12)
-    (1.0, 8.4)
-    """
+@dataclass(frozen=True)
+class _Phases:
+    """A mixture of Erlang laws as a phase-type law: initial probabilities α, sub-generator T (work units)."""
 
     initial: np.ndarray
     generator: np.ndarray
-
-    def __post_init__(self) -> None:
-        alpha = np.array(self.initial, dtype=float).reshape(-1)
-        t = np.array(self.generator, dtype=float)
-        if t.shape != (alpha.size, alpha.size) or not np.all(np.isfinite(t)):
-            raise InvalidParameterError("generator", self.generator, f"must be a finite {alpha.size} x {alpha.size} matrix")
-        if np.any(alpha < 0) or abs(alpha.sum() - 1) > 1e-12:
-            raise InvalidParameterError("initial", self.initial, "must be probabilities summing to 1")
-        off = t - np.diag(np.diag(t))
-        exit_rates = -t.sum(axis=1)
-        if np.any(off < 0) or np.any(exit_rates < -1e-12 * np.abs(t).max()):
-            raise InvalidParameterError("generator", self.generator,
-                                        "must have rates >= 0 off the diagonal and rows summing to <= 0")
-        try:
-            moments = np.linalg.solve(-t, np.ones(alpha.size))
-        except np.linalg.LinAlgError:
-            raise InvalidParameterError("generator", self.generator,
-                                        "must be invertible (every phase must lead to exit)") from None
-        object.__setattr__(self, "initial", alpha)
-        object.__setattr__(self, "generator", t)
-        object.__setattr__(self, "_mean", float(alpha @ moments))
-        object.__setattr__(self, "_second", float(2 * alpha @ np.linalg.solve(-t, moments)))
-
-    def __repr__(self) -> str:
-        return f"PhaseType(phases={self.initial.size}, mean={self.mean:.10g}, second_moment={self.second_moment:.10g})"
-
-    @property
-    def mean(self) -> float:
-        """E[X] = α (−T)^{−1} 1."""
-        return self._mean
-
-    @property
-    def second_moment(self) -> float:
-        """E[X²] = 2 α (−T)^{−2} 1."""
-        return self._second
+    mean: float
 
     @property
     def exit_rates(self) -> np.ndarray:
-        """t = −T 1, the completion rate from each phase per unit of work."""
         return np.maximum(-self.generator.sum(axis=1), 0.0)
 
-    @classmethod
-    def exponential(cls, mean: float = 1.0) -> PhaseType:
-        """One phase of mean ``mean``."""
-        return cls([1.0], [[-1.0 / mean]])
 
-    @classmethod
-    def hyperexponential(cls, means: Sequence[float], probabilities: Sequence[float]) -> PhaseType:
-        """Exponential of mean ``means[p]`` with probability ``probabilities[p]`` (Section 5: 5, 1/5; 1/6, 5/6)."""
-        return cls(probabilities, np.diag(-1.0 / np.asarray(means, dtype=float)))
-
-    @classmethod
-    def phase_count_mixture(cls, stage_mean: float, counts: Sequence[int], probabilities: Sequence[float]) -> PhaseType:
-        """A sum of ``counts[p]`` exponential stages of mean ``stage_mean`` with probability ``probabilities[p]``.
-
-        The phase is the number of stages left (Section 5's bimodal and Zipf laws).
-        """
-        k = max(counts)
-        alpha = np.zeros(k)
-        np.add.at(alpha, np.asarray(counts) - 1, probabilities)
-        rate = 1.0 / stage_mean
-        return cls(alpha, -rate * np.eye(k) + rate * np.eye(k, k=-1))
+def _phases(size: Any) -> _Phases:
+    """The phase-type form of an Erlang mixture: one phase per (component, stages left)."""
+    law = exponential() if size is None else size_law(size) if isinstance(size, str) else size
+    if not isinstance(law, ErlangMixture):
+        raise InvalidParameterError("size", size, "must be an Erlang mixture (exponential, Erlang, hyperexponential, "
+                                                  "a number of exponential phases): the chain needs phases")
+    count = int(law.phases.sum())
+    first = np.concatenate([[0], np.cumsum(law.phases)[:-1]])
+    initial, generator = np.zeros(count), np.zeros((count, count))
+    initial[first] = law.weights
+    for c, (k, rate) in enumerate(zip(law.phases, law.rates, strict=True)):
+        block = range(first[c], first[c] + k)
+        for p in block:
+            generator[p, p] = -rate
+            if p + 1 < first[c] + k:
+                generator[p, p + 1] = rate
+    return _Phases(initial, generator, law.mean)
 
 
 @dataclass(frozen=True, repr=False)
@@ -159,7 +106,7 @@ class OIQueueLaw:
 
 
 def oi_queue_chain(graph: CompatibilityGraph, arrival_rates: Any, max_jobs: int, interruptions: float = 0.0,
-                   size: PhaseType | None = None, max_states: int = DEFAULT_MAX_STATES) -> CTMC:
+                   size: ErlangMixture | str | None = None, max_states: int = DEFAULT_MAX_STATES) -> CTMC:
     """The detailed CTMC of the queue under Algorithm 1, states = job sequences, truncated at ``max_jobs``.
 
     Bonald & Comte, Section 2 (the OI queue, eq. 1) and Section 4 (Algorithm 1). States are
@@ -175,8 +122,10 @@ def oi_queue_chain(graph: CompatibilityGraph, arrival_rates: Any, max_jobs: int,
         Arrivals finding this many jobs are lost (>= 1).
     interruptions : float
         m >= 0, the mean number of interruptions per job (θ = σ/m); 0 is FCFS per server.
-    size : PhaseType, optional
-        The job-size law; default exponential of mean 1.
+    size : ErlangMixture or str, optional
+        The job-size law (in work units): an :class:`~analytic.simulation.ErlangMixture`
+        (exponential, Erlang, hyperexponential, a random number of exponential phases) or its
+        name; default exponential of mean 1. Each (component, phases left) is one phase.
     max_states : int
         Limit on the number of sequences explored.
 
@@ -201,9 +150,7 @@ def oi_queue_chain(graph: CompatibilityGraph, arrival_rates: Any, max_jobs: int,
     limit = integer("max_jobs", max_jobs)
     if not (isinstance(interruptions, (int, float)) and 0 <= interruptions < np.inf):
         raise InvalidParameterError("interruptions", interruptions, "must be a finite number >= 0 (mean interruptions per job)")
-    law = PhaseType.exponential() if size is None else size
-    if not isinstance(law, PhaseType):
-        raise InvalidParameterError("size", size, "must be a PhaseType law")
+    law = _phases(size)
     interrupt = interruptions / law.mean            # 1/θ: interruptions per unit of work
     arrivals = [((i, p), float(rates[i] * law.initial[p])) for i in range(graph.n_classes)
                 for p in np.flatnonzero(law.initial)]
@@ -233,11 +180,13 @@ def oi_queue_chain(graph: CompatibilityGraph, arrival_rates: Any, max_jobs: int,
 
 
 def oi_queue_law(graph: CompatibilityGraph, arrival_rates: Any, max_jobs: int, interruptions: float = 0.0,
-                 size: PhaseType | None = None, max_states: int = DEFAULT_MAX_STATES) -> OIQueueLaw:
+                 size: ErlangMixture | str | None = None, max_states: int = DEFAULT_MAX_STATES,
+                 method: str = "auto") -> OIQueueLaw:
     """Solve :func:`oi_queue_chain` and aggregate its law by numbers of jobs per class.
 
     With exponential sizes this equals :meth:`~analytic.fairness.BalanceFunction.probabilities` at
-    the same truncation (eqs. 2–3), for every number of interruptions.
+    the same truncation (eqs. 2–3), for every number of interruptions. ``method`` is passed to
+    :meth:`analytic.ctmc.CTMC.stationary`; other parameters as in :func:`oi_queue_chain`.
 
     Examples
     --------
@@ -251,7 +200,7 @@ def oi_queue_law(graph: CompatibilityGraph, arrival_rates: Any, max_jobs: int, i
     """
     rates = check_rates("arrival_rates", arrival_rates, graph)
     chain = oi_queue_chain(graph, rates, max_jobs, interruptions, size, max_states)
-    stationary = chain.stationary()
+    stationary = chain.stationary(method=method)
     lattice = simplex_lattice(graph.n_classes, max_jobs)
     counts = np.array([np.bincount([c for c, _ in state], minlength=graph.n_classes) for state in chain.states],
                       dtype=np.int64)
