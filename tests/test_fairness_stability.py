@@ -50,7 +50,7 @@ def graphs_and_rates(draw):
     return CompatibilityGraph(sets, capacities), np.array(rates) / 2
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(graphs_and_rates())
 def test_load_and_bottleneck_match_brute_force(case):
     graph, rates = case

@@ -38,14 +38,14 @@ def stable_systems(draw, max_classes=3, max_load=0.6):
     return graph, rates * load / stability(graph, rates).load
 
 
-@settings(max_examples=25, deadline=None)
-@given(stable_systems())
+@settings(max_examples=20, deadline=None)
+@given(stable_systems(max_load=0.5))
 def test_subset_recursion_equals_the_truncated_lattice_sum(system):
     graph, rates = system
     exact = balanced_fairness(graph, rates)
-    network = whittle_network(balance_function(graph, rates, 110), rates, 110, normalization=1 / exact.probability_empty)
+    network = whittle_network(balance_function(graph, rates, 80), rates, 80, normalization=1 / exact.probability_empty)
     assert network.mass_outside < 1e-14
-    # Truncated sums approach the exact ones from below; the gap is the tail beyond 110 jobs.
+    # Truncated sums approach the exact ones from below; the gap is the tail beyond 80 jobs.
     unnormalized = network.mean_jobs * (1 - network.mass_outside)
     assert unnormalized == pytest.approx(exact.mean_jobs, rel=1e-11, abs=0)
 

@@ -18,7 +18,10 @@ computes
 * the exact detailed CTMC of Algorithm 1 (job sequences, interruptions, phase-type sizes) —
   :mod:`.chain`;
 * the closed forms (10)–(11) and their sympy derivation — :mod:`.three_servers`;
-* the rows of ``analytic reproduce`` — :mod:`.paper`.
+* Algorithm 1 simulated on the simulation core, on any graph or with d random servers per job —
+  :mod:`.simulation`;
+* Section 5's settings (Figures 1–4, the three size laws) and the rows of ``analytic reproduce``
+  — :mod:`.paper`.
 
 Classes and servers are numbered from 0 (the paper numbers them from 1).
 
@@ -38,6 +41,7 @@ from analytic.fairness.graph import CompatibilityGraph, service_rate, subset_ser
 from analytic.fairness.lattice import SimplexLattice, simplex_lattice
 from analytic.fairness.oi_queue import aggregate_measure, job_service_rates, orderings, permutation_rates, sequence_measure
 from analytic.fairness.random_assignment import RandomAssignment, random_assignment, random_assignment_graph
+from analytic.fairness.simulation import InterruptionSimulation, simulate_interruptions, simulate_random_assignment
 from analytic.fairness.stability import Stability, is_stable, require_stable, stability, stability_violation
 from analytic.fairness.subsets import BalancedFairness, balanced_fairness
 from analytic.fairness.three_servers import symbolic_check, three_server_graph, three_server_rates
@@ -47,6 +51,7 @@ __all__ = [
     "BalanceFunction",
     "BalancedFairness",
     "CompatibilityGraph",
+    "InterruptionSimulation",
     "OIQueueLaw",
     "RandomAssignment",
     "SimplexLattice",
@@ -68,6 +73,8 @@ __all__ = [
     "sequence_measure",
     "service_rate",
     "simplex_lattice",
+    "simulate_interruptions",
+    "simulate_random_assignment",
     "stability",
     "stability_violation",
     "subset_service_rates",
