@@ -6,6 +6,7 @@ capacity set of Corollary 1 by brute force over all 2^N sets; Φ of one class on
 (Φ(n) = μ^-n) and of processor sharing (multinomial / μ^n) in closed form.
 """
 
+import dataclasses
 import itertools
 import math
 
@@ -52,6 +53,22 @@ def test_theorem_2_whittle_rates_equal_the_average_over_orderings(name):
 
 
 @pytest.mark.parametrize("name", GRAPHS)
+def test_balance_property_6_of_the_averages_over_orderings(name):
+    """Eq. (6) for the rates of eq. (8), computed by enumeration (not from a balance function)."""
+    graph, rates = GRAPHS[name]
+    n = graph.n_classes
+    for x in balance_function(graph, rates, 5).states:
+        for i, j in itertools.combinations(range(n), 2):
+            if x[i] and x[j]:
+                below_i, below_j = x.copy(), x.copy()
+                below_i[i] -= 1
+                below_j[j] -= 1
+                left = permutation_rates(graph, rates, x)[i] * permutation_rates(graph, rates, below_i)[j]
+                right = permutation_rates(graph, rates, below_j)[i] * permutation_rates(graph, rates, x)[j]
+                assert left == pytest.approx(right, rel=1e-12)
+
+
+@pytest.mark.parametrize("name", GRAPHS)
 def test_balance_property_6_and_corollary_1(name):
     graph, rates = GRAPHS[name]
     phi = balance_function(graph, rates, 25)
@@ -71,6 +88,17 @@ def test_balance_property_6_and_corollary_1(name):
             assert (rates_x[:, list(subset)].sum(axis=1) <= service_rate(graph, subset) * (1 + 1e-12)).all()
     saturated = service_rate(graph, states > 0)
     np.testing.assert_allclose(rates_x.sum(axis=1), saturated, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("name", GRAPHS)
+def test_the_package_checks_agree_and_can_fail(name):
+    graph, rates = GRAPHS[name]
+    phi = balance_function(graph, rates, 25)
+    checks = phi.check()
+    assert checks.saturation < 1e-12 and checks.capacity_excess < 1e-12
+    # A balance function that is not the one of recursion (4): the checks see it.
+    bent = dataclasses.replace(phi, log_measure=phi.log_measure - 0.1 * phi.states[:, 0] ** 2).check()
+    assert bent.saturation > 1e-3 and bent.capacity_excess > 1e-3
 
 
 def test_one_class_one_server_and_processor_sharing_closed_forms():
