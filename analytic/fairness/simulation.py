@@ -12,12 +12,15 @@ FCFS per server.
 Implementation. The timers of the servers of a job add up to rate r/θ when the job is served at
 rate r: a job is interrupted after an exponential amount of *work* of mean θ, whatever its
 servers. Each job therefore carries its remaining size and its remaining work before the next
-interruption; between events every job in service progresses at its rate, and the next event is
-the earliest arrival, completion or interruption. The event loop (compiled with numba;
-``NUMBA_DISABLE_JIT=1`` runs the same code) keeps the queue as a linked list and scans, after a
-departure or an interruption, only the jobs behind the one that left. Arrival times, classes (or,
-for random assignment, the d servers of each job, drawn without building the C(S, d) classes) and
-sizes are drawn in chunks from their own streams; interruptions from a fourth.
+interruption, and is brought up to date only when its rate changes. The virtual queue is kept as
+one FCFS list per server of the jobs that can use it: a job holds a server exactly when it heads
+that server's list, so an arrival, a departure or an interruption (a move to the end of the
+queue) touches the d lists of one job, and the next event is the top of an indexed heap of the
+jobs' completion and interruption times: O(d log n) per event, whatever the queue length. The
+event loop is compiled with numba (``NUMBA_DISABLE_JIT=1`` runs the same code, with the same
+numbers). Arrival times, classes (or, for random assignment, the d servers of each job, drawn
+without building the C(S, d) classes) and sizes are drawn in chunks from their own streams;
+interruptions from a fourth.
 
 Estimators, per batch of arrivals after the warm-up: the time-average number of jobs of each class
 (∫ x_i dt / duration), and Little's law for the mean delay, δ_i = ∫ x_i dt / (class-i arrivals
