@@ -17,7 +17,13 @@ import numpy as np
 import pytest
 
 from analytic.errors import InvalidParameterError, UnstableSystemError
-from analytic.fairness import balanced_fairness, oi_queue_law, random_assignment, three_server_graph
+from analytic.fairness import (
+    balanced_fairness,
+    oi_queue_law,
+    random_assignment,
+    random_assignment_graph,
+    three_server_graph,
+)
 from analytic.fairness.simulation import simulate_interruptions, simulate_random_assignment
 from analytic.simulation import SerialExecutor, compare, coverage_band, hyperexponential, pareto
 
@@ -68,6 +74,18 @@ def test_coverage_of_the_exact_chain_with_hyperexponential_sizes():
         values.append(exact[m])
     low, high = coverage_band(RUNS)
     assert low <= covered(estimates, values) <= high
+
+
+def test_random_assignment_with_hyperexponential_sizes_against_the_exact_chain():
+    """S = 4, d = 2 (6 classes), m = 1, queue of 3 jobs: the chain on the explicit classes is the reference."""
+    graph = random_assignment_graph(4, 2)
+    total = 2.4
+    exact = oi_queue_law(graph, np.full(6, total / 6), 3, interruptions=1.0, size=HYPER).mean_jobs.sum()
+    runs = 60
+    estimates = [simulate_random_assignment(4, 2, total, HYPER, 1.0, jobs=15_000, seed=seed, max_jobs=3).jobs_estimate()
+                 for seed in range(runs)]
+    low, high = coverage_band(runs)
+    assert low <= covered(estimates, [exact] * runs) <= high
 
 
 def test_interruptions_make_hyperexponential_sizes_approach_balanced_fairness():

@@ -69,11 +69,19 @@ def stability(graph: CompatibilityGraph, arrival_rates: Any) -> Stability:
     ----------
     graph : CompatibilityGraph
     arrival_rates : sequence of float
-        λ_i >= 0 for each class (jobs per unit time; at least one positive).
+        λ_i >= 0 for each class (jobs per unit time; all zero: stable, load 0).
 
     Returns
     -------
     Stability
+
+    Notes
+    -----
+    The reported load is λ(A*)/μ(A*) computed from the rates, so it is exact to rounding once A*
+    is the right set. The set is read off a flow that HiGHS solves to about 1e-7 (relative to the
+    largest capacity): two sets whose loads differ by less than that may be confused, and only
+    then can the load be off by as much. Checked against brute force over all sets (boundaries
+    λ(A) = μ(A) included) in ``tests/test_fairness_stability.py``.
 
     Raises
     ------
