@@ -28,4 +28,4 @@ def test_row_verdicts(row, verdict, passed):
 
 def test_collect_filters_by_source():
     outcomes = collect("_product_form")
-    assert [o.source for o in outcomes] == ["analytic.ctmc._product_form_row"]
+    assert [o.source for o in outcomes] == ["analytic.ctmc.chain._product_form_row"]

@@ -21,8 +21,8 @@ from analytic.hesrpt.closed_form import (
 from analytic.hesrpt.comparison import FIGURE4_P, compare_policies, pareto_sizes
 from analytic.hesrpt.optimal import optimal_allocation
 from analytic.hesrpt.policies import flow_time
-from analytic.hesrpt.speedups import ConcaveSpeedup
 from analytic.reproduce import Row, reproduces
+from analytic.speedup import ConcaveSpeedup
 
 PAPER = "Berg et al., heSRPT"
 
