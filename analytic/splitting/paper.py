@@ -173,7 +173,8 @@ def _property1_row() -> Row:
                value=helper_probability_bound(40, 9.0, classes), tolerance=1e-12)
 
 
-#: The system of the BS-FCFS rows: k = 8, needs 1 and 2, load 0.4 (exact chain, 5251 states).
+#: The system of the BS-FCFS rows: k = 8, needs 1 and 2, load 0.4 (exact chain truncated at 9 waiting jobs:
+#: 2681 states, lost fraction 3.4e-5, a thousandth of the gap the rows show; seconds to solve).
 _BS_CLASSES = (JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5))
 
 
@@ -181,7 +182,7 @@ _BS_CLASSES = (JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5))
 def _corollary1_rows() -> list[Row]:
     """Corollary 1, eq. (12): P_H <= P_H of ModifiedBS, for BS-FCFS, on its exact chain."""
     rate = 0.4 * 8 / float(sum(c.demand for c in _BS_CLASSES))
-    exact = exact_multiserver("bs-fcfs", 8, _BS_CLASSES, rate, max_waiting=10)
+    exact = exact_multiserver("bs-fcfs", 8, _BS_CLASSES, rate, max_waiting=9)
     bound = helper_probability_bound(8, rate, _BS_CLASSES)
     numbers = (f"k = 8, needs 1 and 2, load 0.4: eq. (16) = {bound:.4f}; BS-FCFS sends {exact.helper_probability:.4f} "
                f"of the arrivals to H and serves {exact.helper_service_probability:.4f} there "
