@@ -321,6 +321,8 @@ def test_errors():
         simulate_multiserver("server-filling", 12, THREE, 0.1)
     with pytest.raises(UnstableSystemError, match=r"load λ ϱ / k = 1 must be < 1"):
         simulate_multiserver("ffbf", 8, THREE, rate_at(1.0, 8, THREE))
+    with pytest.raises(UnstableSystemError, match=r"load λ ϱ / k = 1.3 must be < 1"):
+        simulate_multiserver("server-filling", 8, THREE, rate_at(1.3, 8, THREE))
     with pytest.raises(UnstableSystemError, match=r"ModifiedBS with an empty helper set"):
         simulate_multiserver("modified-bs-fcfs", 6, [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)], 1.0)
     with pytest.raises(InvalidParameterError, match=r"jobs = 100: must give each of the 2 replications at least"):
