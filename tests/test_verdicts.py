@@ -14,8 +14,7 @@ from analytic.fairness.paper import SIZE_LAWS
 from analytic.hesrpt import flow_time, optimal_makespan
 from analytic.moldable import occupancy_lp
 from analytic.speedup import SpeedUp
-from analytic.splitting import (balanced_partition, critical_system, figure1_classes, figure1_need_scale,
-                                stability_margin)
+from analytic.splitting import balanced_partition, critical_system, figure1_classes, figure1_need_scale, stability_margin
 
 
 def test_theorem1_ii_two_optima_at_a_collinear_speedup():
