@@ -23,7 +23,7 @@ def test_theorem1_ii_two_optima_at_a_collinear_speedup():
     lam, s = Fraction(7, 8), (Fraction(1), Fraction(7, 4), Fraction(5, 2))
     optimum = occupancy_lp(SpeedUp([1, 1.75, 2.5]), 0.875).mean_time
     for y in ((0, Fraction(1, 2), 0), (Fraction(1, 4), 0, Fraction(1, 4))):
-        assert sum(si * yi for si, yi in zip(s, y)) == lam                     # all arrivals served
+        assert sum(si * yi for si, yi in zip(s, y, strict=True)) == lam         # all arrivals served
         assert sum((i + 1) * yi for i, yi in enumerate(y)) == 1                # every server busy
         assert sum(y) / lam == Fraction(4, 7)
     assert optimum == pytest.approx(4 / 7, rel=1e-12, abs=0)
