@@ -46,13 +46,6 @@ Value = float | int | bool | str
 KINDS = ("contradicted", "printed estimate differs", "assumption fails", "reading")
 
 
-def _check_kind(kind: str, holds: bool) -> None:
-    allowed = ("", "reading") if holds else KINDS
-    if kind not in allowed:
-        raise InvalidParameterError("kind", kind, f"must be one of {allowed} for a statement that "
-                                                  f"{'holds' if holds else 'does not hold'}")
-
-
 def _label(holds: bool, kind: str) -> str:
     """How a statement's verdict reads: ``holds``, or the kind of the way it does not."""
     if kind == "reading":
@@ -104,7 +97,10 @@ class Row:
     kind: str = ""
 
     def __post_init__(self) -> None:
-        _check_kind(self.kind, self.expect_agreement)
+        allowed = ("", "reading") if self.expect_agreement else KINDS
+        if self.kind not in allowed:
+            raise InvalidParameterError("kind", self.kind, f"must be one of {allowed} for a statement that "
+                                                           f"{'holds' if self.expect_agreement else 'does not hold'}")
 
     @property
     def agrees(self) -> bool:
