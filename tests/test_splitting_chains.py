@@ -25,7 +25,7 @@ from analytic.splitting import (
     multiserver_chain,
 )
 
-mp.mp.dps = 30
+mp.mp.dps = 50  # as the other test modules: the setting is global to the session
 
 
 def erlang_b_recursion(s, a):

@@ -29,14 +29,14 @@ def test_deterministic_rank_is_the_remaining_size():
 
 def test_increasing_hazard_gives_the_mean_residual_size():
     law = erlang(3, 1.5)
-    mp.mp.dps = 30
-    rate = mp.mpf(3) / mp.mpf("1.5")
+    with mp.workdps(30):
+        rate = mp.mpf(3) / mp.mpf("1.5")
 
-    def survival(x):
-        x = mp.mpf(x)
-        return mp.exp(-rate * x) * (1 + rate * x + (rate * x) ** 2 / 2)
+        def survival(x):
+            x = mp.mpf(x)
+            return mp.exp(-rate * x) * (1 + rate * x + (rate * x) ** 2 / 2)
 
-    expected = [float(mp.quad(survival, [a, mp.inf]) / survival(a)) for a in AGES]
+        expected = [float(mp.quad(survival, [a, mp.inf]) / survival(a)) for a in AGES]
     np.testing.assert_allclose(gittins_rank(law, AGES), expected, rtol=1e-7, atol=0)
 
 
