@@ -39,7 +39,7 @@ class InvalidParameterError(AnalyticError, ValueError):
     """A parameter is outside its domain.
 
     The message reads ``<parameter> = <value>: <condition>``, e.g.
-    ``speedup = [1, 1.8, 2.7]: must be concave: s[3]-s[2]=0.9 > s[2]-s[1]=0.8``.
+    ``speedup = [1, 1.8, 2.7]: must be concave: the slope rises at k = 2, from 0.8 to 0.9``.
 
     Parameters
     ----------
@@ -77,20 +77,45 @@ class UnstableSystemError(AnalyticError, ValueError):
 
 
 class StateSpaceTooLargeError(AnalyticError, ValueError):
-    """Building a chain would need more states than the caller allowed.
+    """Building or solving a model would need more states, or more memory, than is allowed.
 
-    Raised before the memory is spent: the message says how many states would be needed
-    (or a lower bound on it) and which limit was set.
+    Raised before the memory is spent: the message says how many states would be needed (or a
+    lower bound on it) and which limit was set; when memory is the limit, also how many bytes would
+    be needed and how many are available.
+
+    Parameters
+    ----------
+    needed : int
+        States needed (a lower bound when ``at_least``).
+    limit : int
+        The largest number of states allowed (``max_states``, or what fits in memory).
+    what : str
+        What is being built, e.g. ``"the lattice"``.
+    at_least : bool
+        Whether ``needed`` is only a lower bound (counting stopped at the limit).
+    memory : (int, int), optional
+        Bytes needed and bytes available, when memory rather than ``max_states`` is the limit.
     """
 
-    def __init__(self, needed: int, limit: int, what: str = "the chain", at_least: bool = False) -> None:
+    def __init__(self, needed: int, limit: int, what: str = "the chain", at_least: bool = False,
+                 memory: tuple[int, int] | None = None) -> None:
         self.needed = needed
         self.limit = limit
-        amount = f"more than {limit:,}" if at_least else f"{needed:,}"
-        super().__init__(
-            f"{what} needs {amount} states, above max_states={limit:,}; "
-            "raise max_states if the memory allows it, or reduce the model size"
-        )
+        self.memory = memory
+        amount = f"{needed:,}"
+        if at_least:
+            amount = f"more than {limit:,}" if memory is None else f"at least {needed:,}"
+        if memory is None:
+            message = (f"{what} needs {amount} states, above max_states={limit:,}; "
+                       "raise max_states if the memory allows it, or reduce the model size")
+        else:
+            message = (f"{what} needs {amount} states and about {_gigabytes(memory[0])} of memory, more than "
+                       f"the {_gigabytes(memory[1])} available; reduce the model size or free memory")
+        super().__init__(message)
+
+
+def _gigabytes(count: int) -> str:
+    return f"{count / 2**30:.3g} GiB"
 
 
 class ReducibleChainError(AnalyticError, ValueError):

@@ -22,7 +22,7 @@ import numpy as np
 
 from analytic.errors import InvalidParameterError
 
-__all__ = ["confidence", "integer", "positive", "probabilities"]
+__all__ = ["confidence", "integer", "positive", "probabilities", "unit_fraction"]
 
 #: Largest deviation from one allowed in the sum of a probability vector (it is then renormalized).
 PROBABILITY_TOLERANCE = 1e-9
@@ -40,6 +40,14 @@ def positive(name: str, value: Any, meaning: str = "") -> float:
     """``value`` as a ``float``; it must be a real number with ``0 < value < inf`` (NaN fails)."""
     if isinstance(value, bool) or not isinstance(value, Real) or not 0 < value < math.inf:
         raise InvalidParameterError(name, value, f"must be positive and finite{meaning}")
+    return float(value)
+
+
+def unit_fraction(name: str, value: Any, closed: bool = False, meaning: str = "") -> float:
+    """``value`` as a ``float`` in the open interval (0, 1), or in (0, 1] with ``closed=True`` (NaN fails)."""
+    interval = "(0, 1]" if closed else "the open interval (0, 1)"
+    if isinstance(value, bool) or not isinstance(value, Real) or not (0 < value < 1 or (closed and value == 1)):
+        raise InvalidParameterError(name, value, f"must lie in {interval}{meaning}")
     return float(value)
 
 

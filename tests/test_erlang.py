@@ -11,7 +11,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from analytic.ctmc import CTMC
@@ -108,14 +108,14 @@ def test_log_erlang_b_matches_mpmath(grid_reference):
 def test_integer_servers_match_exact_rational_formula(s, a):
     """Eq. (3) in exact rational arithmetic."""
     exact = exact_erlang_b(s, Fraction(a))
-    assert float(erlang_b(s, float(Fraction(a)))) == pytest.approx(float(exact), rel=1e-14)
+    assert float(erlang_b(s, float(Fraction(a)))) == pytest.approx(float(exact), rel=1e-14, abs=0)
 
 
 def test_agrees_with_recursion_and_ctmc():
     """The O(s) recursion and an exact CTMC of the M/M/30/30 queue (analytic.ctmc)."""
     s, a = 30, 24.0
     chain = CTMC.from_function(0, lambda x: [(x + 1, a)] * (x < s) + [(x - 1, float(x))] * (x > 0))
-    assert erlang_b(s, a) == pytest.approx(chain.stationary().probability(s), rel=1e-12)
+    assert erlang_b(s, a) == pytest.approx(chain.stationary().probability(s), rel=1e-12, abs=0)
     loads = np.geomspace(0.01, 3000, 40)
     assert np.allclose(erlang_b(s, loads), [recursion(s, x) for x in loads], rtol=1e-13, atol=0)
 
@@ -126,10 +126,10 @@ def test_edge_values():
     assert erlang_b(3, 0.0) == 0.0
     assert log_erlang_b(3, 0.0) == -np.inf
     assert log_erlang_b(0, 2.0) == 0.0
-    assert erlang_b(1, 1e300) == pytest.approx(1.0, rel=1e-15)
-    assert log_erlang_b(1, 1e300) == pytest.approx(-1e-300, rel=1e-14)  # log E = -log1p(1/a)
+    assert erlang_b(1, 1e300) == pytest.approx(1.0, rel=1e-15, abs=0)
+    assert log_erlang_b(1, 1e300) == pytest.approx(-1e-300, rel=1e-14, abs=0)  # log E = -log1p(1/a)
     assert erlang_b(1e9, 1e6) == 0.0  # underflows, while its logarithm is finite:
-    assert log_erlang_b(1e9, 1e6) == pytest.approx(float(reference_log(1e9, 1e6)), rel=1e-15)
+    assert log_erlang_b(1e9, 1e6) == pytest.approx(float(reference_log(1e9, 1e6)), rel=1e-15, abs=0)
 
 
 @pytest.mark.filterwarnings("error")
@@ -150,17 +150,32 @@ def test_broadcasting_and_scalar_types():
     assert isinstance(erlang_b_servers(3.0, 0.1), int)
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.floats(0, 1e7), st.floats(1e-3, 1e7))
-def test_recurrence_in_servers_holds_across_regions(s, a):
+@st.composite
+def servers_and_loads(draw, low=0.0, high=1e7):
+    """(s, a) in every evaluation region: s integer, half-integer or real over ten decades; a a
+    multiple s·10^v of s, or s + z√s in the transition region where Temme's expansion takes over."""
+    s = draw(st.one_of(st.floats(low, high), st.integers(int(max(low, 0)), 2000).map(float),
+                       st.floats(-3, 7).map(lambda u: min(max(10.0 ** u, low), high)),
+                       st.integers(1, 10**6).map(lambda k: min(max(k + 0.5, low), high))))
+    a = draw(st.one_of(st.floats(-3, 3).map(lambda v: s * 10.0 ** v),
+                       st.floats(-40, 40).map(lambda z: s + z * s ** 0.5)))
+    assume(1e-3 <= a <= 1e8)
+    return s, a
+
+
+@settings(max_examples=300, deadline=None)
+@given(servers_and_loads())
+def test_recurrence_in_servers_holds_across_regions(case):
     """E_{s+1}(a) = a E_s(a) / (s + 1 + a E_s(a)), also for real s (incomplete-gamma identity)."""
+    s, a = case
     e = erlang_b(s, a)
     assert erlang_b(s + 1, a) == pytest.approx(a * e / (s + 1 + a * e), rel=5e-13, abs=1e-300)
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.floats(0.01, 1e8), st.floats(1e-2, 1e8), st.floats(1e-6, 0.5))
-def test_monotone_in_load_and_servers(s, a, step):
+@settings(max_examples=300, deadline=None)
+@given(servers_and_loads(low=0.01, high=1e8), st.floats(1e-6, 0.5))
+def test_monotone_in_load_and_servers(case, step):
+    s, a = case
     e = erlang_b(s, a)
     assert 0 <= e <= 1
     assert erlang_b(s, a * (1 + step)) >= e
@@ -174,16 +189,16 @@ def test_precision_matches_exact_rational_and_float():
     assert abs(value - mp.mpf(exact.numerator) / exact.denominator) < mp.mpf(10) ** -38 * value
     many = erlang_b([20.5, 9249.0], [30.0, 14658.9], precision=30)  # the second defeats mpmath's gammainc
     assert many.dtype == object
-    assert float(many[0]) == pytest.approx(erlang_b(20.5, 30.0), rel=1e-14)
-    assert float(many[1]) == pytest.approx(erlang_b(9249.0, 14658.9), rel=1e-14)
+    assert float(many[0]) == pytest.approx(erlang_b(20.5, 30.0), rel=1e-14, abs=0)
+    assert float(many[1]) == pytest.approx(erlang_b(9249.0, 14658.9), rel=1e-14, abs=0)
 
 
 def test_temme_coefficients_match_dlmf():
     """DLMF 8.12.9 / Temme (1979): c_0 = -1/3 + η/12 - 2η²/135 + η³/864, c_1 = -1/540 - η/288 + η²/378."""
     table = _temme_coefficients()
-    assert table[0, :4].tolist() == pytest.approx([-1 / 3, 1 / 12, -2 / 135, 1 / 864], rel=1e-15)
-    assert table[1, :3].tolist() == pytest.approx([-1 / 540, -1 / 288, 1 / 378], rel=1e-15)
-    assert table[2, 0] == pytest.approx(25 / 6048, rel=1e-15)
+    assert table[0, :4].tolist() == pytest.approx([-1 / 3, 1 / 12, -2 / 135, 1 / 864], rel=1e-15, abs=0)
+    assert table[1, :3].tolist() == pytest.approx([-1 / 540, -1 / 288, 1 / 378], rel=1e-15, abs=0)
+    assert table[2, 0] == pytest.approx(25 / 6048, rel=1e-15, abs=0)
 
 
 def test_erlang_c_matches_exact_formula():
@@ -195,7 +210,7 @@ def test_erlang_c_matches_exact_formula():
             terms.append(terms[-1] * a / k)
         tail = terms[s] * s / (s - a)
         exact = tail / (sum(terms[:s]) + tail)
-        assert erlang_c(s, float(a)) == pytest.approx(float(exact), rel=1e-14)
+        assert erlang_c(s, float(a)) == pytest.approx(float(exact), rel=1e-14, abs=0)
 
 
 def test_erlang_c_unstable():
@@ -207,7 +222,7 @@ def test_loss_response_time_eq4():
     """Eq. (4): R = d (1 - E), checked with exact rationals, including E close to 1."""
     for s, lam, d in [(5, 2.0, 1.5), (1, 1000.0, 3.0), (40, 10.0, 6.0)]:
         exact = 1 - exact_erlang_b(s, Fraction(lam) * Fraction(d))
-        assert loss_response_time(s, lam, d) == pytest.approx(d * float(exact), rel=1e-14)
+        assert loss_response_time(s, lam, d) == pytest.approx(d * float(exact), rel=1e-14, abs=0)
 
 
 @pytest.mark.parametrize("load", [0.0, 0.5, 7.0, 123.4, 1000.0])
@@ -229,10 +244,10 @@ def test_erlang_b_servers_large_and_tiny_targets():
 def test_erlang_b_load_closed_forms():
     """E_1(a) = a/(1+a) and E_2(a) = a²/(2 + 2a + a²) solved exactly."""
     t = np.array([1e-12, 0.01, 0.5, 0.99])
-    assert np.allclose(erlang_b_load(1, t), t / (1 - t), rtol=1e-14)
+    assert np.allclose(erlang_b_load(1, t), t / (1 - t), rtol=1e-14, atol=0)
     # a²(1 - t) - 2ta - 2t = 0
     a2 = (2 * t + np.sqrt(4 * t * t + 8 * t * (1 - t))) / (2 * (1 - t))
-    assert np.allclose(erlang_b_load(2, t), a2, rtol=1e-13)
+    assert np.allclose(erlang_b_load(2, t), a2, rtol=1e-13, atol=0)
 
 
 @pytest.mark.parametrize("servers", [0.5, 20.5, 1000.0, 1e9, 1e15])
@@ -254,7 +269,7 @@ def test_halfin_whitt_blocking_against_mpmath():
     for theta in (-40, -5, -0.3, 0, 0.7, 5, 30):
         th = mp.mpf(theta)
         expected = mp.npdf(th) / mp.ncdf(th)
-        assert halfin_whitt_blocking(theta) == pytest.approx(float(expected), rel=1e-14)
+        assert halfin_whitt_blocking(theta) == pytest.approx(float(expected), rel=1e-14, abs=0)
     assert halfin_whitt_blocking(40.0) == 0.0  # true value 1e-348 underflows
 
 
@@ -277,7 +292,7 @@ def test_halfin_whitt_delay_against_mpmath_and_erlang_c():
         expected = 1 / (1 + b * mp.ncdf(b) / mp.npdf(b))
         assert halfin_whitt_delay(beta) == pytest.approx(float(expected), rel=1e-13, abs=1e-320)
     s = 1e8  # Erlang C in the Halfin–Whitt regime approaches the limit
-    assert erlang_c(s, s - 0.5 * np.sqrt(s)) == pytest.approx(halfin_whitt_delay(0.5), rel=1e-3)
+    assert erlang_c(s, s - 0.5 * np.sqrt(s)) == pytest.approx(halfin_whitt_delay(0.5), rel=1e-3, abs=0)
 
 
 @pytest.mark.parametrize("call,match", [
@@ -322,7 +337,7 @@ def test_cli_prints_the_value(argv, expected, capsys):
     from analytic.cli import main
 
     assert main(argv) == 0
-    assert float(capsys.readouterr().out) == pytest.approx(expected, rel=1e-14)
+    assert float(capsys.readouterr().out) == pytest.approx(expected, rel=1e-14, abs=0)
 
 
 def test_cli_precision_and_errors(capsys):

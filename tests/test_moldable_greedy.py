@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.moldable import allocation_probabilities, greedy_chain, greedy_metrics, optimal_occupancy
-from analytic.speedup import SpeedUp
+from analytic.speedup import ConcaveSpeedup, SpeedUp
 
 mpmath.mp.dps = 50
 SUBLINEAR = SpeedUp([1, 1.8, 2.5, 3, 3.4])
@@ -64,9 +64,10 @@ def erlang_b(servers, load):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.floats(0, 1), min_size=1, max_size=8).filter(lambda w: sum(w) > 0.01),
+@given(st.lists(st.one_of(st.just(0.0), st.floats(0, 1)), min_size=1, max_size=8).filter(lambda w: sum(w) > 0.01),
        st.lists(st.integers(0, 12), min_size=1, max_size=6))
 def test_eq10_matches_the_rule(weights, idle):
+    """Sparse p (zeros are half the draws) and idle counts below, at and above every i."""
     p = np.array(weights) / sum(weights)
     A = allocation_probabilities(np.array(idle), p)
     assert A.shape == (len(idle), len(p) + 1)
@@ -108,7 +109,7 @@ def test_metrics_match_brute_force(speedup, lam, n, p):
     small = X[:, : optimal_occupancy(speedup, lam).i1 - 1].sum(axis=1)
     assert exact.blocking == pytest.approx(blocking, abs=1e-11)
     assert exact.mean_occupancy == pytest.approx(occupancy, abs=1e-11)
-    assert exact.mean_time == pytest.approx(occupancy.sum() / (lam * (1 - blocking)), rel=1e-10)
+    assert exact.mean_time == pytest.approx(occupancy.sum() / (lam * (1 - blocking)), rel=1e-10, abs=0)
     assert exact.distance == pytest.approx(pi @ np.abs(X / n - y).sum(axis=1), abs=1e-11)
     law = np.bincount(small, weights=pi)
     assert exact.small_jobs == pytest.approx(law[: len(exact.small_jobs)], abs=1e-11)
@@ -120,21 +121,21 @@ def test_linear_speedup_is_an_erlang_loss_system(n, lam):
     """d | n: only 5-server jobs, n/5 slots, offered load nλ/5 (Section 7, Table 1)."""
     exact = greedy_metrics(SpeedUp.linear(5), lam, n)
     assert exact.n_states == n // 5 + 1
-    assert exact.blocking == pytest.approx(erlang_b(n // 5, n * lam / 5), rel=1e-10)
-    assert exact.mean_time == pytest.approx(0.2, rel=1e-12)
+    assert exact.blocking == pytest.approx(erlang_b(n // 5, n * lam / 5), rel=1e-10, abs=0)
+    assert exact.mean_time == pytest.approx(0.2, rel=1e-12, abs=0)
 
 
 def test_rate_conservation_eq3():
     """λ (1 - P_b) = Σ s_i E[x_i] (eq. 3) holds for the stationary solution."""
     exact = greedy_metrics(SUBLINEAR, 0.8, 30)
-    assert SUBLINEAR.values @ exact.mean_occupancy == pytest.approx(0.8 * (1 - exact.blocking), rel=1e-12)
+    assert SUBLINEAR.values @ exact.mean_occupancy == pytest.approx(0.8 * (1 - exact.blocking), rel=1e-12, abs=0)
 
 
 def test_iterative_and_direct_solutions_agree():
     direct = greedy_metrics(SUBLINEAR, 0.8, 40, method="direct")
     iterative = greedy_metrics(SUBLINEAR, 0.8, 40, method="iterative")
-    assert iterative.blocking == pytest.approx(direct.blocking, rel=1e-9)
-    assert iterative.mean_time == pytest.approx(direct.mean_time, rel=1e-9)
+    assert iterative.blocking == pytest.approx(direct.blocking, rel=1e-9, abs=0)
+    assert iterative.mean_time == pytest.approx(direct.mean_time, rel=1e-9, abs=0)
     assert iterative.small_jobs == pytest.approx(direct.small_jobs, abs=1e-10)
 
 
@@ -188,3 +189,31 @@ def test_repr_is_readable():
     text = repr(greedy_metrics(SpeedUp.linear(5), 0.5, 10))
     assert text.startswith("GreedyMetrics(servers=10, blocking=")
     assert "n_states=3" in text
+
+
+# -- the forms of a speed-up --------------------------------------------------------------------------
+
+
+def test_a_table_and_its_interpolation_give_the_same_loss_system():
+    """greedy_metrics of the table, its interpolation and a plain list: equal, and equal to brute force."""
+    forms = [SUBLINEAR, ConcaveSpeedup.from_discrete(SUBLINEAR), [1, 1.8, 2.5, 3, 3.4]]
+    results = [greedy_metrics(form, 0.8, 7) for form in forms]
+    X, pi = brute_force(SUBLINEAR, 0.8, 7, optimal_occupancy(SUBLINEAR, 0.8).p)
+    assert results[0].blocking == pytest.approx(pi[X @ SUBLINEAR.servers == 7].sum(), abs=1e-11)
+    for other in results[1:]:
+        assert other.blocking == results[0].blocking and np.array_equal(other.mean_occupancy, results[0].mean_occupancy)
+    assert greedy_chain(forms[1], 0.8, 7).sizes.tolist() == greedy_chain(SUBLINEAR, 0.8, 7).sizes.tolist()
+
+
+def test_a_sampled_power_curve_is_an_erlang_system_when_linear():
+    """k^1 sampled at 1..5 is the linear table: greedy with n = 100 is Erlang's loss system (mpmath)."""
+    table = SpeedUp.from_curve(lambda k: k, 5)
+    assert table.is_linear
+    assert greedy_metrics(table, 0.8, 100).blocking == pytest.approx(erlang_b(20, 16.0), rel=1e-12, abs=0)
+
+
+def test_a_curve_without_d_is_refused():
+    with pytest.raises(InvalidParameterError, match="is a curve without a largest server count d"):
+        greedy_metrics(ConcaveSpeedup.power(0.5), 0.8, 10)
+    with pytest.raises(InvalidParameterError, match="speedup = None: must be a SpeedUp"):
+        greedy_chain(None, 0.8, 10)

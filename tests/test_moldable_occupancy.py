@@ -5,24 +5,44 @@ the KKT system (35)–(38) evaluated on each candidate, and for uniqueness an LP
 (HiGHS minimizing and maximizing every y_i at the optimal value).
 """
 
+from fractions import Fraction
+
+import mpmath
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
-from analytic.errors import InvalidParameterError
+from analytic.errors import ConvergenceError, InvalidParameterError
 from analytic.moldable import kkt_residual, occupancy_lp, optimal_occupancy, symbolic_kkt_residuals
-from analytic.speedup import SpeedUp
+from analytic.speedup import ConcaveSpeedup, SpeedUp
 
+mpmath.mp.dps = 50
 SUBLINEAR = SpeedUp([1, 1.8, 2.5, 3, 3.4])
 
 
-def concave_speedups(increments=None):
+#: Increments that reach the hard cases: exact ties (several optima, s_i/i = s_(i+1)/(i+1)), linear
+#: pieces (increment 1), and increments spread over six orders of magnitude (nearly flat tails).
+INCREMENTS = st.one_of(st.sampled_from([1.0, 0.75, 0.5, 0.25]), st.floats(1e-6, 1.0))
+
+
+def concave_speedups(increments=INCREMENTS):
     """Speed-ups s_1 = 1 followed by non-increasing increments drawn from ``increments``."""
-    increments = st.floats(0.01, 1.0) if increments is None else increments
     return st.lists(increments, min_size=0, max_size=7).map(
         lambda raw: SpeedUp(np.cumsum(np.concatenate([[1.0], np.sort(raw)[::-1]]))))
+
+
+@st.composite
+def speedups_and_rates(draw, low=1e-3, high=0.999):
+    """A speed-up and λ in [low, high]: anywhere, exactly at an efficiency s_i/i (case ii), or within
+    a relative 1e-12..1e-3 of one (case iii with a tiny gap, where the multipliers are huge)."""
+    speedup = draw(concave_speedups())
+    efficiency = draw(st.sampled_from(speedup.efficiency.tolist()))
+    near = efficiency * (1 + draw(st.sampled_from([-1, 1])) * 10.0 ** -draw(st.integers(3, 12)))
+    lam = draw(st.one_of(st.floats(low, high), st.just(efficiency), st.just(near)))
+    assume(low <= lam <= high)
+    return speedup, lam
 
 
 def face_is_a_point(speedup, lam):
@@ -38,6 +58,30 @@ def face_is_a_point(speedup, lam):
         if high - low > 1e-8:
             return False
     return True
+
+
+def vertex_optimum(s, lam):
+    """min (1/λ) Σ y over the vertices of (P), in the arithmetic of the inputs (Fraction or mpmath).
+
+    (P) has two constraints, so a vertex has at most two positive entries: y_i = λ/s_i alone (when
+    i λ/s_i <= 1), or y_i, y_j with both constraints tight (Cramer's rule, when both are >= 0).
+    """
+    d, candidates = len(s), []
+    for i in range(1, d + 1):
+        if i * lam <= s[i - 1]:
+            candidates.append(lam / s[i - 1])
+        for j in range(i + 1, d + 1):
+            det = s[i - 1] * j - s[j - 1] * i
+            if det != 0:
+                yi, yj = (lam * j - s[j - 1]) / det, (s[i - 1] - lam * i) / det
+                if yi >= 0 and yj >= 0:
+                    candidates.append(yi + yj)
+    return min(candidates) / lam
+
+
+def exact_value(speedup, lam):
+    """The optimal value of (P) for the float inputs, in exact rationals, rounded once."""
+    return float(vertex_optimum([Fraction(v) for v in speedup.values], Fraction(lam)))
 
 
 # -- the paper's numbers ---------------------------------------------------------------------------
@@ -83,25 +127,36 @@ def test_non_unique_case_iii_is_flagged():
 # -- cross-validation against the LP ------------------------------------------------------------------
 
 
-@settings(max_examples=60, deadline=None)
-@given(concave_speedups(), st.floats(1e-3, 0.999))
-def test_closed_form_matches_highs_and_cvxpy_and_is_kkt_optimal(speedup, lam):
+@settings(max_examples=100, deadline=None)
+@given(speedups_and_rates())
+def test_closed_form_matches_highs_and_cvxpy_and_is_kkt_optimal(case):
     """λ <= 0.999: at λ = 1 (P) has no strictly feasible point and interior-point solvers stall
     (hypothesis found Clarabel "optimal_inaccurate" at λ = 1 - 2e-16); below, y = (λ, 0, ...)
-    leaves a slack of at least 1e-3."""
+    leaves a slack of at least 1e-3. Within a relative 1e-6 of a tie λ = s_i/i the optimal face
+    is nearly degenerate and Clarabel may stop short too (found at s = (1, 1.75), λ = 0.875 (1 - 1e-10)),
+    which occupancy_lp must then report as a ConvergenceError. HiGHS returns a vertex: exact."""
+    speedup, lam = case
     opt = optimal_occupancy(speedup, lam)
-    assert kkt_residual(speedup, lam, opt.y, opt.nu, opt.theta0) < 1e-12
-    assert speedup.values @ opt.y == pytest.approx(lam, rel=1e-13)
-    assert speedup.servers @ opt.y <= 1 + 1e-13 and opt.y.min() >= 0
+    assert opt.mean_time == pytest.approx(exact_value(speedup, lam), rel=1e-14, abs=0)
+    assert kkt_residual(speedup, lam, opt.y, opt.nu, opt.theta0) < 1e-14
+    assert speedup.values @ opt.y == pytest.approx(lam, rel=1e-13, abs=0)
+    assert speedup.servers @ opt.y <= 1 + 1e-14 and opt.y.min() >= 0
     assert opt.p.sum() == pytest.approx(1.0, abs=1e-13)
-    for solver in ("highs", "cvxpy"):
-        lp = occupancy_lp(speedup, lam, solver)
+    highs = occupancy_lp(speedup, lam, "highs")
+    if opt.unique:
+        assert highs.y == pytest.approx(opt.y, abs=1e-9)
+    near_tie = np.min(np.abs(speedup.efficiency / lam - 1)) < 1e-6
+    try:
+        conic = occupancy_lp(speedup, lam, "cvxpy")
+    except ConvergenceError:
+        assert near_tie
+        conic = None
+    for lp in (highs, conic) if conic is not None else (highs,):
         assert lp.mean_time == pytest.approx(opt.mean_time, abs=1e-9)
-        assert kkt_residual(speedup, lam, lp.y, lp.nu, lp.theta0) < 1e-8
+        assert kkt_residual(speedup, lam, lp.y, lp.nu, lp.theta0) < 1e-8    # certifies y, also on a face of optima
         theta = 1 / lam + lp.nu * speedup.values + lp.theta0 * speedup.servers
-        assert lp.theta == pytest.approx(theta, abs=1e-8)
-        if opt.unique:
-            assert lp.y == pytest.approx(opt.y, abs=1e-9)
+        scale = max(1 / lam, abs(lp.nu) * speedup.values[-1], lp.theta0 * speedup.d)  # near ties: ~ 1/gap
+        assert np.max(np.abs(lp.theta - theta)) <= 1e-8 * scale
 
 
 @settings(max_examples=60, deadline=None)
@@ -114,12 +169,29 @@ def test_full_load_matches_highs(speedup):
     assert kkt_residual(speedup, 1.0, opt.y, opt.nu, opt.theta0) < 1e-12
 
 
-@settings(max_examples=60, deadline=None)
-@given(concave_speedups(st.sampled_from([1.0, 0.75, 0.5, 0.25])), st.floats(0.05, 1.0))
-def test_uniqueness_flag_matches_the_optimal_face(speedup, lam):
-    """Increments from a small set make ties, hence non-unique optima, frequent."""
-    assume(np.all(np.abs(speedup.efficiency - lam) > 1e-6))
+@settings(max_examples=100, deadline=None)
+@given(concave_speedups(st.sampled_from([1.0, 0.75, 0.5, 0.25])), st.data())
+def test_uniqueness_flag_matches_the_optimal_face(speedup, data):
+    """Increments from a small set make collinear points, hence non-unique optima, frequent; λ is
+    drawn anywhere or exactly at an efficiency s_i/i (case ii: Theorem 1 (ii) claims uniqueness,
+    which fails when s_(i-1), s_i, s_(i+1) are collinear). Near, but not at, a tie the face LP
+    cannot resolve a point from a segment, so those λ are left out."""
+    lam = data.draw(st.one_of(st.floats(0.05, 1.0), st.sampled_from(speedup.efficiency.tolist())), label="lambda")
+    assume(np.all((speedup.efficiency == lam) | (np.abs(speedup.efficiency - lam) > 1e-6)))
     assert optimal_occupancy(speedup, lam).unique == face_is_a_point(speedup, lam)
+
+
+def test_case_ii_is_not_unique_when_three_speedups_are_collinear():
+    """s = (1, 1.75, 2.5), λ = s_2/2 = 0.875: (0, 0.5, 0) and (0.25, 0, 0.25) are both optimal, with
+    D = 0.5/0.875 (checked by hand: rates 0.875, capacity 1), against Theorem 1 (ii)'s "unique"."""
+    s = SpeedUp([1, 1.75, 2.5])
+    opt = optimal_occupancy(s, 0.875)
+    assert opt.case == "ii" and not opt.unique and not face_is_a_point(s, 0.875)
+    other = np.array([0.25, 0.0, 0.25])
+    assert s.values @ other == pytest.approx(0.875, rel=1e-15, abs=0)
+    assert s.servers @ other == pytest.approx(1.0, rel=1e-15, abs=0)
+    assert other.sum() / 0.875 == pytest.approx(opt.mean_time, rel=1e-15, abs=0)
+    assert kkt_residual(s, 0.875, other, opt.nu, opt.theta0) < 1e-15
 
 
 def test_kkt_residual_rejects_a_suboptimal_point():
@@ -153,8 +225,10 @@ def test_bad_arrival_rate(lam, match):
 
 
 def test_bad_speedup_and_solver():
-    with pytest.raises(InvalidParameterError, match="speedup = .*must be a SpeedUp"):
-        optimal_occupancy([1, 2], 0.5)
+    for bad, match in [("fast", "speedup = 'fast': must be a SpeedUp"), ([1, 3], "must be concave"),
+                       (ConcaveSpeedup.power(0.5), "is a curve without a largest server count d")]:
+        with pytest.raises(InvalidParameterError, match=match):
+            optimal_occupancy(bad, 0.5)
     with pytest.raises(InvalidParameterError, match=r'solver = \'glpk\': must be "highs" or "cvxpy"'):
         occupancy_lp(SUBLINEAR, 0.5, solver="glpk")
     with pytest.raises(InvalidParameterError, match=r"y = .*shape \(5,\)"):
@@ -165,3 +239,30 @@ def test_repr_is_readable():
     text = repr(optimal_occupancy(SUBLINEAR, 0.8))
     assert text.startswith("Occupancy(case='iii', support=(3, 4), y=[0.0, 0.0, 0.2, 0.1, 0.0]")
     assert "LPOptimum(y=[0.0, 0.0, 0.2, 0.1, 0.0]" in repr(occupancy_lp(SUBLINEAR, 0.8))
+
+
+# -- the forms of a speed-up --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lam", [0.3, 0.75, 0.8, 0.97, 1.0])
+def test_every_form_of_a_table_gives_the_same_optimum(lam):
+    """A SpeedUp, a list, an array and the interpolation of the table: one answer, (P)'s (exact vertices)."""
+    forms = [SUBLINEAR, [1, 1.8, 2.5, 3, 3.4], np.array([1, 1.8, 2.5, 3, 3.4]), ConcaveSpeedup.from_discrete(SUBLINEAR)]
+    reference = optimal_occupancy(SUBLINEAR, lam)
+    assert reference.mean_time == pytest.approx(exact_value(SUBLINEAR, lam), rel=1e-15, abs=0)
+    for form in forms:
+        opt = optimal_occupancy(form, lam)
+        assert opt.mean_time == reference.mean_time and np.array_equal(opt.y, reference.y) and opt.case == reference.case
+        assert occupancy_lp(form, lam).mean_time == occupancy_lp(SUBLINEAR, lam).mean_time
+        assert kkt_residual(form, lam, opt.y, opt.nu, opt.theta0) == kkt_residual(SUBLINEAR, lam, opt.y, opt.nu, opt.theta0)
+
+
+@pytest.mark.parametrize("f,d", [(0.9, 6), (0.5, 3), (0.99, 20)])
+@pytest.mark.parametrize("lam", [0.2, 0.6, 0.95])
+def test_an_amdahl_curve_sampled_at_one_to_d(f, d, lam):
+    """Amdahl's curve of paper 002 carried to paper 000: its samples give (P)'s optimum for Amdahl's
+    speed-ups, with the vertices of (P) enumerated in mpmath at 50 digits."""
+    table = SpeedUp.from_curve(ConcaveSpeedup.amdahl(f), d)
+    exact = [1 / (1 - mpmath.mpf(f) + mpmath.mpf(f) / i) for i in range(1, d + 1)]
+    value = float(vertex_optimum(exact, mpmath.mpf(lam)))
+    assert optimal_occupancy(table, lam).mean_time == pytest.approx(value, rel=1e-14, abs=0)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from analytic.errors import InvalidParameterError
-from analytic.validation import integer, positive
+from analytic.validation import integer, positive, unit_fraction
 
 
 @pytest.mark.parametrize("value", [3, np.int64(3)])
@@ -31,3 +31,21 @@ def test_positive_rejects(value):
 
 def test_positive_returns_float():
     assert positive("rate", np.float32(0.5)) == 0.5 and positive("rate", 2) == 2.0
+
+
+@pytest.mark.parametrize("value,closed,match", [
+    (0, False, r"^p = 0: must lie in the open interval \(0, 1\)$"),
+    (1, False, r"^p = 1: must lie in the open interval \(0, 1\)$"),
+    (1.5, True, r"^p = 1.5: must lie in \(0, 1\]$"),
+    (float("nan"), True, r"^p = nan"),
+    ("0.5", False, r"^p = '0.5'"),
+    (True, True, r"^p = True"),
+])
+def test_unit_fraction_rejects(value, closed, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        unit_fraction("p", value, closed=closed)
+
+
+def test_unit_fraction_returns_float():
+    assert unit_fraction("p", np.float32(0.5)) == 0.5 and unit_fraction("p", 1, closed=True) == 1.0
+    assert type(unit_fraction("p", 1, closed=True)) is float

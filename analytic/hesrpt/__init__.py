@@ -12,7 +12,9 @@ served at rate s(k) = k^p (0 < p < 1).
 - :mod:`~analytic.hesrpt.optimal`: :func:`optimal_allocation`, the optimal policy for any concave
   speed-up (Amdahl's law, ...), beyond the paper.
 - :mod:`~analytic.hesrpt.comparison`: the evaluation of Figure 4.
-- :mod:`~analytic.hesrpt.speedups`: validated speed-up curves k^p, Amdahl's law, or any callable.
+- speed-ups: :class:`~analytic.speedup.ConcaveSpeedup` (k^p, Amdahl's law, any callable, the
+  interpolation of a table :class:`~analytic.speedup.SpeedUp`), from :mod:`analytic.speedup`;
+  every function here also takes a ``SpeedUp`` or an exponent p.
 
 Examples
 --------
@@ -36,7 +38,8 @@ from analytic.hesrpt.closed_form import (
 from analytic.hesrpt.comparison import FIGURE4_P, FIGURE4_POLICIES, PolicyComparison, compare_policies, pareto_sizes
 from analytic.hesrpt.optimal import OptimalAllocation, optimal_allocation
 from analytic.hesrpt.policies import POLICIES, FlowTime, KneeSearch, Trajectory, flow_time, knee_search
-from analytic.hesrpt.speedups import ConcaveSpeedup, as_speedup
+from analytic.speedup import ConcaveSpeedup
+from analytic.speedup import as_curve as as_speedup
 
 __all__ = [
     "FIGURE4_P",

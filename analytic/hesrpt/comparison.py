@@ -17,7 +17,7 @@ import numpy as np
 from analytic.errors import InvalidParameterError
 from analytic.hesrpt.closed_form import hesrpt_flow_time
 from analytic.hesrpt.policies import _allocator, _knee_search_batch, _simulate, _whole_servers
-from analytic.hesrpt.speedups import ConcaveSpeedup
+from analytic.speedup import ConcaveSpeedup
 from analytic.validation import integer, positive
 
 __all__ = ["FIGURE4_P", "FIGURE4_POLICIES", "PolicyComparison", "compare_policies", "pareto_sizes"]

@@ -30,6 +30,14 @@ of the derivatives s' of two jobs stays constant over time) appears as the "cons
 ratio" of Li, Ju, Eryilmaz & Shroff, *Optimal Parallel Scheduling under Concave Speedup Functions*
 (2025). Unlike heSRPT, a speed-up with finite s'(0) (Amdahl's law) can leave a large job without
 servers while smaller ones run.
+
+A table s_1..s_d (:class:`~analytic.speedup.SpeedUp`) is the piecewise-linear curve through its
+points, flat beyond d (:meth:`~analytic.speedup.ConcaveSpeedup.from_discrete`). V_j is then a
+water-filling over unit segments of value μ_i (s_l - s_(l-1)), exact by sorting, and μ_j solves
+V_j = j by Newton's method from above (V_j is convex and piecewise linear in μ_j, so the iterates
+decrease to the root in finitely many steps). Segments of equal value go to the smaller job first;
+allocations are then no longer unique, and this choice is the one that keeps every back-substituted
+phase duration non-negative (the guard below would say otherwise).
 """
 
 from __future__ import annotations
@@ -42,13 +50,19 @@ from scipy.optimize import brentq
 
 from analytic.errors import ConvergenceError
 from analytic.hesrpt.closed_form import check_sizes
-from analytic.hesrpt.speedups import ConcaveSpeedup, as_speedup
+from analytic.speedup import ConcaveSpeedup, SpeedUp, as_curve
 from analytic.validation import positive
 
 __all__ = ["OptimalAllocation", "optimal_allocation"]
 
 #: Relative slack on a phase duration before a negative one counts as a failure (rounding).
 _DURATION_SLACK = 1e-9
+
+#: Segment values of a table within this relative distance count as equal (they go to the smaller job).
+_TIE = 1e-12
+
+#: Newton steps allowed per phase for a table (each step crosses at least one piece of V_j).
+_NEWTON_STEPS = 500
 
 
 @dataclass(frozen=True, repr=False)
@@ -117,7 +131,59 @@ def _phase(speedup: ConcaveSpeedup, servers: float, weights: np.ndarray, count: 
     return np.append(held, servers - held.sum()), weight
 
 
-def optimal_allocation(sizes: object, speedup: ConcaveSpeedup | float | Callable, servers: float) -> OptimalAllocation:
+def _smooth_phases(curve: ConcaveSpeedup, servers: float, jobs: int) -> tuple[np.ndarray, np.ndarray]:
+    """held[j - 1, :j] (servers of jobs 1..j while j remain) and the multipliers μ, for a smooth curve."""
+    weights = np.empty(jobs)
+    weights[0] = 1.0 / float(curve(servers))
+    held = np.zeros((jobs, jobs))
+    held[0, 0] = servers
+    for count in range(2, jobs + 1):
+        held[count - 1, :count], weights[count - 1] = _phase(curve, servers, weights[:count - 1], count)
+    return held, weights
+
+
+def _fill(weights: np.ndarray, table: SpeedUp, servers: float) -> tuple[np.ndarray, float]:
+    """max Σ_i μ_i s(k_i) subject to Σ_i k_i <= N for the interpolation of a table: (k, value).
+
+    The unit segments (i, l), of value μ_i (s_l - s_(l-1)), are taken best first; among equal values
+    (relative 1e-12) the later, smaller job first, and each job's segments in order.
+    """
+    count, d = weights.size, table.d
+    value = (weights[:, None] * table.increments[None, :]).ravel()
+    job, segment = np.repeat(np.arange(count), d), np.tile(np.arange(d), count)
+    order = np.argsort(-value, kind="stable")
+    ranked = value[order]
+    tie_group = np.concatenate([[0], np.cumsum(ranked[1:] < ranked[:-1] * (1.0 - _TIE))])
+    order = order[np.lexsort((segment[order], -job[order], tie_group))]
+    taken = np.clip(servers - np.arange(order.size), 0.0, 1.0)
+    return np.bincount(job[order], weights=taken, minlength=count), float(taken @ value[order])
+
+
+def _table_phases(table: SpeedUp, servers: float, jobs: int) -> tuple[np.ndarray, np.ndarray]:
+    """held and μ for a table: μ_j solves V_j = j by Newton's method from the bound μ_j <= j / s(min(N, d))."""
+    curve = ConcaveSpeedup.from_discrete(table)
+    top = float(curve(servers))
+    weights = np.empty(jobs)
+    held = np.zeros((jobs, jobs))
+    for count in range(1, jobs + 1):
+        weight = count / top  # the new job alone on min(N, d) servers already reaches V = count
+        for _ in range(_NEWTON_STEPS):
+            weights[count - 1] = weight
+            servers_held, value = _fill(weights[:count], table, servers)
+            rate = float(curve(servers_held[-1]))  # dV/dμ_j from the right
+            excess = value - count
+            if excess <= 4 * np.finfo(float).eps * count or rate <= 0:
+                break
+            weight -= excess / rate
+        else:
+            raise ConvergenceError(f"phase with {count} jobs: V_j = j not reached in {_NEWTON_STEPS} Newton steps "
+                                   f"(excess {excess:.3g})")
+        held[count - 1, :count] = servers_held
+    return held, weights
+
+
+def optimal_allocation(sizes: object, speedup: ConcaveSpeedup | SpeedUp | float | Callable,
+                       servers: float) -> OptimalAllocation:
     """The allocation policy minimizing total flow time, for any increasing concave speed-up.
 
     Jobs complete shortest first and the allocation while m jobs remain depends only on m; it is
@@ -125,14 +191,16 @@ def optimal_allocation(sizes: object, speedup: ConcaveSpeedup | float | Callable
     extends Berg, Vesilo & Harchol-Balter, *heSRPT*, Theorems 3, 5 and 6 beyond s(k) = k^p). Cost:
     M one-dimensional root findings over up to M water-filling terms. For k^p it reproduces
     heSRPT (Theorems 7 and 8) to about 1e-14 relative; for a callable speed-up the accuracy is that
-    of its derivative (complex step: rounding; central differences: about 1e-10).
+    of its derivative (complex step: rounding; central differences: about 1e-10). For a table,
+    M Newton solves over M·d unit segments, exact to rounding.
 
     Parameters
     ----------
     sizes : sequence of float
         Job sizes x_i > 0 (time on one server).
-    speedup : ConcaveSpeedup, float or callable
-        s(k), increasing and concave with s(0) = 0; a number p means k^p.
+    speedup : ConcaveSpeedup, SpeedUp, float or callable
+        s(k), increasing and concave with s(0) = 0; a number p means k^p; a table ``SpeedUp`` (or its
+        interpolation) means its piecewise-linear interpolation, flat beyond d, solved exactly.
     servers : float
         N > 0 (one divisible resource).
 
@@ -160,16 +228,13 @@ def optimal_allocation(sizes: object, speedup: ConcaveSpeedup | float | Callable
     """
     x = check_sizes(sizes)
     n = positive("servers", servers)
-    curve = as_speedup(speedup, n)
+    curve = as_curve(speedup, n)
     jobs = x.size
     order = np.argsort(-x, kind="stable")  # largest first: the paper's job 1, 2, ..., M
     ranked = x[order]
-    weights = np.empty(jobs)
-    weights[0] = 1.0 / float(curve(n))
-    held = np.zeros((jobs, jobs))  # held[j - 1, :j]: servers of jobs 1..j while j remain
-    held[0, 0] = n
-    for count in range(2, jobs + 1):
-        held[count - 1, :count], weights[count - 1] = _phase(curve, n, weights[:count - 1], count)
+    # held[j - 1, :j]: servers of jobs 1..j while j remain; weights: the multipliers μ
+    held, weights = (_smooth_phases(curve, n, jobs) if curve.discrete is None
+                     else _table_phases(curve.discrete, n, jobs))
     rates = curve(held)
     durations = np.empty(jobs)  # durations[j - 1]: length of the phase with j jobs
     for job in range(jobs, 0, -1):

@@ -44,7 +44,7 @@ import numpy as np
 
 from analytic.errors import InvalidParameterError
 from analytic.hesrpt.closed_form import check_sizes, log_hesrpt_share
-from analytic.hesrpt.speedups import ConcaveSpeedup, as_speedup
+from analytic.speedup import ConcaveSpeedup, SpeedUp, as_curve
 from analytic.validation import positive
 
 __all__ = ["POLICIES", "FlowTime", "KneeSearch", "Trajectory", "flow_time", "knee_search"]
@@ -371,7 +371,7 @@ def _allocator(policy: str | Callable, speedup: ConcaveSpeedup, servers: float, 
 # ---------------------------------------------------------------------------------------------
 
 
-def flow_time(sizes: object, policy: str | Callable, speedup: ConcaveSpeedup | float | Callable, servers: float,
+def flow_time(sizes: object, policy: str | Callable, speedup: ConcaveSpeedup | SpeedUp | float | Callable, servers: float,
               *, alpha: float | None = None, record: bool = False) -> FlowTime:
     """Exact completion times and total flow time of an allocation policy, departure by departure.
 
@@ -389,8 +389,9 @@ def flow_time(sizes: object, policy: str | Callable, speedup: ConcaveSpeedup | f
         One of ``"hesrpt"``, ``"helrpt"``, ``"srpt"``, ``"equi"``, ``"hell"``, ``"knee"``, or a
         function from the increasing remaining sizes of the jobs in the system to their fractions of
         the system (non-negative, summing to at most 1).
-    speedup : ConcaveSpeedup, float or callable
-        s(k) on k servers; a number p means k^p. ``"hesrpt"`` and ``"helrpt"`` need k^p.
+    speedup : ConcaveSpeedup, SpeedUp, float or callable
+        s(k) on k servers; a number p means k^p, a table ``SpeedUp`` its piecewise-linear
+        interpolation (:func:`analytic.speedup.as_curve`). ``"hesrpt"`` and ``"helrpt"`` need k^p.
     servers : float
         N > 0; an integer for ``"hell"`` and ``"knee"`` (they allocate whole servers).
     alpha : float, optional
@@ -422,7 +423,7 @@ def flow_time(sizes: object, policy: str | Callable, speedup: ConcaveSpeedup | f
     """
     x = check_sizes(sizes)
     n = positive("servers", servers)
-    curve = as_speedup(speedup, n)
+    curve = as_curve(speedup, n)
     name = "callable" if callable(policy) else policy
     if alpha is not None and name != "knee":
         raise InvalidParameterError("alpha", alpha, "is KNEE's threshold: give it only with policy='knee'")
@@ -437,13 +438,14 @@ def flow_time(sizes: object, policy: str | Callable, speedup: ConcaveSpeedup | f
                     alpha=None if alpha is None else float(alpha), trajectory=path)
 
 
-def knee_search(sizes: object, speedup: ConcaveSpeedup | float | Callable, servers: int,
+def knee_search(sizes: object, speedup: ConcaveSpeedup | SpeedUp | float | Callable, servers: int,
                 alphas: object = None) -> KneeSearch:
     """KNEE's best threshold α for one set of jobs, by brute-force search as in Section 4.2.
 
     Berg et al., *heSRPT*, Section 4.2, search "the parameter space" of KNEE and report its best α,
     an optimistic view of KNEE. Without ``alphas``, 17 log-spaced thresholds cover the range over
-    which the initial knee allocations go from N to 1 (a factor 2 beyond it each way); then, three
+    which the initial knee allocations go from N (or the last server that still speeds a job up) to
+    1 (a factor 2 beyond it each way); then, three
     times, 2 more are log-spaced on each side of the best so far, up to its neighbours, which ends
     with a spacing of 7% around the best. The mean flow time is piecewise constant in α and the
     reported optimum is the best of these 29 points, each evaluated exactly; all runs go together.
@@ -454,8 +456,8 @@ def knee_search(sizes: object, speedup: ConcaveSpeedup | float | Callable, serve
     ----------
     sizes : sequence of float
         Job sizes x_i > 0.
-    speedup : ConcaveSpeedup, float or callable
-        s(k); a number p means k^p.
+    speedup : ConcaveSpeedup, SpeedUp, float or callable
+        s(k); a number p means k^p, a table ``SpeedUp`` its piecewise-linear interpolation.
     servers : int
         Number of servers N >= 1.
     alphas : sequence of float, optional
@@ -479,7 +481,7 @@ def knee_search(sizes: object, speedup: ConcaveSpeedup | float | Callable, serve
     """
     x = check_sizes(sizes)
     n = _whole_servers(positive("servers", servers), "knee")
-    curve = as_speedup(speedup, n)
+    curve = as_curve(speedup, n)
     grid = None
     if alphas is not None:
         grid = np.asarray(alphas, dtype=float).ravel()
@@ -503,12 +505,13 @@ def _knee_search_batch(sizes: np.ndarray, speedup: ConcaveSpeedup, servers: int,
     """
     if alphas is not None:
         return alphas, _knee_means(sizes, speedup, servers, alphas)
-    if servers == 1:  # every knee allocation is the single server: the threshold does not matter
+    rates = speedup(np.arange(1.0, servers + 1.0))
+    gains = 1.0 / rates[:-1] - 1.0 / rates[1:]  # x-free run-time reduction of the (k+1)-th server
+    useful = gains[gains > 0]
+    if useful.size == 0:  # one server, or a speed-up flat beyond one: every knee is 1, α does not matter
         ones = np.ones((sizes.shape[0], 1))
         return ones, _knee_means(sizes, speedup, servers, ones)
-    rates = speedup(np.array([1.0, 2.0, servers - 1.0, float(servers)]))
-    first_gain, last_gain = 1.0 / rates[0] - 1.0 / rates[1], 1.0 / rates[2] - 1.0 / rates[3]
-    low, high = 0.5 * sizes.min(axis=1) * last_gain, 2.0 * sizes.max(axis=1) * first_gain
+    low, high = 0.5 * sizes.min(axis=1) * useful.min(), 2.0 * sizes.max(axis=1) * useful.max()
     tried = np.exp(np.linspace(np.log(low), np.log(high), _KNEE_COARSE, axis=1))
     means = _knee_means(sizes, speedup, servers, tried)
     rows = np.arange(sizes.shape[0])[:, None]

@@ -14,7 +14,7 @@ import numpy as np
 
 from analytic.errors import InvalidParameterError
 from analytic.moldable.occupancy import optimal_occupancy
-from analytic.speedup import SpeedUp
+from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
 from analytic.validation import integer
 
 __all__ = ["SteinBounds", "stein_bounds", "traffic", "traffic_regime"]
@@ -126,7 +126,8 @@ class SteinBounds:
     mean_time_gap_single: float | None
 
 
-def stein_bounds(speedup: SpeedUp, n: int, alpha: float, beta: float, delta: float | None = None) -> SteinBounds:
+def stein_bounds(speedup: SpeedUp | ConcaveSpeedup | object, n: int, alpha: float, beta: float,
+                 delta: float | None = None) -> SteinBounds:
     """Non-asymptotic bounds of greedy(p*) by Stein's method (Ghanbarian et al., Section 5).
 
     Evaluates the right side of (19) (Prop. 2), the bound on ``E||x - y*||`` of the proof of
@@ -136,7 +137,8 @@ def stein_bounds(speedup: SpeedUp, n: int, alpha: float, beta: float, delta: flo
 
     Parameters
     ----------
-    speedup : SpeedUp
+    speedup : SpeedUp, sequence of float or ConcaveSpeedup
+        ``s_1, ..., s_d`` (P1 and concavity), as in :func:`~analytic.moldable.optimal_occupancy`.
     n : int
         Number of servers, ``n >= d``.
     alpha, beta : float
@@ -157,11 +159,12 @@ def stein_bounds(speedup: SpeedUp, n: int, alpha: float, beta: float, delta: flo
 
     Examples
     --------
-    >>> from analytic.speedup import SpeedUp
+    >>> from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
     >>> b = stein_bounds(SpeedUp.linear(5), 4000, 0.5, 0.1)
     >>> round(b.squared_distance, 6), round(b.distance, 6), b.mean_time_gap_single is not None
     (0.00275, 0.074412, True)
     """
+    speedup = as_discrete(speedup)
     d = speedup.d
     integer("n", n, minimum=d, meaning=f" (at least d = {d})")
     lam = traffic(n, alpha, beta)

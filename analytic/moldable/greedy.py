@@ -15,10 +15,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analytic.ctmc import CTMC
+from analytic.ctmc import CTMC, lattice_bytes, solve_bytes
 from analytic.errors import InvalidParameterError
+from analytic.memory import require
 from analytic.moldable.occupancy import check_arrival_rate, optimal_occupancy
-from analytic.speedup import SpeedUp
+from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
 from analytic.validation import integer, probabilities
 
 __all__ = ["GreedyMetrics", "LossChain", "allocation_probabilities", "greedy_chain", "greedy_metrics"]
@@ -43,7 +44,8 @@ class GreedyMetrics:
     n_states : int
         States of the chain (the states reachable from the empty system).
     residual : float
-        ``||pi Q||_1`` of the stationary solution.
+        ``||pi Q||_1`` of the stationary solution (for information: the accuracy comes from the
+        solver's contract, not from the residual).
     p : numpy.ndarray
         The allocation probabilities used.
     i1 : int
@@ -152,7 +154,7 @@ class LossChain:
         return f"LossChain(n_states={self.chain.n_states}, sizes={self.sizes.tolist()})"
 
 
-def greedy_chain(speedup: SpeedUp, arrival_rate: float, servers: int, p: object = None,
+def greedy_chain(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float, servers: int, p: object = None,
                  max_states: int = 30_000_000) -> LossChain:
     """The CTMC of greedy(p) with ``n`` servers, over the states reachable from the empty system.
 
@@ -167,7 +169,8 @@ def greedy_chain(speedup: SpeedUp, arrival_rate: float, servers: int, p: object 
 
     Parameters
     ----------
-    speedup : SpeedUp
+    speedup : SpeedUp, sequence of float or ConcaveSpeedup
+        ``s_1, ..., s_d`` (P1 and concavity), as in :func:`~analytic.moldable.optimal_occupancy`.
     arrival_rate : float
         λ in (0, 1]; arrivals come at rate ``n λ``.
     servers : int
@@ -186,10 +189,11 @@ def greedy_chain(speedup: SpeedUp, arrival_rate: float, servers: int, p: object 
     --------
     Linear speed-up, d = 5 dividing n = 4000: only full-width jobs exist.
 
-    >>> from analytic.speedup import SpeedUp
+    >>> from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
     >>> greedy_chain(SpeedUp.linear(5), 0.9, 4000)
     LossChain(n_states=801, sizes=[5])
     """
+    speedup = as_discrete(speedup)
     n = integer("servers", servers, minimum=speedup.d, meaning=f" (at least d = {speedup.d})")
     lam = check_arrival_rate(arrival_rate)
     probabilities = _resolve_p(speedup, lam, p)
@@ -233,8 +237,25 @@ def _explore(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.nd
     return CTMC.from_function((0,) * len(sizes), transitions, max_states=max_states)
 
 
+def _simplex_points(n: int, sizes: np.ndarray) -> int:
+    """Number of integer vectors X >= 0 with Σ c X_c <= n (counting solutions by total, exact)."""
+    ways = [1] + [0] * n
+    for size in sizes.tolist():
+        for total in range(size, n + 1):
+            ways[total] += ways[total - size]
+    return sum(ways)
+
+
 def _enumerate(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray, max_states: int) -> CTMC:
-    """The simplex Σ c X_c <= n by vectorized moves, restricted to the states reachable from 0."""
+    """The simplex Σ c X_c <= n by vectorized moves, restricted to the states reachable from 0.
+
+    The simplex is counted first, and refused (:class:`~analytic.errors.StateSpaceTooLargeError`)
+    when building and solving its chain would not fit in memory.
+    """
+    points = _simplex_points(n, sizes)
+    n_moves = 2 * len(sizes)
+    require(lattice_bytes(points, len(sizes), n_moves) + solve_bytes(points, points * (n_moves + 1)),
+            "the greedy(p) chain, built and solved,", points)
     moves = []
     for k, size in enumerate(sizes):
         unit = np.eye(len(sizes), dtype=np.int64)[k]
@@ -245,7 +266,7 @@ def _enumerate(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.
     return chain.reachable()
 
 
-def greedy_metrics(speedup: SpeedUp, arrival_rate: float, servers: int, p: object = None,
+def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float, servers: int, p: object = None,
                    method: str = "auto", max_states: int = 30_000_000) -> GreedyMetrics:
     """Exact blocking, mean execution time and distance to y* of greedy(p) with n servers.
 
@@ -256,7 +277,8 @@ def greedy_metrics(speedup: SpeedUp, arrival_rate: float, servers: int, p: objec
 
     Parameters
     ----------
-    speedup : SpeedUp
+    speedup : SpeedUp, sequence of float or ConcaveSpeedup
+        ``s_1, ..., s_d`` (P1 and concavity), as in :func:`~analytic.moldable.optimal_occupancy`.
     arrival_rate : float
         λ in (0, 1] (per server).
     servers : int
@@ -264,18 +286,19 @@ def greedy_metrics(speedup: SpeedUp, arrival_rate: float, servers: int, p: objec
     p : None, "greedy" or array_like
         ``None``: greedy(p*) with p* of Theorem 1; ``"greedy"``: the greedy scheme (``p_d = 1``);
         or any probability vector indexed like the speed-up's values.
-    method : {"auto", "direct", "iterative"}
-        Stationary solver of :meth:`CTMC.stationary`; ``"auto"`` solves directly up to
-        :data:`analytic.ctmc.DIRECT_SOLVE_LIMITS` states (by transitions per state) and
-        iteratively (GMRES + ILU, relative residual 1e-12) above.
+    method : {"auto", "gth", "direct", "iterative"}
+        Stationary solver of :meth:`CTMC.stationary`; ``"auto"`` runs the subtraction-free GTH
+        factorization where it fits (the 4-dimensional chains up to n of about 80) and GMRES with
+        mixed-precision refinement and its checks above.
     max_states : int
         Largest chain to build.
 
     Returns
     -------
     GreedyMetrics
-        Exact up to the solver's residual ``||pi Q||_1`` (reported): about 1e-13 direct, 1e-11 iterative
-        (probabilities agree to about 1e-14 between the two, benchmarks/moldable.py).
+        Sums of stationary probabilities each within 1e-10 relative of the exact ones (the
+        contract of :meth:`CTMC.stationary`; probabilities below its floor add at most the floor
+        each).
 
     Raises
     ------
@@ -288,11 +311,12 @@ def greedy_metrics(speedup: SpeedUp, arrival_rate: float, servers: int, p: objec
     --------
     Sub-linear speed-up of Section 7 at λ = 0.8 (p* on 3 and 4 servers), n = 12:
 
-    >>> from analytic.speedup import SpeedUp
+    >>> from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
     >>> m = greedy_metrics(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.8, 12)
     >>> round(m.blocking, 6), round(m.mean_time, 6), m.n_states
     (0.282633, 0.443135, 136)
     """
+    speedup = as_discrete(speedup)
     lam = check_arrival_rate(arrival_rate)
     probabilities = _resolve_p(speedup, lam, p)
     loss = greedy_chain(speedup, lam, servers, probabilities, max_states=max_states)

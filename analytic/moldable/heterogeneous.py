@@ -23,7 +23,7 @@ import numpy as np
 
 from analytic.errors import InvalidParameterError
 from analytic.moldable.occupancy import optimal_occupancy, solve_occupancy_lp
-from analytic.speedup import SpeedUp
+from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
 from analytic.validation import positive
 
 __all__ = ["HeterogeneousOptimum", "JobClass", "heterogeneous_lp", "heterogeneous_optimum"]
@@ -35,8 +35,9 @@ class JobClass:
 
     Parameters
     ----------
-    speedup : SpeedUp
-        The class's speed-up ``s_{.,j}`` (P1 and concavity).
+    speedup : SpeedUp, sequence of float or ConcaveSpeedup
+        The class's speed-up ``s_{.,j}`` (P1 and concavity); stored as a SpeedUp
+        (:func:`analytic.speedup.as_discrete`).
     arrival_rate : float
         ``λ_j > 0``, arrivals per server per unit time.
     mean_size : float
@@ -48,15 +49,14 @@ class JobClass:
     0.6
     """
 
-    speedup: SpeedUp
+    speedup: SpeedUp | ConcaveSpeedup | object
     arrival_rate: float
     mean_size: float = 1.0
 
     def __post_init__(self) -> None:
-        if not isinstance(self.speedup, SpeedUp):
-            raise InvalidParameterError("speedup", self.speedup, "must be a SpeedUp")
+        object.__setattr__(self, "speedup", as_discrete(self.speedup))
         for name in ("arrival_rate", "mean_size"):
-            positive(name, getattr(self, name))
+            object.__setattr__(self, name, positive(name, getattr(self, name)))
 
     @property
     def load(self) -> float:
@@ -101,7 +101,7 @@ def _check_classes(classes: Sequence[JobClass]) -> tuple[JobClass, ...]:
     total = sum(c.load for c in checked)
     if total > 1:
         raise InvalidParameterError("classes", [c.load for c in checked],
-                                    f"total load Σ ρ_j = {total:.10g} must be <= 1: (Q) has no feasible point")
+                                    f"total load Σ ρ_j = {total!r} must be <= 1: (Q) has no feasible point")
     return checked
 
 
@@ -178,7 +178,7 @@ def heterogeneous_lp(classes: Sequence[JobClass], solver: str = "highs") -> Hete
     Returns
     -------
     HeterogeneousOptimum
-        HiGHS: a vertex, exact to round-off; cvxpy (Clarabel, tolerances 1e-13): about 1e-10.
+        HiGHS: a vertex, constraints met to 1e-10 (its feasibility tolerance); cvxpy (Clarabel, tolerances 1e-13): about 1e-10.
 
     Examples
     --------

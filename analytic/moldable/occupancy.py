@@ -16,6 +16,7 @@ so that :func:`kkt_residual` can certify either solution against the KKT system 
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -24,7 +25,7 @@ import scipy.linalg
 from scipy.optimize import linprog
 
 from analytic.errors import ConvergenceError, InvalidParameterError
-from analytic.speedup import TOLERANCE, SpeedUp
+from analytic.speedup import TOLERANCE, ConcaveSpeedup, SpeedUp, as_discrete
 
 if TYPE_CHECKING:  # sympy is imported by the symbolic check only (it takes ~0.7 s)
     import sympy
@@ -52,8 +53,12 @@ class Occupancy:
     mean_time : float
         ``D* = Σ y*_i / λ``, the optimal value of (P).
     unique : bool
-        Whether (P) has no other optimum (Theorem 1; case iii needs
-        ``s_i - s_{i-1} > s_{i+1} - s_i > s_{i+2} - s_{i+1}``).
+        Whether (P) has no other optimum: always in case i; in case ii when
+        ``s_{i1} - s_{i1-1} > s_{i1+1} - s_{i1}`` (Theorem 1 (ii) says always, but when ``s_{i1-1}``,
+        ``s_{i1}``, ``s_{i1+1}`` are collinear mass can move from ``i1`` to its two neighbours at
+        equal cost: ``s = (1, 1.75, 2.5)``, ``λ = 0.875`` has the optima ``(0, 0.5, 0)`` and
+        ``(0.25, 0, 0.25)``); in case iii when ``s_i - s_{i-1} > s_{i+1} - s_i > s_{i+2} - s_{i+1}``
+        (Theorem 1 (iii), a condition that is also necessary).
     nu, theta0 : float
         Lagrange multipliers of the equality and of the capacity constraint that certify ``y*``
         (Appendix B): ``theta_i = 1/λ + nu s_i + theta0 i >= 0``, zero on ``I*``.
@@ -128,19 +133,15 @@ def check_arrival_rate(arrival_rate: float) -> float:
     return rate
 
 
-def _check_speedup(speedup: SpeedUp) -> SpeedUp:
-    if not isinstance(speedup, SpeedUp):
-        raise InvalidParameterError("speedup", speedup, "must be a SpeedUp (validated P1 and concavity)")
-    return speedup
-
-
-def optimal_occupancy(speedup: SpeedUp, arrival_rate: float) -> Occupancy:
+def optimal_occupancy(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float) -> Occupancy:
     """Optimal solution of (P) in closed form (Ghanbarian et al., Theorem 1, eqs. 7–9).
 
     Parameters
     ----------
-    speedup : SpeedUp
-        ``s_1, ..., s_d`` satisfying P1 and concavity.
+    speedup : SpeedUp, sequence of float or ConcaveSpeedup
+        ``s_1, ..., s_d`` satisfying P1 and concavity, as a table, a sequence, or the interpolation
+        of a table (:func:`analytic.speedup.as_discrete`; sample a curve with
+        :meth:`SpeedUp.from_curve <analytic.speedup.SpeedUp.from_curve>`).
     arrival_rate : float
         λ in (0, 1], arrivals per server per unit time (unit-mean job sizes).
 
@@ -148,13 +149,15 @@ def optimal_occupancy(speedup: SpeedUp, arrival_rate: float) -> Occupancy:
     -------
     Occupancy
         Case, support ``I*``, ``y*``, ``p*``, ``D*``, uniqueness and certifying multipliers.
-        Accurate to a few ulps: eqs. (7)–(8) are ratios of differences of the inputs. Ties
-        ``λ = s_i/i`` are recognized within a relative ``1e-12`` (the solution is continuous there).
+        Accurate to a few ulps: eqs. (7)–(8) are ratios of differences of the inputs. A tie
+        ``λ = s_i/i`` is case (ii) when exact; a λ off a tie by rounding is case (iii), with one
+        entry of ``y*`` as small as the offset (the solution is continuous there), so that ``y*``
+        meets both constraints to rounding.
 
     Raises
     ------
     InvalidParameterError
-        λ outside (0, 1] (Prop. 1: (P) is infeasible for λ > 1), or ``speedup`` not a SpeedUp.
+        λ outside (0, 1] (Prop. 1: (P) is infeasible for λ > 1), or ``speedup`` not a valid table.
 
     Examples
     --------
@@ -165,20 +168,23 @@ def optimal_occupancy(speedup: SpeedUp, arrival_rate: float) -> Occupancy:
     Occupancy(case='iii', support=(3, 4), y=[0.0, 0.0, 0.2, 0.1, 0.0], p=[0.0, 0.0, 0.625, 0.375, 0.0],
         mean_time=0.375, unique=True)
     """
-    s = _check_speedup(speedup).values
+    speedup = as_discrete(speedup)
+    s = speedup.values
     lam = check_arrival_rate(arrival_rate)
     d = len(s)
     efficiency = speedup.efficiency
     y = np.zeros(d)
-    if lam <= efficiency[-1] * (1 + TOLERANCE):
+    if lam <= efficiency[-1]:
         case, i1, i2, unique = "i", d, d, True
         y[d - 1] = lam / s[d - 1]
     else:
-        ties = np.flatnonzero(np.abs(efficiency - lam) <= TOLERANCE * lam)
+        ties = np.flatnonzero(efficiency == lam)
         if ties.size:
-            case, unique = "ii", True
+            case = "ii"
             i1 = i2 = int(ties[-1]) + 1
             y[i1 - 1] = lam / s[i1 - 1]
+            increments = speedup.increments                            # i1 < d here: s_{i1+1} exists
+            unique = bool(increments[i1 - 1] > increments[i1] + TOLERANCE * s[i1])
         else:
             case = "iii"
             i1 = int(np.flatnonzero(efficiency > lam)[-1]) + 1
@@ -210,7 +216,8 @@ def _certifying_multipliers(speedup: SpeedUp, lam: float, case: str, i1: int) ->
     return float(-1.0 / scale), float(slope / scale)
 
 
-def kkt_residual(speedup: SpeedUp, arrival_rate: float, y: np.ndarray, nu: float, theta0: float) -> float:
+def kkt_residual(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float, y: np.ndarray, nu: float,
+                 theta0: float) -> float:
     """Largest violation of the KKT system (35)–(38) of (P) by ``(y, nu, theta0)``.
 
     ``theta_i`` is taken from stationarity (35), ``theta_i = 1/λ + nu s_i + theta0 i``; the result
@@ -223,7 +230,8 @@ def kkt_residual(speedup: SpeedUp, arrival_rate: float, y: np.ndarray, nu: float
 
     Parameters
     ----------
-    speedup : SpeedUp
+    speedup : SpeedUp, sequence of float or ConcaveSpeedup
+        As in :func:`optimal_occupancy`.
     arrival_rate : float
         λ in (0, 1].
     y : array_like, shape (d,)
@@ -244,7 +252,8 @@ def kkt_residual(speedup: SpeedUp, arrival_rate: float, y: np.ndarray, nu: float
     >>> kkt_residual(s, 0.8, opt.y, opt.nu, opt.theta0) < 1e-14
     True
     """
-    s = _check_speedup(speedup).values
+    speedup = as_discrete(speedup)
+    s = speedup.values
     lam = check_arrival_rate(arrival_rate)
     y = np.asarray(y, dtype=float)
     if y.shape != s.shape:
@@ -258,16 +267,19 @@ def kkt_residual(speedup: SpeedUp, arrival_rate: float, y: np.ndarray, nu: float
     return float(max(*primal, *(v / scale for v in dual)))
 
 
-def occupancy_lp(speedup: SpeedUp, arrival_rate: float, solver: str = "highs") -> LPOptimum:
+def occupancy_lp(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float, solver: str = "highs") -> LPOptimum:
     """Solve (P) numerically and return the primal optimum with its KKT multipliers.
 
     Parameters
     ----------
-    speedup : SpeedUp
+    speedup : SpeedUp, sequence of float or ConcaveSpeedup
+        As in :func:`optimal_occupancy`.
     arrival_rate : float
         λ in (0, 1].
     solver : {"highs", "cvxpy"}
-        ``"highs"``: ``scipy.optimize.linprog`` with HiGHS (a vertex, exact to round-off);
+        ``"highs"``: ``scipy.optimize.linprog`` with HiGHS (a vertex; constraints met to HiGHS's
+        feasibility tolerance, set to its smallest, 1e-10, so within 1e-10 of a tie it may pick
+        the neighbouring vertex);
         ``"cvxpy"``: cvxpy with the Clarabel interior-point solver at tolerances 1e-13 (agrees with
         the closed form to about 1e-12). At λ = 1, (P) has no strictly feasible point and Clarabel
         may stop short (:class:`~analytic.errors.ConvergenceError`); HiGHS solves it.
@@ -290,7 +302,7 @@ def occupancy_lp(speedup: SpeedUp, arrival_rate: float, solver: str = "highs") -
     >>> occupancy_lp(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.8).y.round(12).tolist()
     [0.0, 0.0, 0.2, 0.1, 0.0]
     """
-    s = _check_speedup(speedup).values
+    s = as_discrete(speedup).values
     lam = check_arrival_rate(arrival_rate)
     y, value, nu, theta0, theta, label = solve_occupancy_lp([s], np.array([lam]), lam, solver)
     return LPOptimum(y=y, mean_time=value, nu=float(nu[0]), theta0=theta0, theta=theta, solver=label)
@@ -319,10 +331,15 @@ def _constraint_rows(speeds: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return rates, capacity
 
 
+#: HiGHS's smallest feasibility tolerances. With its defaults (1e-7) it returned y = (0, 0.5), violating
+#: the rate equality by 8.75e-9, for s = (1, 1.75) at λ = 0.875 (1 + 1e-8), where the optimum is case iii.
+_HIGHS_TOLERANCES = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+
+
 def _solve_highs(speeds: list[np.ndarray], loads: np.ndarray, rate: float):
     rates, capacity = _constraint_rows(speeds)
     result = linprog(np.full(len(capacity), 1.0 / rate), A_ub=capacity[None, :], b_ub=[1.0], A_eq=rates, b_eq=loads,
-                     bounds=(0, None), method="highs")
+                     bounds=(0, None), method="highs", options=_HIGHS_TOLERANCES)
     if result.status != 0:
         raise ConvergenceError(f"HiGHS did not solve the occupancy LP: {result.message}")
     # linprog's marginals are derivatives of the optimum with respect to the right-hand sides and
@@ -338,7 +355,9 @@ def _solve_cvxpy(speeds: list[np.ndarray], loads: np.ndarray, rate: float):
     y = cp.Variable(len(capacity))
     constraints = [rates @ y == loads, capacity @ y <= 1, y >= 0]
     problem = cp.Problem(cp.Minimize(cp.sum(y) / rate), constraints)
-    problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-13, tol_gap_rel=1e-13, tol_feas=1e-13)
+    with warnings.catch_warnings():  # cvxpy warns "Solution may be inaccurate": the status check below says so
+        warnings.simplefilter("ignore", UserWarning)
+        problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-13, tol_gap_rel=1e-13, tol_feas=1e-13)
     if problem.status != cp.OPTIMAL:
         raise ConvergenceError(f"cvxpy (Clarabel) did not solve the occupancy LP: status {problem.status}")
     # cvxpy's Lagrangian adds  nu (A y - b)  for equalities and  theta g  for constraints g <= 0,

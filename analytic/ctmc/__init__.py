@@ -1,0 +1,19 @@
+"""Exact analysis of finite continuous-time Markov chains (CTMCs).
+
+The yardstick every closed form and simulator of the package is checked against:
+
+* :class:`CTMC` builds chains from a transition function or from vectorized lattice moves
+  (:mod:`analytic.ctmc.chain`), estimating their memory before allocating it;
+* :meth:`CTMC.stationary` returns probabilities with a stated componentwise relative accuracy,
+  by the subtraction-free GTH algorithm as a sparse multifrontal factorization
+  (:mod:`analytic.ctmc.gth`, ordered by :mod:`analytic.ctmc.ordering`), or by sparse LU / GMRES
+  checked by mixed-precision refinement (:mod:`analytic.ctmc.linear`); the contract and the
+  choice are in :mod:`analytic.ctmc.stationary`;
+* :meth:`CTMC.transient` uses uniformization with steady-state detection
+  (:mod:`analytic.ctmc.transient`).
+"""
+
+from analytic.ctmc.chain import CTMC, lattice_bytes
+from analytic.ctmc.stationary import Stationary, solve_bytes
+
+__all__ = ["CTMC", "Stationary", "lattice_bytes", "solve_bytes"]

@@ -1,0 +1,650 @@
+"""Simulation of Algorithm 1 (service interruptions) on any compatibility graph, for any size law.
+
+Bonald & Comte, *Balanced Fair Resource Sharing in Computer Clusters*, Section 4 (Algorithm 1)
+and Section 5. One virtual queue in arrival order; each server serves the first job of the queue
+that it can serve (so a job is served by all its compatible servers not held by earlier jobs, at
+the sum of their capacities C_s); each server processing a job interrupts it after an exponential
+time of rate C_s/θ, and the interrupted job releases all its servers and moves to the end of the
+queue, where it may get them back at once. The released servers go to the next jobs that can use
+them, in queue order. With m = σ/θ interruptions per job on average (σ the mean size), m = 0 is
+FCFS per server.
+
+Implementation. The timers of the servers of a job add up to rate r/θ when the job is served at
+rate r: a job is interrupted after an exponential amount of *work* of mean θ, whatever its
+servers. Each job therefore carries its remaining size and its remaining work before the next
+interruption, and is brought up to date only when its rate changes. The virtual queue is kept as
+one FCFS list per server of the jobs that can use it: a job holds a server exactly when it heads
+that server's list, so an arrival, a departure or an interruption (a move to the end of the
+queue) touches the d lists of one job, and the next event is the top of an indexed heap of the
+jobs' completion and interruption times: O(d log n) per event, whatever the queue length. The
+event loop is compiled with numba (``NUMBA_DISABLE_JIT=1`` runs the same code, with the same
+numbers). Arrival times, classes (or, for random assignment, the d servers of each job, drawn
+without building the C(S, d) classes) and sizes are drawn in chunks from their own streams;
+interruptions from a fourth.
+
+Estimators, per batch of arrivals after the warm-up: the time-average number of jobs of each class
+(∫ x_i dt / duration), and Little's law for the mean delay, δ_i = ∫ x_i dt / (class-i arrivals
+admitted); the mean service rate is γ_i = σ/δ_i (Section 5, eq. 9), with the half-width of δ_i
+carried over to first order. With one replication the intervals come from the batch means, with
+several from the replications. Runs start empty, as the paper's do.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import Any
+
+import numba
+import numpy as np
+
+from analytic.errors import InvalidParameterError, UnstableSystemError
+from analytic.fairness.graph import CompatibilityGraph, check_rates
+from analytic.fairness.stability import stability, unstable_error
+from analytic.simulation import (
+    Estimate,
+    SizeLaw,
+    check_executor,
+    chunks,
+    ratio_estimate,
+    replicate,
+    root_seed,
+    size_law,
+)
+from analytic.validation import confidence, integer, positive
+
+__all__ = ["InterruptionSimulation", "simulate_interruptions", "simulate_random_assignment"]
+
+#: Initial number of job slots of a replication (doubled whenever a chunk of arrivals might not fit).
+_INITIAL_SLOTS = 1 << 12
+
+# Positions in the integer state vector of a replication.
+_HEAP, _FREE, _BATCH, _JOBS = range(4)
+
+
+@dataclass(frozen=True, repr=False)
+class InterruptionSimulation:
+    """Simulated mean number of jobs, mean delay and mean service rate per class, with half-widths.
+
+    Attributes
+    ----------
+    mean_jobs, mean_jobs_ci : numpy.ndarray, shape (K,)
+        Time-average number of jobs of each class (K = N classes, or 1 for random assignment: all
+        jobs), and the half-widths at ``level``.
+    mean_delay, mean_delay_ci : numpy.ndarray, shape (K,)
+        δ_i, mean time in the system of the admitted class-i jobs (Little's law).
+    mean_service_rate, mean_service_rate_ci : numpy.ndarray, shape (K,)
+        γ_i = σ/δ_i, work per unit time.
+    blocking : numpy.ndarray, shape (K,)
+        Fraction of class-i arrivals lost (0 unless ``max_jobs`` was set).
+    interruptions_per_job : float
+        Interruptions per completed job during the measurement (≈ m).
+    level : float
+    method : str
+        ``"independent replications"`` or ``"batch means"``.
+    samples : int
+        Replications or batches behind the intervals.
+    jobs : int
+        Arrivals simulated (all replications, warm-ups included).
+    warmup : int
+        Arrivals discarded at the start of each replication.
+    replications : int
+    seed : int or tuple of int
+        Entropy of the root ``SeedSequence`` (pass it as ``seed`` to repeat the run).
+    interruptions : float
+        m, the mean number of interruptions per job requested (θ = σ/m).
+    size : SizeLaw
+    arrival_rates : numpy.ndarray
+    max_jobs : int or None
+    """
+
+    mean_jobs: np.ndarray
+    mean_jobs_ci: np.ndarray
+    mean_delay: np.ndarray
+    mean_delay_ci: np.ndarray
+    mean_service_rate: np.ndarray
+    mean_service_rate_ci: np.ndarray
+    blocking: np.ndarray
+    interruptions_per_job: float
+    level: float
+    method: str
+    samples: int
+    jobs: int
+    warmup: int
+    replications: int
+    seed: Any
+    interruptions: float
+    size: SizeLaw
+    arrival_rates: np.ndarray
+    max_jobs: int | None
+
+    def _estimate(self, values: np.ndarray, half_widths: np.ndarray, label: int) -> Estimate:
+        k = integer("label", label, minimum=0)
+        if k >= values.size:
+            raise InvalidParameterError("label", label, f"must be below {values.size} (one per class)")
+        return Estimate(float(values[k]), float(half_widths[k]), self.level, self.method, self.samples)
+
+    def delay_estimate(self, label: int = 0) -> Estimate:
+        """δ of class ``label`` as an :class:`~analytic.simulation.Estimate` (for :func:`~analytic.simulation.compare`)."""
+        return self._estimate(self.mean_delay, self.mean_delay_ci, label)
+
+    def service_rate_estimate(self, label: int = 0) -> Estimate:
+        """γ of class ``label`` as an :class:`~analytic.simulation.Estimate`."""
+        return self._estimate(self.mean_service_rate, self.mean_service_rate_ci, label)
+
+    def jobs_estimate(self, label: int = 0) -> Estimate:
+        """E[x] of class ``label`` as an :class:`~analytic.simulation.Estimate`."""
+        return self._estimate(self.mean_jobs, self.mean_jobs_ci, label)
+
+    def __repr__(self) -> str:
+        def show(values: np.ndarray, half: np.ndarray) -> str:
+            return "[" + ", ".join(f"{v:.5g} ± {h:.2g}" for v, h in zip(values, half, strict=True)) + "]"
+
+        return (f"InterruptionSimulation(m={self.interruptions:g}, mean_delay={show(self.mean_delay, self.mean_delay_ci)}, "
+                f"mean_service_rate={show(self.mean_service_rate, self.mean_service_rate_ci)}, "
+                f"interruptions_per_job={self.interruptions_per_job:.4g}, {self.samples} {self.method}, "
+                f"{self.jobs:,} arrivals)")
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """What a replication needs (picklable, for process and cluster executors)."""
+
+    capacities: np.ndarray
+    class_servers: np.ndarray | None     # (N, width) server indices, padded; None: d random servers per job
+    class_counts: np.ndarray | None
+    class_cumulative: np.ndarray | None  # cumulative arrival probabilities of the classes
+    d: int                               # servers per job under random assignment
+    labels: int
+    total_rate: float
+    law: SizeLaw
+    theta: float                         # mean work between interruptions (inf: none)
+    max_jobs: int
+    arrivals: int
+    warmup: int
+    batches: int
+
+
+@dataclass(frozen=True)
+class _Tallies:
+    area: np.ndarray          # (batches, labels): ∫ x_i dt
+    duration: np.ndarray      # (batches,)
+    arrivals: np.ndarray      # (batches, labels)
+    admitted: np.ndarray      # (batches, labels)
+    interrupted: np.ndarray   # (batches,)
+    departed: np.ndarray      # (batches,)
+
+
+@numba.njit(cache=True)
+def _touch(label, t, count, last, area, b):
+    """Integrate x_label up to t before it changes."""
+    if b >= 0:
+        area[b, label] += count[label] * (t - last[label])
+    last[label] = t
+
+
+# -- an indexed binary heap of the next event time of every job in service -------------------------
+
+
+@numba.njit(cache=True)
+def _sift(position, heap_slot, heap_key, heap_pos, size):
+    """Restore the heap order around ``position`` (up, then down)."""
+    slot, key = heap_slot[position], heap_key[position]
+    while position > 0:
+        parent = (position - 1) >> 1
+        if heap_key[parent] <= key:
+            break
+        heap_slot[position], heap_key[position] = heap_slot[parent], heap_key[parent]
+        heap_pos[heap_slot[position]] = position
+        position = parent
+    while True:
+        child = 2 * position + 1
+        if child >= size:
+            break
+        if child + 1 < size and heap_key[child + 1] < heap_key[child]:
+            child += 1
+        if heap_key[child] >= key:
+            break
+        heap_slot[position], heap_key[position] = heap_slot[child], heap_key[child]
+        heap_pos[heap_slot[position]] = position
+        position = child
+    heap_slot[position], heap_key[position] = slot, key
+    heap_pos[slot] = position
+
+
+@numba.njit(cache=True)
+def _schedule(slot, key, heap_slot, heap_key, heap_pos, state):
+    """Insert, move or (key = inf) remove ``slot``'s next event."""
+    position = heap_pos[slot]
+    if key == np.inf:
+        if position >= 0:
+            size = state[_HEAP] - 1
+            heap_pos[slot] = -1
+            state[_HEAP] = size
+            if position < size:
+                heap_slot[position], heap_key[position] = heap_slot[size], heap_key[size]
+                _sift(position, heap_slot, heap_key, heap_pos, size)
+        return
+    if position < 0:
+        position = state[_HEAP]
+        state[_HEAP] += 1
+    heap_slot[position], heap_key[position] = slot, key
+    _sift(position, heap_slot, heap_key, heap_pos, state[_HEAP])
+
+
+@numba.njit(cache=True)
+def _set_rate(slot, new_rate, t, rate, since, remaining, to_interrupt, heap_slot, heap_key, heap_pos, state):
+    """Bring ``slot``'s work up to time t at its old rate, then serve it at ``new_rate``."""
+    done = rate[slot] * (t - since[slot])
+    remaining[slot] -= done
+    to_interrupt[slot] -= done
+    since[slot] = t
+    rate[slot] = new_rate
+    key = np.inf
+    if new_rate > 0.0:
+        key = t + max(min(remaining[slot], to_interrupt[slot]), 0.0) / new_rate
+    _schedule(slot, key, heap_slot, heap_key, heap_pos, state)
+
+
+# -- the virtual queue, as one FCFS list per server of the jobs that can use it ---------------------
+# A job holds server s exactly when it heads s's list (Algorithm 1's rule: each server serves the
+# first job of the queue it can serve). Node slot * width + k stands for slot's k-th server.
+
+
+@numba.njit(cache=True)
+def _append(slot, job_servers, job_width, head, tail, node_next, node_prev, width):
+    """Put ``slot`` at the end of the queue; return the capacity it holds at once (servers it heads)."""
+    for k in range(job_width[slot]):
+        s = job_servers[slot, k]
+        node = slot * width + k
+        node_next[node] = -1
+        node_prev[node] = tail[s]
+        if tail[s] >= 0:
+            node_next[tail[s]] = node
+        else:
+            head[s] = node
+        tail[s] = node
+
+
+@numba.njit(cache=True)
+def _held(slot, job_servers, job_width, head, capacities, width):
+    """Capacity of the servers that ``slot`` heads."""
+    total = 0.0
+    for k in range(job_width[slot]):
+        if head[job_servers[slot, k]] == slot * width + k:
+            total += capacities[job_servers[slot, k]]
+    return total
+
+
+@numba.njit(cache=True)
+def _remove(slot, t, job_servers, job_width, head, tail, node_next, node_prev, width, capacities, rate, since,
+            remaining, to_interrupt, heap_slot, heap_key, heap_pos, state):
+    """Take ``slot`` out of every list; the next job of each list it headed gets that server."""
+    for k in range(job_width[slot]):
+        s = job_servers[slot, k]
+        node = slot * width + k
+        before, after = node_prev[node], node_next[node]
+        if before >= 0:
+            node_next[before] = after
+        else:
+            head[s] = after
+        if after >= 0:
+            node_prev[after] = before
+        else:
+            tail[s] = before
+        if before < 0 and after >= 0 and capacities[s] > 0.0:
+            heir = after // width
+            _set_rate(heir, rate[heir] + capacities[s], t, rate, since, remaining, to_interrupt, heap_slot, heap_key,
+                      heap_pos, state)
+
+
+@numba.njit(cache=True)
+def _work_until_interruption(theta, rng):
+    if theta == np.inf:
+        return np.inf
+    return theta * rng.standard_exponential()
+
+
+@numba.njit(cache=True)
+def _advance(interarrival, labels, servers, widths, sizes, first, boundaries, capacities, theta, max_jobs, rng,
+             clock, state, head, tail, job_label, job_servers, job_width, remaining, to_interrupt, rate, since,
+             node_next, node_prev, heap_slot, heap_key, heap_pos, free, count, last, area, start, arrivals, admitted,
+             interrupted, departed):
+    """Process the arrivals ``first .. first + len(interarrival) - 1`` and the events before each.
+
+    ``clock[0]`` is the time of the last arrival; ``state`` = (jobs in the event heap, free slots,
+    batch or -1 during the warm-up, jobs in the system). Batch k starts at arrival ``boundaries[k]``.
+    """
+    width = job_servers.shape[1]
+    t = clock[0]
+    for j in range(interarrival.shape[0]):
+        arrival_time = t + interarrival[j]
+        while state[_HEAP] > 0 and heap_key[0] <= arrival_time:
+            t = heap_key[0]
+            event = heap_slot[0]
+            _set_rate(event, 0.0, t, rate, since, remaining, to_interrupt, heap_slot, heap_key, heap_pos, state)
+            b = state[_BATCH]
+            _remove(event, t, job_servers, job_width, head, tail, node_next, node_prev, width, capacities, rate, since,
+                    remaining, to_interrupt, heap_slot, heap_key, heap_pos, state)
+            if remaining[event] <= to_interrupt[event]:
+                label = job_label[event]
+                _touch(label, t, count, last, area, b)
+                count[label] -= 1
+                state[_JOBS] -= 1
+                free[state[_FREE]] = event
+                state[_FREE] += 1
+                if b >= 0:
+                    departed[b] += 1
+            else:
+                to_interrupt[event] = _work_until_interruption(theta, rng)
+                _append(event, job_servers, job_width, head, tail, node_next, node_prev, width)
+                _set_rate(event, _held(event, job_servers, job_width, head, capacities, width), t, rate, since,
+                          remaining, to_interrupt, heap_slot, heap_key, heap_pos, state)
+                if b >= 0:
+                    interrupted[b] += 1
+        t = arrival_time
+        if first + j == boundaries[state[_BATCH] + 1]:
+            b = state[_BATCH]
+            for label in range(count.shape[0]):
+                _touch(label, t, count, last, area, b)
+            state[_BATCH] = b + 1
+            start[b + 1] = t
+        b = state[_BATCH]
+        label = labels[j]
+        if b >= 0:
+            arrivals[b, label] += 1
+        if state[_JOBS] >= max_jobs:
+            continue
+        if b >= 0:
+            admitted[b, label] += 1
+        state[_FREE] -= 1
+        slot = free[state[_FREE]]
+        job_label[slot] = label
+        job_width[slot] = widths[j]
+        for k in range(widths[j]):
+            job_servers[slot, k] = servers[j, k]
+        remaining[slot] = sizes[j]
+        to_interrupt[slot] = _work_until_interruption(theta, rng)
+        rate[slot] = 0.0
+        since[slot] = t
+        _append(slot, job_servers, job_width, head, tail, node_next, node_prev, width)
+        _set_rate(slot, _held(slot, job_servers, job_width, head, capacities, width), t, rate, since, remaining,
+                  to_interrupt, heap_slot, heap_key, heap_pos, state)
+        _touch(label, t, count, last, area, b)
+        count[label] += 1
+        state[_JOBS] += 1
+    clock[0] = t
+
+
+class _Pool:
+    """Per-job arrays of a replication, grown (doubled) before a chunk of arrivals could overflow them."""
+
+    _FLOAT = ("remaining", "to_interrupt", "rate", "since", "heap_key")
+    _INT = ("job_label", "job_width", "heap_slot")
+    _LINKS = ("heap_pos", "node_next", "node_prev")
+
+    def __init__(self, slots: int, width: int) -> None:
+        self.width = width
+        for name in self._FLOAT:
+            setattr(self, name, np.zeros(slots))
+        for name in self._INT:
+            setattr(self, name, np.zeros(slots, dtype=np.int64))
+        self.heap_pos = np.full(slots, -1, dtype=np.int64)
+        self.node_next = np.full(slots * width, -1, dtype=np.int64)
+        self.node_prev = np.full(slots * width, -1, dtype=np.int64)
+        self.job_servers = np.zeros((slots, width), dtype=np.int64)
+        self.free = np.arange(slots - 1, -1, -1, dtype=np.int64)
+
+    def ensure(self, state: np.ndarray, needed: int) -> None:
+        """Enlarge every array so that ``needed`` more jobs fit (slots and nodes keep their indices)."""
+        if state[_FREE] >= needed:
+            return
+        size = self.rate.size
+        extra = max(size, needed)
+        for name in self._FLOAT + self._INT:
+            setattr(self, name, np.concatenate([getattr(self, name), np.zeros(extra, getattr(self, name).dtype)]))
+        self.heap_pos = np.concatenate([self.heap_pos, np.full(extra, -1, dtype=np.int64)])
+        for name in ("node_next", "node_prev"):
+            setattr(self, name, np.concatenate([getattr(self, name), np.full(extra * self.width, -1, dtype=np.int64)]))
+        self.job_servers = np.concatenate([self.job_servers, np.zeros((extra, self.width), dtype=np.int64)])
+        top = int(state[_FREE])
+        self.free = np.concatenate([self.free[:top], np.arange(size + extra - 1, size - 1, -1, dtype=np.int64)])
+        state[_FREE] = top + extra
+
+
+def _random_servers(rng: np.random.Generator, count: int, servers: int, d: int) -> np.ndarray:
+    """``count`` uniform d-subsets of range(servers), one per row (Floyd's algorithm, vectorized)."""
+    chosen = np.empty((count, d), dtype=np.int64)
+    for column, j in enumerate(range(servers - d, servers)):
+        pick = rng.integers(0, j + 1, size=count)
+        taken = (chosen[:, :column] == pick[:, None]).any(axis=1)
+        chosen[:, column] = np.where(taken, j, pick)
+    return chosen
+
+
+def _replication(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
+    """One replication, from an empty system: streams for arrivals, classes/servers, sizes and interruptions."""
+    arrival_rng, class_rng, size_rng, interrupt_rng = (np.random.default_rng(s) for s in seed.spawn(4))
+    s, labels, batches = setup.capacities.size, setup.labels, setup.batches
+    width = setup.d if setup.class_servers is None else setup.class_servers.shape[1]
+    measured = setup.arrivals - setup.warmup
+    boundaries = setup.warmup + (np.arange(batches + 1, dtype=np.int64) * measured + batches - 1) // batches
+    boundaries = np.append(boundaries, np.iinfo(np.int64).max)
+    pool = _Pool(_INITIAL_SLOTS, width)
+    clock = np.zeros(1)
+    state = np.array([0, _INITIAL_SLOTS, -1, 0], dtype=np.int64)
+    head, tail = np.full(s, -1, dtype=np.int64), np.full(s, -1, dtype=np.int64)
+    count, last = np.zeros(labels, dtype=np.int64), np.zeros(labels)
+    area, start = np.zeros((batches, labels)), np.zeros(batches)
+    arrivals, admitted = np.zeros((batches, labels), dtype=np.int64), np.zeros((batches, labels), dtype=np.int64)
+    interrupted, departed = np.zeros(batches, dtype=np.int64), np.zeros(batches, dtype=np.int64)
+    for first, n in chunks(setup.arrivals):
+        pool.ensure(state, n)
+        interarrival = arrival_rng.standard_exponential(n) / setup.total_rate
+        if setup.class_servers is None:
+            classes = np.zeros(n, dtype=np.int64)
+            servers = _random_servers(class_rng, n, s, setup.d)
+            widths = np.full(n, setup.d, dtype=np.int64)
+        else:
+            classes = np.minimum(np.searchsorted(setup.class_cumulative, class_rng.random(n), side="right"),
+                                 setup.class_counts.size - 1).astype(np.int64)
+            servers, widths = setup.class_servers[classes], setup.class_counts[classes]
+        sizes = setup.law.sample(size_rng, n)
+        _advance(interarrival, classes, servers, widths, sizes, first, boundaries, setup.capacities, setup.theta,
+                 setup.max_jobs, interrupt_rng, clock, state, head, tail, pool.job_label, pool.job_servers, pool.job_width,
+                 pool.remaining, pool.to_interrupt, pool.rate, pool.since, pool.node_next, pool.node_prev, pool.heap_slot,
+                 pool.heap_key, pool.heap_pos, pool.free, count, last, area, start, arrivals, admitted, interrupted,
+                 departed)
+    end = clock[0]
+    area[batches - 1] += count * (end - last)
+    return _Tallies(area, np.diff(np.append(start, end)), arrivals, admitted, interrupted, departed)
+
+
+def _run(setup: _Setup, replications: int, seed: Any, executor: Executor | None, level: float,
+         progress: bool | None, interruptions: float, arrival_rates: np.ndarray, max_jobs: int | None,
+         jobs: int) -> InterruptionSimulation:
+    root = root_seed(seed)
+    tallies = replicate(functools.partial(_replication, setup), replications, root, executor, progress,
+                        "Algorithm 1 replications")
+    if replications == 1:
+        method, area, duration = "batch means", tallies[0].area, tallies[0].duration
+        admitted, arrivals = tallies[0].admitted, tallies[0].arrivals
+    else:
+        method = "independent replications"
+        area = np.array([t.area.sum(axis=0) for t in tallies])
+        duration = np.array([t.duration.sum() for t in tallies])
+        admitted = np.array([t.admitted.sum(axis=0) for t in tallies])
+        arrivals = np.array([t.arrivals.sum(axis=0) for t in tallies])
+    sigma = setup.law.mean
+    jobs_est = [ratio_estimate(area[:, i], duration, level, method) for i in range(setup.labels)]
+    delay_est = [ratio_estimate(area[:, i], admitted[:, i], level, method) for i in range(setup.labels)]
+    delay = np.array([e.value for e in delay_est])
+    delay_ci = np.array([e.half_width for e in delay_est])
+    interrupted = sum(int(t.interrupted.sum()) for t in tallies)
+    departed = sum(int(t.departed.sum()) for t in tallies)
+    return InterruptionSimulation(
+        np.array([e.value for e in jobs_est]), np.array([e.half_width for e in jobs_est]), delay, delay_ci,
+        sigma / delay, sigma * delay_ci / delay ** 2, 1 - admitted.sum(axis=0) / arrivals.sum(axis=0),
+        interrupted / max(departed, 1), level, method, area.shape[0], jobs, setup.warmup, replications,
+        root.entropy, interruptions, setup.law, arrival_rates, max_jobs)
+
+
+def _common(size: Any, interruptions: Any, jobs: Any, warmup: Any, replications: Any, executor: Any, level: Any,
+            batches: Any, max_jobs: Any) -> tuple[SizeLaw, float, float, int, int, int, int, int]:
+    """Validate the parameters shared by both simulators."""
+    law = size if isinstance(size, SizeLaw) else size_law(size)
+    if not math.isfinite(law.mean):
+        raise InvalidParameterError("size", size, "must have a finite mean")
+    if isinstance(interruptions, bool) or not isinstance(interruptions, (int, float)) or not 0 <= interruptions < math.inf:
+        raise InvalidParameterError("interruptions", interruptions, "must be a finite number >= 0 (mean interruptions per job)")
+    theta = law.mean / interruptions if interruptions > 0 else math.inf
+    runs = integer("replications", replications)
+    k = integer("batches", batches, minimum=2)
+    per_run = integer("jobs", jobs) // runs
+    skip = per_run // 10 if warmup is None else integer("warmup", warmup, minimum=0)
+    if per_run - skip < (k if runs == 1 else 1):
+        raise InvalidParameterError("jobs", jobs, f"must leave at least {k} arrivals per replication after the warm-up "
+                                                  f"of {skip} (jobs // replications = {per_run})")
+    check_executor(executor)
+    confidence("level", level)
+    limit = np.iinfo(np.int64).max if max_jobs is None else integer("max_jobs", max_jobs)
+    return law, float(interruptions), theta, runs, k, per_run, skip, limit
+
+
+def simulate_interruptions(graph: CompatibilityGraph, arrival_rates: Any, size: SizeLaw | str = "exponential",
+                           interruptions: float = 0.0, jobs: int = 1_000_000, warmup: int | None = None,
+                           replications: int = 1, seed: Any = None, executor: Executor | None = None, *,
+                           level: float = 0.95, batches: int = 20, max_jobs: int | None = None,
+                           progress: bool | None = None) -> InterruptionSimulation:
+    """Simulate Algorithm 1 on a compatibility graph: mean delay and service rate of every class.
+
+    Bonald & Comte, Section 4 (Algorithm 1) and Section 5 (the estimators of eq. (9)). With
+    exponential sizes the aggregate law is π̄ of eq. (3) for every m, so the estimates match
+    :func:`~analytic.fairness.balanced_fairness`; with other laws they approach it as m grows.
+
+    Parameters
+    ----------
+    graph : CompatibilityGraph
+        Capacities C_s in work per unit time.
+    arrival_rates : sequence of float
+        λ_i > 0, jobs per unit time; the load must satisfy Theorem 1.
+    size : SizeLaw or str
+        Job sizes (work units): a :class:`~analytic.simulation.SizeLaw` used as is (its mean is σ),
+        or a name of :data:`~analytic.simulation.LAW_NAMES` (unit mean). The laws of Section 5 are
+        in :data:`analytic.fairness.paper.SIZE_LAWS`.
+    interruptions : float
+        m >= 0, mean interruptions per job (θ = σ/m); 0 is FCFS per server.
+    jobs : int
+        Arrivals in all, warm-ups included (``jobs // replications`` per replication).
+    warmup : int, optional
+        Arrivals discarded at the start of each replication (default a tenth).
+    replications : int
+        Independent replications (``SeedSequence(seed).spawn``); with one, batch means.
+    seed : int, SeedSequence, Generator or None
+    executor : concurrent.futures.Executor, optional
+        Where replications run (default: a process pool for several).
+    level : float
+        Confidence level of the half-widths.
+    batches : int
+        Batches per replication (>= 2).
+    max_jobs : int, optional
+        Arrivals finding this many jobs are lost (the truncation of
+        :func:`~analytic.fairness.oi_queue_law`); default none.
+    progress : bool, optional
+        tqdm bar over the replications.
+
+    Returns
+    -------
+    InterruptionSimulation
+
+    Raises
+    ------
+    InvalidParameterError
+        Bad rates, size law, m, counts, level or executor.
+    UnstableSystemError
+        The rates violate Theorem 1 (without ``max_jobs``); the message names the set.
+
+    Examples
+    --------
+    Exponential sizes, one interruption per job: the exact balanced-fairness delay lies in the
+    interval.
+
+    >>> from analytic.fairness import balanced_fairness, three_server_graph
+    >>> from analytic.simulation import compare
+    >>> graph = three_server_graph()
+    >>> sim = simulate_interruptions(graph, [1.0, 1.0], interruptions=1.0, jobs=200_000, seed=4)
+    >>> compare(sim.delay_estimate(0), balanced_fairness(graph, [1.0, 1.0]).mean_delay[0]).verdict
+    'agrees'
+    """
+    if not isinstance(graph, CompatibilityGraph):
+        raise InvalidParameterError("graph", graph, "must be a CompatibilityGraph")
+    rates = check_rates("arrival_rates", arrival_rates, graph)
+    law, m, theta, runs, k, per_run, skip, limit = _common(size, interruptions, jobs, warmup, replications, executor,
+                                                           level, batches, max_jobs)
+    if max_jobs is None:
+        load = stability(graph, rates * law.mean)
+        if not load.stable:
+            raise unstable_error(load.bottleneck, load.arrival_rate, load.service_rate, "a stationary regime to simulate",
+                                 "arrival rate × mean size")
+    width = max(len(s) for s in graph.server_sets)
+    table = np.zeros((graph.n_classes, width), dtype=np.int64)
+    for i, servers in enumerate(graph.server_sets):
+        table[i, :len(servers)] = servers
+    cumulative = np.cumsum(rates) / rates.sum()
+    cumulative[-1] = 1.0
+    setup = _Setup(graph.capacities, table, np.array([len(s) for s in graph.server_sets], dtype=np.int64), cumulative,
+                   0, graph.n_classes, float(rates.sum()), law, theta, limit, per_run, skip, k)
+    return _run(setup, runs, seed, executor, level, progress, m, rates, max_jobs, per_run * runs)
+
+
+def simulate_random_assignment(servers: int, d: int, arrival_rate: float, size: SizeLaw | str = "exponential",
+                               interruptions: float = 0.0, jobs: int = 1_000_000, warmup: int | None = None,
+                               replications: int = 1, seed: Any = None, executor: Executor | None = None, *,
+                               level: float = 0.95, batches: int = 20, max_jobs: int | None = None,
+                               progress: bool | None = None) -> InterruptionSimulation:
+    """Simulate Algorithm 1 when each job is assigned d of S unit servers uniformly at random.
+
+    Bonald & Comte, Section 5, Figures 3–4. Each arriving job draws its d servers (Floyd's
+    algorithm); the C(S, d) classes are never built. The results have one entry: all jobs
+    (every class has the same law). Compare with :func:`~analytic.fairness.random_assignment`.
+
+    Parameters
+    ----------
+    servers : int
+        S >= 1 unit-capacity servers.
+    d : int
+        Servers per job, 1 <= d <= S.
+    arrival_rate : float
+        λ > 0, total jobs per unit time (load λσ/S < 1 unless ``max_jobs`` is set).
+    size, interruptions, jobs, warmup, replications, seed, executor, level, batches, max_jobs, progress
+        As in :func:`simulate_interruptions`.
+
+    Returns
+    -------
+    InterruptionSimulation
+
+    Raises
+    ------
+    InvalidParameterError, UnstableSystemError
+
+    Examples
+    --------
+    >>> from analytic.fairness import random_assignment
+    >>> from analytic.simulation import compare
+    >>> sim = simulate_random_assignment(100, 2, 60.0, interruptions=1.0, jobs=200_000, seed=2)
+    >>> compare(sim.delay_estimate(), random_assignment(100, 2, 60.0).mean_delay).verdict
+    'agrees'
+    """
+    s = integer("servers", servers)
+    k_servers = integer("d", d)
+    if k_servers > s:
+        raise InvalidParameterError("d", d, f"must be <= servers = {s}")
+    lam = positive("arrival_rate", arrival_rate)
+    law, m, theta, runs, k, per_run, skip, limit = _common(size, interruptions, jobs, warmup, replications, executor,
+                                                           level, batches, max_jobs)
+    if max_jobs is None and lam * law.mean >= s:
+        raise UnstableSystemError("load λσ/S", lam * law.mean / s, 1.0, "Theorem 1 with random assignment")
+    setup = _Setup(np.ones(s), None, None, None, k_servers, 1, lam, law, theta, limit, per_run, skip, k)
+    return _run(setup, runs, seed, executor, level, progress, m, np.array([lam]), max_jobs, per_run * runs)

@@ -1,0 +1,207 @@
+"""Exact mean performance under balanced fairness, with no truncation: a recursion over subsets.
+
+Bonald & Comte, *Balanced Fair Resource Sharing in Computer Clusters*, Section 3 (Corollary 2 and
+the remark after it) and Section 5, eq. (9): the mean number of class-i jobs in the multi-server
+queue is that of the Whittle network with balance function (4), and the mean delay and mean
+service rate follow by Little's law. The sums over ℕ^N are done set by set, in the spirit of Shah
+& de Veciana (*Impact of fairness and heterogeneity on delays...*, Theorem 1) and Bonald, Comte &
+Mathieu: with q(x) = π̄(x)/π̄(0) = Φ(x) Π λ_i^{x_i}, summing recursion (4) over the states whose
+active set is A gives, for every non-empty A (derived here; write λ(A) = Σ_{i∈A} λ_i),
+
+    G(A)   = Σ_{x : A(x) = A} q(x)      = Σ_{i∈A} λ_i G(A∖i) / (μ(A) − λ(A)),
+    H_j(A) = Σ_{x : A(x) = A} x_j q(x)  = [Σ_{i∈A} λ_i H_j(A∖i) + λ_j (G(A) + G(A∖j))] / (μ(A) − λ(A)),
+
+with G(∅) = 1 and H_j(A) = 0 for j ∉ A. (Multiply (4) by μ(A): each state x with A(x) = A comes
+from x − e_i, whose active set is A, or A∖i when x_i = 1; the sum over A(x) = A of the first kind
+is G(A) again, which is where μ(A) − λ(A) comes from.) The recursion needs μ(A) > λ(A) for every
+A, exactly Theorem 1's condition. Then 1/π̄(0) = Σ_A G(A) and E[x_j] = Σ_A H_j(A) π̄(0).
+O(2^N N²) operations, by sets of equal size; each size is rescaled so that nothing overflows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from analytic.errors import StateSpaceTooLargeError
+from analytic.fairness.graph import CompatibilityGraph, check_mean_size, check_rates, subset_service_rates
+from analytic.fairness.stability import unstable_error
+from analytic.validation import integer
+
+__all__ = ["BalancedFairness", "balanced_fairness", "subset_sums"]
+
+#: Default largest number of classes: 2^22 sets, a few hundred MB at most.
+DEFAULT_MAX_CLASSES = 22
+
+
+@dataclass(frozen=True, repr=False)
+class BalancedFairness:
+    """Exact stationary means of the multi-server queue under balanced fairness (no truncation).
+
+    Attributes
+    ----------
+    mean_jobs : numpy.ndarray, shape (N,)
+        E[x_i], the mean number of class-i jobs.
+    mean_delay : numpy.ndarray, shape (N,)
+        δ_i = E[x_i]/λ_i, the mean time a class-i job spends in the system (eq. 9).
+    mean_service_rate : numpy.ndarray, shape (N,)
+        γ_i = λ_i σ / E[x_i] = σ/δ_i, in the capacities' units of work per unit time (Section 5).
+    probability_empty : float
+        π̄(0), the probability that the queue is empty.
+    load : float
+        max over sets A of λ(A)σ/μ(A) (< 1: Theorem 1).
+    arrival_rates : numpy.ndarray
+    mean_size : float
+        σ, the mean job size in the capacities' work units.
+    """
+
+    mean_jobs: np.ndarray
+    mean_delay: np.ndarray
+    mean_service_rate: np.ndarray
+    probability_empty: float
+    load: float
+    arrival_rates: np.ndarray
+    mean_size: float
+
+    def __repr__(self) -> str:
+        def show(values: np.ndarray) -> list[float]:
+            return [float(f"{v:.10g}") for v in values]
+
+        return (f"BalancedFairness(mean_jobs={show(self.mean_jobs)}, mean_delay={show(self.mean_delay)}, "
+                f"mean_service_rate={show(self.mean_service_rate)}, probability_empty={self.probability_empty:.10g}, "
+                f"load={self.load:.10g})")
+
+
+@dataclass(frozen=True)
+class SubsetSums:
+    """Σ over all x of q(x) and of x_j q(x), as logarithm of the total and ratios."""
+
+    log_normalization: float
+    mean_jobs: np.ndarray
+    load: float
+
+
+def balanced_fairness(graph: CompatibilityGraph, arrival_rates: Any, mean_size: float = 1.0,
+                      max_classes: int = DEFAULT_MAX_CLASSES) -> BalancedFairness:
+    """Exact mean number of jobs, mean delay and mean service rate of every class (no truncation).
+
+    Bonald & Comte, Corollary 2 and eq. (9); the sums over ℕ^N by the recursion over subsets of
+    the module docstring (Shah & de Veciana, Theorem 1, for the idea). These are the exact metrics
+    of Algorithm 1 (any number of interruptions, FCFS included) for exponential job sizes, and its
+    limit as interruptions become frequent for any size law.
+
+    Parameters
+    ----------
+    graph : CompatibilityGraph
+        Capacities C_s in work per unit time.
+    arrival_rates : sequence of float
+        λ_i > 0, jobs per unit time.
+    mean_size : float
+        σ > 0, the mean job size in work units: server s completes class jobs at rate μ_s = C_s/σ
+        (Section 4). Default 1.
+    max_classes : int
+        :class:`~analytic.errors.StateSpaceTooLargeError` for more classes (2^N sets are
+        enumerated). Default 22.
+
+    Returns
+    -------
+    BalancedFairness
+
+    Raises
+    ------
+    InvalidParameterError
+        Bad rates or mean size.
+    UnstableSystemError
+        Some set A has λ(A)σ >= μ(A) (Theorem 1); the message names the set.
+    StateSpaceTooLargeError
+        More than ``max_classes`` classes.
+
+    Examples
+    --------
+    The three-server example at λ = (1, 1): eq. (10) gives γ = (1 + 0.4)^{-1} = 5/7.
+
+    >>> from analytic.fairness.graph import CompatibilityGraph
+    >>> result = balanced_fairness(CompatibilityGraph([[0, 2], [1, 2]]), [1.0, 1.0])
+    >>> result.mean_service_rate.round(12).tolist()
+    [0.714285714286, 0.714285714286]
+    >>> bool(result.mean_delay[0] == 1 / result.mean_service_rate[0])
+    True
+    """
+    rates = check_rates("arrival_rates", arrival_rates, graph)
+    sigma = check_mean_size(mean_size)
+    integer("max_classes", max_classes)
+    if graph.n_classes > max_classes:
+        raise StateSpaceTooLargeError(2 ** graph.n_classes, 2 ** max_classes,
+                                      f"the subset recursion over {graph.n_classes} classes")
+    sums = subset_sums(graph, rates * sigma)
+    mean_jobs = sums.mean_jobs
+    return BalancedFairness(mean_jobs, mean_jobs / rates, rates * sigma / mean_jobs, float(np.exp(-sums.log_normalization)),
+                            sums.load, rates, sigma)
+
+
+def _by_size(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Masks 0..2^n−1 ordered by number of elements, the offsets of each size, and each mask's rank within its size."""
+    sizes = np.zeros(1, dtype=np.int64)
+    for _ in range(n):
+        sizes = np.concatenate([sizes, sizes + 1])
+    order = np.argsort(sizes, kind="stable")
+    offsets = np.searchsorted(sizes[order], np.arange(n + 2))
+    rank = np.empty(2 ** n, dtype=np.int64)
+    rank[order] = np.arange(2 ** n) - offsets[sizes[order]]
+    return order, offsets, rank
+
+
+def _sums_by_set(values: np.ndarray) -> np.ndarray:
+    """Σ_{i∈A} values_i for every mask A."""
+    sums = np.zeros(1)
+    for v in values:
+        sums = np.concatenate([sums, sums + v])
+    return sums
+
+
+def subset_sums(graph: CompatibilityGraph, rates: np.ndarray) -> SubsetSums:
+    """log Σ_x q(x) and E[x_j] for the Whittle network of recursion (4) with arrival rates ``rates``.
+
+    The recursion over subsets of the module docstring; raises
+    :class:`~analytic.errors.UnstableSystemError` (naming the set with the largest λ(A)/μ(A))
+    if some μ(A) <= λ(A).
+    """
+    n = graph.n_classes
+    capacity = subset_service_rates(graph)
+    arrival = _sums_by_set(rates)
+    ratio = arrival[1:] / capacity[1:]
+    worst = int(np.argmax(ratio)) + 1
+    if ratio[worst - 1] >= 1:
+        members = tuple(i for i in range(n) if worst >> i & 1)
+        raise unstable_error(members, float(arrival[worst]), float(capacity[worst]), "balanced fairness' stationary law",
+                             "arrival rate × mean size")
+    slack = capacity - arrival
+    order, offsets, rank = _by_size(n)
+    bits = 1 << np.arange(n)
+    g_prev, h_prev = np.ones(1), np.zeros((1, n))
+    log_scales, g_totals, h_totals = [0.0], [1.0], [np.zeros(n)]
+    for k in range(1, n + 1):
+        masks = order[offsets[k]:offsets[k + 1]]
+        g, h = np.zeros(masks.size), np.zeros((masks.size, n))
+        members = (masks[:, None] & bits) != 0
+        for i in range(n):
+            rows = np.flatnonzero(members[:, i])
+            below = rank[masks[rows] ^ bits[i]]
+            g[rows] += rates[i] * g_prev[below]
+            h[rows] += rates[i] * h_prev[below]
+        g /= slack[masks]
+        for j in range(n):
+            rows = np.flatnonzero(members[:, j])
+            h[rows, j] += rates[j] * (g[rows] + g_prev[rank[masks[rows] ^ bits[j]]])
+        h /= slack[masks][:, None]
+        scale = max(g.max(), h.max())
+        g_prev, h_prev = g / scale, h / scale
+        log_scales.append(log_scales[-1] + np.log(scale))
+        g_totals.append(g_prev.sum())
+        h_totals.append(h_prev.sum(axis=0))
+    weights = np.exp(np.array(log_scales) - max(log_scales))
+    normalization = weights @ np.array(g_totals)
+    return SubsetSums(float(max(log_scales) + np.log(normalization)), weights @ np.array(h_totals) / normalization,
+                      float(ratio.max()))

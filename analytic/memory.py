@@ -1,0 +1,73 @@
+"""Memory available to the package's builders and solvers, checked before they allocate.
+
+A chain or a factorization that would not fit is refused with
+:class:`~analytic.errors.StateSpaceTooLargeError` (saying how much it needs and how much there is)
+instead of exhausting the machine. The budget is 80 % of the memory the kernel reports available
+(``MemAvailable``), and no more than what an address-space limit (``ulimit -v``) leaves.
+
+Examples
+--------
+>>> available_bytes() > 0
+True
+>>> try:
+...     require(10**30, "the example", states=10**9)
+... except StateSpaceTooLargeError as refusal:
+...     print(str(refusal).split(", more than")[0])
+the example needs 1,000,000,000 states and about 9.31e+20 GiB of memory
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+
+from analytic.errors import StateSpaceTooLargeError
+
+__all__ = ["available_bytes", "require"]
+
+#: Fraction of the memory reported available that one computation may plan to use.
+FRACTION = 0.8
+
+
+def _meminfo_available() -> int | None:
+    try:
+        with open("/proc/meminfo") as lines:
+            for line in lines:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _address_space_left() -> int | None:
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY:
+        return None
+    try:
+        with open("/proc/self/statm") as statm:
+            used = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        used = 0
+    return max(soft - used, 0)
+
+
+def available_bytes() -> int:
+    """Bytes one computation may plan to allocate now."""
+    limits = [int(FRACTION * b) for b in (_meminfo_available(),) if b is not None]
+    limits += [b for b in (_address_space_left(),) if b is not None]
+    return min(limits) if limits else 2**62
+
+
+def require(bytes_needed: float, what: str, states: int, at_least: bool = False) -> None:
+    """Raise :class:`StateSpaceTooLargeError` unless ``bytes_needed`` fit in :func:`available_bytes`.
+
+    ``states`` is the size of the model (a lower bound when ``at_least``), for the message.
+    """
+    available = available_bytes()
+    if bytes_needed > available:
+        fitting = int(states * available / bytes_needed)
+        raise StateSpaceTooLargeError(states, fitting, what, at_least, memory=(int(bytes_needed), available))

@@ -1,0 +1,871 @@
+"""DGP (Algorithm 3), ADGP (Algorithm 4) and the frame-based Max-Weight algorithm (Algorithm 1), simulated.
+
+Ghaderi, Shakkottai & Srikant, Sections 4–5 and Appendix B. Every simulator runs the continuous-time
+Markov chain of its algorithm event by event (Gillespie: exponential clocks for arrivals, template
+departures and, for ADGP, the dedicated clocks), compiled with numba (``NUMBA_DISABLE_JIT=1`` runs the
+same code in Python with the same numbers). Uniform random numbers are drawn in chunks outside the
+loop from the replication's own stream (``SeedSequence.spawn``), so a seed gives the same run
+serially or through any executor (:func:`analytic.simulation.replicate`).
+
+* **DGP** keeps explicit templates (the slot of every node). At an arrival of type j the job joins
+  ``Q^(j)``, the Random Partition Procedure (Algorithm 2) places a virtual graph node by node in
+  uniformly chosen free slots, and the template is kept with probability ``e^(w/β)/(1 + e^(w/β))``,
+  ``w = α f^(j)(h + Q) - b_A`` (eqs. 11–12, ``f = log^(1-b)``); every template leaves at rate μ_j
+  and is put back, as a virtual template on the same slots, with that same probability; a waiting job
+  fills a virtual template of its type (chosen at random) whenever one is idle.
+* **ADGP** replaces the decisions at arrivals and departures by a clock per type ticking at
+  ``λ̂ e^(α f^(j)(h + Q)/β)``: a tick proposes a template by Algorithm 2, kept with probability
+  ``e^(-b_A/β)``; departing templates are always removed. Reading: Algorithm 4 lets only a tick fill
+  a template; here a job arriving while a virtual template of its type is idle takes it, as in DGP
+  (step 3) — the configuration's law (Prop. 4) does not depend on this.
+* **Max-Weight** (Algorithm 1) installs at every epoch kT a configuration solving eq. (10),
+  ``max_C Σ_A (α f(Q^(j)(kT)) - b_A)`` (the cheapest packing of the best template counts,
+  :func:`~.static.cheapest_packings`; ties broken at random), and keeps it for T: jobs fill its
+  templates (cheapest first) and leave at rate μ_j. Changing configuration migrates the jobs in
+  service; the simulator counts those interruptions.
+
+``frozen_queues`` freezes the weights at those of a given queue vector: the configuration process
+is then DGP-bar (ADGP-bar), whose stationary law is eq. (15) (Prop. 4), which the tests check by the
+coverage of the intervals. All estimates are time averages after ``warmup``, with intervals from
+independent replications, or from ``batches`` batch means of a single run.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from analytic.errors import InvalidParameterError, UnstableSystemError
+from analytic.partitioning.configurations import state_space
+from analytic.partitioning.model import Cluster, GraphJob, check_jobs
+from analytic.partitioning.static import cheapest_packings
+from analytic.partitioning.weights import _exponent
+from analytic.simulation import CHUNK, Estimate, check_executor, growth_rate, mean_estimate, replicate, root_seed
+from analytic.validation import confidence, integer, positive
+
+__all__ = ["ALGORITHMS", "PartitioningSimulation", "simulate_adgp", "simulate_dgp", "simulate_max_weight"]
+
+#: The simulated algorithms.
+ALGORITHMS = ("DGP", "ADGP", "Max-Weight")
+
+_DGP, _ADGP = 0, 1
+#: Loop exit codes.
+_DONE, _REFILL, _OVERFLOW = 0, 1, 2
+
+
+@dataclass(frozen=True, repr=False)
+class PartitioningSimulation:
+    """Time averages of a simulated partitioning algorithm with confidence half-widths.
+
+    Attributes
+    ----------
+    algorithm : str
+        ``"DGP"``, ``"ADGP"`` or ``"Max-Weight"``.
+    queue, queue_ci : numpy.ndarray
+        Mean jobs of each type in the system, ``E Q^(j)`` (waiting or in service), and half-widths.
+    templates, templates_ci : numpy.ndarray
+        Mean templates of each type in the configuration, ``E|C^(j)|`` (actual and virtual).
+    actual, actual_ci : numpy.ndarray
+        Mean templates holding a job (jobs in service).
+    cost, cost_ci : float
+        Mean partition cost of the configuration, ``E Σ_j Σ_(A ∈ C^(j)) b_A`` (Theorems 1 and 2).
+    actual_cost, actual_cost_ci : float
+        Mean partition cost of the templates holding jobs (the traffic actually carried).
+    cost_levels : numpy.ndarray
+        The configuration costs that can occur.
+    cost_law, cost_law_ci : numpy.ndarray
+        Fraction of time spent at each cost level, and half-widths.
+    throughput, throughput_ci : numpy.ndarray
+        Departures of each type per unit time.
+    interruptions, interruptions_ci : float
+        Jobs migrated per unit time by configuration changes (0 for DGP and ADGP: none by design).
+    stationary : bool
+        False when the total queue grows significantly over the run (:func:`analytic.simulation.growth_rate`
+        on the batch averages of the first replication): the loads are then likely outside Λ, or the
+        run too short.
+    level : float
+    method : str
+        ``"independent replications"`` or ``"batch means"``.
+    samples : int
+    duration : float
+        Simulated time per replication (warm-up included).
+    warmup : float
+        Time discarded at the start of each replication.
+    replications : int
+    seed : int or tuple of int
+        Entropy of the root ``SeedSequence``: pass it as ``seed`` to repeat the run.
+    """
+
+    algorithm: str
+    queue: np.ndarray
+    queue_ci: np.ndarray
+    templates: np.ndarray
+    templates_ci: np.ndarray
+    actual: np.ndarray
+    actual_ci: np.ndarray
+    cost: float
+    cost_ci: float
+    actual_cost: float
+    actual_cost_ci: float
+    cost_levels: np.ndarray
+    cost_law: np.ndarray
+    cost_law_ci: np.ndarray
+    throughput: np.ndarray
+    throughput_ci: np.ndarray
+    interruptions: float
+    interruptions_ci: float
+    stationary: bool
+    level: float
+    method: str
+    samples: int
+    duration: float
+    warmup: float
+    replications: int
+    seed: int | tuple[int, ...]
+
+    def _estimate(self, value: float, half_width: float) -> Estimate:
+        return Estimate(float(value), float(half_width), self.level, self.method, self.samples)
+
+    @property
+    def cost_estimate(self) -> Estimate:
+        """:attr:`cost` as an :class:`~analytic.simulation.Estimate` (for :func:`~analytic.simulation.compare`)."""
+        return self._estimate(self.cost, self.cost_ci)
+
+    def templates_estimate(self, job: int = 0) -> Estimate:
+        """``E|C^(j)|`` of type ``job`` as an :class:`~analytic.simulation.Estimate`."""
+        return self._estimate(self.templates[job], self.templates_ci[job])
+
+    def queue_estimate(self, job: int = 0) -> Estimate:
+        """``E Q^(j)`` of type ``job`` as an :class:`~analytic.simulation.Estimate`."""
+        return self._estimate(self.queue[job], self.queue_ci[job])
+
+    def cost_law_estimate(self, cost: float) -> Estimate:
+        """Fraction of time the configuration costs ``cost``, as an :class:`~analytic.simulation.Estimate`."""
+        hits = np.flatnonzero(np.abs(self.cost_levels - cost) <= 1e-9 * max(1.0, abs(cost)))
+        if not hits.size:
+            raise InvalidParameterError("cost", cost, f"must be one of the cost levels {self.cost_levels.tolist()}")
+        return self._estimate(self.cost_law[hits[0]], self.cost_law_ci[hits[0]])
+
+    def __repr__(self) -> str:
+        def vector(values, errors):
+            return "[" + ", ".join(f"{v:.6g} ± {e:.2g}" for v, e in zip(values, errors, strict=True)) + "]"
+        return (f"PartitioningSimulation({self.algorithm}, cost={self.cost:.6g} ± {self.cost_ci:.2g}, "
+                f"queue={vector(self.queue, self.queue_ci)}, templates={vector(self.templates, self.templates_ci)}, "
+                f"interruptions={self.interruptions:.4g}, stationary={self.stationary}, level={self.level:.0%}, "
+                f"{self.samples} {self.method})")
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared pieces of the compiled loops
+# ---------------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def _log_power(x, b):
+    """f(x) = log^(1-b)(x) for x >= 1."""
+    return math.log(x) ** (1.0 - b)
+
+
+@numba.njit(cache=True)
+def _update_weights(q, queues, frozen, parameters, total_slots):
+    """q_j = α f^(j)(h + Q) of eqs. (11)-(12); ``parameters`` = (α, h, ε, b); frozen weights stay."""
+    if frozen:
+        return
+    alpha, h, epsilon, b = parameters[0], parameters[1], parameters[2], parameters[3]
+    top = 0.0
+    for j in range(queues.shape[0]):
+        top = max(top, _log_power(h + queues[j], b))
+    floor = epsilon / (8.0 * total_slots) * top
+    for j in range(queues.shape[0]):
+        q[j] = alpha * max(_log_power(h + queues[j], b), floor)
+
+
+@numba.njit(cache=True)
+def _level_of(levels, cost):
+    """Index of ``cost`` among the sorted cost levels (nearest one)."""
+    i = np.searchsorted(levels, cost)
+    if i == levels.shape[0]:
+        return i - 1
+    if i > 0 and cost - levels[i - 1] < levels[i] - cost:
+        return i - 1
+    return i
+
+
+@numba.njit(cache=True)
+def _accumulate(t0, t1, edges, queues, counts, actual, cost, actual_cost, level, area_q, area_n, area_a, area_cost,
+                area_actual, level_time):
+    """Add the integrals of the state over [t0, t1] to the batches it overlaps (batch k is [edges[k], edges[k+1]))."""
+    batches = area_cost.shape[0]
+    k = np.searchsorted(edges, t0, side="right") - 1
+    while k < batches and t0 < t1:
+        if k < 0:
+            t0 = min(t1, edges[0])
+            k = 0
+            continue
+        end = min(t1, edges[k + 1])
+        span = end - t0
+        if span > 0:
+            for j in range(queues.shape[0]):
+                area_q[k, j] += queues[j] * span
+                area_n[k, j] += counts[j] * span
+                area_a[k, j] += actual[j] * span
+            area_cost[k] += cost * span
+            area_actual[k] += actual_cost * span
+            level_time[k, level] += span
+        t0 = end
+        k += 1
+
+
+@numba.njit(cache=True)
+def _choose(rates, total, u):
+    """Index of the event drawn with probability ``rates[i] / total`` (``u`` uniform in [0, 1))."""
+    pick = u * total
+    last = -1
+    for i in range(rates.shape[0]):
+        if rates[i] > 0:
+            if pick < rates[i]:
+                return i
+            pick -= rates[i]
+            last = i
+    return last                          # rounding at the very end of the range
+
+
+@numba.njit(cache=True)
+def _batch_of(edges, t):
+    """Batch containing time t, or -1 during the warm-up or after the end."""
+    if t < edges[0] or t >= edges[-1]:
+        return -1
+    return np.searchsorted(edges, t, side="right") - 1
+
+
+# ---------------------------------------------------------------------------------------------
+# DGP and ADGP: explicit templates on slots
+# ---------------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def _template_loop(mode, uniforms, frozen, weight_parameters, beta, clock_rate, arrival, service, nodes, edges, edge_weights,
+                   edge_count, machine, distance, levels, edges_t, state, times, queues, q, slot_owner, free, free_pos,
+                   template_type, template_actual, template_cost, template_slots, members, member_pos, member_count,
+                   spare, area_q, area_n, area_a, area_cost, area_actual, level_time, departures):
+    """Run DGP (mode 0) or ADGP (mode 1) until time ``edges_t[-1]`` or until the uniforms run short.
+
+    ``state`` = (uniforms used, free slots, spare template ids, current cost level); ``times`` =
+    (clock, configuration cost, actual cost). ``members[j, :member_count[j, 0]]`` are the actual
+    templates of type j, ``members[j, T:T + member_count[j, 1]]`` its virtual ones.
+    """
+    types = arrival.shape[0]
+    total_slots = slot_owner.shape[0]
+    capacity = template_type.shape[0]
+    need = 8 + nodes.max()
+    position, n_free, n_spare, level = state[0], state[1], state[2], state[3]
+    t, cost, actual_cost = times[0], times[1], times[2]
+    counts = np.zeros(types)
+    actual = np.zeros(types)
+    rates = np.zeros(3 * types)           # arrival, departure, clock tick of each type
+    for j in range(types):
+        actual[j] = member_count[j, 0]
+        counts[j] = member_count[j, 0] + member_count[j, 1]
+    end = edges_t[edges_t.shape[0] - 1]
+    status = _DONE
+    while t < end:
+        if position + need > uniforms.shape[0]:
+            status = _REFILL
+            break
+        rate = 0.0
+        for j in range(types):
+            rates[3 * j] = arrival[j]
+            rates[3 * j + 1] = service[j] * counts[j]
+            rates[3 * j + 2] = clock_rate * math.exp(q[j] / beta) if mode == _ADGP else 0.0
+            rate += rates[3 * j] + rates[3 * j + 1] + rates[3 * j + 2]
+        if not math.isfinite(rate):
+            status = _OVERFLOW
+            break
+        dt = -math.log(1.0 - uniforms[position]) / rate
+        position += 1
+        _accumulate(t, min(t + dt, end), edges_t, queues, counts, actual, cost, actual_cost, level, area_q, area_n, area_a,
+                    area_cost, area_actual, level_time)
+        t += dt
+        if t >= end:
+            break
+        chosen = _choose(rates, rate, uniforms[position])
+        position += 1
+        j, event = chosen // 3, chosen % 3           # event 0: arrival, 1: departure, 2: clock tick
+        batch = _batch_of(edges_t, t)
+        propose = False
+        if event == 0:
+            queues[j] += 1
+            _update_weights(q, queues, frozen, weight_parameters, total_slots)
+            propose = mode == _DGP
+        elif event == 2:
+            propose = True
+        else:
+            # a template of type j leaves: uniform among its actual and virtual ones
+            k = int(uniforms[position] * counts[j])
+            position += 1
+            k = min(k, int(counts[j]) - 1)
+            if k < member_count[j, 0]:
+                tid = members[j, k]
+                queues[j] -= 1
+                if batch >= 0:
+                    departures[batch, j] += 1
+                _update_weights(q, queues, frozen, weight_parameters, total_slots)
+            else:
+                tid = members[j, capacity + k - member_count[j, 0]]
+            keep = False
+            if mode == _DGP:
+                w = (q[j] - template_cost[tid]) / beta
+                keep_probability = 1.0 / (1.0 + math.exp(-w)) if w >= 0 else math.exp(w) / (1.0 + math.exp(w))
+                keep = uniforms[position] < keep_probability
+                position += 1
+            if template_actual[tid]:
+                actual_cost -= template_cost[tid]
+            if keep:                      # put back as a virtual template on the same slots
+                if template_actual[tid]:
+                    _move(tid, j, 0, 1, members, member_pos, member_count, capacity)
+                    template_actual[tid] = False
+            else:
+                cost -= template_cost[tid]
+                _drop(tid, j, template_actual[tid], members, member_pos, member_count, capacity)
+                for x in range(nodes[template_type[tid]]):
+                    s = template_slots[tid, x]
+                    slot_owner[s] = -1
+                    free[n_free] = s
+                    free_pos[s] = n_free
+                    n_free += 1
+                spare[n_spare] = tid
+                n_spare += 1
+        if propose and n_free >= nodes[j]:
+            # Algorithm 2: node x goes to a uniformly chosen free slot (partial Fisher-Yates at the front)
+            n = nodes[j]
+            for x in range(n):
+                r = x + min(int(uniforms[position] * (n_free - x)), n_free - x - 1)
+                position += 1
+                a, b = free[x], free[r]
+                free[x], free[r] = b, a
+                free_pos[b], free_pos[a] = x, r
+            b_cost = 0.0
+            for e in range(edge_count[j]):
+                b_cost += edge_weights[j, e] * distance[machine[free[edges[j, e, 0]]], machine[free[edges[j, e, 1]]]]
+            if mode == _DGP:
+                w = (q[j] - b_cost) / beta
+                keep_probability = 1.0 / (1.0 + math.exp(-w)) if w >= 0 else math.exp(w) / (1.0 + math.exp(w))
+            else:
+                keep_probability = math.exp(-b_cost / beta)
+            if uniforms[position] < keep_probability and n_spare > 0:
+                n_spare -= 1
+                tid = spare[n_spare]
+                for x in range(n):
+                    s = free[x]
+                    template_slots[tid, x] = s
+                    slot_owner[s] = tid
+                for x in range(n - 1, -1, -1):      # remove the chosen slots (at the front) from the free list
+                    s = template_slots[tid, x]
+                    p = free_pos[s]
+                    n_free -= 1
+                    last = free[n_free]
+                    free[p] = last
+                    free_pos[last] = p
+                template_type[tid] = j
+                template_cost[tid] = b_cost
+                template_actual[tid] = False
+                cost += b_cost
+                _add(tid, j, 1, members, member_pos, member_count, capacity)
+            position += 1
+        # a waiting job takes an idle virtual template of its type (chosen at random)
+        if member_count[j, 1] > 0 and queues[j] > member_count[j, 0]:
+            k = min(int(uniforms[position] * member_count[j, 1]), member_count[j, 1] - 1)
+            position += 1
+            tid = members[j, capacity + k]
+            _move(tid, j, 1, 0, members, member_pos, member_count, capacity)
+            template_actual[tid] = True
+            actual_cost += template_cost[tid]
+        actual[j] = member_count[j, 0]
+        counts[j] = member_count[j, 0] + member_count[j, 1]
+        level = _level_of(levels, cost)
+    state[0], state[1], state[2], state[3] = position, n_free, n_spare, level
+    times[0], times[1], times[2] = t, cost, actual_cost
+    return status
+
+
+@numba.njit(cache=True)
+def _add(tid, j, kind, members, member_pos, member_count, capacity):
+    k = member_count[j, kind]
+    members[j, kind * capacity + k] = tid
+    member_pos[tid] = k
+    member_count[j, kind] = k + 1
+
+
+@numba.njit(cache=True)
+def _drop(tid, j, is_actual, members, member_pos, member_count, capacity):
+    kind = 0 if is_actual else 1
+    k = member_pos[tid]
+    last = member_count[j, kind] - 1
+    moved = members[j, kind * capacity + last]
+    members[j, kind * capacity + k] = moved
+    member_pos[moved] = k
+    member_count[j, kind] = last
+
+
+@numba.njit(cache=True)
+def _move(tid, j, source, target, members, member_pos, member_count, capacity):
+    _drop(tid, j, source == 0, members, member_pos, member_count, capacity)
+    _add(tid, j, target, members, member_pos, member_count, capacity)
+
+
+# ---------------------------------------------------------------------------------------------
+# Max-Weight: a configuration per frame
+# ---------------------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def _frame_loop(uniforms, frame, weight_parameters, arrival, service, packings, packing_cost, filled_cost, levels, edges_t,
+                state, times, queues, area_q, area_n, area_a, area_cost, area_actual, level_time, departures,
+                migrated):
+    """Run Algorithm 1 until ``edges_t[-1]`` or until the uniforms run short.
+
+    ``state`` = (uniforms used, current packing, frames started); ``times`` = (clock, next epoch).
+    ``filled_cost[p, j, a]``: cost of the ``a`` cheapest type-j templates of packing p.
+    """
+    types = arrival.shape[0]
+    position, p, epochs = state[0], state[1], state[2]
+    t, epoch = times[0], times[1]
+    alpha, b = weight_parameters[0], weight_parameters[3]
+    end = edges_t[edges_t.shape[0] - 1]
+    counts = np.zeros(types)
+    actual = np.zeros(types)
+    weights = np.zeros(types)
+    rates = np.zeros(2 * types)          # arrival, departure of each type
+    status = _DONE
+    while t < end:
+        if position + 4 > uniforms.shape[0]:
+            status = _REFILL
+            break
+        if t >= epoch:                    # eq. (10) at the epoch
+            for j in range(types):
+                weights[j] = alpha * _log_power(1.0 + queues[j], b)
+            best, chosen, ties = 0.0, 0, 0
+            for i in range(packings.shape[0]):
+                value = -packing_cost[i]
+                for j in range(types):
+                    value += weights[j] * packings[i, j]
+                slack = 1e-12 * max(1.0, abs(best))
+                if ties == 0 or value > best + slack:
+                    best, chosen, ties = value, i, 1
+                elif value >= best - slack:
+                    ties += 1
+                    if uniforms[position] * ties < 1.0:      # reservoir sampling: a uniform choice among ties
+                        chosen = i
+            position += 1
+            if chosen != p:
+                moved = 0
+                for j in range(types):
+                    moved += min(queues[j], packings[p, j])
+                batch = _batch_of(edges_t, t)
+                if batch >= 0:
+                    migrated[batch] += moved
+                p = chosen
+            epochs += 1
+            epoch += frame
+        rate = 0.0
+        for j in range(types):
+            counts[j] = packings[p, j]
+            actual[j] = min(queues[j], packings[p, j])
+            rates[2 * j] = arrival[j]
+            rates[2 * j + 1] = service[j] * actual[j]
+            rate += rates[2 * j] + rates[2 * j + 1]
+        cost = packing_cost[p]
+        actual_cost = 0.0
+        for j in range(types):
+            actual_cost += filled_cost[p, j, int(actual[j])]
+        level = _level_of(levels, cost)
+        dt = -math.log(1.0 - uniforms[position]) / rate
+        position += 1
+        stop = min(t + dt, epoch, end)
+        _accumulate(t, stop, edges_t, queues, counts, actual, cost, actual_cost, level, area_q, area_n, area_a, area_cost,
+                    area_actual, level_time)
+        if t + dt >= epoch or t + dt >= end:   # memoryless: the clocks restart after the epoch
+            t = stop
+            continue
+        t += dt
+        chosen = _choose(rates, rate, uniforms[position])
+        position += 1
+        j = chosen // 2
+        if chosen % 2 == 0:
+            queues[j] += 1
+        else:
+            queues[j] -= 1
+            batch = _batch_of(edges_t, t)
+            if batch >= 0:
+                departures[batch, j] += 1
+    state[0], state[1], state[2] = position, p, epochs
+    times[0], times[1] = t, epoch
+    return status
+
+
+# ---------------------------------------------------------------------------------------------
+# Set-up, replications and estimates
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """What a replication needs (picklable, for process and cluster executors)."""
+
+    algorithm: str
+    cluster: Cluster
+    jobs: tuple[GraphJob, ...]
+    weight_parameters: np.ndarray        # (α, h, ε, b)
+    beta: float
+    clock_rate: float
+    frozen: np.ndarray | None            # frozen queue weights q_j, or None
+    frame: float
+    initial_queues: np.ndarray
+    levels: np.ndarray
+    edges: np.ndarray                    # warm-up end, then batch ends
+
+
+@dataclass(frozen=True)
+class _Tallies:
+    area_q: np.ndarray
+    area_n: np.ndarray
+    area_a: np.ndarray
+    area_cost: np.ndarray
+    area_actual: np.ndarray
+    level_time: np.ndarray
+    departures: np.ndarray
+    migrated: np.ndarray
+
+
+def _tallies(batches: int, types: int, levels: int) -> _Tallies:
+    return _Tallies(np.zeros((batches, types)), np.zeros((batches, types)), np.zeros((batches, types)), np.zeros(batches),
+                    np.zeros(batches), np.zeros((batches, levels)), np.zeros((batches, types)), np.zeros(batches))
+
+
+def _run_templates(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
+    cluster, jobs = setup.cluster, setup.jobs
+    rng = np.random.default_rng(seed)
+    types, total = len(jobs), cluster.total_slots
+    nodes = np.array([job.nodes for job in jobs], dtype=np.int64)
+    width = max(1, max(len(job.edges) for job in jobs))
+    edges = np.zeros((types, width, 2), dtype=np.int64)
+    edge_weights = np.zeros((types, width))
+    for j, job in enumerate(jobs):
+        edges[j, :len(job.edges)] = job.edges
+        edge_weights[j, :len(job.edges)] = job.edge_weights
+    tallies = _tallies(len(setup.edges) - 1, types, len(setup.levels))
+    queues = setup.initial_queues.astype(np.int64).copy()
+    q = np.zeros(types) if setup.frozen is None else setup.frozen.copy()
+    _update_weights(q, queues.astype(float), setup.frozen is not None, setup.weight_parameters, total)
+    capacity = total
+    arrays = dict(slot_owner=np.full(total, -1, dtype=np.int64), free=np.arange(total, dtype=np.int64),
+                  free_pos=np.arange(total, dtype=np.int64), template_type=np.zeros(capacity, dtype=np.int64),
+                  template_actual=np.zeros(capacity, dtype=np.bool_), template_cost=np.zeros(capacity),
+                  template_slots=np.zeros((capacity, int(nodes.max())), dtype=np.int64),
+                  members=np.zeros((types, 2 * capacity), dtype=np.int64), member_pos=np.zeros(capacity, dtype=np.int64),
+                  member_count=np.zeros((types, 2), dtype=np.int64), spare=np.arange(capacity, dtype=np.int64)[::-1].copy())
+    state = np.array([0, total, capacity, _level_index(setup.levels, 0.0)], dtype=np.int64)
+    times = np.zeros(3)
+    mode = _DGP if setup.algorithm == "DGP" else _ADGP
+    arrival = np.array([job.arrival_rate for job in jobs])
+    service = np.array([job.service_rate for job in jobs])
+    while True:
+        uniforms = rng.random(CHUNK)
+        state[0] = 0
+        status = _template_loop(mode, uniforms, setup.frozen is not None, setup.weight_parameters, setup.beta,
+                                setup.clock_rate, arrival, service, nodes, edges, edge_weights,
+                                np.array([len(job.edges) for job in jobs], dtype=np.int64), cluster.machine_of_slot,
+                                np.ascontiguousarray(cluster.distance), setup.levels, setup.edges, state, times, queues, q,
+                                arrays["slot_owner"], arrays["free"], arrays["free_pos"], arrays["template_type"],
+                                arrays["template_actual"], arrays["template_cost"], arrays["template_slots"],
+                                arrays["members"], arrays["member_pos"], arrays["member_count"], arrays["spare"],
+                                tallies.area_q, tallies.area_n, tallies.area_a, tallies.area_cost, tallies.area_actual,
+                                tallies.level_time, tallies.departures)
+        if status == _DONE:
+            return tallies
+        if status == _OVERFLOW:
+            raise UnstableSystemError("ADGP clock exponent max_j q_j/β", float(np.max(q) / setup.beta), 700.0,
+                                      "the dedicated clocks' rate λ̂ e^(q/β) overflows; the queues grew without bound")
+
+
+def _level_index(levels: np.ndarray, cost: float) -> int:
+    return int(np.argmin(np.abs(levels - cost)))
+
+
+def _run_frames(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
+    cluster, jobs = setup.cluster, setup.jobs
+    packings = cheapest_packings(cluster, jobs)
+    types = len(jobs)
+    most = int(packings.templates.max())
+    filled = np.zeros((len(packings.cost), types, most + 1))
+    for i, state in enumerate(packings.state.tolist()):
+        for j in range(types):
+            costs = sorted(b for t, _, b in packings.configurations.describe(state) if t == j)
+            filled[i, j, 1:len(costs) + 1] = np.cumsum(costs)
+            filled[i, j, len(costs) + 1:] = filled[i, j, len(costs)]
+    rng = np.random.default_rng(seed)
+    tallies = _tallies(len(setup.edges) - 1, types, len(setup.levels))
+    queues = setup.initial_queues.astype(np.int64).copy()
+    state = np.zeros(3, dtype=np.int64)
+    times = np.zeros(2)
+    arrival = np.array([job.arrival_rate for job in jobs])
+    service = np.array([job.service_rate for job in jobs])
+    while True:
+        uniforms = rng.random(CHUNK)
+        state[0] = 0
+        status = _frame_loop(uniforms, setup.frame, setup.weight_parameters, arrival, service,
+                             packings.templates.astype(np.int64), packings.cost, filled, setup.levels, setup.edges, state,
+                             times, queues, tallies.area_q, tallies.area_n, tallies.area_a, tallies.area_cost,
+                             tallies.area_actual, tallies.level_time, tallies.departures, tallies.migrated)
+        if status == _DONE:
+            return tallies
+
+
+def _replication(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
+    return _run_frames(setup, seed) if setup.algorithm == "Max-Weight" else _run_templates(setup, seed)
+
+
+def _summarise(setup: _Setup, runs: list[_Tallies], level: float, seed: np.random.SeedSequence) -> PartitioningSimulation:
+    """Time averages with intervals: over replications when there are several, else over the batches of one."""
+    spans = np.diff(setup.edges)
+    names = list(_Tallies.__dataclass_fields__)
+    if len(runs) > 1:
+        method = "independent replications"
+        samples = {name: np.array([getattr(run, name).sum(axis=0) / spans.sum() for run in runs]) for name in names}
+    else:
+        method = "batch means"
+        samples = {name: getattr(runs[0], name) / spans.reshape((-1,) + (1,) * (getattr(runs[0], name).ndim - 1))
+                   for name in names}
+
+    def estimate(name: str) -> tuple[np.ndarray, np.ndarray]:
+        values = samples[name]
+        flat = values.reshape(len(values), -1)
+        results = [mean_estimate(flat[:, i], level, method) for i in range(flat.shape[1])]
+        shape = values.shape[1:]
+        return np.array([r.value for r in results]).reshape(shape), np.array([r.half_width for r in results]).reshape(shape)
+
+    totals = runs[0].area_q.sum(axis=1) / spans
+    growth = growth_rate(totals, 0.5 * (setup.edges[1:] + setup.edges[:-1])) if len(spans) >= 3 else None
+    queue, queue_ci = estimate("area_q")
+    templates, templates_ci = estimate("area_n")
+    actual, actual_ci = estimate("area_a")
+    cost, cost_ci = estimate("area_cost")
+    actual_cost, actual_cost_ci = estimate("area_actual")
+    law, law_ci = estimate("level_time")
+    throughput, throughput_ci = estimate("departures")
+    migrated, migrated_ci = estimate("migrated")
+    return PartitioningSimulation(
+        algorithm=setup.algorithm, queue=queue, queue_ci=queue_ci, templates=templates, templates_ci=templates_ci,
+        actual=actual, actual_ci=actual_ci, cost=float(cost), cost_ci=float(cost_ci), actual_cost=float(actual_cost),
+        actual_cost_ci=float(actual_cost_ci), cost_levels=setup.levels, cost_law=law, cost_law_ci=law_ci,
+        throughput=throughput, throughput_ci=throughput_ci, interruptions=float(migrated), interruptions_ci=float(migrated_ci),
+        stationary=True if growth is None else growth.stationary, level=level, method=method,
+        samples=len(runs) if len(runs) > 1 else len(spans), duration=float(setup.edges[-1]), warmup=float(setup.edges[0]),
+        replications=len(runs), seed=seed.entropy)
+
+
+def _simulate(algorithm: str, cluster: Cluster, jobs, alpha: float, beta: float, b: float, h: float, epsilon: float,
+              frozen_queues, clock_rate: float, frame: float, time: float, warmup: float | None, replications: int,
+              seed, executor: Executor | None, level: float, batches: int, initial_queues, progress: bool | None
+              ) -> PartitioningSimulation:
+    types = check_jobs(cluster, jobs)
+    a = positive("alpha", alpha)
+    temperature = positive("beta", beta)
+    _exponent(b)
+    bias = float(h)
+    if not bias >= 1 or not math.isfinite(bias):
+        raise InvalidParameterError("h", h, "must be finite and >= 1 (f = log^(1-b) is evaluated at h + Q)")
+    share = positive("epsilon", epsilon)
+    if share >= 1:
+        raise InvalidParameterError("epsilon", epsilon, "must lie in (0, 1) (eq. 12)")
+    horizon = positive("time", time)
+    skip = 0.1 * horizon if warmup is None else float(warmup)
+    if not 0 <= skip < horizon:
+        raise InvalidParameterError("warmup", warmup, f"must lie in [0, time = {horizon:g})")
+    runs = integer("replications", replications)
+    k = integer("batches", batches, minimum=2 if runs == 1 else 1)
+    confidence("level", level)
+    check_executor(executor)
+    start = np.zeros(len(types), dtype=np.int64) if initial_queues is None else np.asarray(initial_queues)
+    if start.shape != (len(types),) or not np.issubdtype(start.dtype, np.integer) or (start < 0).any():
+        raise InvalidParameterError("initial_queues", initial_queues, f"must be {len(types)} non-negative integers")
+    parameters = np.array([a, bias, share, float(b)])
+    frozen = None
+    if frozen_queues is not None:
+        fixed = np.asarray(frozen_queues, dtype=float)
+        if fixed.shape != (len(types),) or not np.all(np.isfinite(fixed)) or (fixed < 0).any():
+            raise InvalidParameterError("frozen_queues", frozen_queues, f"must be {len(types)} finite numbers >= 0")
+        frozen = np.zeros(len(types))
+        _update_weights(frozen, fixed, False, parameters, cluster.total_slots)
+    if algorithm == "Max-Weight":
+        levels = np.unique(cheapest_packings(cluster, types).cost)
+    else:
+        levels = np.unique(state_space(cluster, types).cost)
+    edges = skip + (horizon - skip) * np.arange(k + 1) / k
+    setup = _Setup(algorithm=algorithm, cluster=cluster, jobs=types, weight_parameters=parameters, beta=temperature,
+                   clock_rate=clock_rate, frozen=frozen, frame=frame, initial_queues=start, levels=levels, edges=edges)
+    root = root_seed(seed)
+    results = replicate(functools.partial(_replication, setup), runs, seed=root, executor=executor, progress=progress,
+                        description=algorithm)
+    return _summarise(setup, results, level, root)
+
+
+_COMMON = """
+    cluster : Cluster
+    jobs : GraphJob or sequence of GraphJob
+    alpha : float
+        α > 0, the weight of the queues (eq. 11).
+    beta : float
+        β > 0, the temperature.
+    b : float
+        Exponent of ``f(x) = log^(1-b)(x)``, in [0, 1) (Theorem 2 takes b in (0, 1); 0 gives ``log``).
+    h : float
+        The bias h >= 1 added to the queues.
+    epsilon : float
+        ε in (0, 1): the floor ``ε/(8M) f(h + Q_max)`` of eq. (12).
+    frozen_queues : sequence of float, optional
+        Freeze the weights at ``α f^(j)(h + Q)`` for this queue vector: the configuration then
+        evolves as DGP-bar (ADGP-bar) of Section 6 (Appendix B), independently of the queues.
+    time : float
+        Simulated time per replication, warm-up included.
+    warmup : float, optional
+        Time discarded at the start of each replication (default a tenth of ``time``).
+    replications : int
+        Independent replications; with one, the intervals come from ``batches`` batch means.
+    seed : int, SeedSequence, Generator or None
+        The same seed gives the same numbers, serially or through any executor.
+    executor : concurrent.futures.Executor, optional
+        Where the replications run (default: one process per core).
+    level : float
+        Confidence level of the half-widths.
+    batches : int
+        Batches per replication (>= 2 with one replication).
+    initial_queues : sequence of int, optional
+        Jobs of each type in the system at time 0 (default none): starting near the operating queue
+        (:func:`~.operating.operating_point`) shortens the warm-up.
+    progress : bool, optional
+        tqdm bar over the replications; default only when standard error is a terminal.
+"""
+
+
+def simulate_dgp(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], alpha: float, beta: float, *, b: float = 0.5,
+                 h: float = math.e, epsilon: float = 0.5, frozen_queues: Sequence[float] | None = None,
+                 time: float = 10_000.0, warmup: float | None = None, replications: int = 1,
+                 seed: int | np.random.SeedSequence | np.random.Generator | None = None, executor: Executor | None = None,
+                 level: float = 0.95, batches: int = 20, initial_queues: Sequence[int] | None = None,
+                 progress: bool | None = None) -> PartitioningSimulation:
+    """Simulate the Dynamic Graph Partitioning algorithm (Algorithm 3 with Algorithm 2).
+
+    Parameters
+    ----------""" + _COMMON + """
+    Returns
+    -------
+    PartitioningSimulation
+        Mean queues, templates, partition cost and the cost's law, with half-widths.
+
+    Raises
+    ------
+    InvalidParameterError
+        Bad cluster, jobs or parameters (non-positive α or β, h < 1, ε outside (0, 1), b outside
+        [0, 1), warm-up not below ``time``, a non-executor).
+
+    Examples
+    --------
+    With frozen weights the configuration follows π* of eq. (15):
+
+    >>> from analytic.partitioning.distributions import dgp_distribution
+    >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+    >>> from analytic.partitioning.weights import dgp_queue_weights
+    >>> from analytic.simulation import compare
+    >>> run = simulate_dgp(FIGURE1_CLUSTER, FIGURE1_JOB, alpha=0.5, beta=0.5, frozen_queues=[20], time=20_000, seed=1)
+    >>> q = dgp_queue_weights([20], 0.5, 2.718281828459045, 0.5, 12, 0.5)
+    >>> compare(run.cost_estimate, dgp_distribution(FIGURE1_CLUSTER, FIGURE1_JOB, q, 0.5).expected_cost).verdict
+    'agrees'
+    """
+    return _simulate("DGP", cluster, jobs, alpha, beta, b, h, epsilon, frozen_queues, 0.0, 0.0, time, warmup, replications,
+                     seed, executor, level, batches, initial_queues, progress)
+
+
+def simulate_adgp(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], alpha: float, beta: float, clock_rate: float, *,
+                  b: float = 0.5, h: float = math.e, epsilon: float = 0.5, frozen_queues: Sequence[float] | None = None,
+                  time: float = 10_000.0, warmup: float | None = None, replications: int = 1,
+                  seed: int | np.random.SeedSequence | np.random.Generator | None = None, executor: Executor | None = None,
+                  level: float = 0.95, batches: int = 20, initial_queues: Sequence[int] | None = None,
+                  progress: bool | None = None) -> PartitioningSimulation:
+    """Simulate the Alternative Dynamic Graph Partitioning algorithm (Algorithm 4, dedicated clocks).
+
+    Parameters
+    ----------""" + _COMMON + """    clock_rate : float
+        λ̂ > 0, the base rate of the dedicated clocks.
+
+    Returns
+    -------
+    PartitioningSimulation
+
+    Raises
+    ------
+    InvalidParameterError
+        As :func:`simulate_dgp`, or a non-positive clock rate.
+    UnstableSystemError
+        The clocks' rate ``λ̂ e^(q/β)`` overflowed (the queues grew without bound).
+
+    Examples
+    --------
+    >>> from analytic.partitioning.distributions import adgp_distribution
+    >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+    >>> from analytic.partitioning.weights import dgp_queue_weights
+    >>> from analytic.simulation import compare
+    >>> run = simulate_adgp(FIGURE1_CLUSTER, FIGURE1_JOB, 0.5, 0.5, 0.05, frozen_queues=[20], time=20_000, seed=2)
+    >>> q = dgp_queue_weights([20], 0.5, 2.718281828459045, 0.5, 12, 0.5)
+    >>> compare(run.cost_estimate, adgp_distribution(FIGURE1_CLUSTER, FIGURE1_JOB, 0.05, q, 0.5).expected_cost).verdict
+    'agrees'
+    """
+    rate = positive("clock_rate", clock_rate)
+    return _simulate("ADGP", cluster, jobs, alpha, beta, b, h, epsilon, frozen_queues, rate, 0.0, time, warmup, replications,
+                     seed, executor, level, batches, initial_queues, progress)
+
+
+def simulate_max_weight(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], alpha: float, frame: float, *, b: float = 0.0,
+                        time: float = 10_000.0, warmup: float | None = None, replications: int = 1,
+                        seed: int | np.random.SeedSequence | np.random.Generator | None = None,
+                        executor: Executor | None = None, level: float = 0.95, batches: int = 20,
+                        initial_queues: Sequence[int] | None = None, progress: bool | None = None) -> PartitioningSimulation:
+    """Simulate the frame-based Max-Weight algorithm (Algorithm 1) with ``f(x) = log^(1-b)(1 + x)``.
+
+    Parameters
+    ----------
+    cluster : Cluster
+    jobs : GraphJob or sequence of GraphJob
+    alpha : float
+        α > 0 in eq. (10).
+    frame : float
+        T > 0, the time between configuration updates.
+    b : float
+        Exponent of f, in [0, 1); the default ``f(x) = log(1 + x)``.
+    time, warmup, replications, seed, executor, level, batches, initial_queues, progress
+        As in :func:`simulate_dgp`.
+
+    Returns
+    -------
+    PartitioningSimulation
+        With ``interruptions``: jobs in service per unit time whose configuration was replaced.
+
+    Examples
+    --------
+    Figure 1 at ρ = 1: Max-Weight uses only cost-1 templates, so its mean cost is the mean number of
+    templates installed (each costs 1), which is at least G(x*) = 1.
+
+    >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+    >>> run = simulate_max_weight(FIGURE1_CLUSTER, FIGURE1_JOB, alpha=1.0, frame=1.0, time=5_000, seed=3)
+    >>> bool(abs(run.cost - run.templates[0]) < 1e-12), bool(run.cost > 1.0), run.stationary
+    (True, True, True)
+    """
+    span = positive("frame", frame)
+    return _simulate("Max-Weight", cluster, jobs, alpha, 1.0, b, 1.0, 0.5, None, 0.0, span, time, warmup, replications,
+                     seed, executor, level, batches, initial_queues, progress)

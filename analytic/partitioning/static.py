@@ -1,0 +1,224 @@
+"""The capacity region Λ (Definition 1) and the static partitioning problem (Definition 2) as linear programs.
+
+Ghaderi, Shakkottai & Srikant, Section 3. Λ is the set of template-count vectors a time-sharing π
+over the configurations supports, ``z_j = Σ_C π(C) |C^(j)|``; the static problem asks for the
+cheapest such time-sharing that serves the loads:
+
+    G(x*) = min_π Σ_C π(C) b(C)   s.t.  Σ_C π(C) |C^(j)| >= ρ_j  (7),  π >= 0, Σ_C π(C) = 1  (8)-(9)
+
+with ``b(C) = Σ_j Σ_(A ∈ C^(j)) b_A`` and ``x_A = Σ_C π(C) 1{A ∈ C}``. Only the cheapest class of each
+(type, load vector) matters (:func:`~.configurations.class_table` with ``cheapest=True``), and a
+configuration matters only through its count vector ``n = (|C^(j)|)_j`` and cost, so the LP solved
+by HiGHS runs over the distinct count vectors, each priced at the cheapest packing
+``c(n) = min {b(C) : |C^(j)| = n_j}``. The cvxpy cross-check solves the LP over every reduced state.
+
+Reading. Definition 2 as printed constrains only the totals ``(Σ_A x_A)_j`` to lie in Λ (9), not
+the template fractions ``x`` themselves; read literally it decouples cost from packing and its value
+is ``Σ_j ρ_j min_A b_A`` whenever ρ ∈ Λ. The proof of Theorem 2 (Step 3, "W*(k) = max_x ...
+equivalently") and Definition 1's "x_A = Σ_C π(C) 1(A ∈ C^(j))" use the time-sharing reading,
+which is the one solved here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import linprog
+
+from analytic.errors import ConvergenceError, InvalidParameterError, UnstableSystemError
+from analytic.partitioning.configurations import Configurations, state_space
+from analytic.partitioning.model import Cluster, GraphJob
+
+__all__ = ["Packings", "StaticPartition", "capacity_margin", "cheapest_packings", "static_partitioning"]
+
+#: Relative slack within which ρ on the boundary of Λ counts as inside it.
+_BOUNDARY = 1e-9
+
+
+@dataclass(frozen=True)
+class Packings:
+    """The distinct template-count vectors of a cluster, each with its cheapest configuration.
+
+    Attributes
+    ----------
+    templates : numpy.ndarray, shape (P, J)
+        Count vectors ``n`` (the empty one first).
+    cost : numpy.ndarray, shape (P,)
+        ``c(n)``, the least partition cost of a configuration with these counts.
+    state : numpy.ndarray, shape (P,)
+        Index of a cheapest configuration in ``configurations``.
+    configurations : Configurations
+        The reduced states (cheapest classes only).
+    """
+
+    templates: np.ndarray
+    cost: np.ndarray
+    state: np.ndarray
+    configurations: Configurations
+
+
+def cheapest_packings(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -> Packings:
+    """Every feasible template-count vector with the cheapest configuration realising it.
+
+    Examples
+    --------
+    Figure 1: at most two five-node graphs fit; two of them cost 2 in all (each splits 4 + 1).
+
+    >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+    >>> packings = cheapest_packings(FIGURE1_CLUSTER, FIGURE1_JOB)
+    >>> packings.templates.ravel().tolist(), packings.cost.tolist()
+    ([0, 1, 2], [0.0, 1.0, 2.0])
+    """
+    space = state_space(cluster, jobs, cheapest=True)
+    order = np.lexsort((space.cost, *space.templates.T[::-1]))
+    vectors = space.templates[order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = (vectors[1:] != vectors[:-1]).any(axis=1)
+    chosen = order[first]
+    return Packings(templates=space.templates[chosen], cost=space.cost[chosen], state=chosen, configurations=space)
+
+
+def capacity_margin(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -> float:
+    """δ* of Definition 1: the largest δ with ``ρ(1 + δ) ∈ Λ`` (negative when ρ lies outside Λ).
+
+    Solved by HiGHS: ``max t`` subject to ``Σ_n π_n n_j >= t ρ_j``, ``Σ_n π_n = 1``, ``π >= 0``; δ* = t - 1.
+
+    Examples
+    --------
+    Figure 1 (at most two graphs at a time) at ρ = 1: δ* = 1.
+
+    >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+    >>> capacity_margin(FIGURE1_CLUSTER, FIGURE1_JOB)
+    1.0
+    """
+    packings = cheapest_packings(cluster, jobs)
+    loads = np.array([job.load for job in packings.configurations.jobs])
+    count = len(packings.cost)
+    # variables (π_1..π_P, t): minimise -t
+    objective = np.zeros(count + 1)
+    objective[-1] = -1.0
+    a_ub = np.column_stack([-packings.templates.T, loads])
+    result = linprog(objective, A_ub=a_ub, b_ub=np.zeros(len(loads)), A_eq=np.append(np.ones(count), 0.0)[None, :],
+                     b_eq=[1.0], bounds=[(0, None)] * (count + 1), method="highs")
+    if result.status != 0:
+        raise ConvergenceError(f"HiGHS did not solve the capacity LP: {result.message}")
+    return float(-result.fun - 1.0)
+
+
+@dataclass(frozen=True, repr=False)
+class StaticPartition:
+    """The optimum of the static partitioning problem (Definition 2).
+
+    Attributes
+    ----------
+    cost : float
+        ``G(x*)``, the least mean partition cost that serves the loads.
+    delta_star : float
+        Largest δ with ``ρ(1 + δ) ∈ Λ`` (:func:`capacity_margin`).
+    interior : bool
+        Whether ρ lies strictly inside Λ (δ* > 0), as Theorems 1 and 2 assume.
+    time_sharing : tuple of (tuple of int, float, float)
+        The optimal time-sharing: ``(n, π_n, c(n))`` for each count vector used with positive
+        probability (templates of each type, its time fraction, its cheapest cost).
+    configurations : tuple of list
+        A cheapest configuration for each entry of ``time_sharing`` (as :meth:`Configurations.describe`).
+    throughput : numpy.ndarray
+        ``Σ_n π_n n_j``, templates of each type held on average (>= ρ_j).
+    solver : str
+        ``"highs"`` or ``"cvxpy"``.
+    """
+
+    cost: float
+    delta_star: float
+    interior: bool
+    time_sharing: tuple[tuple[tuple[int, ...], float, float], ...]
+    configurations: tuple[list, ...]
+    throughput: np.ndarray
+    solver: str
+
+    def __repr__(self) -> str:
+        sharing = [(n, round(p, 10), c) for n, p, c in self.time_sharing]
+        return (f"StaticPartition(cost={self.cost:.12g}, delta_star={self.delta_star:.12g}, interior={self.interior}, "
+                f"time_sharing={sharing}, solver={self.solver!r})")
+
+
+def static_partitioning(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], solver: str = "highs") -> StaticPartition:
+    """Solve the static partitioning problem (Definition 2, eqs. 6–9) as an LP over configurations.
+
+    Parameters
+    ----------
+    cluster : Cluster
+    jobs : GraphJob or sequence of GraphJob
+        The loads ``ρ_j = λ_j/μ_j`` to serve.
+    solver : {"highs", "cvxpy"}
+        ``"highs"``: ``scipy.optimize.linprog`` over the distinct count vectors priced at their
+        cheapest packing (a vertex, exact to round-off); ``"cvxpy"``: cvxpy with Clarabel over every
+        reduced state (an independent formulation, agreeing to about 1e-9).
+
+    Returns
+    -------
+    StaticPartition
+        ``G(x*)``, δ*, whether ρ is interior to Λ, and an optimal time-sharing.
+
+    Raises
+    ------
+    UnstableSystemError
+        ρ lies outside Λ: no time-sharing serves the loads (the message gives the factor by which
+        they exceed the capacity region).
+    InvalidParameterError
+        Unknown solver.
+    ConvergenceError
+        The solver did not report an optimum.
+
+    Examples
+    --------
+    Triangles on Figure 1's cluster at ρ = 3.5: three fit whole (one per machine, cost 0), a fourth
+    must be split across the three machines (cost 3); serving 3.5 on average takes four half the
+    time, so G(x*) = 1.5, although every type has a template of cost 0.
+
+    >>> from analytic.partitioning.model import GraphJob
+    >>> from analytic.partitioning.paper import FIGURE1_CLUSTER
+    >>> triangle = GraphJob(3, [(0, 1), (1, 2), (0, 2)], arrival_rate=3.5, service_rate=1.0)
+    >>> static_partitioning(FIGURE1_CLUSTER, triangle)
+    StaticPartition(cost=1.5, delta_star=0.142857142857, interior=True, time_sharing=[((3,), 0.5, 0.0), ((4,), 0.5, 3.0)],
+        solver='highs')
+    """
+    if solver not in ("highs", "cvxpy"):
+        raise InvalidParameterError("solver", solver, 'must be "highs" or "cvxpy"')
+    packings = cheapest_packings(cluster, jobs)
+    space = packings.configurations
+    loads = np.array([job.load for job in space.jobs])
+    delta = capacity_margin(cluster, jobs)
+    if delta < -_BOUNDARY:
+        factor = 1.0 / (1.0 + delta)
+        raise UnstableSystemError("load factor of ρ relative to the capacity region Λ (Definition 1)", factor, 1.0,
+                                  f"ρ = {np.round(loads, 10).tolist()} lies outside Λ; ρ/{factor:.6g} is on its boundary")
+    if solver == "highs":
+        vectors, costs, states = packings.templates, packings.cost, packings.state
+        result = linprog(costs, A_ub=-vectors.T, b_ub=-loads, A_eq=np.ones((1, len(costs))), b_eq=[1.0],
+                         bounds=(0, None), method="highs")
+        if result.status != 0:
+            raise ConvergenceError(f"HiGHS did not solve the static partitioning LP: {result.message}")
+        weights, value = result.x, float(result.fun)
+    else:
+        vectors, costs, states = space.templates, space.cost, np.arange(len(space))
+        weights, value = _solve_cvxpy(costs, vectors, loads)
+    used = np.flatnonzero(weights > 1e-9)
+    return StaticPartition(
+        cost=value, delta_star=delta, interior=bool(delta > _BOUNDARY),
+        time_sharing=tuple((tuple(int(v) for v in vectors[i]), float(weights[i]), float(costs[i])) for i in used),
+        configurations=tuple(space.describe(int(states[i])) for i in used),
+        throughput=weights @ vectors, solver=solver)
+
+
+def _solve_cvxpy(costs: np.ndarray, vectors: np.ndarray, loads: np.ndarray) -> tuple[np.ndarray, float]:
+    import cvxpy as cp
+
+    weights = cp.Variable(len(costs), nonneg=True)
+    problem = cp.Problem(cp.Minimize(costs @ weights), [vectors.T @ weights >= loads, cp.sum(weights) == 1])
+    problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    if problem.status != cp.OPTIMAL:
+        raise ConvergenceError(f"cvxpy (Clarabel) did not solve the static partitioning LP: status {problem.status}")
+    return np.clip(weights.value, 0.0, None), float(problem.value)

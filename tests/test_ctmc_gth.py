@@ -1,0 +1,125 @@
+"""The sparse multifrontal GTH of analytic.ctmc.gth: orders, symbolic analysis, extreme ranges.
+
+References: the product forms of birth–death chains (mpmath at 50 digits, in log space where the
+probabilities leave the double range), a dense GTH written in the test, and the structure of
+nested dissection itself (a separator must disconnect what it separates).
+"""
+
+import mpmath
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from analytic.ctmc import CTMC
+from analytic.ctmc import gth as multifrontal
+from analytic.ctmc.ordering import LEAF_SIZE, nested_dissection
+from analytic.ctmc.stationary import ACCURACY, FLOOR
+from analytic.errors import ConvergenceError
+
+mpmath.mp.dps = 50
+
+
+def grid(k):
+    """The symmetric transition graph of a k x k lattice with nearest-neighbour moves."""
+    path = sp.diags_array([np.ones(k - 1), np.ones(k - 1)], offsets=[-1, 1])
+    eye = sp.identity(k)
+    return (sp.kron(path, eye) + sp.kron(eye, path)).tocsr()
+
+
+def test_nested_dissection_is_a_permutation_whose_last_separator_disconnects_the_grid():
+    graph = grid(40)
+    order = nested_dissection(graph.indptr, graph.indices)
+    assert np.array_equal(np.sort(order), np.arange(1600))
+    # The top separator is a trailing block of the order: removing the last 40 states (one BFS
+    # level, at most a diagonal of the grid) must leave at least two components.
+    keep = np.setdiff1d(np.arange(1600), order[-40:])
+    n_parts, _ = connected_components(graph[keep][:, keep], directed=False)
+    assert n_parts >= 2
+
+
+def test_small_graphs_are_one_leaf():
+    path = sp.diags_array([np.ones(9), np.ones(9)], offsets=[-1, 1]).tocsr()
+    assert sorted(nested_dissection(path.indptr, path.indices).tolist()) == list(range(10))
+    assert LEAF_SIZE >= 10
+
+
+def test_analysis_picks_the_banded_order_on_a_line_and_dissection_on_a_grid():
+    up, down = np.full(9999, 0.5), np.ones(9999)
+    line = multifrontal.analyse(sp.diags_array([down, up], offsets=[-1, 1]).tocsr())
+    assert line.stored <= 10 * 10_000  # no fill beyond the relaxed supernodes
+    lattice = CTMC.from_lattice((99, 99), [((1, 0), lambda X: 0.5 * (X[:, 0] < 99)), ((-1, 0), lambda X: 1.0 * (X[:, 0] > 0)),
+                                           ((0, 1), lambda X: 0.5 * (X[:, 1] < 99)), ((0, -1), lambda X: 1.0 * (X[:, 1] > 0))])
+    plan = multifrontal.analyse(lattice.generator)
+    banded = multifrontal._profile(multifrontal._symmetric(multifrontal._embedded(lattice.generator)[0]),
+                                   np.arange(lattice.n_states))
+    assert plan.stored < banded  # nested dissection beats the band of width 100
+    assert plan.bytes > 8 * plan.stored
+    assert repr(plan).startswith("GTHPlan(n_states=10000, supernodes=")
+
+
+def test_plan_sizes_match_the_factorization():
+    chain = CTMC.from_lattice((30, 30), [((1, 0), lambda X: 0.7 * (X[:, 0] < 30)), ((-1, 0), lambda X: 1.0 * (X[:, 0] > 0)),
+                                         ((0, 1), lambda X: 0.9 * (X[:, 1] < 30)), ((0, -1), lambda X: 1.0 * (X[:, 1] > 0))])
+    plan = multifrontal.analyse(chain.generator)
+    rates, _ = multifrontal._embedded(chain.generator)
+    scaled = multifrontal._permuted(rates, plan.order)
+    into = scaled.T.tocsr()
+    pivots, coef_ptr, coef = multifrontal._factor(
+        scaled.indptr, scaled.indices, scaled.data, into.indptr.astype(np.int64), into.indices.astype(np.int64),
+        into.data, plan.start, plan.update_ptr, plan.update, plan.n_children, plan.stored, plan.stack, 64)
+    assert coef_ptr[-1] == plan.stored == len(coef)
+    assert np.count_nonzero(pivots == 0) == 1 and pivots[-1] == 0  # only the root has nothing left after it
+    assert np.all(pivots[:-1] > 0) and np.all(coef >= 0)  # subtraction-free: nothing negative anywhere
+
+
+@pytest.mark.parametrize("n,load", [(1000, 4.0), (3000, 0.25), (3000, 4.0)])
+def test_probabilities_far_beyond_the_double_range(n, load):
+    # M/M/1/n: pi(x) ∝ load^x spans load^3000 ~ 1e1806. Every probability >= 1e-290 is exact to
+    # the last few digits, the rest are what doubles can hold.
+    chain = CTMC.from_function(0, lambda x: ([(x + 1, load)] if x < n else []) + ([(x - 1, 1.0)] if x > 0 else []))
+    pi = np.asarray(chain.stationary(method="gth"))
+    log_w = np.arange(n + 1) * mpmath.log(load)
+    top = max(log_w)
+    log_total = top + mpmath.log(mpmath.fsum(mpmath.exp(w - top) for w in log_w))
+    exact = np.array([float(mpmath.exp(w - log_total)) for w in log_w])
+    vouched = exact >= FLOOR
+    assert pi[vouched] == pytest.approx(exact[vouched], rel=ACCURACY, abs=0)
+    assert np.all(pi[~vouched] <= 1e-280)
+
+
+def test_rates_spanning_three_hundred_decades():
+    # A birth–death chain whose rates alternate between 1e-150 and 1e150: the embedded-chain
+    # scaling keeps every intermediate in range. pi(x) ∝ prod birth/death.
+    births = [1e150, 1e-150] * 10
+    deaths = [1e-150, 1e150] * 10
+    chain = CTMC.from_function(0, lambda x: ([(x + 1, births[x])] if x < 20 else [])
+                               + ([(x - 1, deaths[x - 1])] if x > 0 else []))
+    weights = [mpmath.mpf(1)]
+    for b, d in zip(births, deaths, strict=True):
+        weights.append(weights[-1] * mpmath.mpf(b) / mpmath.mpf(d))
+    total = mpmath.fsum(weights)
+    exact = np.array([float(w / total) for w in weights])
+    pi = chain.stationary()
+    vouched = exact >= FLOOR
+    assert np.asarray(pi)[vouched] == pytest.approx(exact[vouched], rel=pi.accuracy, abs=0)
+
+
+def test_underflowing_pivot_is_refused_by_gth_and_auto_falls_back():
+    # Two wells of a birth–death chain separated by a barrier 2000 states wide with drift 4:1
+    # towards each well: in the censored chain the escape probability from one well to the other
+    # is 4^-1000 ~ 1e-602, below the double range, and the banded order meets it at a pivot.
+    width = 1000
+    births = [1.0] * 50 + [0.25] * width + [1.0] * width + [1.0] * 50
+    deaths = [1.0] * 50 + [1.0] * width + [0.25] * width + [1.0] * 50
+    n = len(births)
+    chain = CTMC.from_function(0, lambda x: ([(x + 1, births[x])] if x < n else []) + ([(x - 1, deaths[x - 1])] if x > 0 else []))
+    plan = multifrontal.analyse(chain.generator)
+    try:
+        pi = multifrontal.stationary(chain.generator, plan)
+    except FloatingPointError as underflow:
+        with pytest.raises(ConvergenceError, match="GTH cannot vouch for this chain"):
+            chain.stationary(method="gth")
+        assert "pivot underflowed" in str(underflow)
+    else:  # the order avoided the underflow: then the answer must be right (two equal wells)
+        assert pi[:50].sum() == pytest.approx(pi[-50:].sum(), rel=1e-10, abs=0)

@@ -1,0 +1,122 @@
+"""Bad input, extreme rates and memory: analytic.ctmc refuses clearly instead of answering wrongly.
+
+Each case names what the issue found (a NaN residual, an all-zero "distribution", a raw numpy or
+scipy exception, a machine out of memory) and checks the package's error and its message.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from analytic.ctmc import CTMC
+from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
+from analytic.memory import require
+
+
+@pytest.mark.parametrize("generator,match", [
+    ([[0, 1], [1]], "generator = .*must be a square array of rates"),
+    ([[0, 1 + 2j], [1, 0]], "must hold real rates, not complex values"),
+    ([["a", "b"], ["c", "d"]], "must hold real rates, not of dtype <U1"),
+    (np.ones((2, 3)), "generator = .*must be a non-empty square matrix"),
+    (np.zeros((0, 0)), "must be a non-empty square matrix"),
+    (np.ones(4), "must be a non-empty square matrix"),
+    ([[0, np.nan], [1, 0]], r"rate = nan: must be real, finite and >= 0 \(generator\[0, 1\]\)"),
+    ([[0, -2.0], [1, 0]], r"rate = -2: must be real, finite and >= 0"),
+    ([[0, np.inf], [1, 0]], r"rate = inf: must be real, finite and >= 0"),
+    (sp.csr_array(np.array([[0, 1 + 1j], [1, 0]])), "must hold real rates"),
+])
+def test_bad_generators(generator, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        CTMC(generator)
+
+
+def test_row_sums_that_overflow_are_an_error_not_a_nan():
+    # Before: an all-zero "distribution" and a NaN residual, no error.
+    with pytest.raises(InvalidParameterError, match=r"out of state 0 sum to more than the largest double"):
+        CTMC([[0, 1e308, 1e308], [1, 0, 0], [1, 0, 0]])
+
+
+def test_rates_near_the_overflow_limit_are_solved_exactly():
+    # Rates up to 8e307 whose row sums stay finite: pi ∝ (1, 2) for rates 8e307 and 4e307.
+    pi = CTMC([[0, 8e307], [4e307, 0]]).stationary()
+    assert np.asarray(pi) == pytest.approx([1 / 3, 2 / 3], rel=1e-15, abs=0)
+
+
+def test_tiny_rates_near_the_underflow_limit():
+    # Rates 3e-300 and 1e-300: pi ∝ (1, 3).
+    pi = CTMC([[0, 3e-300], [1e-300, 0]]).stationary()
+    assert np.asarray(pi) == pytest.approx([0.25, 0.75], rel=1e-15, abs=0)
+
+
+def test_unhashable_and_duplicate_state_labels():
+    with pytest.raises(InvalidParameterError, match="states = .*must be hashable labels"):
+        CTMC(np.array([[0, 1.0], [1.0, 0]]), states=[[0], [1]])
+    with pytest.raises(InvalidParameterError, match="must be 2 distinct labels"):
+        CTMC(np.array([[0, 1.0], [1.0, 0]]), states=["a", "a"])
+
+
+def test_complex_rate_from_a_transition_function():
+    with pytest.raises(InvalidParameterError, match=r"rate = \(1\+1j\): must be real"):
+        CTMC.from_function(0, lambda x: [(1 - x, 1 + 1j)])
+    with pytest.raises(InvalidParameterError, match=r"rate = .*must be real"):
+        CTMC.from_function(0, lambda x: [(1 - x, np.complex128(1.0))])
+
+
+def test_probability_vectors_of_the_wrong_kind():
+    chain = CTMC(np.array([[0, 1.0], [2.0, 0]]))
+    with pytest.raises(InvalidParameterError, match="probabilities = .*of length 2"):
+        chain.detailed_balance_residual(np.array([1.0]))
+    with pytest.raises(InvalidParameterError, match="probabilities = .*real probabilities"):
+        chain.detailed_balance_residual(np.array(["a", "b"]))
+    with pytest.raises(InvalidParameterError, match="probabilities = .*summing to 1"):
+        chain.detailed_balance_residual(np.array([0.7, 0.7]))
+
+
+# -- memory: refused before it is spent -------------------------------------------------------------
+
+
+def test_require_names_what_would_be_needed_and_what_is_available():
+    with pytest.raises(StateSpaceTooLargeError, match=r"the example needs 1,000 states and about 9.31e\+11 GiB of memory, "
+                                                      r"more than the .* GiB available"):
+        require(1e21, "the example", 1000)
+    require(1, "a byte", 1)  # fits
+
+
+def test_lattice_larger_than_memory_is_refused_before_allocating():
+    # 10^10 states (max_states raised out of the way): refused by the memory estimate at once.
+    with pytest.raises(StateSpaceTooLargeError, match="the lattice needs 10,000,000,000 states and about .* GiB of memory"):
+        CTMC.from_lattice((99_999, 99_999), [((1, 0), lambda X: 1.0 * (X[:, 0] < 99_999))], max_states=10**11)
+
+
+def test_feasible_set_larger_than_memory_is_refused_while_enumerating():
+    # Under an address-space limit of 3 GiB (ulimit -v, which available_bytes honours), a 4-D
+    # simplex of side 800 (4.2e10 points) stops at the memory estimate, long before max_states,
+    # with the package's error rather than a MemoryError or the kernel's OOM killer.
+    code = textwrap.dedent("""
+        import resource, numpy as np
+        resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, resource.RLIM_INFINITY))
+        from analytic.ctmc import CTMC
+        from analytic.errors import StateSpaceTooLargeError
+        moves = [(tuple(np.eye(4, dtype=int)[k]), lambda X: np.zeros(len(X))) for k in range(4)]
+        try:
+            CTMC.from_lattice((800,) * 4, moves, feasible=lambda X: X.sum(axis=1) <= 800, max_states=10**12)
+        except StateSpaceTooLargeError as exc:
+            print(exc)
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                            env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
+    assert result.returncode == 0, result.stderr
+    assert "the feasible set needs at least" in result.stdout and "GiB of memory, more than the" in result.stdout
+
+
+def test_greedy_chain_at_n_300_is_refused_by_its_solver_or_builder():
+    from analytic.moldable import greedy_metrics
+    from analytic.speedup import SpeedUp
+
+    with pytest.raises(StateSpaceTooLargeError, match="GiB of memory"):
+        greedy_metrics(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.8, 300)

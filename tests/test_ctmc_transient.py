@@ -1,0 +1,104 @@
+"""CTMC.transient: uniformization with steady-state detection, against independent references.
+
+References: the matrix exponential in mpmath at 50 digits (small chains), the closed form of a
+two-state chain, the pure-death process, and the stationary law for very large t.
+"""
+
+import time
+
+import mpmath
+import numpy as np
+import pytest
+import scipy.linalg
+
+from analytic.ctmc import CTMC
+from analytic.errors import ConvergenceError, InvalidParameterError
+
+mpmath.mp.dps = 50
+
+
+def birth_death(capacity, birth, death):
+    return CTMC.from_function(0, lambda x: ([(x + 1, birth(x))] if x < capacity else []) + ([(x - 1, death(x))] if x > 0 else []))
+
+
+def mp_transient(chain, t, start):
+    """Row ``start`` of exp(Q t) in mpmath at 50 digits."""
+    q = mpmath.matrix(chain.generator.toarray().tolist())
+    return np.array([float(v) for v in mpmath.expm(q * t)[start, :]])
+
+
+@pytest.mark.parametrize("t", [0.0, 0.3, 2.0, 25.0])
+def test_eleven_state_chain_matches_mpmath_expm(t):
+    chain = birth_death(10, lambda x: 0.7 + 0.1 * x, lambda x: 1.0 + 0.05 * x * x)
+    p = chain.transient(t, 3)
+    exact = mp_transient(chain, t, 3)
+    assert p == pytest.approx(exact, rel=1e-12, abs=1e-300)
+
+
+def test_two_state_closed_form_at_many_times():
+    # p_00(t) = b/(a+b) + a/(a+b) exp(-(a+b) t) for rates a: 0 -> 1, b: 1 -> 0.
+    a, b = 2.0, 0.5
+    chain = CTMC([[0, a], [b, 0]])
+    times = np.array([5.0, 0.0, 1e-3, 0.7, 3.0])
+    p = chain.transient(times, 0)
+    exact = b / (a + b) + a / (a + b) * np.exp(-(a + b) * times)
+    assert p[:, 0] == pytest.approx(exact, rel=1e-14, abs=0)
+    assert p.sum(axis=1) == pytest.approx(np.ones(5), rel=1e-14, abs=0)
+
+
+def test_pure_death_process_from_a_distribution():
+    # 3 -> 2 -> 1 -> 0 at rate 1, absorbing at 0: P(still at 3 by time t) = exp(-t).
+    chain = CTMC.from_function(3, lambda x: [(x - 1, 1.0)] if x > 0 else [])
+    start = np.zeros(4)
+    start[chain.index(3)] = 1.0
+    assert chain.transient(1.5, start)[chain.index(3)] == pytest.approx(np.exp(-1.5), rel=1e-13, abs=0)
+
+
+@pytest.mark.parametrize("t", [1e6, 1e12, 1e300])
+def test_large_times_cost_about_one_stationary_solve(t):
+    # The issue's 11-state chain: expm_multiply took minutes at t = 1e6 and never ended at 1e12.
+    chain = birth_death(10, lambda x: 0.7 + 0.1 * x, lambda x: 1.0 + 0.05 * x * x)
+    start = time.perf_counter()
+    p = chain.transient(t, 0)
+    assert time.perf_counter() - start < 60  # a hang guard, not a speed target (benchmarks/ctmc.py measures it)
+    assert p == pytest.approx(np.asarray(chain.stationary()), rel=1e-12, abs=0)
+
+
+def test_mixing_is_detected_part_way_through_a_window():
+    # At t = 200 the Poisson window sits around 200 * 1.3 steps; the chain mixes well before.
+    chain = birth_death(20, lambda x: 0.5, lambda x: 0.8)
+    p = chain.transient([200.0, 1e9], 5)
+    pi = np.asarray(chain.stationary())
+    assert p[0] == pytest.approx(mp_transient(chain, 200.0, 5), rel=1e-12, abs=1e-300)
+    assert p[1] == pytest.approx(pi, rel=1e-12, abs=0)
+
+
+def test_stiff_chain_not_yet_mixed_is_refused_rather_than_answered_inaccurately():
+    # Rates 1e6 and 1e-6: at t = 1e4 the slow mode has not mixed and uniformization at rate 2e6
+    # would need 2e10 iterates; scipy.linalg.expm answers with a relative error of 3e-7 (checked
+    # here against mpmath), so the package refuses instead.
+    chain = CTMC([[0, 1e6, 0], [1e6, 0, 1e-6], [0, 1e-6, 0]])
+    pade = scipy.linalg.expm(chain.generator.toarray() * 1e4)[0]
+    exact = mp_transient(chain, 1e4, 0)
+    assert np.max(np.abs(pade / exact - 1)) > 1e-8
+    with pytest.raises(ConvergenceError, match=r"it is stiff \(its rates span 1e\+12x\)"):
+        chain.transient(1e4, 0)
+    # Once it has mixed (t far beyond 1e6), the answer is the stationary law.
+    assert chain.transient(1e12, 0) == pytest.approx(np.full(3, 1 / 3), rel=1e-12, abs=0)
+
+
+@pytest.mark.parametrize("times,initial,match", [
+    ([1.0, -2.0], 0, "times = .*must be finite real numbers >= 0"),
+    (np.nan, 0, "times = nan: must be finite"),
+    ([[1.0]], 0, "a scalar or a 1-D sequence"),
+    ([], 0, "must be finite real numbers"),
+    ("soon", 0, "times = 'soon': must be real numbers >= 0"),
+    (1.0, 7, "state = 7: is not a state of this chain"),
+    (1.0, np.array([0.5, 0.5]), "initial = .*probability vector of length 3"),
+    (1.0, np.array([0.5, 0.5, 0.5]), "initial = .*summing to 1"),
+    (1.0, np.array([1 + 1j, 0, 0]), "initial = .*real probabilities"),
+])
+def test_bad_input(times, initial, match):
+    chain = birth_death(2, lambda x: 1.0, lambda x: 1.0)
+    with pytest.raises(InvalidParameterError, match=match):
+        chain.transient(times, initial)

@@ -1,0 +1,72 @@
+"""Tests of random_assignment (Figures 3-4 without the C(S, d) classes).
+
+References: balanced_fairness on the explicit graph of all C(S, d) classes (subset recursion,
+independent code); the M/M/1 queue of rate S (d = S) and S independent M/M/1 queues (d = 1);
+work conservation (mean number of busy servers = λσ).
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from analytic.errors import InvalidParameterError, UnstableSystemError
+from analytic.fairness import balanced_fairness, random_assignment, random_assignment_graph
+
+
+@pytest.mark.parametrize("servers,d,load", [(4, 2, 0.5), (5, 2, 0.9), (6, 2, 0.3), (5, 3, 0.7), (5, 3, 0.95), (6, 4, 0.6)])
+def test_matches_the_explicit_classes(servers, d, load):
+    graph = random_assignment_graph(servers, d)
+    classes = math.comb(servers, d)
+    total = load * servers
+    explicit = balanced_fairness(graph, np.full(classes, total / classes))
+    result = random_assignment(servers, d, total)
+    assert result.mean_jobs == pytest.approx(explicit.mean_jobs.sum(), rel=1e-12)
+    assert result.probability_empty == pytest.approx(explicit.probability_empty, rel=1e-12)
+    assert result.mean_service_rate == pytest.approx(explicit.mean_service_rate, rel=1e-12, abs=0)
+
+
+@pytest.mark.parametrize("servers", [1, 3, 100])
+def test_extreme_d_are_mm1_queues(servers):
+    rho = 0.85
+    pooled = random_assignment(servers, servers, rho * servers)
+    assert pooled.mean_jobs == pytest.approx(rho / (1 - rho), rel=1e-12)
+    separate = random_assignment(servers, 1, rho * servers)
+    assert separate.mean_jobs == pytest.approx(servers * rho / (1 - rho), rel=1e-12)
+
+
+@pytest.mark.parametrize("d", [2, 3])
+def test_busy_servers_conserve_work_and_rates_stay_below_d(d):
+    for rho in (0.1, 0.5, 0.95):
+        result = random_assignment(100, d, 100 * rho / 2.0, mean_size=2.0)
+        assert result.busy_servers.sum() == pytest.approx(1.0, rel=1e-13)
+        assert result.busy_servers @ np.arange(101) == pytest.approx(100 * rho, rel=1e-12)
+        assert 0 < result.mean_service_rate < d
+        assert result.mean_delay == pytest.approx(2.0 / result.mean_service_rate, rel=1e-15)
+
+
+def test_monotone_in_load_and_in_d():
+    loads = np.linspace(0.05, 0.95, 10)
+    for d in (2, 3):
+        rates = [random_assignment(100, d, 100 * rho).mean_service_rate for rho in loads]
+        assert np.all(np.diff(rates) < 0)
+    assert random_assignment(100, 3, 70.0).mean_delay < random_assignment(100, 2, 70.0).mean_delay
+
+
+def test_large_systems_do_not_overflow():
+    result = random_assignment(3000, 3, 0.99 * 3000)
+    assert np.isfinite(result.mean_jobs) and result.mean_jobs > 0
+    assert result.busy_servers @ np.arange(3001) == pytest.approx(0.99 * 3000, rel=1e-10)
+
+
+def test_errors():
+    with pytest.raises(UnstableSystemError, match=r"within 10 given servers = 10 must be < 10"):
+        random_assignment(10, 2, 10.0)
+    with pytest.raises(InvalidParameterError, match="d = 5: must be <= servers = 4"):
+        random_assignment(4, 5, 1.0)
+    with pytest.raises(InvalidParameterError, match="arrival_rate"):
+        random_assignment(4, 2, -1.0)
+    with pytest.raises(InvalidParameterError, match="servers"):
+        random_assignment(0, 1, 1.0)
+    with pytest.raises(InvalidParameterError, match="exceed max_classes"):
+        random_assignment_graph(100, 3)

@@ -1,0 +1,153 @@
+"""Tests of simulate_interruptions / simulate_random_assignment (Algorithm 1).
+
+References: balanced_fairness and random_assignment (exact, no truncation) for exponential sizes,
+where quasi-reversibility makes the aggregate law π̄ for every number of interruptions; the exact
+job-sequence CTMC (oi_queue_law) with hyperexponential sizes and a queue truncated at 5 jobs, for
+m = 0, 1, 5. Each is checked by the coverage of the simulator's own 95% intervals over many fixed
+seeds, inside the binomial acceptance band of analytic.simulation.coverage_band.
+"""
+
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analytic.errors import InvalidParameterError, UnstableSystemError
+from analytic.fairness import (
+    balanced_fairness,
+    oi_queue_law,
+    random_assignment,
+    random_assignment_graph,
+    three_server_graph,
+)
+from analytic.fairness.simulation import simulate_interruptions, simulate_random_assignment
+from analytic.simulation import SerialExecutor, compare, coverage_band, hyperexponential, pareto
+
+HYPER = hyperexponential([1 / 6, 5 / 6], [5.0, 0.2])
+RUNS = 100
+
+
+def covered(estimates, exact):
+    return sum(compare(estimate, value).agrees for estimate, value in zip(estimates, exact, strict=True))
+
+
+def test_coverage_of_balanced_fairness_with_exponential_sizes():
+    """Figures 1 and 2's graphs, ρ = 0.6, m = 0, 1, 5 in turn: δ_1 and δ_2 against the exact values."""
+    cases = []
+    for capacities in ((1.0, 1.0, 1.0), (1.0, 0.0, 1.0)):
+        graph = three_server_graph(capacities)
+        rates = np.full(2, 0.6 * sum(capacities) / 2)
+        cases.append((graph, rates, balanced_fairness(graph, rates).mean_delay))
+    estimates, exact = [], []
+    for seed in range(RUNS):
+        graph, rates, delay = cases[seed % 2]
+        sim = simulate_interruptions(graph, rates, interruptions=(0.0, 1.0, 5.0)[seed % 3], jobs=15_000, seed=seed)
+        label = (seed // 2) % 2
+        estimates.append(sim.delay_estimate(label))
+        exact.append(delay[label])
+    low, high = coverage_band(RUNS)
+    assert low <= covered(estimates, exact) <= high
+
+
+def test_coverage_of_random_assignment_without_building_classes():
+    servers, d, load = 20, 2, 0.7
+    exact = random_assignment(servers, d, load * servers).mean_delay
+    estimates = [simulate_random_assignment(servers, d, load * servers, interruptions=(0.0, 1.0)[seed % 2],
+                                            jobs=15_000, seed=seed).delay_estimate() for seed in range(RUNS)]
+    low, high = coverage_band(RUNS)
+    assert low <= covered(estimates, [exact] * RUNS) <= high
+
+
+def test_coverage_of_the_exact_chain_with_hyperexponential_sizes():
+    """Non-exponential sizes: the truncated chain is the reference, for m = 0, 1 and 5."""
+    graph, rates = three_server_graph(), [0.8, 0.8]
+    exact = {m: oi_queue_law(graph, rates, 5, interruptions=m, size=HYPER).mean_jobs[0] for m in (0.0, 1.0, 5.0)}
+    estimates, values = [], []
+    for seed in range(RUNS):
+        m = (0.0, 1.0, 5.0)[seed % 3]
+        sim = simulate_interruptions(graph, rates, HYPER, m, jobs=15_000, seed=seed, max_jobs=5)
+        estimates.append(sim.jobs_estimate(0))
+        values.append(exact[m])
+    low, high = coverage_band(RUNS)
+    assert low <= covered(estimates, values) <= high
+
+
+def test_random_assignment_with_hyperexponential_sizes_against_the_exact_chain():
+    """S = 4, d = 2 (6 classes), m = 1, queue of 3 jobs: the chain on the explicit classes is the reference."""
+    graph = random_assignment_graph(4, 2)
+    total = 2.4
+    exact = oi_queue_law(graph, np.full(6, total / 6), 3, interruptions=1.0, size=HYPER).mean_jobs.sum()
+    runs = 60
+    estimates = [simulate_random_assignment(4, 2, total, HYPER, 1.0, jobs=15_000, seed=seed, max_jobs=3).jobs_estimate()
+                 for seed in range(runs)]
+    low, high = coverage_band(runs)
+    assert low <= covered(estimates, [exact] * runs) <= high
+
+
+def test_interruptions_make_hyperexponential_sizes_approach_balanced_fairness():
+    """FCFS is far from balanced fairness with hyperexponential sizes (ρ = 0.7); m = 5 much closer."""
+    graph, rates = three_server_graph(), [1.05, 1.05]
+    exact = balanced_fairness(graph, rates).mean_delay[0]
+    gaps = [abs(simulate_interruptions(graph, rates, HYPER, m, jobs=400_000, seed=9).mean_delay[0] / exact - 1)
+            for m in (0.0, 5.0)]
+    assert gaps[0] > 1.0 and gaps[1] < 0.15
+
+
+def test_measured_interruptions_per_job_and_same_numbers_through_executors():
+    graph, rates = three_server_graph(), [0.7, 0.5]
+    serial = simulate_interruptions(graph, rates, "deterministic", 3.0, jobs=40_000, replications=4, seed=11,
+                                    executor=SerialExecutor())
+    with ThreadPoolExecutor(2) as pool:
+        threaded = simulate_interruptions(graph, rates, "deterministic", 3.0, jobs=40_000, replications=4, seed=11,
+                                          executor=pool)
+    assert serial.mean_delay.tolist() == threaded.mean_delay.tolist()
+    assert serial.method == "independent replications" and serial.samples == 4
+    # Deterministic unit sizes, θ = 1/3: interruptions per job are Poisson(3) at least... exactly, the
+    # number of exponential(θ) points in [0, 1): mean 3.
+    assert serial.interruptions_per_job == pytest.approx(3.0, rel=0.03)
+
+
+def test_numba_disabled_runs_the_same_code():
+    """The compiled event loop and the same code run by the Python interpreter give the same numbers."""
+    graph, rates = three_server_graph((1, 0, 1)), [0.6, 0.5]
+    compiled = simulate_interruptions(graph, rates, HYPER, 2.0, jobs=3000, seed=5)
+    script = ("from analytic.fairness import three_server_graph\n"
+              "from analytic.fairness.simulation import simulate_interruptions\n"
+              "from analytic.simulation import hyperexponential\n"
+              "s = simulate_interruptions(three_server_graph((1, 0, 1)), [0.6, 0.5], "
+              "hyperexponential([1 / 6, 5 / 6], [5.0, 0.2]), 2.0, jobs=3000, seed=5)\n"
+              "print(repr(s.mean_jobs.tolist()), repr(s.mean_delay.tolist()))\n")
+    root = Path(__file__).parent.parent
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1", PYTHONPATH=str(root))
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=root)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == f"{compiled.mean_jobs.tolist()!r} {compiled.mean_delay.tolist()!r}".split()
+
+
+def test_errors():
+    graph = three_server_graph()
+    with pytest.raises(UnstableSystemError, match=r"classes \(0, 1\) = 3 must be < 3"):
+        simulate_interruptions(graph, [1.5, 1.5], jobs=1000)
+    with pytest.raises(UnstableSystemError, match=r"arrival rate × mean size of classes \(0,\) = 2.4"):
+        simulate_interruptions(graph, [1.2, 0.1], size=HYPER.scaled(2.0), jobs=1000)
+    with pytest.raises(InvalidParameterError, match="interruptions"):
+        simulate_interruptions(graph, [0.5, 0.5], interruptions=-1.0, jobs=1000)
+    with pytest.raises(InvalidParameterError, match="size"):
+        simulate_interruptions(graph, [0.5, 0.5], size="zipf", jobs=1000)
+    with pytest.raises(InvalidParameterError, match="jobs"):
+        simulate_interruptions(graph, [0.5, 0.5], jobs=10)
+    with pytest.raises(InvalidParameterError, match="executor"):
+        simulate_interruptions(graph, [0.5, 0.5], jobs=1000, executor="pool")
+    with pytest.raises(InvalidParameterError, match="graph"):
+        simulate_interruptions([[0]], [0.5], jobs=1000)
+    with pytest.raises(InvalidParameterError, match="d = 3: must be <= servers = 2"):
+        simulate_random_assignment(2, 3, 1.0, jobs=1000)
+    with pytest.raises(UnstableSystemError, match="load"):
+        simulate_random_assignment(10, 2, 5.0, size=pareto(1.5, 2.0), jobs=1000)
+    # A loss system needs no stability: max_jobs admits any load.
+    lossy = simulate_interruptions(graph, [3.0, 3.0], jobs=20_000, max_jobs=4, seed=1)
+    assert 0 < lossy.blocking[0] < 1 and lossy.mean_jobs.sum() <= 4

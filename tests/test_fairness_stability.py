@@ -1,0 +1,118 @@
+"""Tests of analytic.fairness.stability (Theorem 1).
+
+Reference: brute force over the 2^N non-empty sets of classes, max_A λ(A)/μ(A) with μ(A) the
+union of the server sets (Section 2); exact boundary cases with integer rates; the paper's own
+stability condition of the three-server example (Section 5).
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analytic.errors import InvalidParameterError, UnstableSystemError
+from analytic.fairness import (
+    CompatibilityGraph,
+    is_stable,
+    require_stable,
+    service_rate,
+    stability,
+    stability_violation,
+)
+
+
+def brute_force_load(graph, rates):
+    best, argbest = 0.0, ()
+    for r in range(1, graph.n_classes + 1):
+        for subset in itertools.combinations(range(graph.n_classes), r):
+            ratio = sum(rates[i] for i in subset) / service_rate(graph, subset)
+            if ratio > best:
+                best, argbest = ratio, subset
+    return best, argbest
+
+
+@st.composite
+def graphs_and_rates(draw):
+    servers = draw(st.integers(1, 5))
+    classes = draw(st.integers(1, 6))
+    capacities = draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0]), min_size=servers, max_size=servers))
+    positive = [s for s in range(servers) if capacities[s] > 0] or [0]
+    if capacities[positive[0]] == 0:
+        capacities[0] = 1.0
+    sets = []
+    for _ in range(classes):
+        members = draw(st.sets(st.integers(0, servers - 1), min_size=1, max_size=servers))
+        sets.append(sorted(members | {draw(st.sampled_from(positive))}))
+    # Half-integer rates make the boundary λ(A) = μ(A) reachable exactly.
+    rates = draw(st.lists(st.integers(0, 8), min_size=classes, max_size=classes))
+    return CompatibilityGraph(sets, capacities), np.array(rates) / 2
+
+
+@settings(max_examples=100, deadline=None)
+@given(graphs_and_rates())
+def test_load_and_bottleneck_match_brute_force(case):
+    graph, rates = case
+    result = stability(graph, rates)
+    load, _ = brute_force_load(graph, rates)
+    assert result.load == pytest.approx(load, rel=1e-12, abs=0)
+    assert result.stable == (load < 1)
+    assert is_stable(graph, rates) == (load < 1)
+    if result.bottleneck:
+        subset = list(result.bottleneck)
+        assert result.arrival_rate == pytest.approx(rates[subset].sum(), rel=1e-15)
+        assert result.service_rate == pytest.approx(service_rate(graph, subset), rel=1e-15)
+    violation = stability_violation(graph, rates)
+    if load < 1:
+        assert violation is None
+    else:
+        assert rates[list(violation)].sum() >= service_rate(graph, violation)
+
+
+def test_three_server_condition_of_section_5():
+    """λ_1 < μ_1 + μ_3, λ_2 < μ_2 + μ_3, λ_1 + λ_2 < μ (Section 5), on a grid including the boundary."""
+    mu1, mu2, mu3 = 1.0, 0.5, 2.0
+    graph = CompatibilityGraph([[0, 2], [1, 2]], [mu1, mu2, mu3])
+    for l1 in np.arange(0, 4.01, 0.5):
+        for l2 in np.arange(0, 4.01, 0.5):
+            printed = l1 < mu1 + mu3 and l2 < mu2 + mu3 and l1 + l2 < mu1 + mu2 + mu3
+            assert is_stable(graph, [l1, l2]) == printed, (l1, l2)
+
+
+def test_exact_boundary_is_unstable_and_names_the_set():
+    graph = CompatibilityGraph([[0, 2], [1, 2]])
+    result = stability(graph, [1.5, 1.5])
+    assert (result.stable, result.load, result.bottleneck) == (False, 1.0, (0, 1))
+    with pytest.raises(UnstableSystemError, match=r"arrival rate of classes \(1,\) = 2.5 must be < 2"):
+        require_stable(graph, [0.1, 2.5])
+
+
+def test_large_graph_decided_without_enumeration():
+    """N = 1500 classes: the LP answers; checked against the sets it names and a feasible scaling."""
+    rng = np.random.default_rng(3)
+    servers, classes = 500, 1500
+    sets = [rng.choice(servers, 3, replace=False).tolist() for _ in range(classes)]
+    graph = CompatibilityGraph(sets, rng.uniform(0.5, 2.0, servers))
+    rates = rng.uniform(0, 0.6, classes)
+    result = stability(graph, rates)
+    subset = list(result.bottleneck)
+    assert result.load == pytest.approx(rates[subset].sum() / service_rate(graph, subset), rel=1e-14)
+    # No set does worse: single classes and the whole system are below the reported load.
+    assert (rates / graph.class_capacities).max() <= result.load * (1 + 1e-9)
+    assert rates.sum() / graph.capacities.sum() <= result.load * (1 + 1e-9)
+    # Scaling the rates just above 1/load breaks stability, just below keeps it.
+    assert is_stable(graph, rates * 0.999 / result.load)
+    assert stability_violation(graph, rates * 1.001 / result.load) is not None
+
+
+def test_zero_rates_are_allowed_here_but_not_negative_ones():
+    graph = CompatibilityGraph([[0], [0, 1]])
+    assert stability(graph, [0.0, 0.0]).stable
+    assert stability(graph, [0.0, 1.5]).load == pytest.approx(0.75, rel=1e-15)
+    with pytest.raises(InvalidParameterError, match=r"arrival_rates\[1\] = -1: must be finite and >= 0"):
+        stability(graph, [0.0, -1.0])
+    with pytest.raises(InvalidParameterError, match="one per class"):
+        stability(graph, [1.0])
+    with pytest.raises(InvalidParameterError, match=r"arrival_rates\[0\] = nan"):
+        stability(graph, [float("nan"), 1.0])

@@ -1,0 +1,127 @@
+"""Tests of balanced_fairness (the subset recursion) and of eqs. (10)-(11).
+
+References: sums of q(x) = Φ(x) Π λ^x over a truncated lattice (recursion (4), independent code)
+with the truncation error bounded by the reported outside mass; the detailed OI-queue CTMC solved
+by analytic.ctmc (job sequences, no aggregation); closed forms of the M/M/1 queue, the multi-class
+M/M/1-PS queue and independent queues; eqs. (10)-(11) as printed; sympy's derivation.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analytic.errors import InvalidParameterError, StateSpaceTooLargeError, UnstableSystemError
+from analytic.fairness import (
+    CompatibilityGraph,
+    balance_function,
+    balanced_fairness,
+    oi_queue_law,
+    stability,
+    symbolic_check,
+    three_server_graph,
+    three_server_rates,
+    whittle_network,
+)
+
+
+@st.composite
+def stable_systems(draw, max_classes=3, max_load=0.6):
+    """A random graph on up to 4 servers and rates scaled to a load (max λ(A)/μ(A)) in [0.1, max_load]."""
+    servers = draw(st.integers(1, 4))
+    classes = draw(st.integers(1, max_classes))
+    capacities = draw(st.lists(st.sampled_from([0.5, 1.0, 2.0]), min_size=servers, max_size=servers))
+    sets = [sorted(draw(st.sets(st.integers(0, servers - 1), min_size=1, max_size=servers))) for _ in range(classes)]
+    graph = CompatibilityGraph(sets, capacities)
+    rates = np.array(draw(st.lists(st.floats(0.1, 1.0), min_size=classes, max_size=classes)))
+    load = draw(st.floats(0.1, max_load))
+    return graph, rates * load / stability(graph, rates).load
+
+
+@settings(max_examples=20, deadline=None)
+@given(stable_systems(max_load=0.5))
+def test_subset_recursion_equals_the_truncated_lattice_sum(system):
+    graph, rates = system
+    exact = balanced_fairness(graph, rates)
+    network = whittle_network(balance_function(graph, rates, 80), rates, 80, normalization=1 / exact.probability_empty)
+    assert network.mass_outside < 1e-14
+    # Truncated sums approach the exact ones from below; the gap is the tail beyond 80 jobs.
+    unnormalized = network.mean_jobs * (1 - network.mass_outside)
+    assert unnormalized == pytest.approx(exact.mean_jobs, rel=1e-11, abs=0)
+
+
+@settings(max_examples=15, deadline=None)
+@given(stable_systems(max_classes=3, max_load=0.8))
+def test_detailed_chain_aggregates_to_the_balance_function(system):
+    """The CTMC on job sequences (truncated at 5 jobs) has the aggregate law (3) of the same truncation."""
+    graph, rates = system
+    law = oi_queue_law(graph, rates, 5)
+    assert law.residual < 1e-12
+    assert law.probabilities == pytest.approx(balance_function(graph, rates, 5).probabilities(), rel=1e-11, abs=1e-15)
+
+
+def test_detailed_chain_means_approach_balanced_fairness():
+    graph, rates = three_server_graph(), [1.0, 0.6]
+    exact = balanced_fairness(graph, rates).mean_jobs
+    errors = [np.abs(oi_queue_law(graph, rates, n).mean_jobs - exact).max() for n in (3, 6, 9, 12)]
+    assert errors == sorted(errors, reverse=True)
+    assert errors[-1] < 0.02 < errors[0]
+
+
+def test_queues_with_known_closed_forms():
+    # One class, one server: M/M/1.
+    result = balanced_fairness(CompatibilityGraph([[0]], [2.0]), [1.5])
+    assert result.mean_jobs[0] == pytest.approx(0.75 / 0.25, rel=1e-14)
+    assert result.probability_empty == pytest.approx(0.25, rel=1e-14)
+    # Three classes on one server: multi-class M/M/1-PS, E[x_i] = ρ_i/(1 - ρ).
+    rates = np.array([0.2, 0.5, 0.1])
+    result = balanced_fairness(CompatibilityGraph([[0]] * 3, [1.0]), rates, mean_size=1.0)
+    assert result.mean_jobs == pytest.approx(rates / 0.2, rel=1e-13, abs=0)
+    # Disjoint server sets: independent M/M/1 queues of rates μ({i}).
+    result = balanced_fairness(CompatibilityGraph([[0, 1], [2]], [1.0, 2.0, 0.5]), [1.0, 0.25])
+    assert result.mean_jobs == pytest.approx([1 / 2, 1.0], rel=1e-13, abs=0)
+    assert result.probability_empty == pytest.approx((1 - 1 / 3) * 0.5, rel=1e-13)
+
+
+def test_mean_size_rescales_capacities():
+    """σ = 2 with capacities C is the same queue as σ = 1 with capacities C/2 (Section 4: μ_s = C_s/σ)."""
+    rates = [0.4, 0.3]
+    scaled = balanced_fairness(three_server_graph((1.0, 2.0, 1.0)), rates, mean_size=2.0)
+    plain = balanced_fairness(three_server_graph((0.5, 1.0, 0.5)), rates)
+    assert scaled.mean_jobs == pytest.approx(plain.mean_jobs, rel=1e-14)
+    assert scaled.mean_service_rate == pytest.approx(2 * plain.mean_service_rate, rel=1e-14)
+    assert scaled.mean_delay * scaled.mean_service_rate == pytest.approx([2.0, 2.0], rel=1e-15)
+
+
+@pytest.mark.parametrize("capacities", [(1.0, 1.0, 1.0), (1.0, 0.0, 1.0), (2.0, 1.0, 0.5), (0.3, 3.0, 1.7)])
+def test_equations_10_11_as_printed(capacities):
+    graph = three_server_graph(capacities)
+    for load in (0.05, 0.3, 0.6, 0.9, 0.99):
+        rates = np.array([1.0, 1.0]) * load / stability(graph, [1.0, 1.0]).load
+        expected = three_server_rates(capacities, rates)
+        assert balanced_fairness(graph, rates).mean_service_rate == pytest.approx(expected, rel=1e-12, abs=0)
+
+
+def test_equations_10_11_derived_again_with_sympy():
+    assert symbolic_check().differences == (0, 0)
+
+
+def test_unstable_and_oversized_inputs():
+    graph = three_server_graph()
+    with pytest.raises(UnstableSystemError, match=r"classes \(0, 1\) = 3.3 must be < 3"):
+        balanced_fairness(graph, [1.6, 1.7])
+    with pytest.raises(UnstableSystemError, match=r"classes \(1,\) = 2 must be < 2"):
+        balanced_fairness(graph, [0.1, 2.0])
+    with pytest.raises(UnstableSystemError, match=r"classes \(0,\)"):
+        three_server_rates((1, 1, 1), [2.5, 0.1])
+    with pytest.raises(InvalidParameterError, match="mean_size"):
+        balanced_fairness(graph, [0.1, 0.2], mean_size=0.0)
+    with pytest.raises(StateSpaceTooLargeError, match="subset recursion over 5 classes"):
+        balanced_fairness(CompatibilityGraph([[0]] * 5), [0.1] * 5, max_classes=4)
+
+
+def test_sixteen_classes():
+    """N = 16 (65 536 sets): against 16 classes on one server, an M/M/1-PS queue."""
+    rates = np.linspace(0.01, 0.07, 16)
+    result = balanced_fairness(CompatibilityGraph([[0]] * 16, [1.0]), rates)
+    assert result.mean_jobs == pytest.approx(rates / (1 - rates.sum()), rel=1e-11, abs=0)

@@ -1,0 +1,82 @@
+"""Tests of analytic.partitioning.model: validated clusters and graph jobs, and their error messages."""
+
+import numpy as np
+import pytest
+
+from analytic.errors import InvalidParameterError
+from analytic.partitioning import Cluster, GraphJob
+from analytic.partitioning.model import check_jobs
+
+
+def test_cluster_numbers_slots_machine_by_machine():
+    cluster = Cluster([2, 3])
+    assert cluster.machines == 2 and cluster.total_slots == 5
+    assert cluster.machine_of_slot.tolist() == [0, 0, 1, 1, 1]
+    assert cluster.unit_costs and cluster.distance.tolist() == [[0, 1], [1, 0]]
+    with pytest.raises(ValueError):
+        cluster.slots[0] = 7   # read-only
+
+
+def test_cluster_with_a_distance_matrix():
+    cluster = Cluster([1, 1], distance=[[0, 2.5], [0.5, 0]])
+    assert not cluster.unit_costs
+    assert "distance=[[0.0, 2.5], [0.5, 0.0]]" in repr(cluster)
+
+
+@pytest.mark.parametrize("slots, distance, message", [
+    ([], None, "slots = []: must be a non-empty sequence"),
+    ([2, 0], None, "slots[1] = 0: must be a positive integer"),
+    ([2, 1.5], None, "must be a positive integer"),
+    ([2, 2], [[0, 1]], "must be a 2 x 2 matrix"),
+    ([2, 2], [[0, -1], [1, 0]], "must hold finite costs >= 0"),
+    ([2, 2], [[0, np.nan], [1, 0]], "must hold finite costs >= 0"),
+    ([2, 2], [[1, 1], [1, 0]], "must be 0 on the diagonal"),
+])
+def test_bad_clusters(slots, distance, message):
+    with pytest.raises(InvalidParameterError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        Cluster(slots, distance)
+
+
+def test_graph_job_load_and_repr():
+    job = GraphJob(3, [(0, 1), (1, 2)], 1.5, 0.5, edge_weights=[1, 3], name="pipe")
+    assert job.load == 3.0
+    assert repr(job) == ("GraphJob('pipe', nodes=3, edges=[(0, 1), (1, 2)], arrival_rate=1.5, service_rate=0.5, "
+                         "edge_weights=[1.0, 3.0])")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(nodes=0, edges=[]), "nodes = 0: must be a positive integer"),
+    (dict(nodes=3, edges=[(0, 3)]), "edge 0 = \\(0, 3\\) names a node outside 0 ... 2"),
+    (dict(nodes=3, edges=[(-1, 2)]), "names a node outside"),
+    (dict(nodes=3, edges=[(1, 1)]), "joins a node to itself"),
+    (dict(nodes=3, edges=[(0, 1), (1, 0)]), "repeats an earlier edge; use edge_weights"),
+    (dict(nodes=3, edges=[(0, 1, 2)]), "must be a pair of integer node numbers"),
+    (dict(nodes=3, edges=[(0, 1.0)]), "must be a pair of integer node numbers"),
+    (dict(nodes=3, edges=5), "must be a sequence of"),
+    (dict(nodes=3, edges=[(0, 1)], edge_weights=[1, 2]), "must hold one weight per edge"),
+    (dict(nodes=3, edges=[(0, 1)], edge_weights=[-1]), "must be finite and >= 0"),
+])
+def test_bad_graphs(kwargs, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        GraphJob(arrival_rate=1.0, service_rate=1.0, **kwargs)
+
+
+@pytest.mark.parametrize("rates, name", [((0.0, 1.0), "arrival_rate"), ((1.0, -2.0), "service_rate"),
+                                         ((float("nan"), 1.0), "arrival_rate"), ((1.0, float("inf")), "service_rate")])
+def test_non_positive_rates(rates, name):
+    with pytest.raises(InvalidParameterError, match=f"{name} = .*: must be positive and finite"):
+        GraphJob(2, [(0, 1)], *rates)
+
+
+def test_check_jobs():
+    cluster, job = Cluster([2, 2]), GraphJob(2, [(0, 1)], 1.0, 1.0)
+    assert check_jobs(cluster, job) == (job,)
+    assert check_jobs(cluster, [job, job]) == (job, job)
+    with pytest.raises(InvalidParameterError, match="jobs\\[0\\].nodes = 5: must be <= M = 4"):
+        check_jobs(cluster, GraphJob(5, [], 1.0, 1.0))
+    with pytest.raises(InvalidParameterError, match="must hold at least one GraphJob"):
+        check_jobs(cluster, [])
+    with pytest.raises(InvalidParameterError, match="jobs\\[1\\] = 3: must be a GraphJob"):
+        check_jobs(cluster, [job, 3])
+    with pytest.raises(InvalidParameterError, match="cluster = .*: must be a Cluster"):
+        check_jobs([2, 2], job)

@@ -1,0 +1,90 @@
+"""Tests of analytic.partitioning.variational: the variational form (13) and Corollary 2.
+
+References: cvxpy (Clarabel, exponential cone) maximising (13) with no knowledge of (15); the
+closed form of the optimum β log E_γ e^(W/β) evaluated with mpmath at 50 digits; random laws on the
+simplex (hypothesis) that must not beat π*; the Max-Weight value of eq. (17).
+"""
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analytic.errors import InvalidParameterError
+from analytic.partitioning import (
+    GraphJob,
+    corollary2,
+    dgp_distribution,
+    loss_distribution,
+    max_weight,
+    solve_variational,
+    variational_objective,
+    variational_optimum,
+)
+from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+
+TRIANGLE = GraphJob(3, [(0, 1), (1, 2), (0, 2)], arrival_rate=2.0, service_rate=1.0)
+JOBS = [FIGURE1_JOB, TRIANGLE]
+
+
+@pytest.mark.parametrize("q, beta", [(1.5, 2.0), (1.5, 0.5), (1.5, 0.1), (3.0, 0.05), ([2.0, 0.5], 0.3)])
+def test_cvxpy_maximiser_of_13_is_pi_star_15(q, beta):
+    jobs = JOBS if isinstance(q, list) else FIGURE1_JOB
+    exact = dgp_distribution(FIGURE1_CLUSTER, jobs, q, beta)
+    solution = solve_variational(FIGURE1_CLUSTER, jobs, q, beta)
+    assert 0.5 * np.abs(solution.probabilities - exact.probabilities).sum() < 1e-6
+    optimum = variational_optimum(FIGURE1_CLUSTER, jobs, q, beta)
+    assert solution.value == pytest.approx(optimum, abs=1e-8)
+    assert variational_objective(FIGURE1_CLUSTER, jobs, exact.probabilities, q, beta) == pytest.approx(optimum, abs=1e-12)
+
+
+@pytest.mark.parametrize("q, beta", [(1.5, 0.5), (3.0, 1e-3), (-2.0, 0.2)])
+def test_closed_form_optimum_against_mpmath(q, beta):
+    gamma = loss_distribution(FIGURE1_CLUSTER, FIGURE1_JOB)
+    space = gamma.configurations
+    with mpmath.workdps(50):
+        total = mpmath.fsum(mpmath.exp(mpmath.mpf(float(lg)) + (mpmath.mpf(q) * int(n) - mpmath.mpf(float(c))) / mpmath.mpf(beta))
+                            for lg, n, c in zip(gamma.log_probabilities, space.templates[:, 0], space.cost, strict=True))
+        reference = float(mpmath.mpf(beta) * mpmath.log(total))
+    assert variational_optimum(FIGURE1_CLUSTER, FIGURE1_JOB, q, beta) == pytest.approx(reference, rel=1e-12, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(0.0, 1.0), min_size=105, max_size=105).filter(lambda x: sum(x) > 0.01),
+       st.floats(0.05, 3.0), st.floats(-1.0, 4.0))
+def test_no_law_beats_pi_star(raw, beta, q):
+    """F is strictly concave with maximiser π*: any other law on the simplex scores lower."""
+    p = np.array(raw) / sum(raw)
+    optimum = variational_optimum(FIGURE1_CLUSTER, FIGURE1_JOB, q, beta)
+    assert variational_objective(FIGURE1_CLUSTER, FIGURE1_JOB, p, q, beta) <= optimum + 1e-12
+    star = dgp_distribution(FIGURE1_CLUSTER, FIGURE1_JOB, q, beta).probabilities
+    mixed = 0.5 * (p + star)    # strict concavity: halfway scores above the average of the ends
+    ends = 0.5 * (variational_objective(FIGURE1_CLUSTER, FIGURE1_JOB, p, q, beta) + optimum)
+    assert variational_objective(FIGURE1_CLUSTER, FIGURE1_JOB, mixed, q, beta) >= ends - 1e-12
+
+
+@pytest.mark.parametrize("beta", [5.0, 1.0, 0.3, 0.1, 0.03, 0.01])
+@pytest.mark.parametrize("q", [0.5, 1.5, 3.0, [2.0, 0.5], [0.2, 1.0]])
+def test_corollary2_holds(q, beta):
+    jobs = JOBS if isinstance(q, list) else FIGURE1_JOB
+    check = corollary2(FIGURE1_CLUSTER, jobs, q, beta)
+    assert check.holds
+    assert check.bound <= check.objective + 1e-12 <= check.max_weight + 2e-12
+    assert check.objective <= check.expected_weight + 1e-12        # F = E[W] - β KL with KL >= 0
+    assert check.max_weight == max_weight(FIGURE1_CLUSTER, jobs, q).weight
+
+
+def test_objective_tends_to_the_max_weight_as_beta_falls():
+    gaps = [max_weight(FIGURE1_CLUSTER, FIGURE1_JOB, 1.5).weight - variational_optimum(FIGURE1_CLUSTER, FIGURE1_JOB, 1.5, b)
+            for b in (1.0, 0.1, 0.01, 0.001)]
+    assert all(g >= 0 for g in gaps) and gaps == sorted(gaps, reverse=True) and gaps[-1] < 0.02
+
+
+def test_errors():
+    with pytest.raises(InvalidParameterError, match="must be 105 non-negative numbers summing to 1"):
+        variational_objective(FIGURE1_CLUSTER, FIGURE1_JOB, np.ones(105), 1.0, 1.0)
+    with pytest.raises(InvalidParameterError, match="must be 105 non-negative numbers summing to 1"):
+        variational_objective(FIGURE1_CLUSTER, FIGURE1_JOB, [1.0], 1.0, 1.0)
+    with pytest.raises(InvalidParameterError, match="beta = 0: must be positive"):
+        solve_variational(FIGURE1_CLUSTER, FIGURE1_JOB, 1.0, 0.0)
