@@ -141,8 +141,8 @@ class Verdict:
     holds : bool
         Whether the statement holds under the computation.
     kind : str
-        One of :data:`KINDS`; required when ``holds`` is False, and otherwise allowed only as
-        ``"reading"``.
+        One of :data:`KINDS`: how the statement fails when it does; required when ``holds`` is
+        False. A notebook computes ``holds``, so it names the kind in advance.
 
     Examples
     --------
@@ -156,12 +156,14 @@ class Verdict:
     kind: str = ""
 
     def __post_init__(self) -> None:
-        _check_kind(self.kind, bool(self.holds))
+        if self.kind not in ("", *KINDS) or not (self.holds or self.kind):
+            condition = "required, since the statement does not hold" if not self.holds else "or empty"
+            raise InvalidParameterError("kind", self.kind, f"must be one of {KINDS} ({condition})")
 
     @property
     def label(self) -> str:
         """``holds``, ``holds under this reading``, or the kind of the way it does not hold."""
-        return _label(bool(self.holds), self.kind)
+        return _label(bool(self.holds), self.kind if not self.holds or self.kind == "reading" else "")
 
 
 def verdict_table(verdicts: Iterable[Verdict]) -> str:

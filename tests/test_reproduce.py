@@ -46,6 +46,7 @@ def test_row_kind_is_required_and_checked(kwargs, match):
     (True, "", "holds"), (True, "reading", "holds under this reading"),
     (False, "reading", "does not hold under this reading"), (False, "contradicted", "contradicted"),
     (False, "printed estimate differs", "printed estimate differs"), (False, "assumption fails", "assumption fails"),
+    (True, "contradicted", "holds"),           # the kind it would have, named in advance
 ])
 def test_verdict_labels(holds, kind, label):
     assert Verdict("c", "x", holds, kind).label == label
@@ -56,7 +57,7 @@ def test_verdict_table_marks_what_does_not_hold():
     assert table[2:] == ["| a | 1 | holds |", "| b | 2 | **contradicted** |"]
 
 
-@pytest.mark.parametrize("holds,kind", [(False, ""), (True, "contradicted"), (False, "wrong")])
+@pytest.mark.parametrize("holds,kind", [(False, ""), (True, "wrong"), (False, "wrong")])
 def test_verdict_kind_is_required_and_checked(holds, kind):
     with pytest.raises(InvalidParameterError, match=f"kind = '{kind}': must be one of"):
         Verdict("c", "x", holds, kind)
