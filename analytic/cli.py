@@ -87,13 +87,17 @@ def _add_hesrpt_commands(commands: argparse._SubParsersAction) -> None:
 
 
 def _moldable(args: argparse.Namespace) -> int:
+    from analytic.errors import InvalidParameterError
     from analytic.moldable import greedy_metrics, optimal_occupancy
     from analytic.speedup import SpeedUp
 
     speedup = SpeedUp(args.speedup)
     optimum = optimal_occupancy(speedup, args.arrival_rate)
-    exact = None if args.servers is None else greedy_metrics(
-        speedup, args.arrival_rate, args.servers, "greedy" if args.scheme == "greedy" else None)
+    scheme = "greedy" if args.scheme == "greedy" else None
+    if args.simulate is not None and args.servers is None:
+        raise InvalidParameterError("servers", None, "is needed with --simulate (the number of servers to simulate)")
+    exact = None if args.servers is None or args.simulate is not None else greedy_metrics(
+        speedup, args.arrival_rate, args.servers, scheme)
     print(f"Theorem 1 case ({optimum.case}), support I* = {list(optimum.support)}, unique: {optimum.unique}")
     print(f"y*  = {[round(v, 12) for v in optimum.y.tolist()]}")
     print(f"p*  = {[round(v, 12) for v in optimum.p.tolist()]}")
@@ -101,6 +105,14 @@ def _moldable(args: argparse.Namespace) -> int:
     if exact is not None:
         print(f"{args.scheme} with n = {args.servers} (exact, {exact.n_states} states): "
               f"P_b = {exact.blocking:.12g}, E[D] = {exact.mean_time:.12g}, E||x - y*|| = {exact.distance:.12g}")
+    if args.simulate is not None:
+        from analytic.moldable import simulate_moldable
+
+        sim = simulate_moldable(speedup, args.arrival_rate, args.servers, scheme, size=args.size, jobs=args.simulate,
+                                replications=args.replications, seed=args.seed)
+        print(f"{args.scheme} with n = {args.servers} (simulated, {args.size} sizes, {sim.jobs:,} arrivals, "
+              f"{sim.samples} {sim.method}, seed {sim.seed}): P_b = {sim.blocking:.6g} ± {sim.blocking_ci:.2g}, "
+              f"E[D] = {sim.mean_time:.6g} ± {sim.mean_time_ci:.2g} (95%)")
     return 0
 
 
@@ -114,6 +126,12 @@ def _add_moldable_commands(commands) -> None:
     moldable.add_argument("--servers", type=int, metavar="N", help="also solve the loss system with N servers exactly")
     moldable.add_argument("--scheme", choices=("greedy(p*)", "greedy"), default="greedy(p*)",
                           help="allocation scheme of the exact loss system (default greedy(p*))")
+    moldable.add_argument("--simulate", type=int, metavar="JOBS",
+                          help="simulate the loss system with N servers for JOBS arrivals instead of solving it exactly")
+    moldable.add_argument("--size", choices=("exponential", "deterministic", "mixed_erlang", "pareto"), default="exponential",
+                          help="job-size law of the simulation, unit mean (default exponential)")
+    moldable.add_argument("--replications", type=int, default=1, help="independent replications of the simulation")
+    moldable.add_argument("--seed", type=int, default=None, help="seed of the simulation (default: fresh, printed)")
     moldable.set_defaults(run=_moldable)
 
 

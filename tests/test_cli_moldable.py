@@ -1,7 +1,8 @@
 """Tests of `analytic moldable`, through main() and as a subprocess.
 
 References: the Section 7 optimum (y* = (0, 0, 0.2, 0.1, 0), D* = 0.375) and Erlang's loss formula
-for the linear speed-up (800 slots at load 720, by the recursion in mpmath).
+for the linear speed-up (800 slots at load 720, by the recursion in mpmath); the simulation's output
+against simulate_moldable called directly with the same seed.
 """
 
 import subprocess
@@ -10,6 +11,9 @@ import sys
 import mpmath
 
 from analytic.cli import main
+from analytic.moldable import simulate_moldable
+from analytic.simulation import SerialExecutor
+from analytic.speedup import SpeedUp
 
 
 def test_prints_the_section7_optimum(capsys):
@@ -30,6 +34,22 @@ def test_exact_greedy_blocking_is_erlang_b(capsys):
     assert "(exact, 801 states)" in line
     printed = float(line.split("P_b = ")[1].split(",")[0])
     assert abs(printed - float(blocking)) <= 1e-11 * float(blocking)
+
+
+def test_simulation_prints_what_simulate_moldable_returns(capsys):
+    """The command is plumbing: same seed, same numbers as the function (checked statistically elsewhere)."""
+    assert main(["moldable", "--speedup", "1", "2", "3", "4", "5", "--arrival-rate", "0.9", "--servers", "50",
+                 "--simulate", "400000", "--size", "pareto", "--replications", "4", "--seed", "3"]) == 0
+    line = capsys.readouterr().out.splitlines()[-1]
+    sim = simulate_moldable(SpeedUp.linear(5), 0.9, 50, size="pareto", jobs=400_000, replications=4, seed=3,
+                            executor=SerialExecutor())
+    assert "(simulated, pareto sizes, 400,000 arrivals, 4 independent replications, seed 3)" in line
+    assert f"P_b = {sim.blocking:.6g} ± {sim.blocking_ci:.2g}, E[D] = {sim.mean_time:.6g} ± {sim.mean_time_ci:.2g}" in line
+
+
+def test_simulation_needs_servers(capsys):
+    assert main(["moldable", "--speedup", "1", "2", "--arrival-rate", "0.9", "--simulate", "1000"]) == 2
+    assert "servers = None: is needed with --simulate" in capsys.readouterr().err
 
 
 def test_bad_speedup_is_a_clean_error():

@@ -13,7 +13,16 @@ import pytest
 from scipy import signal, stats
 
 from analytic.errors import InvalidParameterError
-from analytic.simulation import Estimate, batch_means, compare, coverage_band, mean_estimate, ratio_estimate, t_quantile
+from analytic.simulation import (
+    Estimate,
+    batch_means,
+    compare,
+    coverage_band,
+    difference,
+    mean_estimate,
+    ratio_estimate,
+    t_quantile,
+)
 
 RUNS = 400
 
@@ -119,6 +128,28 @@ def test_coverage_band_tails(runs, level):
     law = stats.binom(runs, level)
     assert law.cdf(low - 1) <= 5e-4 < law.cdf(low)
     assert law.sf(high) <= 5e-4 < law.sf(high - 1) or high == runs
+
+
+def test_difference_of_independent_estimates_is_covered_at_least_at_the_level():
+    """Samples of N(1, 1) (k = 5) and N(0.5, 2²) (k = 12): the interval of the difference holds 0.5."""
+    hits = 0
+    for seed in range(RUNS):
+        rng = np.random.default_rng(seed)
+        d = difference(mean_estimate(rng.normal(1.0, 1.0, 5)), mean_estimate(rng.normal(0.5, 2.0, 12)))
+        hits += compare(d, 0.5).agrees
+    low, _ = coverage_band(RUNS)
+    assert low <= hits <= RUNS            # conservative degrees of freedom: at least the level
+
+
+def test_difference_adds_the_variances():
+    a, b = Estimate(1.0, 0.3, 0.9, "batch means", 10), Estimate(0.4, 0.4, 0.9, "batch means", 30)
+    d = difference(a, b)
+    assert d.value == pytest.approx(0.6, rel=1e-14) and d.samples == 10
+    assert d.standard_error == pytest.approx(np.hypot(a.standard_error, b.standard_error), rel=1e-12)
+    with pytest.raises(InvalidParameterError, match="second = .*: must have the level of first, 0.9"):
+        difference(a, Estimate(0.4, 0.4, 0.95, "batch means", 30))
+    with pytest.raises(InvalidParameterError, match="second = 0.4: must be an Estimate"):
+        difference(a, 0.4)
 
 
 def test_estimate_repr_and_interval():

@@ -11,6 +11,8 @@ idle server is lost. The package computes
   system (:func:`greedy_metrics`, :func:`greedy_chain`) — :mod:`.greedy`;
 * the traffic regimes and the Stein bounds of Section 5 (:func:`traffic`, :func:`stein_bounds`)
   — :mod:`.bounds`;
+* the loss system simulated for any job-size law, with confidence intervals
+  (:func:`simulate_moldable`) — :mod:`.simulation`;
 * heterogeneous classes (Section 6, :func:`heterogeneous_optimum`, :func:`heterogeneous_lp`) —
   :mod:`.heterogeneous`;
 * the rows of ``analytic reproduce`` for Section 7 and Table 1 — :mod:`.paper`.
@@ -34,6 +36,7 @@ from analytic.moldable.occupancy import (
     optimal_occupancy,
     symbolic_kkt_residuals,
 )
+from analytic.moldable.simulation import MoldableSimulation, simulate_moldable
 
 __all__ = [
     "GreedyMetrics",
@@ -41,6 +44,7 @@ __all__ = [
     "JobClass",
     "LPOptimum",
     "LossChain",
+    "MoldableSimulation",
     "Occupancy",
     "SteinBounds",
     "allocation_probabilities",
@@ -51,6 +55,7 @@ __all__ = [
     "kkt_residual",
     "occupancy_lp",
     "optimal_occupancy",
+    "simulate_moldable",
     "stein_bounds",
     "symbolic_kkt_residuals",
     "traffic",

@@ -207,10 +207,19 @@ def greedy_chain(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float
     else:
         chain = _enumerate(n, lam, probabilities, sizes, speeds, max_states)
         states = chain.states
-    fluid = probabilities / speedup.values
-    fluid *= min(lam, 1.0 / float(speedup.servers @ fluid))
+    fluid = fluid_point(speedup.values, lam, probabilities)
     equilibrium = int(np.argmin(np.abs(states - n * fluid[sizes - 1]).sum(axis=1)))
     return LossChain(chain, states, sizes, equilibrium)
+
+
+def fluid_point(speeds: np.ndarray, arrival_rate: float, p: np.ndarray) -> np.ndarray:
+    """Fluid equilibrium of greedy(p): ``x_i = c p_i / s_i`` with ``c = min(λ, 1 / Σ_i i p_i / s_i)``.
+
+    Jobs on ``i`` servers per server when allocations are never truncated: the arrivals that draw
+    ``i`` (rate ``c p_i``, with ``c = λ`` unless the servers are all busy) each stay ``1/s_i``.
+    """
+    fluid = p / speeds
+    return fluid * min(arrival_rate, 1.0 / float(np.arange(1, speeds.size + 1) @ fluid))
 
 
 def _explore(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray, max_states: int) -> CTMC:

@@ -9,7 +9,7 @@ verdict. The pieces, one module each:
   and Pareto laws of Ghanbarian et al. (Section 7), deterministic, bimodal, and a two-moment fit;
   :func:`draw` samples one size inside a numba loop;
 * :mod:`.estimates` — :class:`Estimate` (value, half-width, level, method), by independent
-  replications or batch means, for means and ratios;
+  replications or batch means, for means and ratios, and the :func:`difference` of two;
 * :mod:`.comparison` — :func:`compare` (an estimate, or the raw observations of any simulator,
   against an exact value) and :func:`coverage_band` (how many of many seeded intervals must hold it);
 * :mod:`.replications` — :func:`replicate` over ``SeedSequence.spawn`` streams through any
@@ -29,7 +29,15 @@ Examples
 """
 
 from analytic.simulation.comparison import Comparison, compare, coverage_band
-from analytic.simulation.estimates import METHODS, Estimate, batch_means, mean_estimate, ratio_estimate, t_quantile
+from analytic.simulation.estimates import (
+    METHODS,
+    Estimate,
+    batch_means,
+    difference,
+    mean_estimate,
+    ratio_estimate,
+    t_quantile,
+)
 from analytic.simulation.events import CHUNK, chunks, heap_pop, heap_push
 from analytic.simulation.laws import (
     LAW_NAMES,
@@ -70,6 +78,7 @@ __all__ = [
     "compare",
     "coverage_band",
     "deterministic",
+    "difference",
     "draw",
     "erlang",
     "exponential",

@@ -28,7 +28,7 @@ from scipy import special
 from analytic.errors import InvalidParameterError
 from analytic.validation import confidence, integer
 
-__all__ = ["METHODS", "Estimate", "batch_means", "mean_estimate", "ratio_estimate", "t_quantile"]
+__all__ = ["METHODS", "Estimate", "batch_means", "difference", "mean_estimate", "ratio_estimate", "t_quantile"]
 
 #: How an estimate's samples were obtained.
 METHODS = ("independent replications", "batch means")
@@ -230,3 +230,41 @@ def batch_means(observations: object, batches: int = 20, level: float = 0.95, wa
         raise InvalidParameterError("observations", array, "must be finite")
     pieces = np.array_split(array[skip:], k)
     return ratio_estimate([piece.sum() for piece in pieces], [piece.size for piece in pieces], level, "batch means")
+
+
+def difference(first: Estimate, second: Estimate) -> Estimate:
+    """The difference ``first - second`` of two independent estimates (e.g. two laws, two policies).
+
+    Standard error ``sqrt(se₁² + se₂²)``; the t quantile takes ``min(k₁, k₂) - 1`` degrees of
+    freedom, at most Welch–Satterthwaite's, so the interval is conservative. Both estimates must
+    have the same level and come from independent streams (different seeds).
+
+    Parameters
+    ----------
+    first, second : Estimate
+
+    Returns
+    -------
+    Estimate
+        At the common level, with the method of ``first`` and ``min(k₁, k₂)`` samples.
+
+    Raises
+    ------
+    InvalidParameterError
+        Not two estimates, or levels that differ.
+
+    Examples
+    --------
+    >>> a = Estimate(0.2304, 0.0002, 0.95, "independent replications", 20)
+    >>> b = Estimate(0.2338, 0.0003, 0.95, "independent replications", 20)
+    >>> difference(a, b)
+    Estimate(-0.0034 ± 0.0003606, 95%, 20 independent replications)
+    """
+    for name, value in (("first", first), ("second", second)):
+        if not isinstance(value, Estimate):
+            raise InvalidParameterError(name, value, "must be an Estimate")
+    if first.level != second.level:
+        raise InvalidParameterError("second", second, f"must have the level of first, {first.level}")
+    samples = min(first.samples, second.samples)
+    error = math.hypot(first.standard_error, second.standard_error)
+    return Estimate(first.value - second.value, t_quantile(first.level, samples) * error, first.level, first.method, samples)

@@ -1,0 +1,436 @@
+"""Simulation of the loss system of greedy(p) for any job-size law (Ghanbarian et al., Section 7).
+
+The model of :mod:`analytic.moldable.greedy`, with general sizes: ``n`` servers; jobs arrive as a
+Poisson process of rate ``n λ`` with i.i.d. inherent sizes ``S`` (unit mean by default); an arrival
+that finds ``j >= 1`` idle servers draws ``i`` with probability ``p_i`` and gets ``min(i, j)``
+servers, on which it runs for ``S / s_min(i, j)``; with ``j = 0`` it is lost. With exponential sizes
+the simulator and :func:`~analytic.moldable.greedy_metrics` describe the same chain, which is how the
+simulator is checked.
+
+The event loop is compiled with numba (``NUMBA_DISABLE_JIT=1`` runs it in Python with the same
+numbers): the departures wait in an array heap, interarrival times, sizes and allocation draws come
+in chunks from three independent streams (so two schemes simulated with one seed see the same
+arrivals and sizes), and each replication tallies blocked arrivals, execution times and the
+time-integral of the occupancy per batch of arrivals.
+
+Estimators (per replication, after the warm-up of ``warmup`` arrivals):
+
+* ``blocking`` = blocked arrivals / arrivals (PASTA: the time-stationary ``P_b``);
+* ``mean_time`` = mean of ``S / s_i`` over the accepted jobs (``E[D]``, eq. 4); with
+  ``mean_time_of="completed"``, over the jobs that completed before the last arrival instead —
+  the estimator that a simulation logging departures yields, which under-weights long jobs;
+* ``mean_occupancy[i - 1]`` = time-average of ``X_i / n`` (jobs on ``i`` servers per server).
+
+With several replications, the intervals come from the replication means (Student-t); with one,
+from ``batches`` batch means of the run. A run starts either empty (as Ghanbarian et al. do) or,
+by default, near equilibrium: ``X_i`` independent Poisson with the fluid means ``n c p_i / s_i``
+(``c = min(λ, 1 / Σ_i i p_i / s_i)``), conditioned on ``Σ i X_i <= n``, and residual sizes drawn
+from the stationary-excess law. For a single allocation size ``m`` dividing ``n`` (the linear
+speed-up of Table 1) this is exactly the stationary law of the Erlang loss system, for any size
+law; elsewhere the warm-up removes the rest of the initial bias. Heavy tails make the start
+matter: from empty, the occupancy of a Pareto(1.5) system approaches equilibrium only like
+``t^(-1/2)``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from concurrent.futures import Executor
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from analytic.errors import InvalidParameterError
+from analytic.moldable.greedy import _resolve_p, fluid_point
+from analytic.moldable.occupancy import check_arrival_rate
+from analytic.simulation import (
+    Estimate,
+    SizeLaw,
+    check_executor,
+    chunks,
+    heap_pop,
+    heap_push,
+    ratio_estimate,
+    replicate,
+    root_seed,
+    size_law,
+)
+from analytic.speedup import SpeedUp
+from analytic.validation import confidence, integer
+
+__all__ = ["MoldableSimulation", "simulate_moldable"]
+
+#: Ways to start a replication.
+STARTS = ("equilibrium", "empty")
+#: Which jobs ``mean_time`` averages over.
+MEAN_TIME_OF = ("accepted", "completed")
+#: Attempts at drawing Poisson counts that fit in ``n`` servers before starting at the fluid point.
+START_ATTEMPTS = 1000
+
+
+@dataclass(frozen=True, repr=False)
+class MoldableSimulation:
+    """Simulated blocking, mean execution time and occupancy of greedy(p), with confidence half-widths.
+
+    Attributes
+    ----------
+    blocking, blocking_ci : float
+        ``P_b`` and the half-width of its interval at ``level``.
+    mean_time, mean_time_ci : float
+        ``E[D]``, mean execution time of accepted (or completed, see ``mean_time_of``) jobs, and its
+        half-width.
+    mean_occupancy, mean_occupancy_ci : numpy.ndarray
+        Time-average ``E[X_i] / n``, indexed like the speed-up's values, and half-widths.
+    level : float
+        Confidence level of the half-widths.
+    method : str
+        ``"independent replications"`` or ``"batch means"``.
+    samples : int
+        Number of replications or batches behind the intervals.
+    jobs : int
+        Arrivals simulated (all replications, warm-ups included).
+    measured : int
+        Arrivals counted in the estimates (after the warm-ups).
+    replications : int
+    warmup : int
+        Arrivals discarded at the start of each replication.
+    seed : int or sequence of int
+        Entropy of the root ``SeedSequence``: pass it as ``seed`` to repeat the run.
+    p : numpy.ndarray
+        The allocation probabilities used.
+    size : SizeLaw
+    start : str
+    mean_time_of : str
+    servers : int
+    arrival_rate : float
+    """
+
+    blocking: float
+    blocking_ci: float
+    mean_time: float
+    mean_time_ci: float
+    mean_occupancy: np.ndarray
+    mean_occupancy_ci: np.ndarray
+    level: float
+    method: str
+    samples: int
+    jobs: int
+    measured: int
+    replications: int
+    warmup: int
+    seed: int | tuple[int, ...]
+    p: np.ndarray
+    size: SizeLaw
+    start: str
+    mean_time_of: str
+    servers: int
+    arrival_rate: float
+
+    def _estimate(self, value: float, half_width: float) -> Estimate:
+        return Estimate(value, half_width, self.level, self.method, self.samples)
+
+    @property
+    def blocking_estimate(self) -> Estimate:
+        """:attr:`blocking` as an :class:`~analytic.simulation.Estimate` (for :func:`~analytic.simulation.compare`)."""
+        return self._estimate(self.blocking, self.blocking_ci)
+
+    @property
+    def mean_time_estimate(self) -> Estimate:
+        """:attr:`mean_time` as an :class:`~analytic.simulation.Estimate`."""
+        return self._estimate(self.mean_time, self.mean_time_ci)
+
+    def occupancy_estimate(self, servers: int) -> Estimate:
+        """``E[X_i] / n`` for ``i = servers`` as an :class:`~analytic.simulation.Estimate`."""
+        i = integer("servers", servers, minimum=1)
+        if i > self.mean_occupancy.size:
+            raise InvalidParameterError("servers", servers, f"must be at most d = {self.mean_occupancy.size}")
+        return self._estimate(float(self.mean_occupancy[i - 1]), float(self.mean_occupancy_ci[i - 1]))
+
+    def __repr__(self) -> str:
+        return (f"MoldableSimulation(servers={self.servers}, blocking={self.blocking:.6g} ± {self.blocking_ci:.2g}, "
+                f"mean_time={self.mean_time:.6g} ± {self.mean_time_ci:.2g}, "
+                f"mean_occupancy={np.round(self.mean_occupancy, 6).tolist()}, level={self.level:.0%}, "
+                f"{self.samples} {self.method}, measured={self.measured:,} of {self.jobs:,} arrivals)")
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """What a replication needs (picklable, for process and cluster executors)."""
+
+    servers: int
+    arrival_rate: float
+    speeds: np.ndarray
+    p: np.ndarray
+    law: SizeLaw
+    arrivals: int
+    warmup: int
+    batches: int
+    start: str
+
+
+@dataclass(frozen=True)
+class _Tallies:
+    """Per-batch sums of one replication."""
+
+    arrivals: np.ndarray
+    blocked: np.ndarray
+    counted: np.ndarray
+    time_sum: np.ndarray
+    area: np.ndarray          # (batches, d + 1): time-integral of X_i, column i
+    duration: np.ndarray
+    completed_sum: np.ndarray
+    completed: np.ndarray
+
+
+@numba.njit(cache=True)
+def _place(allocation, remaining, state, X, keys, items, slot_servers, slot_time, slot_batch, free):
+    """Put jobs already in service at time 0 (not counted in any estimate) into the system."""
+    busy, size, n_free = state[0], state[1], state[2]
+    for k in range(allocation.shape[0]):
+        a = allocation[k]
+        n_free -= 1
+        slot = free[n_free]
+        slot_servers[slot] = a
+        slot_time[slot] = remaining[k]
+        slot_batch[slot] = -1
+        size = heap_push(keys, items, size, remaining[k], slot)
+        X[a] += 1
+        busy += a
+    state[0], state[1], state[2] = busy, size, n_free
+
+
+@numba.njit(cache=True)
+def _advance(interarrival, requested, sizes, first, n, speeds, boundaries, clock, state, X, last, keys, items,
+             slot_servers, slot_time, slot_batch, free, arrivals, blocked, counted, time_sum, area, start,
+             completed_sum, completed):
+    """Process one chunk of arrivals ``first .. first + len(interarrival) - 1`` of a replication.
+
+    ``state`` holds (busy servers, heap size, free slots, current batch or -1 during the warm-up);
+    ``clock[0]`` the time of the last arrival; ``X[i]`` the jobs on ``i`` servers and ``last[i]``
+    the time up to which ``X[i]`` has been integrated; batch ``k`` starts at arrival
+    ``boundaries[k]`` (``boundaries[0]`` = the warm-up, ``boundaries[-1]`` = all arrivals).
+    """
+    t = clock[0]
+    busy, size, n_free, b = state[0], state[1], state[2], state[3]
+    for j in range(interarrival.shape[0]):
+        t += interarrival[j]
+        while size > 0 and keys[0] <= t:
+            when, slot, size = heap_pop(keys, items, size)
+            a = slot_servers[slot]
+            if b >= 0:
+                area[b, a] += X[a] * (when - last[a])
+                last[a] = when
+            if slot_batch[slot] >= 0:
+                completed_sum[slot_batch[slot]] += slot_time[slot]
+                completed[slot_batch[slot]] += 1
+            X[a] -= 1
+            busy -= a
+            free[n_free] = slot
+            n_free += 1
+        if first + j == boundaries[b + 1]:
+            for a in range(X.shape[0]):
+                if b >= 0:
+                    area[b, a] += X[a] * (t - last[a])
+                last[a] = t
+            b += 1
+            start[b] = t
+        if b >= 0:
+            arrivals[b] += 1
+        idle = n - busy
+        if idle == 0:
+            if b >= 0:
+                blocked[b] += 1
+            continue
+        a = min(requested[j], idle)
+        duration = sizes[j] / speeds[a - 1]
+        n_free -= 1
+        slot = free[n_free]
+        slot_servers[slot] = a
+        slot_time[slot] = duration
+        slot_batch[slot] = b
+        size = heap_push(keys, items, size, t + duration, slot)
+        if b >= 0:
+            area[b, a] += X[a] * (t - last[a])
+            last[a] = t
+            counted[b] += 1
+            time_sum[b] += duration
+        X[a] += 1
+        busy += a
+    clock[0] = t
+    state[0], state[1], state[2], state[3] = busy, size, n_free, b
+
+
+def _initial_jobs(setup: _Setup, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Allocations and remaining times of the jobs in service at time 0 (see the module docstring)."""
+    if setup.start == "empty":
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    n, servers = setup.servers, np.arange(1, setup.speeds.size + 1)
+    fluid = fluid_point(setup.speeds, setup.arrival_rate, setup.p)
+    counts = np.floor(n * fluid).astype(np.int64)                 # fallback: the fluid point, rounded down
+    for _ in range(START_ATTEMPTS):
+        draw = rng.poisson(n * fluid)
+        if draw @ servers <= n:
+            counts = draw
+            break
+    allocation = np.repeat(servers, counts)
+    return allocation, setup.law.sample_excess(rng, allocation.size) / setup.speeds[allocation - 1]
+
+
+def _replication(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
+    """One replication: three streams for arrivals, sizes and allocations, a fourth for the start."""
+    arrival_rng, size_rng, choice_rng, start_rng = (np.random.default_rng(s) for s in seed.spawn(4))
+    n, d, batches = setup.servers, setup.speeds.size, setup.batches
+    measured = setup.arrivals - setup.warmup
+    boundaries = setup.warmup + (np.arange(batches + 1, dtype=np.int64) * measured + batches - 1) // batches
+    clock, state = np.zeros(1), np.array([0, 0, n, -1], dtype=np.int64)
+    X, last = np.zeros(d + 1, dtype=np.int64), np.zeros(d + 1)
+    keys, items = np.empty(n), np.empty(n, dtype=np.int64)
+    slot_servers, slot_time, slot_batch = np.empty(n, dtype=np.int64), np.empty(n), np.empty(n, dtype=np.int64)
+    free = np.arange(n, dtype=np.int64)
+    arrivals, blocked, counted = (np.zeros(batches, dtype=np.int64) for _ in range(3))
+    completed = np.zeros(batches, dtype=np.int64)
+    time_sum, start, completed_sum = np.zeros(batches), np.zeros(batches), np.zeros(batches)
+    area = np.zeros((batches, d + 1))
+    _place(*_initial_jobs(setup, start_rng), state, X, keys, items, slot_servers, slot_time, slot_batch, free)
+    cumulative = np.cumsum(setup.p)
+    cumulative[-1] = 1.0
+    single = np.flatnonzero(setup.p == 1.0)
+    rate = n * setup.arrival_rate
+    for first, count in chunks(setup.arrivals):
+        interarrival = arrival_rng.standard_exponential(count) / rate
+        sizes = setup.law.sample(size_rng, count)
+        if single.size:
+            requested = np.full(count, single[0] + 1, dtype=np.int64)
+        else:
+            requested = np.searchsorted(cumulative, choice_rng.random(count), side="right").astype(np.int64) + 1
+            np.minimum(requested, d, out=requested)
+        _advance(interarrival, requested, sizes, first, n, setup.speeds, boundaries, clock, state, X, last,
+                 keys, items, slot_servers, slot_time, slot_batch, free, arrivals, blocked, counted, time_sum, area,
+                 start, completed_sum, completed)
+    end = clock[0]
+    area[batches - 1] += X * (end - last)
+    duration = np.diff(np.append(start, end))
+    return _Tallies(arrivals, blocked, counted, time_sum, area[:, 1:], duration, completed_sum, completed)
+
+
+def simulate_moldable(speedup: SpeedUp, arrival_rate: float, servers: int, p: object = None,
+                      size: SizeLaw | str = "exponential", jobs: int = 1_000_000, warmup: int | None = None,
+                      replications: int = 1, seed: int | np.random.SeedSequence | np.random.Generator | None = None,
+                      executor: Executor | None = None, *, level: float = 0.95, batches: int = 20,
+                      start: str = "equilibrium", mean_time_of: str = "accepted",
+                      progress: bool | None = None) -> MoldableSimulation:
+    """Simulate the loss system of greedy(p) with any job-size law; estimates with confidence intervals.
+
+    Ghanbarian et al., *On Optimal Server Allocation for Moldable Jobs with Concave Speed-Up*,
+    Sections 4 and 7 (Table 1): the scheme of eq. (10) exactly as :func:`greedy_metrics` defines it.
+
+    Parameters
+    ----------
+    speedup : SpeedUp
+    arrival_rate : float
+        λ in (0, 1]: arrivals per unit time per server (total rate ``n λ``).
+    servers : int
+        ``n >= d``.
+    p : None, "greedy" or array_like
+        ``None``: greedy(p*) with p* of Theorem 1; ``"greedy"``: always ``d``; or any probability
+        vector indexed like the speed-up's values.
+    size : SizeLaw or str
+        The inherent-size law: a :class:`~analytic.simulation.SizeLaw` (used as is) or one of
+        ``"exponential"``, ``"deterministic"``, ``"mixed_erlang"``, ``"pareto"`` (unit mean; see
+        :mod:`analytic.simulation.laws`).
+    jobs : int
+        Total number of arrivals, warm-ups included: ``jobs // replications`` per replication.
+    warmup : int, optional
+        Arrivals discarded at the start of each replication; default a tenth of them.
+    replications : int
+        Independent replications (streams ``SeedSequence(seed).spawn(replications)``). With one,
+        the intervals come from batch means.
+    seed : int, SeedSequence, Generator or None
+        The same seed gives the same numbers, serially or through any executor.
+    executor : concurrent.futures.Executor, optional
+        Where the replications run (default: one process per core for several replications; a
+        Dask ``client.get_executor()`` runs them on a cluster).
+    level : float
+        Confidence level of the half-widths.
+    batches : int
+        Batches per replication (>= 2); the intervals use them when ``replications == 1``.
+    start : {"equilibrium", "empty"}
+        Initial state (module docstring); ``"empty"`` with ``warmup=0`` is the paper's procedure.
+    mean_time_of : {"accepted", "completed"}
+        ``E[D]`` over all accepted jobs (unbiased), or over the accepted jobs that completed before
+        the last arrival (what a log of departures gives).
+    progress : bool, optional
+        tqdm bar over the replications; default only when standard error is a terminal.
+
+    Returns
+    -------
+    MoldableSimulation
+
+    Raises
+    ------
+    InvalidParameterError
+        λ outside (0, 1], ``servers < d``, a bad ``p``, an unknown size law or one without a
+        finite mean, fewer arrivals per replication than ``warmup + batches``, a non-executor as
+        ``executor``, or an unknown ``start`` / ``mean_time_of``.
+
+    Examples
+    --------
+    Table 1's linear speed-up at n = 100 is an Erlang loss system of 20 slots:
+
+    >>> from analytic.erlang import erlang_b
+    >>> from analytic.simulation import compare
+    >>> from analytic.speedup import SpeedUp
+    >>> sim = simulate_moldable(SpeedUp.linear(5), 0.9, 100, size="pareto", jobs=200_000, seed=1)
+    >>> compare(sim.blocking_estimate, erlang_b(20, 18.0)).verdict
+    'agrees'
+    """
+    if not isinstance(speedup, SpeedUp):
+        raise InvalidParameterError("speedup", speedup, "must be an analytic.speedup.SpeedUp")
+    lam = check_arrival_rate(arrival_rate)
+    n = integer("servers", servers, minimum=speedup.d, meaning=f" (at least d = {speedup.d})")
+    probabilities = _resolve_p(speedup, lam, p)
+    law = size if isinstance(size, SizeLaw) else size_law(size)
+    total = integer("jobs", jobs)
+    runs = integer("replications", replications)
+    k = integer("batches", batches, minimum=2)
+    confidence("level", level)
+    if start not in STARTS:
+        raise InvalidParameterError("start", start, f"must be one of {STARTS}")
+    if mean_time_of not in MEAN_TIME_OF:
+        raise InvalidParameterError("mean_time_of", mean_time_of, f"must be one of {MEAN_TIME_OF}")
+    check_executor(executor)
+    share = total // runs
+    skip = share // 10 if warmup is None else integer("warmup", warmup, minimum=0)
+    if share < skip + k:
+        raise InvalidParameterError("jobs", jobs, f"must give each of the {runs} replications at least warmup + batches = "
+                                                  f"{skip + k} arrivals (it gives {share})")
+    root = root_seed(seed)
+    setup = _Setup(n, lam, speedup.values.copy(), probabilities, law, share, skip, k, start)
+    tallies = replicate(functools.partial(_replication, setup), runs, root, executor, progress, "simulate_moldable")
+    return _summarize(tallies, setup, runs, level, mean_time_of, root, speedup.d)
+
+
+def _summarize(tallies: list[_Tallies], setup: _Setup, runs: int, level: float, mean_time_of: str,
+               root: np.random.SeedSequence, d: int) -> MoldableSimulation:
+    """Estimates from the tallies: over replications when there are several, over batches otherwise."""
+    names = [field.name for field in dataclasses.fields(_Tallies)]
+    if runs > 1:
+        method = "independent replications"
+        sums = {name: np.array([getattr(t, name).sum(axis=0) for t in tallies]) for name in names}
+    else:
+        method = "batch means"
+        sums = {name: getattr(tallies[0], name) for name in names}
+    times, counts = ((sums["time_sum"], sums["counted"]) if mean_time_of == "accepted"
+                     else (sums["completed_sum"], sums["completed"]))
+    blocking = ratio_estimate(sums["blocked"], sums["arrivals"], level, method)
+    mean_time = ratio_estimate(times, counts, level, method)
+    occupancy = [ratio_estimate(sums["area"][:, i] / setup.servers, sums["duration"], level, method) for i in range(d)]
+    measured = int(sums["arrivals"].sum())
+    return MoldableSimulation(
+        blocking=blocking.value, blocking_ci=blocking.half_width, mean_time=mean_time.value, mean_time_ci=mean_time.half_width,
+        mean_occupancy=np.array([e.value for e in occupancy]), mean_occupancy_ci=np.array([e.half_width for e in occupancy]),
+        level=level, method=method, samples=blocking.samples, jobs=setup.arrivals * runs, measured=measured,
+        replications=runs, warmup=setup.warmup, seed=root.entropy, p=setup.p, size=setup.law, start=setup.start,
+        mean_time_of=mean_time_of, servers=setup.servers, arrival_rate=setup.arrival_rate)

@@ -1,0 +1,137 @@
+"""Speed of simulate_moldable against a minimal pure-Python heap loop measured in the same run.
+
+Run as ``python benchmarks/simulation.py`` (about a minute; ``--jobs`` sets the jobs per run of
+simulate_moldable, default 5·10⁶ as one run of the paper's Section 7).
+
+Baseline: the smallest correct event loop of an M/M/800/800 loss system in Python — departures in a
+``heapq``, interarrival and service times drawn with numpy beforehand — at the offered load of
+Table 1's linear Halfin–Whitt row (800 λ Erlangs, λ = 1 - 0.1/√4000). Against it: one 5·10⁶-job
+replication of simulate_moldable on one core for each Table 1 row (exponential sizes) and each size
+law on the sub-linear Halfin–Whitt row, in jobs per second and as a ratio to the baseline (the
+target is a ratio of at least 1). For context, Ciw and SimPy (if installed) simulate the same
+M/M/800/800 system for a few thousand jobs. The last line extrapolates the whole of Table 1 at the
+paper's scale (6 rows × 4 laws × 100 runs × 5·10⁶ jobs) on two cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import time
+
+import numpy as np
+
+from analytic.moldable import simulate_moldable, traffic
+from analytic.moldable.paper import LINEAR, REGIMES, SUBLINEAR, TABLE1_SERVERS
+from analytic.simulation import SerialExecutor
+
+SLOTS = 800
+LOAD = SLOTS * float(traffic(TABLE1_SERVERS, 0.5, 0.1))        # Erlangs: unit-mean service, rate 800 λ
+
+
+def python_heap_loop(jobs: int, seed: int = 0) -> tuple[float, float]:
+    """Blocking of M/M/800/800 by a minimal heapq loop, and its jobs per second (drawing included)."""
+    start = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    interarrivals = rng.exponential(1.0 / LOAD, jobs).tolist()
+    services = rng.exponential(1.0, jobs).tolist()
+    departures: list[float] = []
+    clock, blocked = 0.0, 0
+    for gap, service in zip(interarrivals, services, strict=True):
+        clock += gap
+        while departures and departures[0] <= clock:
+            heapq.heappop(departures)
+        if len(departures) < SLOTS:
+            heapq.heappush(departures, clock + service)
+        else:
+            blocked += 1
+    return blocked / jobs, jobs / (time.perf_counter() - start)
+
+
+def ciw_rate(jobs: int) -> float | None:
+    """Jobs per second of Ciw on M/M/800/800 (None if Ciw is not installed)."""
+    try:
+        import ciw
+    except ImportError:
+        return None
+    network = ciw.create_network(arrival_distributions=[ciw.dists.Exponential(LOAD)],
+                                 service_distributions=[ciw.dists.Exponential(1.0)], number_of_servers=[SLOTS],
+                                 queue_capacities=[0])
+    ciw.seed(0)
+    start = time.perf_counter()
+    simulation = ciw.Simulation(network)
+    simulation.simulate_until_max_time(jobs / LOAD)
+    return len(simulation.get_all_records()) / (time.perf_counter() - start)
+
+
+def simpy_rate(jobs: int) -> float | None:
+    """Jobs per second of SimPy on M/M/800/800 (None if SimPy is not installed)."""
+    try:
+        import simpy
+    except ImportError:
+        return None
+    rng = np.random.default_rng(0)
+    env = simpy.Environment()
+    servers = simpy.Resource(env, capacity=SLOTS)
+
+    def job(service):
+        with servers.request() as request:
+            yield request
+            yield env.timeout(service)
+
+    def source():
+        for _ in range(jobs):
+            yield env.timeout(rng.exponential(1.0 / LOAD))
+            if servers.count < SLOTS:
+                env.process(job(rng.exponential(1.0)))
+
+    start = time.perf_counter()
+    env.process(source())
+    env.run()
+    return jobs / (time.perf_counter() - start)
+
+
+def moldable_rate(speedup, alpha, beta, size, jobs) -> tuple[float, object]:
+    lam = float(traffic(TABLE1_SERVERS, alpha, beta))
+    start = time.perf_counter()
+    result = simulate_moldable(speedup, lam, TABLE1_SERVERS, size=size, jobs=jobs, seed=1, executor=SerialExecutor())
+    return jobs / (time.perf_counter() - start), result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=5_000_000, help="jobs per simulate_moldable run")
+    parser.add_argument("--baseline-jobs", type=int, default=1_000_000)
+    args = parser.parse_args()
+
+    start = time.perf_counter()
+    simulate_moldable(SUBLINEAR, 0.8, 40, jobs=10_000, seed=0, executor=SerialExecutor())
+    print(f"first call (numba compiles or loads its cache): {time.perf_counter() - start:.2f} s")
+
+    blocking, baseline = python_heap_loop(args.baseline_jobs)
+    print(f"baseline: pure-Python heapq loop, M/M/{SLOTS}/{SLOTS} at {LOAD:.1f} Erlangs: {baseline:,.0f} jobs/s "
+          f"(blocking {blocking:.4f})")
+    for name, rate in (("Ciw", ciw_rate(20_000)), ("SimPy", simpy_rate(50_000))):
+        if rate is not None:
+            print(f"context: {name} on the same system: {rate:,.0f} jobs/s (ratio to the baseline {rate / baseline:.3f})")
+
+    print(f"\nsimulate_moldable, n = {TABLE1_SERVERS}, one run of {args.jobs:,} jobs on one core:")
+    rates = []
+    cases = [(label, speedup, alpha, beta, "exponential") for label, speedup in (("linear", LINEAR), ("sub-linear", SUBLINEAR))
+             for alpha, beta in REGIMES]
+    cases += [("sub-linear", SUBLINEAR, 0.5, 0.1, law) for law in ("deterministic", "mixed_erlang", "pareto")]
+    for label, speedup, alpha, beta, size in cases:
+        rate, result = moldable_rate(speedup, alpha, beta, size, args.jobs)
+        rates.append(rate)
+        print(f"  {label:>10}, α = {alpha:.3g}, {size:>13}: {rate:>12,.0f} jobs/s  ratio {rate / baseline:5.2f}   "
+              f"P_b = {result.blocking:.5f} ± {result.blocking_ci:.1g}, "
+              f"E[D] = {result.mean_time:.5f} ± {result.mean_time_ci:.1g}")
+    slowest = min(rates)
+    print(f"\nslowest ratio to the baseline: {slowest / baseline:.2f} (target >= 1)")
+    table = 6 * 4 * 100 * 5_000_000
+    print(f"Table 1 at the paper's scale ({table:.1e} jobs) on two cores at the median rate: "
+          f"{table / (2 * float(np.median(rates))) / 60:.0f} minutes")
+
+
+if __name__ == "__main__":
+    main()

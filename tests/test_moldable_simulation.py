@@ -1,0 +1,198 @@
+"""Tests of analytic.moldable.simulation: the simulated loss system against exact values.
+
+References, all independent of the simulator:
+* the exact loss chain of greedy(p) (greedy_metrics, analytic.ctmc) on small systems with
+  exponential sizes: blocking, E[D] and occupancy, by the coverage of 95% intervals over 100
+  fixed seeds per system, inside the binomial band of coverage_band;
+* Erlang's formula (analytic.erlang) for the linear speed-up with d | n, for deterministic,
+  mixed-Erlang and Pareto sizes (insensitivity of the Erlang loss system);
+* the expected fraction of blocked arrivals among the first m arrivals of an M/M/c/c system
+  started empty, from the embedded chain at arrival epochs (matrix products in numpy), for the
+  paper's procedure (start="empty", warmup=0).
+"""
+
+import functools
+import os
+import subprocess
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import linalg
+
+from analytic.erlang import erlang_b
+from analytic.errors import InvalidParameterError
+from analytic.moldable import greedy_metrics, simulate_moldable, traffic
+from analytic.simulation import SerialExecutor, compare, coverage_band, deterministic, mixed_erlang, pareto
+from analytic.speedup import SpeedUp
+
+ROOT = Path(__file__).parent.parent
+SUBLINEAR = SpeedUp([1, 1.8, 2.5, 3, 3.4])
+SERIAL = SerialExecutor()
+SEEDS = range(100)
+
+#: (speed-up, λ, n, p, replications): both schemes, several loads and speed-ups, n = 10 ... 60.
+SYSTEMS = {
+    "sub-linear p* λ=0.8 n=10": (SUBLINEAR, 0.8, 10, None, 1),
+    "sub-linear greedy λ=0.8 n=20": (SUBLINEAR, 0.8, 20, "greedy", 4),
+    "sub-linear p* Halfin-Whitt n=40": (SUBLINEAR, float(traffic(40, 0.5, 0.1)), 40, None, 1),
+    "Amdahl(0.9) p* λ=0.6 n=60": (SpeedUp.amdahl(0.9, 4), 0.6, 60, None, 4),
+    "power(1/2) greedy λ=0.95 n=30": (SpeedUp.power(0.5, 3), 0.95, 30, "greedy", 1),
+    "sub-linear greedy λ=0.5 n=60": (SUBLINEAR, 0.5, 60, "greedy", 1),
+}
+
+
+@functools.cache
+def coverage(name):
+    """How many of the 100 seeded 95% intervals of (P_b, E[D], E[x_i] of the busiest i) hold the exact values."""
+    speedup, lam, n, p, replications = SYSTEMS[name]
+    exact = greedy_metrics(speedup, lam, n, p)
+    largest = int(np.argmax(exact.mean_occupancy)) + 1
+    hits = np.zeros(3, dtype=int)
+    offset = 1000 * list(SYSTEMS).index(name)          # distinct seeds: the pooled count is of independent runs
+    for seed in SEEDS:
+        sim = simulate_moldable(speedup, lam, n, p, jobs=40_000, replications=replications, seed=offset + seed,
+                                executor=SERIAL)
+        hits += [compare(sim.blocking_estimate, exact.blocking).agrees,
+                 compare(sim.mean_time_estimate, exact.mean_time).agrees,
+                 compare(sim.occupancy_estimate(largest), exact.mean_occupancy[largest - 1]).agrees]
+    return hits
+
+
+@pytest.mark.parametrize("name", SYSTEMS)
+def test_exact_chain_values_are_covered_at_the_stated_rate(name):
+    low, high = coverage_band(len(SEEDS))
+    hits = coverage(name)
+    assert np.all((low <= hits) & (hits <= high)), f"coverage of (P_b, E[D], E[x_i]): {hits.tolist()} not in [{low}, {high}]"
+
+
+def test_pooled_coverage_is_neither_too_low_nor_too_high():
+    """Over the six systems, 600 intervals per quantity: too wide intervals would show here."""
+    low, high = coverage_band(len(SEEDS) * len(SYSTEMS))
+    pooled = sum(coverage(name) for name in SYSTEMS)
+    assert np.all((low <= pooled) & (pooled <= high)), f"pooled coverage {pooled.tolist()} not in [{low}, {high}]"
+
+
+@pytest.mark.parametrize("law", [deterministic(), mixed_erlang(), pareto(1.5)], ids=["deterministic", "mixed_erlang", "pareto"])
+def test_linear_speedup_blocking_is_erlang_b_for_every_size_law(law):
+    """d = 5 divides n = 50: 10 slots of 5 servers, offered load 50 λ / 5; the start is stationary."""
+    lam = 0.9
+    exact = float(erlang_b(10, 50 * lam / 5))
+    hits = sum(compare(simulate_moldable(SpeedUp.linear(5), lam, 50, size=law, jobs=20_000, replications=10, warmup=0,
+                                         seed=seed, executor=SERIAL).blocking_estimate, exact).agrees for seed in SEEDS)
+    low, high = coverage_band(len(SEEDS))
+    assert low <= hits <= high
+
+
+def blocked_fraction_from_empty(slots, arrival_rate, service_rate, arrivals):
+    """E[blocked among the first `arrivals` arrivals] / arrivals for M/M/c/c started empty.
+
+    Between arrivals only departures happen: over an Exp(Λ) time the pure-death chain moves by
+    M = Λ (Λ I - Q_death)^-1. The law seen by arrival j+1 is (law after arrival j) M.
+    """
+    k = np.arange(slots + 1)
+    death = np.diag(-service_rate * k) + np.diag(service_rate * k[1:], -1)
+    M = arrival_rate * linalg.inv(arrival_rate * np.eye(slots + 1) - death)
+    seen, total = np.eye(slots + 1)[0], 0.0
+    for _ in range(arrivals):
+        total += seen[slots]
+        after = np.append(0.0, seen[:-1])
+        after[slots] += seen[slots]
+        seen = after @ M
+    return total / arrivals
+
+
+def test_paper_procedure_from_empty_has_the_exact_transient_blocking():
+    """Linear speed-up, n = 20 (4 slots), λ = 1, 60 arrivals per run from empty, no warm-up."""
+    exact = blocked_fraction_from_empty(slots=4, arrival_rate=20.0, service_rate=5.0, arrivals=60)
+    stationary = float(erlang_b(4, 4.0))
+    assert exact < stationary - 0.02                        # the transient matters at this length
+    hits = sum(compare(simulate_moldable(SpeedUp.linear(5), 1.0, 20, jobs=60 * 20, replications=20, warmup=0, batches=2,
+                                         start="empty", seed=seed, executor=SERIAL).blocking_estimate, exact).agrees
+               for seed in SEEDS)
+    low, high = coverage_band(len(SEEDS))
+    assert low <= hits <= high
+
+
+def test_completed_jobs_only_shorten_the_mean_time_of_heavy_tails():
+    """Deterministic sizes: every job runs 1/5, counted at completion or not. Pareto: long jobs are censored."""
+    det = simulate_moldable(SpeedUp.linear(5), 0.9, 50, size=deterministic(), jobs=20_000, seed=3, executor=SERIAL,
+                            mean_time_of="completed")
+    assert det.mean_time == pytest.approx(0.2, rel=1e-12) and det.mean_time_ci == pytest.approx(0.0, abs=1e-12)
+    runs = [simulate_moldable(SpeedUp.linear(5), 0.9, 50, size=pareto(), jobs=20_000, seed=3, executor=SERIAL,
+                              start="empty", warmup=0, mean_time_of=of) for of in ("accepted", "completed")]
+    assert runs[1].mean_time < runs[0].mean_time and runs[0].blocking == runs[1].blocking
+
+
+def fields(sim):
+    return (sim.blocking, sim.blocking_ci, sim.mean_time, sim.mean_time_ci, sim.mean_occupancy.tolist(),
+            sim.mean_occupancy_ci.tolist(), sim.measured)
+
+
+def test_same_seed_same_numbers_serial_in_processes_and_on_dask():
+    distributed = pytest.importorskip("distributed")
+    arguments = dict(speedup=SUBLINEAR, arrival_rate=0.8, servers=30, size="mixed_erlang", jobs=60_000, replications=3, seed=42)
+    serial = simulate_moldable(**arguments, executor=SERIAL)
+    with ProcessPoolExecutor(2) as pool:
+        processes = simulate_moldable(**arguments, executor=pool)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        dask = simulate_moldable(**arguments, executor=client.get_executor())
+    assert fields(serial) == fields(processes) == fields(dask)
+    assert serial.seed == 42 and serial.method == "independent replications" and serial.samples == 3
+
+
+def test_seed_none_records_its_entropy_for_a_rerun():
+    first = simulate_moldable(SUBLINEAR, 0.8, 10, jobs=5_000, executor=SERIAL)
+    again = simulate_moldable(SUBLINEAR, 0.8, 10, jobs=5_000, executor=SERIAL, seed=first.seed)
+    assert fields(first) == fields(again)
+
+
+def test_no_jit_runs_the_same_code_with_the_same_numbers():
+    script = ("from analytic.moldable import simulate_moldable\nfrom analytic.speedup import SpeedUp\n"
+              "from analytic.simulation import SerialExecutor\n"
+              "print(simulate_moldable(SpeedUp([1, 1.8, 2.5]), 0.7, 9, size='pareto', jobs=3_000, seed=5, "
+              "executor=SerialExecutor(), mean_time_of='completed'))")
+    outputs = []
+    for disable in ("0", "1"):
+        env = dict(os.environ, PYTHONPATH=str(ROOT), NUMBA_DISABLE_JIT=disable)
+        outputs.append(subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True).stdout)
+    assert outputs[0] == outputs[1] and "MoldableSimulation(servers=9" in outputs[0]
+
+
+def test_result_fields_and_repr():
+    sim = simulate_moldable(SUBLINEAR, 0.8, 12, jobs=10_000, warmup=1_000, seed=1, executor=SERIAL)
+    assert (sim.jobs, sim.measured, sim.warmup, sim.replications, sim.samples) == (10_000, 9_000, 1_000, 1, 20)
+    assert sim.method == "batch means" and sim.p.tolist() == pytest.approx([0, 0, 0.625, 0.375, 0])
+    assert repr(sim).startswith("MoldableSimulation(servers=12, blocking=")
+    assert sim.occupancy_estimate(3).value == sim.mean_occupancy[2]
+    with pytest.raises(InvalidParameterError, match="servers = 6: must be at most d = 5"):
+        sim.occupancy_estimate(6)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(size="lognormal"), r"size = 'lognormal': must be a SizeLaw or one of"),
+    (dict(size=2.5), r"size = 2.5: must be a SizeLaw"),
+    (dict(arrival_rate=-0.5), r"arrival_rate = -0.5: must lie in \(0, 1\]"),
+    (dict(jobs=1_000, warmup=995), r"jobs = 1000: must give each of the 1 replications at least warmup \+ batches = 1015"),
+    (dict(jobs=100, replications=10), r"jobs = 100: must give each of the 10 replications at least"),
+    (dict(executor="pool"), "executor = 'pool': must be a concurrent.futures.Executor"),
+    (dict(start="stationary"), r"start = 'stationary': must be one of \('equilibrium', 'empty'\)"),
+    (dict(mean_time_of="departed"), r"mean_time_of = 'departed': must be one of \('accepted', 'completed'\)"),
+    (dict(servers=4), r"servers = 4: must be an integer >= 5 \(at least d = 5\)"),
+    (dict(p=[1.0]), r"p = \[1.0\]: must be a probability vector of length 5"),
+    (dict(speedup=[1, 2]), r"speedup = \[1, 2\]: must be an analytic.speedup.SpeedUp"),
+    (dict(batches=1), "batches = 1: must be an integer >= 2"),
+    (dict(level=95), "level = 95: must lie strictly between 0 and 1"),
+])
+def test_bad_input_raises(kwargs, match):
+    arguments = dict(speedup=SUBLINEAR, arrival_rate=0.8, servers=10, jobs=10_000, executor=SERIAL) | kwargs
+    with pytest.raises(InvalidParameterError, match=match):
+        simulate_moldable(**arguments)
+
+
+def test_a_law_without_finite_mean_is_refused():
+    with pytest.raises(InvalidParameterError, match="shape = 1: must exceed 1: a Pareto law with shape <= 1 has no finite mean"):
+        simulate_moldable(SUBLINEAR, 0.8, 10, size=pareto(1.0), executor=SERIAL)
