@@ -51,8 +51,10 @@ def coverage(name):
     exact = greedy_metrics(speedup, lam, n, p)
     largest = int(np.argmax(exact.mean_occupancy)) + 1
     hits = np.zeros(3, dtype=int)
+    offset = 1000 * list(SYSTEMS).index(name)          # distinct seeds: the pooled count is of independent runs
     for seed in SEEDS:
-        sim = simulate_moldable(speedup, lam, n, p, jobs=40_000, replications=replications, seed=seed, executor=SERIAL)
+        sim = simulate_moldable(speedup, lam, n, p, jobs=40_000, replications=replications, seed=offset + seed,
+                                executor=SERIAL)
         hits += [compare(sim.blocking_estimate, exact.blocking).agrees,
                  compare(sim.mean_time_estimate, exact.mean_time).agrees,
                  compare(sim.occupancy_estimate(largest), exact.mean_occupancy[largest - 1]).agrees]
