@@ -603,7 +603,10 @@ def _drop_stale(keys, items, state, job_i, job_f):
         _, _, state[HEAP] = heap_pop(keys, items, state[HEAP])
 
 
-@numba.njit(cache=True)
+# Not cached: its signature holds the type of the ``decide`` dispatcher, which numba's cache index
+# does not round-trip between processes (every process missed and appended an entry, and saving the
+# index failed once it held one whose dispatcher had vanished). It compiles in a few seconds per process.
+@numba.njit
 def advance_preemptive(interarrival, job_classes, sizes, drain, boundaries, needs, servers, decide, groups, group_needs,
                        config, tables, aux, scalars, state, clock, keys, items, free, job_i, job_f, present, key, scratch,
                        target, count, response, waited, helped, area, starts):
