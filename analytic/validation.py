@@ -22,10 +22,63 @@ import numpy as np
 
 from analytic.errors import InvalidParameterError
 
-__all__ = ["confidence", "integer", "positive", "probabilities", "unit_fraction"]
+__all__ = ["confidence", "instances", "integer", "positive", "probabilities", "real", "real_array", "unit_fraction"]
 
 #: Largest deviation from one allowed in the sum of a probability vector (it is then renormalized).
 PROBABILITY_TOLERANCE = 1e-9
+
+
+def real(name: str, value: Any, meaning: str = "", allow_infinite: bool = False) -> float:
+    """``value`` as a ``float``; a real number (not a bool, not complex, not NaN), finite unless ``allow_infinite``."""
+    if isinstance(value, bool) or not isinstance(value, Real) or math.isnan(value) or (
+            not allow_infinite and math.isinf(value)):
+        kind = "a real number" if allow_infinite else "a finite real number"
+        raise InvalidParameterError(name, value, f"must be {kind}{meaning}")
+    return float(value)
+
+
+def real_array(name: str, value: Any, meaning: str = "", ndim: int | None = None, allow_infinite: bool = False,
+               allow_empty: bool = True) -> np.ndarray:
+    """``value`` as a new float array of real numbers: no string, complex, ragged, NaN (or inf) entry.
+
+    ``ndim`` fixes the number of dimensions (a scalar has 0); ``allow_empty=False`` requires an entry.
+    Booleans count as numbers only inside arrays (as numpy does); a bare ``bool`` is refused.
+    """
+    kind = {None: "a real number or an array of real numbers", 0: "a real number",
+            1: "a 1-D sequence of real numbers"}.get(ndim, f"a {ndim}-D array of real numbers")
+    try:
+        if isinstance(value, bool | str | bytes | dict) or value is None or np.asarray(value).dtype.kind in "cUSVM":
+            raise TypeError
+        array = np.array(value, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        raise InvalidParameterError(name, value, f"must be {kind}{meaning}") from None
+    if ndim is not None and array.ndim != ndim:
+        raise InvalidParameterError(name, value, f"must be {kind}{meaning}, not of shape {array.shape}")
+    if not allow_empty and array.size == 0:
+        raise InvalidParameterError(name, value, f"must be {kind} with at least one entry{meaning}")
+    bad = np.isnan(array) if allow_infinite else ~np.isfinite(array)
+    if bad.any():
+        where = "" if array.ndim == 0 else f" at index {tuple(int(i) for i in np.argwhere(bad)[0])}"
+        raise InvalidParameterError(name, value, f"must be {'free of NaN' if allow_infinite else 'finite'}"
+                                                 f"{meaning}: {float(array[bad].ravel()[0])}{where}")
+    return array
+
+
+def instances(name: str, value: Any, kind: type | tuple[type, ...], meaning: str = "") -> tuple:
+    """``value`` (one ``kind`` instance or a non-empty iterable of them) as a tuple of ``kind`` instances."""
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    label = " or ".join(k.__name__ for k in kinds)
+    if isinstance(value, kinds):
+        return (value,)
+    if isinstance(value, str | bytes | dict) or not hasattr(value, "__iter__"):
+        raise InvalidParameterError(name, value, f"must be a {label} or a non-empty sequence of them{meaning}")
+    items = tuple(value)
+    if not items:
+        raise InvalidParameterError(name, value, f"must hold at least one {label}{meaning}")
+    for i, item in enumerate(items):
+        if not isinstance(item, kinds):
+            raise InvalidParameterError(f"{name}[{i}]", item, f"must be a {label}{meaning}")
+    return items
 
 
 def integer(name: str, value: Any, minimum: int = 1, meaning: str = "") -> int:
