@@ -20,7 +20,7 @@ from analytic.errors import InvalidParameterError
 from analytic.memory import require
 from analytic.moldable.occupancy import check_arrival_rate, optimal_occupancy
 from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
-from analytic.validation import integer, probabilities
+from analytic.validation import integer, numeric_array, probabilities
 
 __all__ = ["GreedyMetrics", "LossChain", "allocation_probabilities", "greedy_chain", "greedy_metrics"]
 
@@ -106,9 +106,10 @@ def allocation_probabilities(idle: int | np.ndarray, p: np.ndarray) -> np.ndarra
     [[1.0, 0.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 0.625, 0.375]]
     """
     probabilities = check_probabilities(p, np.asarray(p).size)
-    free = np.asarray(idle)
+    condition = "must be integers >= 0 (numbers of idle servers)"
+    free = numeric_array("idle", idle, condition)
     if free.dtype.kind not in "iu" or np.any(free < 0):
-        raise InvalidParameterError("idle", idle, "must be integers >= 0 (numbers of idle servers)")
+        raise InvalidParameterError("idle", idle, condition)
     i = np.arange(1, probabilities.size + 1)
     tail = probabilities[::-1].cumsum()[::-1] - probabilities        # Σ_{j>i} p_j
     f = free[..., None]
