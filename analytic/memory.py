@@ -74,4 +74,4 @@ def require(bytes_needed: float, what: str, states: int, at_least: bool = False)
     available = available_bytes()
     if bytes_needed > available:
         fitting = int(states * available / bytes_needed)
-        raise StateSpaceTooLargeError(states, fitting, what, at_least, memory=(int(min(bytes_needed, 2.0**80)), available))
+        raise StateSpaceTooLargeError(states, fitting, what, at_least, memory=(int(min(bytes_needed, 2.0**1000)), available))

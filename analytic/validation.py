@@ -98,7 +98,7 @@ def instances(name: str, value: Any, kind: type | tuple[type, ...], meaning: str
         raise InvalidParameterError(name, value, condition)
     for i, item in enumerate(items):
         if not isinstance(item, kinds):
-            raise InvalidParameterError(f"{name}[{i}]", item, f"must be a {label}{meaning}")
+            raise InvalidParameterError(name, value, f"{condition} (entry {i} is a {type(item).__name__})")
     return items
 
 

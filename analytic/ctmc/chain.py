@@ -380,7 +380,7 @@ class CTMC:
         """
         if method not in stationary_law.METHODS:
             raise InvalidParameterError("method", method, f"must be one of {', '.join(map(repr, stationary_law.METHODS))}")
-        first = None if reference is None else self.index(reference)
+        first = None if reference is None else self._space.index(reference, "reference")
         self._require_irreducible()
         pi, accuracy, floor, label, iterations, check = stationary_law.solve(self._generator, method, first)
         residual = float(np.abs(self._generator.T @ pi).sum())
