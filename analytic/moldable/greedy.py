@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from analytic.ctmc import CTMC, lattice_bytes, solve_bytes
-from analytic.errors import InvalidParameterError
+from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.memory import require
 from analytic.moldable.occupancy import check_arrival_rate, optimal_occupancy
 from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
@@ -215,7 +215,15 @@ def greedy_chain(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float
 
 
 def _explore(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray, max_states: int) -> CTMC:
-    """Breadth-first exploration from the empty system (few reachable states)."""
+    """Breadth-first exploration from the empty system (few reachable states).
+
+    Refused before allocating: 0, 1, ..., n // max(sizes) jobs of the largest size are all reachable,
+    and the table of allocations by idle count has n + 1 rows.
+    """
+    reachable = n // int(sizes.max()) + 1
+    if reachable > max_states:
+        raise StateSpaceTooLargeError(reachable, max_states, "the greedy(p) chain", at_least=True)
+    require(16.0 * (n + 1) * (len(p) + 1), "the greedy(p) allocation table", reachable, at_least=True)
     arrivals = n * lam * allocation_probabilities(np.arange(n + 1), p)[:, sizes]     # by idle count
     weights = sizes.tolist()
 
