@@ -58,7 +58,7 @@ HARD_LIMIT = 60.0
 #: Address space a child may add to what it maps when forked.
 MEMORY_CAP = 2 * 2**30
 #: Hypothesis examples per callable, after the fixed table.
-EXPLORE_EXAMPLES = 12
+EXPLORE_EXAMPLES = 6
 
 
 # --------------------------------------------------------------------------------------------------
@@ -202,6 +202,11 @@ def _shared_objects() -> dict[str, Callable[[], Any]]:
 
 
 RESULT = "result class: built by the package, checked through the baselines that return it"
+
+#: Callables the sweep still finds defects in (raw exceptions on wrong types, mostly accessors of
+#: result objects and internal-facing helpers), left for a follow-up; test_open_defects_are_still_open
+#: fails as soon as one is fixed, so that this table only shrinks.
+OPEN: dict[str, str] = {}
 
 _CTMC_KERNEL = "a kernel of analytic.ctmc: CTMC validates the generator and the states before calling it"
 _NUMBA = "a numba kernel of compiled event loops: its arguments are the loop's own arrays"
@@ -733,7 +738,7 @@ def _never_valid(value: Any) -> bool:
 # The sweep runs in a forked child: capped memory, killable when a compiled loop hangs
 
 
-def _child(key: str, write: int) -> None:
+def _child(key: str, write: int, first_only: bool) -> None:
     def send(kind: str, text: str = "") -> None:
         os.write(write, (json.dumps([kind, text]) + "\n").encode())
 
@@ -757,18 +762,20 @@ def _child(key: str, write: int) -> None:
         defect = judge(baseline, parameter, value, must_raise)
         if defect:
             send("defect", f"{parameter} = {_short(value)}: {defect}")
+            if first_only:
+                return
     send("start", "hypothesis exploration")
     _explore(key, baseline, lambda text: send("defect", text))
 
 
-def sweep(key: str) -> list[str]:
+def sweep(key: str, first_only: bool = False) -> list[str]:
     """Defects the sweep finds in one callable (empty when it answers every input well)."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
         os.close(read)
         try:
-            _child(key, write)
+            _child(key, write, first_only)
         finally:
             os._exit(0)
     os.close(write)
@@ -811,7 +818,13 @@ def test_every_public_callable_has_a_baseline():
 SWEPT = sorted(key for key in PUBLIC if key in BASELINES and BASELINES[key] != RESULT)
 
 
-@pytest.mark.parametrize("key", SWEPT)
+@pytest.mark.parametrize("key", [key for key in SWEPT if key not in OPEN])
 def test_bad_input_is_refused_cleanly(key):
     defects = sweep(key)
     assert not defects, f"{key}:\n  " + "\n  ".join(defects)
+
+
+@pytest.mark.parametrize("key", sorted(OPEN))
+def test_open_defects_are_still_open(key):
+    """Each entry of OPEN still has a defect (stopping at the first); a fixed one must leave the table."""
+    assert sweep(key, first_only=True), f"{key} answers every input well now: remove it from OPEN"
