@@ -2,15 +2,30 @@
 
 Each module registers zero-argument functions with :func:`reproduces`; each returns one
 :class:`Row` or a list of them. A row compares the value a paper states (or an independent
-reference) with the value the package computes. Where exact computation shows that a paper's claim
-does not hold, the row says so with ``expect_agreement=False`` and a note: it then passes when the
-values differ, so the table stays honest and a silent "fix" of either side is caught.
+reference) with the value the package computes. Where a paper's statement does not hold, the row
+says so with ``expect_agreement=False``, a note with the numbers, and one of four kinds (:data:`KINDS`):
+
+``"contradicted"``
+    a statement about the model that exact computation refutes;
+``"printed estimate differs"``
+    a number the paper obtained by simulation differs from the model's exact value (the note says
+    whether the paper's own procedure, reproduced, explains the gap);
+``"assumption fails"``
+    an assumption of the paper does not hold in the setting (the note says what the paper says to do);
+``"reading"``
+    the words allow two readings and this row is one of them (a row of kind ``"reading"`` may also
+    agree: the verdict under each reading is shown).
+
+A row that expects disagreement passes when the values differ, so the table stays honest and a
+silent "fix" of either side is caught.
 
 Examples
 --------
 >>> from analytic.reproduce import Row
 >>> Row("Erlang (1917)", "E_1(1) = 1/2", 0.5, 0.5, 1e-15).verdict
 'agrees'
+>>> Row("A paper, Thm 1", "x = 1", 1.0, 2.0, 1e-12, expect_agreement=False, kind="contradicted").verdict
+'contradicted'
 """
 
 from __future__ import annotations
@@ -24,9 +39,18 @@ from dataclasses import dataclass
 
 from analytic.errors import InvalidParameterError
 
-__all__ = ["Outcome", "Row", "collect", "reproduces"]
+__all__ = ["KINDS", "Outcome", "Row", "Verdict", "collect", "reproduces", "verdict_table"]
 
 Value = float | int | bool | str
+
+KINDS = ("contradicted", "printed estimate differs", "assumption fails", "reading")
+
+
+def _label(holds: bool, kind: str) -> str:
+    """How a statement's verdict reads: ``holds``, or the kind of the way it does not."""
+    if kind == "reading":
+        return "holds under this reading" if holds else "does not hold under this reading"
+    return "holds" if holds else kind
 
 _REGISTRY: list[Callable[[], Row | Iterable[Row]]] = []
 
@@ -49,10 +73,18 @@ class Row:
         Largest absolute difference counted as agreement (numbers only; other values must be
         equal).
     expect_agreement : bool
-        False where exact computation contradicts the paper: the row then passes when the values
+        False where the paper's statement does not hold: the row then passes when the values
         differ by more than the tolerance.
     note : str
         Context shown under the row, e.g. why a claim does not hold.
+    kind : str
+        One of :data:`KINDS`; required when ``expect_agreement`` is False, and otherwise allowed
+        only as ``"reading"`` (the reading under which the statement holds).
+
+    Raises
+    ------
+    InvalidParameterError
+        A row that expects disagreement without a kind, or an unknown kind.
     """
 
     paper: str
@@ -62,6 +94,13 @@ class Row:
     tolerance: float = 0.0
     expect_agreement: bool = True
     note: str = ""
+    kind: str = ""
+
+    def __post_init__(self) -> None:
+        allowed = ("", "reading") if self.expect_agreement else KINDS
+        if self.kind not in allowed:
+            raise InvalidParameterError("kind", self.kind, f"must be one of {allowed} for a statement that "
+                                                           f"{'holds' if self.expect_agreement else 'does not hold'}")
 
     @property
     def agrees(self) -> bool:
@@ -79,10 +118,65 @@ class Row:
 
     @property
     def verdict(self) -> str:
-        """``agrees``, ``claim does not hold`` (documented), or a failure."""
-        if self.expect_agreement:
-            return "agrees" if self.agrees else "FAILS"
-        return "claim does not hold" if not self.agrees else "FAILS (now agrees)"
+        """``agrees``, the kind of a documented disagreement, or a failure."""
+        if not self.passed:
+            return "FAILS" if self.expect_agreement else "FAILS (now agrees)"
+        return "agrees" if self.expect_agreement and not self.kind else _label(self.expect_agreement, self.kind)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One line of a notebook's verdict table: a paper's statement and what the package finds.
+
+    Attributes
+    ----------
+    claim : str
+        The place in the paper and the statement, e.g. ``"Lemma 2: at most one job on < i1 servers"``.
+    computed : str
+        What the package computes, with the numbers.
+    holds : bool
+        Whether the statement holds under the computation.
+    kind : str
+        One of :data:`KINDS`: how the statement fails when it does; required when ``holds`` is
+        False. A notebook computes ``holds``, so it names the kind in advance.
+
+    Examples
+    --------
+    >>> Verdict("Thm 1 (ii): the optimum is unique", "two optima, D = 0.5", False, "contradicted").label
+    'contradicted'
+    """
+
+    claim: str
+    computed: str
+    holds: bool
+    kind: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("", *KINDS) or not (self.holds or self.kind):
+            condition = "required, since the statement does not hold" if not self.holds else "or empty"
+            raise InvalidParameterError("kind", self.kind, f"must be one of {KINDS} ({condition})")
+
+    @property
+    def label(self) -> str:
+        """``holds``, ``holds under this reading``, or the kind of the way it does not hold."""
+        return _label(bool(self.holds), self.kind if not self.holds or self.kind == "reading" else "")
+
+
+def verdict_table(verdicts: Iterable[Verdict]) -> str:
+    """The Markdown table that ends each notebook: claim, what was computed, verdict (bold if not holding).
+
+    Examples
+    --------
+    >>> print(verdict_table([Verdict("Sec. 7: D* = 0.2", "0.2", True)]))
+    | claim | computed | verdict |
+    |---|---|---|
+    | Sec. 7: D* = 0.2 | 0.2 | holds |
+    """
+    lines = ["| claim | computed | verdict |", "|---|---|---|"]
+    for v in verdicts:
+        label = v.label if v.holds else f"**{v.label}**"
+        lines.append(f"| {v.claim} | {v.computed} | {label} |")
+    return "\n".join(lines)
 
 
 @dataclass(frozen=True)

@@ -239,7 +239,7 @@ def _size_laws() -> list[Row]:
         std = math.sqrt(law.variance)
         if name == "hyperexponential":
             rows.append(Row(PAPER + ", Sec. 5", "hyperexponential sizes (σ₁ = 5, σ₂ = 1/5, p₁ = 1/6): standard deviation",
-                            PRINTED_STD[name], std, 0.005, expect_agreement=False,
+                            PRINTED_STD[name], std, 0.005, expect_agreement=False, kind="contradicted",
                             note=(f"The law as stated has E[X²] = 2(p₁σ₁² + p₂σ₂²) = 8.4 and standard deviation "
                                   f"√7.4 = {std:.4f}, not 2.05. The printed number coincides with √(p₁σ₁² + p₂σ₂²) = √4.2 "
                                   "= 2.049, which omits the factor 2 of an exponential's second moment and the squared "
@@ -284,10 +284,13 @@ def _one_interruption_with_random_assignment() -> Row:
     gap, half = sim.mean_service_rate[0] / exact - 1, sim.mean_service_rate_ci[0] / exact
     return Row(PAPER + ", Sec. 5 / Fig. 3", "S = 100, d = 2, ρ = 0.9, hyperexponential sizes, m = 1: mean service rate "
                "γ within 5 % of balanced fairness (\"very close ... sufficient in practice to set m = 1\")",
-               exact, float(sim.mean_service_rate[0]), 0.05 * exact, expect_agreement=False,
+               exact, float(sim.mean_service_rate[0]), 0.05 * exact, expect_agreement=False, kind="reading",
                note=(f"Algorithm 1 simulated (500 000 jobs, seed 2018): γ = {sim.mean_service_rate[0]:.4f} ± "
                      f"{sim.mean_service_rate_ci[0]:.4f}, {gap:+.1%} ± {half:.1%} from balanced fairness ({exact:.4f}). "
-                     "Reading \"very close\" as within 5 %, m = 1 does not suffice at high load; "
+                     "Reading \"very close\" as within 5 %, m = 1 does not suffice at high load; the words give no "
+                     "threshold: under a loose one (within 30 %) the sentence "
+                     f"{'holds' if abs(gap) + half <= 0.3 else 'fails too'} "
+                     "(the whole interval counted); "
                      "notebooks/balanced_fairness.ipynb has every law and load (2e6 jobs per point). The paper's "
                      "figures are not in our text."))
 

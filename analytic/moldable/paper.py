@@ -80,7 +80,7 @@ def _theorem1_uniqueness() -> Row:
     residual = kkt_residual(collinear, lam, other, opt.nu, opt.theta0)
     second = residual < 1e-15 and abs(other.sum() / lam - opt.mean_time) < 1e-15
     return Row(PAPER + ", Thm 1 (ii)", f"s = (1, 1.75, 2.5), λ = s_2/2 = {lam}: the optimum of (P)",
-               "unique", "not unique" if second else "unique", expect_agreement=False,
+               "unique", "not unique" if second else "unique", expect_agreement=False, kind="contradicted",
                note=(f"Theorem 1 (ii) says 'the optimal solution ... of (P) is unique'. Here y* = (0, 0.5, 0) and "
                      f"y = (0.25, 0, 0.25) both meet Σ s_i y_i = λ and Σ i y_i = 1 with D = {opt.mean_time:.12g}, and the "
                      f"multipliers of y* certify y as optimal (KKT residual {residual:.1e}): when s_(i-1), s_i, s_(i+1) "
@@ -115,7 +115,7 @@ def _lemma2() -> Row:
     two_or_more = float(exact.small_jobs[2:].sum())
     return Row(PAPER + ", Lemma 2",
                f"greedy(p*), sub-linear, λ = 0.8, n = {n}: P(Σ_(i<i1) x_i > 1/n), i1 = 3",
-               0.0, two_or_more, 1e-12, expect_agreement=False,
+               0.0, two_or_more, 1e-12, expect_agreement=False, kind="contradicted",
                note=(f"Lemma 2 claims this probability is 0. The exact chain ({exact.n_states} states) gives "
                      f"P(two or more jobs on fewer than 3 servers) = {two_or_more:.4f}: a job on 4 servers leaves, an "
                      "arrival takes 3 of the 4 freed servers, and the next arrival gets the last one; the proof's "

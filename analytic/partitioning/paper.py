@@ -156,7 +156,8 @@ def _definition2() -> list[Row]:
             "vs cvxpy over all states", conic.cost, highs.cost, 1e-8),
         Row(PAPER + ", Def. 2", "triangles on 3 x 4 slots at ρ = 3.5: G(x*) with (9) on the totals only (as printed) vs "
             "with x from a time-sharing of configurations", literal, coupled, 1e-9, expect_agreement=False,
-            note="Reading. Read literally, (9) constrains only (Σ_A x_A)_j, so any template may carry the whole load and "
+            kind="reading",
+            note="Read literally, (9) constrains only (Σ_A x_A)_j, so any template may carry the whole load and "
                  "G = Σ_j ρ_j min_A b_A = 0 (a triangle fits in one machine). Three whole triangles fill the cluster "
                  "but 3.5 must be served, so half the time a fourth is split 1+1+1 (cost 3): G(x*) = 1.5. The proof's "
                  "'W*(k) = max_x ... equivalently' holds only in the time-sharing reading, which the package solves."),
