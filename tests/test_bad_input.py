@@ -207,7 +207,111 @@ RESULT = "result class: built by the package, checked through the baselines that
 #: Callables the sweep still finds defects in (raw exceptions on wrong types, mostly accessors of
 #: result objects and internal-facing helpers), left for a follow-up; test_open_defects_are_still_open
 #: fails as soon as one is fixed, so that this table only shrinks.
-OPEN: dict[str, str] = {}
+OPEN: dict[str, str] = {  # callable: the first defect the sweep finds
+    "analytic.ctmc.CTMC": "states = [1.0, nan]: accepted without an error",
+    "analytic.ctmc.CTMC.from_lattice": "moves = <object>: raw TypeError",
+    "analytic.ctmc.CTMC.stationary": "method = array([2., 1.]): raw ValueError",
+    "analytic.erlang.erlang_b": "precision = 1000000000000000000: MemoryError (allocates before any check)",
+    "analytic.fairness.BalanceFunction.log_phi": "x = [[1.0], [1.0, 2.0]]: raw ValueError",
+    "analytic.fairness.BalanceFunction.phi": "x = [[1.0], [1.0, 2.0]]: raw ValueError",
+    "analytic.fairness.CompatibilityGraph": "capacities = 'abc': raw ValueError",
+    "analytic.fairness.SimplexLattice.contains": "points = 'abc': raw UFuncTypeError",
+    "analytic.fairness.SimplexLattice.index": "points = 'abc': raw ValueError",
+    "analytic.fairness.SimplexLattice.level": "k = 'abc': raw IndexError",
+    "analytic.fairness.aggregate_measure": "x = [[1.0], [1.0, 2.0]]: raw ValueError",
+    "analytic.fairness.balance.parent_indices": "lattice = 'abc': raw AttributeError",
+    "analytic.fairness.graph.check_rates": "allow_zero = 'abc': accepted without an error",
+    "analytic.fairness.job_service_rates": "graph = 'abc': raw AttributeError",
+    "analytic.fairness.oi_queue_chain": "max_jobs = 1000000000000000000: still running after 5 s ",
+    "analytic.fairness.oi_queue_law": "max_jobs = 1000000000000000000: still running after 5 s ",
+    "analytic.fairness.orderings": "x = [[1.0], [1.0, 2.0]]: raw ValueError",
+    "analytic.fairness.paper.Figure": "number = 'abc': accepted without an error",
+    "analytic.fairness.paper.figure_sweep": "figures = 'abc': raw KeyError",
+    "analytic.fairness.paper.simulate_point": "load = 1000000000000000000: ConvergenceError: HiGHS could not solve ",
+    "analytic.fairness.permutation_rates": "x = [[1.0], [1.0, 2.0]]: raw ValueError",
+    "analytic.fairness.random_assignment": "servers = 1000000000000000000: MemoryError (allocates before any check)",
+    "analytic.fairness.random_assignment_graph": "max_classes = 'abc': raw TypeError",
+    "analytic.fairness.sequence_measure": "sequence = <object>: raw TypeError",
+    "analytic.fairness.service_rate": "graph = 'abc': raw AttributeError",
+    "analytic.fairness.simulate_interruptions": "interruptions = 1000000000000000000: no answer after 20 s ",
+    "analytic.fairness.simulate_random_assignment": "servers = 1000000000000000000: MemoryError (allocates before any check)",
+    "analytic.fairness.stability.unstable_error": "classes = 'abc': accepted without an error",
+    "analytic.fairness.subset_service_rates": "graph = 'abc': raw AttributeError",
+    "analytic.fairness.subsets.subset_sums": "graph = 'abc': raw AttributeError",
+    "analytic.fairness.three_server_graph": "capacities = 'abc': raw ValueError",
+    "analytic.fairness.three_server_rates": "capacities = 'abc': raw ValueError",
+    "analytic.fairness.whittle_network": "balance = 'abc': raw ValueError",
+    "analytic.hesrpt.compare_policies": "servers = 1000000000000000000: MemoryError (allocates before any check)",
+    "analytic.hesrpt.flow_time": "policy = {'a': 1}: raw TypeError: unhashable type: 'dic",
+    "analytic.hesrpt.knee_search": "servers = 1000000000000000000: MemoryError (allocates before any check)",
+    "analytic.hesrpt.pareto_sizes": "seed = 'abc': raw TypeError",
+    "analytic.memory.require": "states = 'abc': accepted without an error",
+    "analytic.moldable.allocation_probabilities": "p = [[1.0], [1.0, 2.0]]: raw ValueError",
+    "analytic.moldable.greedy_chain": "servers = 1000000000000000000: MemoryError (allocates before any check)",
+    "analytic.moldable.greedy_metrics": "servers = 1000000000000000000: MemoryError (allocates before any check)",
+    "analytic.moldable.stein_bounds": "alpha = 1000000000000000000: raw OverflowError",
+    "analytic.partitioning.Cluster": "slots = [[1.0], [1.0, 2.0]]: raw ValueError",
+    "analytic.partitioning.ConfigurationLaw.expected": "values = 'abc': raw ValueError",
+    "analytic.partitioning.Configurations.counts_of": "key = 'abc': raw ValueError",
+    "analytic.partitioning.Configurations.describe": "i = 'abc': raw IndexError",
+    "analytic.partitioning.Configurations.index": "key = 'abc': raw KeyError",
+    "analytic.partitioning.Configurations.key": "counts = 'abc': raw TypeError",
+    "analytic.partitioning.Configurations.multiplicity": "i = 'abc': raw IndexError",
+    "analytic.partitioning.Configurations.weight": "queue_weights = 'abc': raw ValueError",
+    "analytic.partitioning.GraphJob": "edge_weights = 'abc': raw ValueError",
+    "analytic.partitioning.OperatingPoint.queues": "h = 'abc': raw ValueError",
+    "analytic.partitioning.PartitioningSimulation.cost_law_estimate": "cost = 'abc': raw UFuncTypeError",
+    "analytic.partitioning.PartitioningSimulation.queue_estimate": "job = 'abc': raw IndexError",
+    "analytic.partitioning.PartitioningSimulation.templates_estimate": "job = 'abc': raw IndexError",
+    "analytic.partitioning.adgp_chain": "queue_weights = 1000000000000000000: InvalidParameterError not naming 'queue_",
+    "analytic.partitioning.class_table": "cheapest = 'abc': accepted without an error",
+    "analytic.partitioning.configuration_count": "symmetry = 'abc': accepted without an error",
+    "analytic.partitioning.configurations": "symmetry = 'abc': accepted without an error",
+    "analytic.partitioning.corollary1_parameters": "beta = 1e-300: raw OverflowError",
+    "analytic.partitioning.cost_distribution": "max_assignments = 'abc': raw TypeError",
+    "analytic.partitioning.dgp_chain": "reduce = array([2., 1.]): raw ValueError",
+    "analytic.partitioning.dgp_queue_weights": "queues = 'abc': raw ValueError",
+    "analytic.partitioning.distributions.queue_weight_vector": "types = 'abc': InvalidParameterError not naming 'types'",
+    "analytic.partitioning.log_power": "x = 'abc': raw ValueError",
+    "analytic.partitioning.loss_chain": "reduce = array([2., 1.]): raw ValueError",
+    "analytic.partitioning.lump": "space = 'abc': raw AttributeError",
+    "analytic.partitioning.machine_symmetries": "cluster = 'abc': raw AttributeError",
+    "analytic.partitioning.max_weight_configuration": "queues = 'abc': raw ValueError",
+    "analytic.partitioning.operating_point": "beta = 1e-300: ConvergenceError: operating point: mean ",
+    "analytic.partitioning.partition_cost": "template = [[1.0], [1.0, 2.0]]: raw ValueError",
+    "analytic.partitioning.simulate_adgp": "clock_rate = 1000000000000000000: still running after 5 s ",
+    "analytic.partitioning.simulate_dgp": "b = 'abc': raw TypeError",
+    "analytic.partitioning.simulate_max_weight": "frame = 1e-300: still running after 5 s ",
+    "analytic.partitioning.solve_variational": "queue_weights = 1000000000000000000: raw SolverError",
+    "analytic.partitioning.spectral_gap": "chain = 'abc': raw AttributeError",
+    "analytic.partitioning.state_space": "cheapest = 'abc': accepted without an error",
+    "analytic.partitioning.static_partitioning": "solver = array([2., 1.]): raw ValueError",
+    "analytic.partitioning.template_classes": "max_assignments = 'abc': raw TypeError",
+    "analytic.partitioning.template_count": "free = [[1.0], [1.0, 2.0]]: raw ValueError",
+    "analytic.partitioning.templates": "max_templates = 'abc': raw TypeError",
+    "analytic.partitioning.templates.falling_factorial": "n = 'abc': raw TypeError",
+    "analytic.partitioning.theorem2_bounds": "b = 'abc': raw TypeError",
+    "analytic.partitioning.theorem2_conditions": "epsilon = 1e-300: raw OverflowError",
+    "analytic.partitioning.variational_objective": "probabilities = 'abc': raw ValueError",
+    "analytic.reproduce.verdict_table": "verdicts = 'abc': raw AttributeError",
+    "analytic.simulation.batch_means": "observations = 'abc': raw ValueError",
+    "analytic.simulation.bimodal": "p_large = 'abc': raw ValueError",
+    "analytic.simulation.compare": "simulated = 'abc': raw ValueError",
+    "analytic.simulation.erlang": "phases = [[1.0], [1.0, 2.0]]: raw ValueError",
+    "analytic.simulation.fitted": "mean = 1e-300: raw OverflowError",
+    "analytic.simulation.growth_rate": "levels = 'abc': raw ValueError",
+    "analytic.simulation.hyperexponential": "probabilities = 'abc': InvalidParameterError not naming 'probab",
+    "analytic.simulation.mean_estimate": "values = 'abc': raw ValueError",
+    "analytic.simulation.ratio_estimate": "numerators = 'abc': raw ValueError",
+    "analytic.simulation.replicate": "function = 'abc': raw TypeError",
+    "analytic.simulation.streams": "count = 'abc': InvalidParameterError not naming 'count'",
+    "analytic.simulation.t_quantile": "level = 'abc': raw TypeError",
+    "analytic.speedup.SpeedUp.from_curve": "d = 1000000000000000000: MemoryError (allocates before any check)",
+    "analytic.speedup.as_curve": "servers = 'abc': accepted without an error",
+    "analytic.splitting.JobClass": "size_std = 'abc': raw TypeError",
+    "analytic.splitting.modified_bs_chain": "hyperexponential = 'abc': raw AttributeError",
+    "analytic.splitting.modified_bs_helper_probability": "hyperexponential = 'abc': raw AttributeError",
+}
 
 _CTMC_KERNEL = "a kernel of analytic.ctmc: CTMC validates the generator and the states before calling it"
 _NUMBA = "a numba kernel of compiled event loops: its arguments are the loop's own arrays"
@@ -229,6 +333,7 @@ INTERNAL: dict[str, str] = {
     "analytic.reproduce.Row": "a record the package's reproduce rows build; its fields are shown as given",
     "analytic.reproduce.Verdict": "a record the package's notebooks build; its fields are shown as given",
     "analytic.errors.describe": "renders any value for an error message, by design",
+    "analytic.validation.numeric_array": "checks type and shape only: its callers check the values (NaN included)",
     "analytic.speedup.check_shape": "the shape check behind SpeedUp and ConcaveSpeedup, given arrays they built",
     "analytic.cli.main": "swept through its subcommands in tests/test_cli.py",
 }
@@ -269,6 +374,9 @@ BASELINES: dict[str, Any] = {
     "analytic.validation.positive": call("rate", 2.0),
     "analytic.validation.probabilities": call("p", [0.5, 0.5]),
     "analytic.validation.unit_fraction": call("load", 0.5),
+    "analytic.validation.real": call("theta", 0.5),
+    "analytic.validation.real_array": call("x", [1.0, 2.0]),
+    "analytic.validation.instances": call("seeds", [1, 2], int),
     "analytic.reproduce.Outcome": RESULT,
     "analytic.reproduce.collect": call("erlang"),
     "analytic.reproduce.verdict_table": call([S("verdict")]),
@@ -546,6 +654,9 @@ ANY_HASHABLE = {("analytic.ctmc.CTMC.from_function", "initial")}
 
 #: Text the package's own modules pass to shared checks, rendered as given in a message (not user input).
 LABELS = {"name", "what", "meaning", "parameter", "shown", "quantity", "description"}
+#: Options the package's modules set when they call the shared checks of analytic.validation.
+CHECK_OPTIONS = {"minimum", "closed", "kind", "ndim", "allow_infinite", "allow_empty", "allow_nan", "length",
+                 "condition"}
 #: Parameters whose errors name them as the user knows them: a table of speed-ups is "speedup", a
 #: run of observations is "observations".
 NAMED_AS = {"values": ("speedup",), "curve": ("speedup",), "simulated": ("observations",)}
@@ -692,13 +803,14 @@ def _short(value: Any) -> str:
     return text if len(text) < 100 else text[:97] + "..."
 
 
-def _swept(signature: inspect.Signature) -> list[inspect.Parameter]:
+def _swept(signature: inspect.Signature, key: str) -> list[inspect.Parameter]:
+    fixed = LABELS | (CHECK_OPTIONS if key.startswith("analytic.validation.") else set())
     return [p for p in signature.parameters.values()
-            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.name not in LABELS]
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.name not in fixed]
 
 
 def _perturbations(key: str, baseline: Call) -> Iterator[tuple[str, Any, bool]]:
-    for parameter in _swept(inspect.signature(baseline.function)):
+    for parameter in _swept(inspect.signature(baseline.function), key):
         for value, must_raise in _fixed_values(parameter):
             yield parameter.name, value, must_raise and (key, parameter.name) not in ANY_HASHABLE
 
@@ -706,7 +818,7 @@ def _perturbations(key: str, baseline: Call) -> Iterator[tuple[str, Any, bool]]:
 def _explore(key: str, baseline: Call, report: Callable[[str], None]) -> None:
     """Hypothesis draws; work parameters (run lengths) are left to the fixed table, where huge values are skipped."""
     signature = inspect.signature(baseline.function)
-    names = [p.name for p in _swept(signature) if p.name not in WORK]
+    names = [p.name for p in _swept(signature, key) if p.name not in WORK]
     if not names:
         return
     arguments = signature.bind_partial(*baseline.args, **baseline.kwargs).arguments
@@ -718,7 +830,7 @@ def _explore(key: str, baseline: Call, report: Callable[[str], None]) -> None:
         name = data.draw(st.sampled_from(names), label="parameter")
         value = data.draw(_spoiled(arguments.get(name)), label="value")
         parameter = signature.parameters[name]
-        never = (value is not None and _never_valid(value) or (value is None and not _allows_none(parameter))) and (
+        never = ((value is not None and _never_valid(value)) or (value is None and not _allows_none(parameter))) and (
             key, name) not in ANY_HASHABLE
         defect = judge(baseline, name, value, must_raise=never)
         assert defect is None, f"{name} = {_short(value)}: {defect}"
@@ -776,7 +888,7 @@ def sweep(key: str, first_only: bool = False) -> list[str]:
     try:  # once in this process: shared objects and compiled (numba) loops are then inherited, not rebuilt per child
         baseline = BASELINES[key](PUBLIC[key])
         _materialize(baseline.function(*baseline.args, **baseline.kwargs))
-    except Exception:  # noqa: S110 - the child reports a failing baseline
+    except Exception:
         pass
     read, write = os.pipe()
     pid = os.fork()
@@ -836,3 +948,90 @@ def test_bad_input_is_refused_cleanly(key):
 def test_open_defects_are_still_open(key):
     """Each entry of OPEN still has a defect (stopping at the first); a fixed one must leave the table."""
     assert sweep(key, first_only=True), f"{key} answers every input well now: remove it from OPEN"
+
+
+# --------------------------------------------------------------------------------------------------
+# The defects the issue names, one test each (the sweep covers their whole classes)
+
+
+def test_kkt_residual_refuses_a_nan_multiplier():
+    """A NaN multiplier used to give residual 0.0 (max() skips NaN), certifying optimality."""
+    from analytic.moldable import kkt_residual
+    from analytic.speedup import SpeedUp
+
+    s = SpeedUp([1, 1.8, 2.5, 3, 3.4])
+    for nu, theta0, name in [(math.nan, 0.625, "nu"), (-1.25, math.nan, "theta0")]:
+        with pytest.raises(InvalidParameterError, match=f"^{name} = nan: must be a finite real number$"):
+            kkt_residual(s, 0.8, [0.0, 0.0, 0.2, 0.1, 0.0], nu, theta0)
+    with pytest.raises(InvalidParameterError, match=r"^y = .*: must be a 1-D sequence of real numbers$"):
+        kkt_residual(s, 0.8, np.array([0, 0, 0.2, 0.1, 0]) + 0j, -1.25, 0.625)
+
+
+@pytest.mark.parametrize("load", [1e-7, 1e-12, 1e-300])
+def test_occupancy_lp_at_tiny_load_matches_theorem_1(load):
+    """HiGHS returned y = 0 below its feasibility tolerance (λ = 1e-12); the LP is now solved scaled.
+    Reference: Theorem 1's closed form, y* = λ/s_d on d servers at low load (optimal_occupancy)."""
+    from analytic.moldable import occupancy_lp, optimal_occupancy
+    from analytic.speedup import SpeedUp
+
+    s = SpeedUp([1, 1.8, 2.5, 3, 3.4])
+    lp, exact = occupancy_lp(s, load), optimal_occupancy(s, load)
+    assert np.allclose(lp.y / load, exact.y / load, rtol=1e-12, atol=1e-12)
+    assert lp.y[-1] == pytest.approx(load / 3.4, rel=1e-12, abs=0)
+    assert lp.mean_time == pytest.approx(exact.mean_time, rel=1e-12, abs=0)
+
+
+def test_erlang_b_servers_at_a_subnormal_target():
+    """erlang_b_servers(7, 1e-309) raised ConvergenceError (2 / target overflowed the bracket).
+    Reference: the recursion E_s = a E_(s-1) / (s + a E_(s-1)) in mpmath at 50 digits."""
+    import mpmath
+
+    from analytic.erlang import erlang_b_servers
+
+    mpmath.mp.dps = 50
+    blocking, s = mpmath.mpf(1), 0
+    while blocking > mpmath.mpf("1e-309"):
+        s += 1
+        blocking = 7 * blocking / (s + 7 * blocking)
+    assert erlang_b_servers(7, 1e-309) == s == 266
+
+
+def test_greedy_chain_refuses_a_billion_servers_before_allocating():
+    """n = 1e9 with d = 2 allocated an (n + 1) x 3 table (7.5 GB for d = 5) before any check."""
+    from analytic.errors import StateSpaceTooLargeError
+    from analytic.moldable import greedy_metrics
+    from analytic.speedup import SpeedUp
+
+    with pytest.raises(StateSpaceTooLargeError, match="the greedy\\(p\\) chain needs more than 30,000,000 states"):
+        greedy_metrics(SpeedUp.linear(2), 0.8, 10**9)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: __import__("analytic.moldable", fromlist=["x"]).optimal_occupancy([[1.0], [1.0, 2.0]], 0.5),
+     r"^speedup = \[\[1.0\], \[1.0, 2.0\]\]: must be a non-empty 1-D sequence of real numbers s_1, ..., s_d$"),
+    (lambda: __import__("analytic.moldable", fromlist=["x"]).heterogeneous_optimum(None),
+     r"^classes = None: must be a non-empty sequence of JobClass$"),
+    (lambda: __import__("analytic.moldable", fromlist=["x"]).traffic("abc", 0.5, 0.1),
+     r"^n = 'abc': must be a real number or an array of real numbers$"),
+    (lambda: __import__("analytic.hesrpt", fromlist=["x"]).hesrpt_flow_time([1.0, 2 + 1j], 0.5, 10),
+     r"^sizes = \[1.0, \(2\+1j\)\]: must be a non-empty 1-D sequence of real numbers \(job sizes\)$"),
+    (lambda: __import__("analytic.simulation", fromlist=["x"]).exponential().sample("seed", 3),
+     r"^rng = 'seed': must be a numpy.random.Generator or None$"),
+    (lambda: __import__("analytic.simulation", fromlist=["x"]).exponential().cdf(math.nan),
+     r"^x = nan: must be free of NaN: nan$"),
+    (lambda: __import__("analytic.speedup", fromlist=["x"]).SpeedUp.power(1e-300, 5),
+     r"^exponent = 1e-300: gives a table that must be strictly increasing \(P1\)"),
+    (lambda: __import__("analytic.fairness", fromlist=["x"]).balanced_fairness("graph", [1.0, 1.0]),
+     r"^graph = 'graph': must be a CompatibilityGraph$"),
+    (lambda: __import__("analytic.ctmc", fromlist=["x"]).CTMC.from_function([0], lambda x: []),
+     r"^initial = \[0\]: must be a hashable state"),
+    (lambda: __import__("analytic.reproduce", fromlist=["x"]).collect(None),
+     r"^select = None: must be a string"),
+    (lambda: __import__("analytic.hesrpt", fromlist=["x"]).hesrpt_allocation(10**18, 0.5),
+     r"1,000,000,000,000,000,000 allocation shares needs"),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()

@@ -3,8 +3,6 @@
 import subprocess
 import sys
 
-import pytest
-
 from analytic.cli import main
 
 
