@@ -27,7 +27,7 @@ from analytic.ctmc import CTMC
 from analytic.erlang import erlang_b, halfin_whitt_blocking
 from analytic.errors import InvalidParameterError, UnstableSystemError
 from analytic.reproduce import Row, reproduces
-from analytic.validation import integer, positive
+from analytic.validation import instances, integer, positive
 
 __all__ = [
     "KIT_FH2",
@@ -110,9 +110,7 @@ class JobClass:
 
 
 def _classes(classes: Iterable[JobClass]) -> tuple[JobClass, ...]:
-    result = tuple(classes)
-    if not result or not all(isinstance(c, JobClass) for c in result):
-        raise InvalidParameterError("classes", result, "must be a non-empty sequence of JobClass")
+    result = instances("classes", classes, JobClass)
     total = sum(float(c.probability) for c in result)
     if abs(total - 1) > _PROBABILITY_SUM_TOLERANCE:
         raise InvalidParameterError("classes", [float(c.probability) for c in result],
