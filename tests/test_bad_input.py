@@ -198,6 +198,9 @@ def _shared_objects() -> dict[str, Callable[[], Any]]:
         trajectory=lambda: hesrpt.flow_time([1.0, 2.0], "hesrpt", 0.5, 10, record=True).trajectory,
         verdict=lambda: __import__("analytic.reproduce", fromlist=["Verdict"]).Verdict("E_1(1) = 1/2", "0.5", True),
         figure=lambda: FIGURES[1], classes=lambda: splitting.JobClass(1, 1.0, 1.0),
+        serial=simulation.SerialExecutor, estimate=lambda: simulation.mean_estimate([1.0, 2.0, 3.0]),
+        moldable_run=lambda: moldable.simulate_moldable(speedup.SpeedUp([1, 1.8, 2.5]), 0.5, 6, jobs=4000, seed=1,
+                                                        executor=simulation.SerialExecutor()),
         moldable_class=lambda: moldable.JobClass(speedup.SpeedUp.linear(2), 0.3),
     )
 
@@ -211,6 +214,7 @@ OPEN: dict[str, str] = {  # callable: the first defect the sweep finds
     "analytic.ctmc.CTMC": "states = [1.0, nan]: accepted without an error",
     "analytic.ctmc.CTMC.from_lattice": "moves = <object>: raw TypeError",
     "analytic.ctmc.CTMC.stationary": "method = array([2., 1.]): raw ValueError",
+    "analytic.moldable.paper.table1_simulation": "runs = None: raw TypeError (the notebook's helper; arguments unchecked)",
     "analytic.erlang.erlang_b": "precision = 1000000000000000000: MemoryError (allocates before any check)",
     "analytic.fairness.BalanceFunction.log_phi": "x = [[1.0], [1.0, 2.0]]: raw ValueError",
     "analytic.fairness.BalanceFunction.phi": "x = [[1.0], [1.0, 2.0]]: raw ValueError",
@@ -617,6 +621,11 @@ BASELINES: dict[str, Any] = {
     "analytic.splitting.theorem2_limit": call(1.0, _SPLIT),
 }
 BASELINES |= {
+    "analytic.moldable.MoldableSimulation": RESULT,
+    "analytic.moldable.MoldableSimulation.occupancy_estimate": method("moldable_run", 1),
+    "analytic.moldable.simulate_moldable": call(S("speedup"), 0.5, 6, jobs=4000, seed=1, executor=S("serial")),
+    "analytic.moldable.paper.table1_simulation": call(S("speedup"), 0.5, 0.1, "exponential", 1, 20_000, 1),
+    "analytic.simulation.difference": call(S("estimate"), S("estimate")),
     "analytic.simulation.laws.SizeLaw.cdf": method("mixture", [0.5, 1.0]),
     "analytic.simulation.laws.SizeLaw.excess_cdf": method("pareto", [0.5, 1.0]),
     "analytic.simulation.laws.SizeLaw.sample": method("discrete", np.random.default_rng(1), 5),
