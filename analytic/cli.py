@@ -171,8 +171,19 @@ def _add_erlang_commands(commands) -> None:
         command.set_defaults(run=run)
 
 
+class _UsageError(Exception):
+    """A command line argparse refuses (unknown option, missing or malformed value)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors become one line on stderr and exit status 2 (in :func:`main`)."""
+
+    def error(self, message: str) -> None:  # argparse would print the usage and exit itself
+        raise _UsageError(f"{self.prog}: error: {message}")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="analytic",
         description="Exact and asymptotic results for parallel-job scheduling (five papers).")
     parser.add_argument("--version", action="version", version=f"analytic {__version__}")
@@ -189,10 +200,14 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``analytic`` command; returns the exit status (2 for bad input)."""
-    args = _parser().parse_args(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except _UsageError as error:
+        print(error, file=sys.stderr)
+        return 2
     try:
         return args.run(args)
-    except AnalyticError as error:  # the message names the parameter, its value and the condition
+    except (AnalyticError, ValueError) as error:  # the message names the parameter, its value and the condition
         print(f"analytic {args.command}: error: {error}", file=sys.stderr)
         return 2
 

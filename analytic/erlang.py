@@ -781,7 +781,7 @@ def erlang_b_servers(load: Any, target: Any) -> Any:
     """
     a, t = _server_count("load", load), _probability_target(target)
     shape, (a, t) = _broadcast(a, t)
-    slack = np.log(2 / t)
+    slack = np.log(2.0) - np.log(t)  # not log(2 / t): 2 / t overflows for a subnormal target such as 1e-309
     hi = np.ceil(a + slack / 3 + np.sqrt(slack * slack / 9 + 2 * a * slack)) + 1
     lo = np.zeros_like(a)  # E_0 = 1 > target
     log_target = np.log(t)

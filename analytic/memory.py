@@ -21,7 +21,8 @@ from __future__ import annotations
 import os
 import resource
 
-from analytic.errors import StateSpaceTooLargeError
+from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
+from analytic.validation import real
 
 __all__ = ["available_bytes", "require"]
 
@@ -67,7 +68,10 @@ def require(bytes_needed: float, what: str, states: int, at_least: bool = False)
 
     ``states`` is the size of the model (a lower bound when ``at_least``), for the message.
     """
+    bytes_needed = real("bytes_needed", bytes_needed, allow_infinite=True)
+    if bytes_needed < 0:
+        raise InvalidParameterError("bytes_needed", bytes_needed, "must be >= 0")
     available = available_bytes()
     if bytes_needed > available:
         fitting = int(states * available / bytes_needed)
-        raise StateSpaceTooLargeError(states, fitting, what, at_least, memory=(int(bytes_needed), available))
+        raise StateSpaceTooLargeError(states, fitting, what, at_least, memory=(int(min(bytes_needed, 2.0**1000)), available))

@@ -210,6 +210,8 @@ def _import_all() -> None:
 
 def collect(select: str = "") -> list[Outcome]:
     """Run every registered function whose module or name contains ``select``."""
+    if not isinstance(select, str):
+        raise InvalidParameterError("select", select, "must be a string (part of a module or function name)")
     _import_all()
     outcomes = []
     for function in _REGISTRY:

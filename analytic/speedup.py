@@ -35,7 +35,8 @@ from numbers import Real
 import numpy as np
 
 from analytic.errors import InvalidParameterError
-from analytic.validation import integer, positive, unit_fraction
+from analytic.memory import require
+from analytic.validation import integer, positive, real_array, unit_fraction
 
 __all__ = ["TOLERANCE", "ConcaveSpeedup", "SpeedUp", "as_curve", "as_discrete", "check_shape"]
 
@@ -165,7 +166,7 @@ class SpeedUp:
         >>> SpeedUp.linear(3).values.tolist()
         [1.0, 2.0, 3.0]
         """
-        return cls(np.arange(1, integer("d", d) + 1, dtype=float))
+        return cls(_servers(d))
 
     @classmethod
     def amdahl(cls, parallel_fraction: float, d: int) -> SpeedUp:
@@ -176,8 +177,7 @@ class SpeedUp:
         """
         f = unit_fraction("parallel_fraction", parallel_fraction, closed=True,
                           meaning=" (f = 0 gives no speed-up, violating P1)")
-        i = np.arange(1, integer("d", d) + 1, dtype=float)
-        return cls(1.0 / ((1.0 - f) + f / i))
+        return _table("parallel_fraction", parallel_fraction, 1.0 / ((1.0 - f) + f / _servers(d)))
 
     @classmethod
     def power(cls, exponent: float, d: int) -> SpeedUp:
@@ -187,7 +187,7 @@ class SpeedUp:
         [1.0, 1.4142135623730951, 1.7320508075688772, 2.0]
         """
         a = unit_fraction("exponent", exponent, closed=True, meaning=" (increasing and concave)")
-        return cls(np.arange(1, integer("d", d) + 1, dtype=float) ** a)
+        return _table("exponent", exponent, _servers(d) ** a)
 
     @classmethod
     def from_curve(cls, curve: ConcaveSpeedup | float | Callable, d: int | None = None) -> SpeedUp:
@@ -270,16 +270,22 @@ class SpeedUp:
 
 def _real_vector(values: object) -> np.ndarray:
     """``values`` as a new non-empty 1-D float array, or :class:`InvalidParameterError`."""
-    condition = "must be a non-empty 1-D sequence of real numbers s_1, ..., s_d"
-    if isinstance(values, (str, bytes)) or np.iscomplexobj(values):
-        raise InvalidParameterError("speedup", values, condition)
+    return real_array("speedup", values, " s_1, ..., s_d", ndim=1, allow_empty=False, allow_nan=True)
+
+
+def _servers(d: object) -> np.ndarray:
+    """``1, ..., d`` as floats, refused before allocating when the table would not fit in memory."""
+    d = integer("d", d)
+    require(16.0 * d, f"a speed-up table with d = {d:,}", d)
+    return np.arange(1, d + 1, dtype=float)
+
+
+def _table(parameter: str, value: object, values: np.ndarray) -> SpeedUp:
+    """The table computed from ``parameter``, its defect reported against that parameter."""
     try:
-        array = np.array(values, dtype=float)
-    except (TypeError, ValueError):
-        raise InvalidParameterError("speedup", values, condition) from None
-    if array.ndim != 1 or array.size == 0:
-        raise InvalidParameterError("speedup", values, condition)
-    return array
+        return SpeedUp(values)
+    except InvalidParameterError as error:
+        raise InvalidParameterError(parameter, value, f"gives a table that {error.condition}") from None
 
 
 @dataclass(frozen=True, repr=False)
@@ -316,8 +322,8 @@ class ConcaveSpeedup:
         return f"ConcaveSpeedup({self.name})"
 
     def __call__(self, servers: np.ndarray | float) -> np.ndarray:
-        """s(k), elementwise."""
-        return self.function(np.asarray(servers, dtype=float))
+        """s(k) for k >= 0, elementwise."""
+        return self.function(_server_counts("servers", servers))
 
     @property
     def d(self) -> int | None:
@@ -325,8 +331,8 @@ class ConcaveSpeedup:
         return None if self.discrete is None else self.discrete.d
 
     def derivative(self, servers: np.ndarray | float) -> np.ndarray:
-        """s'(k), elementwise (infinite at k = 0 for k^p; the left slope at a knot of an interpolation)."""
-        return self._derivative(np.asarray(servers, dtype=float))
+        """s'(k) for k >= 0, elementwise (infinite at k = 0 for k^p; the left slope at a knot of an interpolation)."""
+        return self._derivative(_server_counts("servers", servers))
 
     def inverse_derivative(self, slope: np.ndarray, upper: float) -> np.ndarray:
         """The largest k in [0, upper] with s'(k) >= slope (0 where no k qualifies), elementwise.
@@ -334,7 +340,8 @@ class ConcaveSpeedup:
         Closed form for :meth:`power`, :meth:`amdahl` and :meth:`from_discrete`; bisection in log k
         to 2^-80 relative for a callable (s' is non-increasing because s is concave).
         """
-        slope = np.asarray(slope, dtype=float)
+        slope = real_array("slope", slope)
+        upper = positive("upper", upper)
         if self._inverse_derivative is not None:
             return np.clip(self._inverse_derivative(slope, upper), 0.0, upper)
         return self._bisect_inverse_derivative(slope, upper)
@@ -455,6 +462,8 @@ class ConcaveSpeedup:
         0.5
         """
         servers = positive("servers", servers)
+        if not callable(function):
+            raise InvalidParameterError("function", function, "must be callable: s(k) on numpy arrays of server counts")
         name = name or getattr(function, "__name__", "callable")
         vectorized = _vectorized(function)
         points = np.union1d(np.geomspace(servers * 1e-9, servers, 129), np.linspace(0.0, servers, 65))
@@ -490,7 +499,7 @@ def as_curve(speedup: ConcaveSpeedup | SpeedUp | float | Callable | object, serv
             raise InvalidParameterError("servers", servers, "must be given to validate a callable speed-up on [0, servers]")
         return ConcaveSpeedup.from_callable(speedup, servers)
     if isinstance(speedup, Real) and not isinstance(speedup, bool):
-        return ConcaveSpeedup.power(speedup)
+        return ConcaveSpeedup.power(unit_fraction("speedup", speedup, meaning=" (an exponent p of s(k) = k^p)"))
     if _is_sequence(speedup):
         return ConcaveSpeedup.from_discrete(speedup)
     raise InvalidParameterError("speedup", speedup, "must be a ConcaveSpeedup, a SpeedUp, a sequence s_1, ..., s_d, "
@@ -527,6 +536,13 @@ def as_discrete(speedup: SpeedUp | ConcaveSpeedup | object) -> SpeedUp:
         return SpeedUp(speedup)
     raise InvalidParameterError("speedup", speedup, "must be a SpeedUp (s_1, ..., s_d satisfying P1 and concavity), "
                                                     "a sequence of numbers or the interpolation of a SpeedUp")
+
+
+def _server_counts(name: str, value: object) -> np.ndarray:
+    counts = real_array(name, value, " (server counts)", allow_infinite=True)
+    if (counts < 0).any():
+        raise InvalidParameterError(name, value, "must be >= 0 (server counts)")
+    return counts
 
 
 def _is_sequence(value: object) -> bool:

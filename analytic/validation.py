@@ -22,10 +22,84 @@ import numpy as np
 
 from analytic.errors import InvalidParameterError
 
-__all__ = ["confidence", "integer", "positive", "probabilities", "unit_fraction"]
+__all__ = ["confidence", "instances", "integer", "numeric_array", "positive", "probabilities", "real", "real_array",
+           "unit_fraction"]
 
 #: Largest deviation from one allowed in the sum of a probability vector (it is then renormalized).
 PROBABILITY_TOLERANCE = 1e-9
+
+
+def real(name: str, value: Any, meaning: str = "", allow_infinite: bool = False) -> float:
+    """``value`` as a ``float``; a real number (not a bool, not complex, not NaN), finite unless ``allow_infinite``."""
+    if isinstance(value, bool) or not isinstance(value, Real) or math.isnan(value) or (
+            not allow_infinite and math.isinf(value)):
+        kind = "a real number" if allow_infinite else "a finite real number"
+        raise InvalidParameterError(name, value, f"must be {kind}{meaning}")
+    return float(value)
+
+
+def numeric_array(name: str, value: Any, condition: str) -> np.ndarray:
+    """``value`` as a numpy array of real numbers of its own dtype (integers stay integers), or the error.
+
+    Refuses what numpy would turn into text, objects, complex numbers or a raw error (ragged nesting).
+    """
+    try:
+        if isinstance(value, str | bytes | dict) or value is None:
+            raise TypeError
+        array = np.asarray(value)
+    except (TypeError, ValueError, OverflowError):
+        raise InvalidParameterError(name, value, condition) from None
+    if array.dtype.kind not in "biuf":
+        raise InvalidParameterError(name, value, condition)
+    return array
+
+
+def real_array(name: str, value: Any, meaning: str = "", ndim: int | None = None, allow_infinite: bool = False,
+               allow_empty: bool = True, allow_nan: bool = False) -> np.ndarray:
+    """``value`` as a new float array of real numbers: no string, complex, ragged, NaN (or inf) entry.
+
+    ``ndim`` fixes the number of dimensions (a scalar has 0); ``allow_empty=False`` requires an entry;
+    ``allow_nan=True`` leaves the values to a caller that names the offending one in its own terms.
+    Booleans count as numbers only inside arrays (as numpy does); a bare ``bool`` is refused.
+    """
+    kind = {None: "a real number or an array of real numbers", 0: "a real number",
+            1: "a 1-D sequence of real numbers"}.get(ndim, f"a {ndim}-D array of real numbers")
+    if not allow_empty:
+        kind = f"a non-empty {kind[2:]}"
+    try:
+        if isinstance(value, bool | str | bytes | dict) or value is None or np.asarray(value).dtype.kind in "cUSVM":
+            raise TypeError
+        array = np.array(value, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        raise InvalidParameterError(name, value, f"must be {kind}{meaning}") from None
+    if ndim is not None and array.ndim != ndim:
+        raise InvalidParameterError(name, value, f"must be {kind}{meaning}, not of shape {array.shape}")
+    if not allow_empty and array.size == 0:
+        raise InvalidParameterError(name, value, f"must be {kind}{meaning}")
+    bad = np.zeros(array.shape, bool) if allow_nan else np.isnan(array) if allow_infinite else ~np.isfinite(array)
+    if bad.any():
+        where = "" if array.ndim == 0 else f" at index {tuple(int(i) for i in np.argwhere(bad)[0])}"
+        raise InvalidParameterError(name, value, f"must be {'free of NaN' if allow_infinite else 'finite'}"
+                                                 f"{meaning}: {float(array[bad].ravel()[0])}{where}")
+    return array
+
+
+def instances(name: str, value: Any, kind: type | tuple[type, ...], meaning: str = "") -> tuple:
+    """``value`` (one ``kind`` instance or a non-empty iterable of them) as a tuple of ``kind`` instances."""
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    label = " or ".join(k.__name__ for k in kinds)
+    condition = f"must be a non-empty sequence of {label}{meaning}"
+    if isinstance(value, kinds):
+        return (value,)
+    if isinstance(value, str | bytes | dict) or not hasattr(value, "__iter__"):
+        raise InvalidParameterError(name, value, condition)
+    items = tuple(value)
+    if not items:
+        raise InvalidParameterError(name, value, condition)
+    for i, item in enumerate(items):
+        if not isinstance(item, kinds):
+            raise InvalidParameterError(name, value, f"{condition} (entry {i} is a {type(item).__name__})")
+    return items
 
 
 def integer(name: str, value: Any, minimum: int = 1, meaning: str = "") -> int:

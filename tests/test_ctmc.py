@@ -100,7 +100,7 @@ def test_given_reference_state_is_used_first(method):
     pi = chain.stationary(method=method, reference=200)
     assert "reference state" not in pi.method
     assert np.abs(pi.probabilities - birth_death_exact(200, lambda x: 1.3, lambda x: 1.0)).max() < 1e-13
-    with pytest.raises(InvalidParameterError, match="state = 201: is not a state of this chain"):
+    with pytest.raises(InvalidParameterError, match="reference = 201: is not a state of this chain"):
         chain.stationary(reference=201)
 
 
@@ -411,7 +411,7 @@ def test_bad_arguments_of_analysis_methods():
         chain.stationary(method="cholesky")
     with pytest.raises(InvalidParameterError, match="times = .*must be finite real numbers >= 0"):
         chain.transient([1.0, -2.0], 0)
-    with pytest.raises(InvalidParameterError, match="state = 7: is not a state of this chain"):
+    with pytest.raises(InvalidParameterError, match="initial = 7: is not a state of this chain"):
         chain.transient(1.0, 7)
     with pytest.raises(InvalidParameterError, match="probabilities = .*probability vector of length 4"):
         chain.detailed_balance_residual(np.array([0.5, 0.5, 0.5, 0.5]))

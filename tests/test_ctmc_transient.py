@@ -93,7 +93,7 @@ def test_stiff_chain_not_yet_mixed_is_refused_rather_than_answered_inaccurately(
     ([[1.0]], 0, "a scalar or a 1-D sequence"),
     ([], 0, "must be finite real numbers"),
     ("soon", 0, "times = 'soon': must be real numbers >= 0"),
-    (1.0, 7, "state = 7: is not a state of this chain"),
+    (1.0, 7, "initial = 7: is not a state of this chain"),
     (1.0, np.array([0.5, 0.5]), "initial = .*probability vector of length 3"),
     (1.0, np.array([0.5, 0.5, 0.5]), "initial = .*summing to 1"),
     (1.0, np.array([1 + 1j, 0, 0]), "initial = .*real probabilities"),

@@ -108,7 +108,7 @@ def test_a_subset_of_policies_skips_knee():
 @pytest.mark.parametrize("call,match", [
     (lambda: pareto_sizes(0, 1.5, 0), "jobs = 0: must be a positive integer"),
     (lambda: pareto_sizes(5, -1.0, 0), r"shape = -1: must be positive and finite \(the tail index\)"),
-    (lambda: compare_policies(seeds=()), r"seeds = \(\): must contain at least one seed"),
+    (lambda: compare_policies(seeds=()), r"seeds = \(\): must be a non-empty sequence of int"),
     (lambda: compare_policies(policies=("srpt", "equi")), "policies = .*include 'hesrpt'"),
     (lambda: compare_policies(policies=("hesrpt", "lrpt")), "policies = "),
     (lambda: compare_policies(servers=10.5), "servers = 10.5"),

@@ -74,9 +74,11 @@ def test_check_jobs():
     assert check_jobs(cluster, [job, job]) == (job, job)
     with pytest.raises(InvalidParameterError, match="jobs\\[0\\].nodes = 5: must be <= M = 4"):
         check_jobs(cluster, GraphJob(5, [], 1.0, 1.0))
-    with pytest.raises(InvalidParameterError, match="must hold at least one GraphJob"):
+    with pytest.raises(InvalidParameterError, match="jobs = \\[\\]: must be a non-empty sequence of GraphJob"):
         check_jobs(cluster, [])
-    with pytest.raises(InvalidParameterError, match="jobs\\[1\\] = 3: must be a GraphJob"):
+    with pytest.raises(InvalidParameterError, match="must be a non-empty sequence of GraphJob \\(entry 1 is a int\\)"):
         check_jobs(cluster, [job, 3])
+    with pytest.raises(InvalidParameterError, match="jobs = <object .*>: must be a non-empty sequence of GraphJob"):
+        check_jobs(cluster, object())
     with pytest.raises(InvalidParameterError, match="cluster = .*: must be a Cluster"):
         check_jobs([2, 2], job)

@@ -83,7 +83,7 @@ def test_job_class_validation(kwargs, match):
 
 
 @pytest.mark.parametrize("classes,match", [
-    ([], r"classes = \(\): must be a non-empty sequence of JobClass"),
+    ([], r"classes = \[\]: must be a non-empty sequence of JobClass"),
     ([(1, 1.0, 1.0)], r"must be a non-empty sequence of JobClass"),
     ([JobClass(1, 0.5, 1.0), JobClass(2, 0.4, 1.0)], r"probabilities must sum to 1 \(they sum to 0.9\)"),
 ])

@@ -40,7 +40,7 @@ from analytic.errors import (
 )
 from analytic.memory import available_bytes, require
 from analytic.reproduce import Row, reproduces
-from analytic.validation import integer
+from analytic.validation import integer, numeric_array
 
 __all__ = ["CTMC", "lattice_bytes"]
 
@@ -150,6 +150,10 @@ class CTMC:
         4
         """
         integer("max_states", max_states)
+        try:
+            hash(initial)
+        except TypeError:
+            raise InvalidParameterError("initial", initial, "must be a hashable state (e.g. a tuple, not a list)") from None
         states: list = [initial]
         index = {initial: 0}
         rows: list[int] = []
@@ -310,7 +314,7 @@ class CTMC:
         >>> chain.reachable((2,)).states.ravel().tolist()
         [2, 3, 4]
         """
-        start = 0 if initial is None else self.index(initial)
+        start = 0 if initial is None else self._space.index(initial, "initial")
         found = breadth_first_order(self._generator, start, directed=True, return_predecessors=False)
         if len(found) == self.n_states:
             return self
@@ -376,7 +380,7 @@ class CTMC:
         """
         if method not in stationary_law.METHODS:
             raise InvalidParameterError("method", method, f"must be one of {', '.join(map(repr, stationary_law.METHODS))}")
-        first = None if reference is None else self.index(reference)
+        first = None if reference is None else self._space.index(reference, "reference")
         self._require_irreducible()
         pi, accuracy, floor, label, iterations, check = stationary_law.solve(self._generator, method, first)
         residual = float(np.abs(self._generator.T @ pi).sum())
@@ -441,14 +445,13 @@ class CTMC:
         if isinstance(initial, list) or (isinstance(initial, np.ndarray) and initial.dtype.kind in "fc"):
             return self._check_distribution(initial, "initial")
         p = np.zeros(self.n_states)
-        p[self.index(initial)] = 1.0
+        p[self._space.index(initial, "initial")] = 1.0
         return p
 
     def _check_distribution(self, values: Any, name: str) -> np.ndarray:
         """``values`` as a probability vector of length n_states, or an error saying why not."""
-        pi = values.probabilities if isinstance(values, Stationary) else np.asarray(values)
-        if pi.dtype.kind not in "biuf":
-            raise InvalidParameterError(name, values, "must be a vector of real probabilities")
+        pi = values.probabilities if isinstance(values, Stationary) else numeric_array(
+            name, values, "must be a vector of real probabilities")
         pi = pi.astype(float)
         if pi.shape != (self.n_states,) or not np.all(np.isfinite(pi)) or np.any(pi < 0) \
                 or not np.isclose(pi.sum(), 1.0, rtol=0, atol=1e-9):
@@ -490,6 +493,8 @@ def lattice_bytes(states: int, dimension: int, moves: int) -> int:
     >>> lattice_bytes(10**6, 2, 4)
     448000000
     """
+    states, dimension, moves = (integer(name, value, minimum=0) for name, value in
+                                (("states", states), ("dimension", dimension), ("moves", moves)))
     return states * (_BYTES_PER_LATTICE_STATE + 8 * dimension + _BYTES_PER_LATTICE_MOVE * moves)
 
 

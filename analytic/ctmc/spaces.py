@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
+from analytic.validation import numeric_array, real_array
 
 __all__ = ["ExplicitSpace", "LatticeSpace", "check_rates", "enumerate_lower_set", "plain", "raise_leaves_space",
            "validate_moves", "validate_upper", "vector_result"]
@@ -23,11 +24,11 @@ class ExplicitSpace:
     def __len__(self) -> int:
         return len(self.states)
 
-    def index(self, state: Hashable) -> int:
+    def index(self, state: Hashable, name: str = "state") -> int:
         try:
             return self._index[state]
         except (KeyError, TypeError):
-            raise InvalidParameterError("state", state, "is not a state of this chain") from None
+            raise InvalidParameterError(name, state, "is not a state of this chain") from None
 
     def evaluate(self, function: Callable[[Any], float]) -> np.ndarray:
         """``function`` applied to each state."""
@@ -57,13 +58,14 @@ class LatticeSpace:
         pos = np.minimum(np.searchsorted(self.ranks, ranks), len(self.ranks) - 1)
         return pos, self.ranks[pos] == ranks
 
-    def index(self, state: Sequence[int]) -> int:
-        x = np.asarray(state)
-        if x.shape != self.upper.shape or np.any(x < 0) or np.any(x > self.upper):
-            raise InvalidParameterError("state", state, f"must be an integer vector with 0 <= x <= {self.upper.tolist()}")
+    def index(self, state: Sequence[int], name: str = "state") -> int:
+        condition = f"must be an integer vector with 0 <= x <= {self.upper.tolist()}"
+        x = numeric_array(name, state, condition)
+        if x.shape != self.upper.shape or np.any(x < 0) or np.any(x > self.upper) or np.any(x != np.round(x)):
+            raise InvalidParameterError(name, state, condition)
         pos, found = self.positions(np.array([x.astype(np.int64) @ self.strides]))
         if not found[0]:
-            raise InvalidParameterError("state", state, "is not a state of this chain (infeasible)")
+            raise InvalidParameterError(name, state, "is not a state of this chain (infeasible)")
         return int(pos[0])
 
     def evaluate(self, function: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
@@ -82,7 +84,7 @@ def strides(upper: np.ndarray) -> np.ndarray:
 
 def vector_result(values: Any, n: int, what: str) -> np.ndarray:
     """A user function's output as a float vector of length n (scalars broadcast)."""
-    array = np.asarray(values, dtype=float)
+    array = real_array(what, values, " (one value per state)", allow_infinite=True)
     if array.ndim == 0:
         return np.full(n, float(array))
     if array.shape != (n,):
@@ -104,7 +106,7 @@ def plain(state: Any) -> Any:
 
 
 def validate_upper(upper: Sequence[int]) -> np.ndarray:
-    bound = np.asarray(upper)
+    bound = numeric_array("upper", upper, "must be a non-empty sequence of integers >= 0")
     if bound.ndim != 1 or bound.size == 0 or bound.dtype.kind not in "iu" or np.any(bound < 0):
         raise InvalidParameterError("upper", upper, "must be a non-empty sequence of integers >= 0")
     if np.prod((bound + 1).astype(float)) >= 2.0**62:

@@ -32,6 +32,7 @@ from analytic.ctmc import gth, linear
 from analytic.ctmc.spaces import vector_result
 from analytic.errors import ConvergenceError, InvalidParameterError
 from analytic.memory import available_bytes, require
+from analytic.validation import integer
 
 __all__ = ["ACCURACY", "FLOOR", "Stationary", "solve", "solve_bytes"]
 
@@ -126,6 +127,7 @@ def solve_bytes(states: int, entries: int) -> int:
     >>> solve_bytes(10**6, 5 * 10**6)
     1464000000
     """
+    states, entries = integer("states", states, minimum=0), integer("entries", entries, minimum=0)
     return entries * 10 * 12 + (linear.RESTART + 8) * states * 8
 
 

@@ -214,6 +214,8 @@ def subset_service_rates(graph: CompatibilityGraph) -> np.ndarray:
 
 def check_rates(name: str, rates: Any, graph: CompatibilityGraph, allow_zero: bool = False) -> np.ndarray:
     """``rates`` as a float vector with one finite entry per class of ``graph``, each > 0 (or >= 0)."""
+    if not isinstance(graph, CompatibilityGraph):
+        raise InvalidParameterError("graph", graph, "must be a CompatibilityGraph")
     vector = np.array(rates, dtype=float) if _is_real_sequence(rates) else None
     if vector is None or vector.shape != (graph.n_classes,):
         raise InvalidParameterError(name, rates, f"must be a sequence of {graph.n_classes} rates, one per class")

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from analytic.errors import InvalidParameterError
 from analytic.fairness.balance import balance_function
 from analytic.fairness.chain import oi_queue_law
 from analytic.fairness.oi_queue import permutation_rates
@@ -87,6 +88,8 @@ def figure_rates(figure: Figure, load: float, mean_size: float = 1.0) -> np.ndar
     >>> figure_rates(FIGURES[2], 0.5).tolist(), figure_rates(FIGURES[3], 0.5).tolist()
     ([0.5, 0.5], [50.0])
     """
+    if not isinstance(figure, Figure):
+        raise InvalidParameterError("figure", figure, "must be a Figure (one of FIGURES)")
     rho = positive("load", load)
     sigma = positive("mean_size", mean_size)
     if figure.capacities is not None:
@@ -107,6 +110,8 @@ def exact_point(figure: Figure, load: float, mean_size: float = 1.0) -> tuple[np
 def simulate_point(figure: Figure, load: float, law: str, interruptions: float, jobs: int, seed: Any = None,
                    replications: int = 1, executor: Executor | None = None, **options: Any) -> InterruptionSimulation:
     """Algorithm 1 simulated at one point of a figure, with a size law of :data:`SIZE_LAWS`."""
+    if not isinstance(law, str) or law not in SIZE_LAWS:
+        raise InvalidParameterError("law", law, f"must be one of {sorted(SIZE_LAWS)}")
     size = SIZE_LAWS[law]
     rates = figure_rates(figure, load, size.mean)
     if figure.capacities is not None:

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from analytic.errors import InvalidParameterError
-from analytic.validation import integer, positive, unit_fraction
+from analytic.memory import require
+from analytic.validation import integer, positive, real_array, unit_fraction
 
 if TYPE_CHECKING:  # sympy is imported by the symbolic check only (it takes ~0.7 s)
     import sympy
@@ -42,13 +43,18 @@ __all__ = [
 
 def check_sizes(sizes: object) -> np.ndarray:
     """Job sizes as a 1-D float array, validated: finite and positive."""
-    array = np.asarray(sizes, dtype=float)
-    if array.ndim != 1 or array.size == 0:
-        raise InvalidParameterError("sizes", sizes, "must be a non-empty 1-D sequence of job sizes")
+    array = real_array("sizes", sizes, " (job sizes)", ndim=1, allow_empty=False, allow_nan=True)
     if not np.all(np.isfinite(array) & (array > 0)):
         bad = array[~(np.isfinite(array) & (array > 0))][0]
         raise InvalidParameterError("sizes", array, f"every size must be finite and > 0 (found {bad:g})")
     return array
+
+
+def _jobs(m: object) -> int:
+    """The number of jobs m, refused before allocating when m values would not fit in memory."""
+    m = integer("m", m, meaning=" (the number of remaining jobs)")
+    require(32.0 * m, f"{m:,} allocation shares", m)
+    return m
 
 
 def _log_gap(k: np.ndarray, exponent: float) -> np.ndarray:
@@ -103,7 +109,7 @@ def scale_free_constants(m: int, p: float) -> np.ndarray:
     >>> scale_free_constants(3, 0.5)
     array([0.        , 0.33333333, 0.8       ])
     """
-    m, p = integer("m", m, meaning=" (the number of remaining jobs)"), unit_fraction("p", p)
+    m, p = _jobs(m), unit_fraction("p", p)
     k = np.arange(2, m + 1, dtype=float)
     with np.errstate(over="ignore"):  # p -> 1: ω*_k below 1e-308 underflows to 0
         return np.concatenate([[0.0], 1.0 / np.expm1(-np.log1p(-1.0 / k) / (1.0 - p))])
@@ -143,7 +149,7 @@ def hesrpt_allocation(m: int, p: float) -> np.ndarray:
     >>> hesrpt_allocation(2, 0.5)
     array([0.25, 0.75])
     """
-    m, p = integer("m", m, meaning=" (the number of remaining jobs)"), unit_fraction("p", p)
+    m, p = _jobs(m), unit_fraction("p", p)
     c = 1.0 / (1.0 - p)
     return np.exp(log_hesrpt_share(np.arange(1, m + 1), m, c))
 

@@ -18,7 +18,7 @@ from analytic.errors import InvalidParameterError
 from analytic.hesrpt.closed_form import hesrpt_flow_time
 from analytic.hesrpt.policies import _allocator, _knee_search_batch, _simulate, _whole_servers
 from analytic.speedup import ConcaveSpeedup
-from analytic.validation import integer, positive
+from analytic.validation import instances, integer, positive, real_array
 
 __all__ = ["FIGURE4_P", "FIGURE4_POLICIES", "PolicyComparison", "compare_policies", "pareto_sizes"]
 
@@ -138,9 +138,10 @@ def compare_policies(p: Sequence[float] = FIGURE4_P, servers: int = 10**6, jobs:
     >>> bool(small.ratio().min(axis=1)[0] >= 1.0)
     True
     """
-    n = _whole_servers(float(servers), "hell")
-    if len(seeds) == 0:
-        raise InvalidParameterError("seeds", seeds, "must contain at least one seed")
+    n = _whole_servers(positive("servers", servers), "hell")
+    p = real_array("p", p, " (speed-up exponents)", ndim=1, allow_empty=False)
+    seeds = instances("seeds", seeds, (int, np.integer, np.random.SeedSequence, np.random.Generator))
+    policies = instances("policies", policies, str)
     unknown = [name for name in policies if name not in FIGURE4_POLICIES]
     if unknown or "hesrpt" not in policies:
         raise InvalidParameterError("policies", policies, f"must be among {FIGURE4_POLICIES} and include 'hesrpt'")

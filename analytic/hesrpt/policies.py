@@ -45,7 +45,7 @@ import numpy as np
 from analytic.errors import InvalidParameterError
 from analytic.hesrpt.closed_form import check_sizes, log_hesrpt_share
 from analytic.speedup import ConcaveSpeedup, SpeedUp, as_curve
-from analytic.validation import positive
+from analytic.validation import positive, real_array
 
 __all__ = ["POLICIES", "FlowTime", "KneeSearch", "Trajectory", "flow_time", "knee_search"]
 
@@ -90,7 +90,7 @@ class Trajectory:
 
     def remaining_at(self, t: np.ndarray | float) -> np.ndarray:
         """Remaining sizes at times ``t`` (exact: linear between epochs), shape ``t.shape + (M,)``."""
-        t = np.asarray(t, dtype=float)
+        t = real_array("t", t, " (times)", allow_infinite=True)
         columns = [np.interp(t, self.times, column) for column in self.remaining.T]
         return np.stack(columns, axis=-1)
 

@@ -15,7 +15,7 @@ import numpy as np
 from analytic.errors import InvalidParameterError
 from analytic.moldable.occupancy import optimal_occupancy
 from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
-from analytic.validation import integer
+from analytic.validation import integer, real, real_array
 
 __all__ = ["SteinBounds", "stein_bounds", "traffic", "traffic_regime"]
 
@@ -49,7 +49,7 @@ def traffic(n: float | np.ndarray, alpha: float, beta: float) -> float | np.ndar
     >>> traffic([100, 10000], 0, 0.2).tolist()
     [0.8, 0.8]
     """
-    size = np.asarray(n, dtype=float)
+    size = real_array("n", n, allow_infinite=True)
     a, b = _check_regime(alpha, beta)
     if not np.all(np.isfinite(size)) or np.any(size < 1):
         raise InvalidParameterError("n", n, "must be finite and >= 1")
@@ -85,7 +85,7 @@ def traffic_regime(alpha: float, beta: float) -> str:
 
 
 def _check_regime(alpha: float, beta: float) -> tuple[float, float]:
-    a, b = float(alpha), float(beta)
+    a, b = real("alpha", alpha, allow_infinite=True), real("beta", beta, allow_infinite=True)
     if not (math.isfinite(a) and a >= 0):
         raise InvalidParameterError("alpha", alpha, "must be finite and >= 0")
     if not (math.isfinite(b) and b > 0):
@@ -171,6 +171,7 @@ def stein_bounds(speedup: SpeedUp | ConcaveSpeedup | object, n: int, alpha: floa
     room = 1.0 - lam
     if delta is None:
         delta = float(beta) / (2.0 * n ** max(float(alpha), 0.5))
+    delta = real("delta", delta)
     if not 0 < delta < room:
         raise InvalidParameterError("delta", delta, f"must lie in (0, 1 - λ) = (0, {room:.10g})")
     optimum = optimal_occupancy(speedup, lam)

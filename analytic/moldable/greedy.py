@@ -16,11 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from analytic.ctmc import CTMC, lattice_bytes, solve_bytes
-from analytic.errors import InvalidParameterError
+from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.memory import require
 from analytic.moldable.occupancy import check_arrival_rate, optimal_occupancy
 from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
-from analytic.validation import integer, probabilities
+from analytic.validation import integer, numeric_array, probabilities
 
 __all__ = ["GreedyMetrics", "LossChain", "allocation_probabilities", "greedy_chain", "greedy_metrics"]
 
@@ -106,9 +106,10 @@ def allocation_probabilities(idle: int | np.ndarray, p: np.ndarray) -> np.ndarra
     [[1.0, 0.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 0.625, 0.375]]
     """
     probabilities = check_probabilities(p, np.asarray(p).size)
-    free = np.asarray(idle)
+    condition = "must be integers >= 0 (numbers of idle servers)"
+    free = numeric_array("idle", idle, condition)
     if free.dtype.kind not in "iu" or np.any(free < 0):
-        raise InvalidParameterError("idle", idle, "must be integers >= 0 (numbers of idle servers)")
+        raise InvalidParameterError("idle", idle, condition)
     i = np.arange(1, probabilities.size + 1)
     tail = probabilities[::-1].cumsum()[::-1] - probabilities        # Σ_{j>i} p_j
     f = free[..., None]
@@ -223,7 +224,15 @@ def fluid_point(speeds: np.ndarray, arrival_rate: float, p: np.ndarray) -> np.nd
 
 
 def _explore(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray, max_states: int) -> CTMC:
-    """Breadth-first exploration from the empty system (few reachable states)."""
+    """Breadth-first exploration from the empty system (few reachable states).
+
+    Refused before allocating: 0, 1, ..., n // max(sizes) jobs of the largest size are all reachable,
+    and the table of allocations by idle count has n + 1 rows.
+    """
+    reachable = n // int(sizes.max()) + 1
+    if reachable > max_states:
+        raise StateSpaceTooLargeError(reachable, max_states, "the greedy(p) chain", at_least=True)
+    require(16.0 * (n + 1) * (len(p) + 1), "the greedy(p) allocation table", reachable, at_least=True)
     arrivals = n * lam * allocation_probabilities(np.arange(n + 1), p)[:, sizes]     # by idle count
     weights = sizes.tolist()
 

@@ -24,7 +24,7 @@ import numpy as np
 from analytic.errors import InvalidParameterError
 from analytic.moldable.occupancy import optimal_occupancy, solve_occupancy_lp
 from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
-from analytic.validation import positive
+from analytic.validation import instances, positive
 
 __all__ = ["HeterogeneousOptimum", "JobClass", "heterogeneous_lp", "heterogeneous_optimum"]
 
@@ -95,9 +95,7 @@ class HeterogeneousOptimum:
 
 
 def _check_classes(classes: Sequence[JobClass]) -> tuple[JobClass, ...]:
-    checked = tuple(classes)
-    if not checked or not all(isinstance(c, JobClass) for c in checked):
-        raise InvalidParameterError("classes", classes, "must be a non-empty sequence of JobClass")
+    checked = instances("classes", classes, JobClass)
     total = sum(c.load for c in checked)
     if total > 1:
         raise InvalidParameterError("classes", [c.load for c in checked],

@@ -26,6 +26,7 @@ from scipy.optimize import linprog
 
 from analytic.errors import ConvergenceError, InvalidParameterError
 from analytic.speedup import TOLERANCE, ConcaveSpeedup, SpeedUp, as_discrete
+from analytic.validation import real, real_array
 
 if TYPE_CHECKING:  # sympy is imported by the symbolic check only (it takes ~0.7 s)
     import sympy
@@ -255,7 +256,8 @@ def kkt_residual(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float
     speedup = as_discrete(speedup)
     s = speedup.values
     lam = check_arrival_rate(arrival_rate)
-    y = np.asarray(y, dtype=float)
+    y = real_array("y", y, ndim=1)
+    nu, theta0 = real("nu", nu), real("theta0", theta0)
     if y.shape != s.shape:
         raise InvalidParameterError("y", y, f"must have one entry per server count, shape ({len(s)},)")
     i = speedup.servers
@@ -317,11 +319,18 @@ def solve_occupancy_lp(speeds: list[np.ndarray], loads: np.ndarray, rate: float,
     ``y`` and ``theta`` concatenated over the classes, ``nu`` one multiplier per class, with the
     signs of the Lagrangian of Appendix B.
     """
-    if solver == "highs":
-        return _solve_highs(speeds, loads, rate)
-    if solver == "cvxpy":
-        return _solve_cvxpy(speeds, loads, rate)
-    raise InvalidParameterError("solver", solver, 'must be "highs" or "cvxpy"')
+    solve = {"highs": _solve_highs, "cvxpy": _solve_cvxpy}.get(solver) if isinstance(solver, str) else None
+    if solve is None:
+        raise InvalidParameterError("solver", solver, 'must be "highs" or "cvxpy"')
+    # (Q) is homogeneous in the loads: solve for z = y / scale with unit costs, so that the solvers'
+    # absolute tolerances (1e-10, 1e-13) act relative to the loads. Unscaled, HiGHS returned y = 0 for
+    # λ = 1e-12 (every entry below its tolerance) and Clarabel failed. The multipliers scale with the
+    # costs (1/rate). Since s_ij >= 1 and s_j . z_j <= 1, Σ i z <= Σ_j d_j: a larger capacity bound is
+    # slack, and capping it keeps the problem well scaled without changing its solution.
+    scale = float(np.max(loads))
+    bound = min(1.0 / scale, sum(len(s) for s in speeds) + 1.0)
+    z, value, nu, theta0, theta, label = solve(speeds, loads / scale, 1.0, bound)
+    return z * scale, value * scale / rate, nu / rate, theta0 / rate, theta / rate, label
 
 
 def _constraint_rows(speeds: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -336,9 +345,9 @@ def _constraint_rows(speeds: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
 _HIGHS_TOLERANCES = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 
 
-def _solve_highs(speeds: list[np.ndarray], loads: np.ndarray, rate: float):
+def _solve_highs(speeds: list[np.ndarray], loads: np.ndarray, rate: float, bound: float):
     rates, capacity = _constraint_rows(speeds)
-    result = linprog(np.full(len(capacity), 1.0 / rate), A_ub=capacity[None, :], b_ub=[1.0], A_eq=rates, b_eq=loads,
+    result = linprog(np.full(len(capacity), 1.0 / rate), A_ub=capacity[None, :], b_ub=[bound], A_eq=rates, b_eq=loads,
                      bounds=(0, None), method="highs", options=_HIGHS_TOLERANCES)
     if result.status != 0:
         raise ConvergenceError(f"HiGHS did not solve the occupancy LP: {result.message}")
@@ -348,12 +357,12 @@ def _solve_highs(speeds: list[np.ndarray], loads: np.ndarray, rate: float):
             np.asarray(result.lower.marginals, float), "highs")
 
 
-def _solve_cvxpy(speeds: list[np.ndarray], loads: np.ndarray, rate: float):
+def _solve_cvxpy(speeds: list[np.ndarray], loads: np.ndarray, rate: float, bound: float):
     import cvxpy as cp
 
     rates, capacity = _constraint_rows(speeds)
     y = cp.Variable(len(capacity))
-    constraints = [rates @ y == loads, capacity @ y <= 1, y >= 0]
+    constraints = [rates @ y == loads, capacity @ y <= bound, y >= 0]
     problem = cp.Problem(cp.Minimize(cp.sum(y) / rate), constraints)
     with warnings.catch_warnings():  # cvxpy warns "Solution may be inaccurate": the status check below says so
         warnings.simplefilter("ignore", UserWarning)

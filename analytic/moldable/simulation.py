@@ -43,6 +43,7 @@ import numba
 import numpy as np
 
 from analytic.errors import InvalidParameterError
+from analytic.memory import require
 from analytic.moldable.greedy import _resolve_p, fluid_point
 from analytic.moldable.occupancy import check_arrival_rate
 from analytic.simulation import (
@@ -66,6 +67,9 @@ __all__ = ["MoldableSimulation", "simulate_moldable"]
 STARTS = ("equilibrium", "empty")
 #: Which jobs ``mean_time`` averages over.
 MEAN_TIME_OF = ("accepted", "completed")
+#: Bytes of the per-server arrays of one replication (heap keys and items, a job's servers, start
+#: time and batch, the free list), checked before a replication allocates them.
+SLOT_BYTES = 6 * 8
 #: Attempts at drawing Poisson counts that fit in ``n`` servers before starting at the fluid point.
 START_ATTEMPTS = 1000
 
@@ -390,15 +394,16 @@ def simulate_moldable(speedup: SpeedUp, arrival_rate: float, servers: int, p: ob
         raise InvalidParameterError("speedup", speedup, "must be an analytic.speedup.SpeedUp")
     lam = check_arrival_rate(arrival_rate)
     n = integer("servers", servers, minimum=speedup.d, meaning=f" (at least d = {speedup.d})")
+    require(SLOT_BYTES * n, "simulate_moldable's per-server slots", n)
     probabilities = _resolve_p(speedup, lam, p)
     law = size if isinstance(size, SizeLaw) else size_law(size)
     total = integer("jobs", jobs)
     runs = integer("replications", replications)
     k = integer("batches", batches, minimum=2)
     confidence("level", level)
-    if start not in STARTS:
+    if not isinstance(start, str) or start not in STARTS:
         raise InvalidParameterError("start", start, f"must be one of {STARTS}")
-    if mean_time_of not in MEAN_TIME_OF:
+    if not isinstance(mean_time_of, str) or mean_time_of not in MEAN_TIME_OF:
         raise InvalidParameterError("mean_time_of", mean_time_of, f"must be one of {MEAN_TIME_OF}")
     check_executor(executor)
     share = total // runs

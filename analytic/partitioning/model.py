@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from analytic.errors import InvalidParameterError
-from analytic.validation import integer, positive
+from analytic.validation import instances, integer, positive
 
 __all__ = ["Cluster", "GraphJob", "check_jobs"]
 
@@ -233,12 +233,8 @@ def check_jobs(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -> tuple[G
     """
     if not isinstance(cluster, Cluster):
         raise InvalidParameterError("cluster", cluster, "must be a Cluster")
-    types = (jobs,) if isinstance(jobs, GraphJob) else tuple(jobs)
-    if not types:
-        raise InvalidParameterError("jobs", jobs, "must hold at least one GraphJob")
+    types = instances("jobs", jobs, GraphJob)
     for j, job in enumerate(types):
-        if not isinstance(job, GraphJob):
-            raise InvalidParameterError(f"jobs[{j}]", job, "must be a GraphJob")
         if job.nodes > cluster.total_slots:
             raise InvalidParameterError(f"jobs[{j}].nodes", job.nodes,
                                         f"must be <= M = {cluster.total_slots}, the slots of the cluster (one per node)")

@@ -44,6 +44,7 @@ from scipy import special
 
 from analytic import validation
 from analytic.errors import InvalidParameterError
+from analytic.memory import require
 from analytic.validation import positive
 
 __all__ = [
@@ -99,25 +100,40 @@ class SizeLaw(ABC):
         """Mean of the stationary-excess law, ``E[S²] / (2 E[S])`` (``inf`` when ``E[S²]`` is)."""
         return self.second_moment / (2.0 * self.mean)
 
-    @abstractmethod
     def cdf(self, x: float | np.ndarray) -> np.ndarray:
-        """``P(S <= x)``, vectorized."""
+        """``P(S <= x)``, vectorized over real ``x`` (±inf allowed)."""
+        return self._cdf(validation.real_array("x", x, allow_infinite=True))
 
-    @abstractmethod
     def excess_cdf(self, x: float | np.ndarray) -> np.ndarray:
-        """``F_e(x) = (1/E[S]) ∫_0^x P(S > u) du``, vectorized."""
+        """``F_e(x) = (1/E[S]) ∫_0^x P(S > u) du``, vectorized over real ``x`` (±inf allowed)."""
+        return self._excess_cdf(validation.real_array("x", x, allow_infinite=True))
 
-    @abstractmethod
-    def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
-        """``size`` independent sizes drawn with ``rng``."""
+    def sample(self, rng: np.random.Generator | None, size: int) -> np.ndarray:
+        """``size`` independent sizes drawn with ``rng`` (None: a generator with fresh entropy)."""
+        return self._sample(*_sampling(rng, size))
 
-    @abstractmethod
-    def sample_excess(self, rng: np.random.Generator, size: int) -> np.ndarray:
-        """``size`` independent draws of the stationary-excess law."""
+    def sample_excess(self, rng: np.random.Generator | None, size: int) -> np.ndarray:
+        """``size`` independent draws of the stationary-excess law (``rng`` as in :meth:`sample`)."""
+        return self._sample_excess(*_sampling(rng, size))
 
-    @abstractmethod
     def scaled(self, mean: float) -> SizeLaw:
-        """The same law multiplied by a constant so that its mean is ``mean``."""
+        """The same law multiplied by a constant so that its mean is ``mean`` (> 0)."""
+        return self._scaled(positive("mean", mean) / self.mean)
+
+    @abstractmethod
+    def _cdf(self, x: np.ndarray) -> np.ndarray: ...
+
+    @abstractmethod
+    def _excess_cdf(self, x: np.ndarray) -> np.ndarray: ...
+
+    @abstractmethod
+    def _sample(self, rng: np.random.Generator, size: int) -> np.ndarray: ...
+
+    @abstractmethod
+    def _sample_excess(self, rng: np.random.Generator, size: int) -> np.ndarray: ...
+
+    @abstractmethod
+    def _scaled(self, factor: float) -> SizeLaw: ...
 
     @property
     @abstractmethod
@@ -125,8 +141,15 @@ class SizeLaw(ABC):
         """``(code, parameters)`` for :func:`draw` inside compiled loops."""
 
 
-def _scale_factor(law: SizeLaw, mean: float | None) -> float:
-    return 1.0 if mean is None else positive("mean", mean) / law.mean
+def _sampling(rng: object, size: object) -> tuple[np.random.Generator, int]:
+    """A generator (``None``: fresh entropy) and a sample size >= 0, refused before allocating when too large."""
+    if rng is None:
+        rng = np.random.default_rng()
+    if not isinstance(rng, np.random.Generator):
+        raise InvalidParameterError("rng", rng, "must be a numpy.random.Generator or None")
+    size = validation.integer("size", size, minimum=0)
+    require(16.0 * size, f"a sample of {size:,} sizes", size)
+    return rng, size
 
 
 def _cumulative(weights: np.ndarray) -> np.ndarray:
@@ -172,8 +195,8 @@ class ErlangMixture(SizeLaw):
 
     def __post_init__(self) -> None:
         weights = validation.probabilities("weights", self.weights)
-        phases = np.asarray(self.phases)
-        rates = np.asarray(self.rates, dtype=float)
+        phases = validation.numeric_array("phases", self.phases, f"must be {weights.size} integers >= 1, one per weight")
+        rates = validation.real_array("rates", self.rates, allow_infinite=True, allow_nan=True)
         if phases.shape != weights.shape or phases.dtype.kind not in "iu" or np.any(phases < 1):
             raise InvalidParameterError("phases", self.phases, f"must be {weights.size} integers >= 1, one per weight")
         if rates.shape != weights.shape or not np.all(np.isfinite(rates)) or np.any(rates <= 0):
@@ -190,11 +213,11 @@ class ErlangMixture(SizeLaw):
     def second_moment(self) -> float:
         return float(np.sum(self.weights * self.phases * (self.phases + 1) / self.rates ** 2))
 
-    def cdf(self, x: float | np.ndarray) -> np.ndarray:
+    def _cdf(self, x: float | np.ndarray) -> np.ndarray:
         y = np.maximum(np.asarray(x, dtype=float), 0.0)[..., None]
         return np.sum(self.weights * special.gammainc(self.phases, self.rates * y), axis=-1)
 
-    def excess_cdf(self, x: float | np.ndarray) -> np.ndarray:
+    def _excess_cdf(self, x: float | np.ndarray) -> np.ndarray:
         y = np.maximum(np.asarray(x, dtype=float), 0.0)[..., None]
         total = np.zeros(y.shape[:-1])
         for weight, k, rate in zip(self.weights, self.phases, self.rates, strict=True):
@@ -202,20 +225,20 @@ class ErlangMixture(SizeLaw):
             total += weight / (rate * self.mean) * special.gammainc(j, rate * y).sum(axis=-1)
         return total
 
-    def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+    def _sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
         if self.weights.size == 1:
             return rng.standard_gamma(float(self.phases[0]), size) / self.rates[0]
         c = _pick(rng, _cumulative(self.weights), size)
         return rng.standard_gamma(self.phases[c].astype(float)) / self.rates[c]
 
-    def sample_excess(self, rng: np.random.Generator, size: int) -> np.ndarray:
+    def _sample_excess(self, rng: np.random.Generator, size: int) -> np.ndarray:
         share = self.weights * self.phases / self.rates
         c = _pick(rng, _cumulative(share / share.sum()), size)
         j = 1 + np.floor(rng.random(size) * self.phases[c]).astype(np.int64)
         return rng.standard_gamma(np.minimum(j, self.phases[c]).astype(float)) / self.rates[c]
 
-    def scaled(self, mean: float) -> ErlangMixture:
-        return ErlangMixture(self.weights, self.phases, self.rates / _scale_factor(self, mean))
+    def _scaled(self, factor: float) -> ErlangMixture:
+        return ErlangMixture(self.weights, self.phases, self.rates / factor)
 
     @property
     def kernel(self) -> tuple[int, np.ndarray]:
@@ -253,7 +276,7 @@ class Discrete(SizeLaw):
 
     def __post_init__(self) -> None:
         weights = validation.probabilities("probabilities", self.probabilities)
-        values = np.asarray(self.values, dtype=float)
+        values = validation.real_array("values", self.values, allow_infinite=True, allow_nan=True)
         if values.shape != weights.shape or not np.all(np.isfinite(values)) or np.any(values <= 0):
             raise InvalidParameterError("values", self.values,
                                         f"must be {weights.size} positive finite sizes, one per probability")
@@ -269,26 +292,26 @@ class Discrete(SizeLaw):
     def second_moment(self) -> float:
         return float(self.probabilities @ self.values ** 2)
 
-    def cdf(self, x: float | np.ndarray) -> np.ndarray:
+    def _cdf(self, x: float | np.ndarray) -> np.ndarray:
         y = np.asarray(x, dtype=float)[..., None]
         return np.sum(self.probabilities * (self.values <= y), axis=-1)
 
-    def excess_cdf(self, x: float | np.ndarray) -> np.ndarray:
+    def _excess_cdf(self, x: float | np.ndarray) -> np.ndarray:
         y = np.maximum(np.asarray(x, dtype=float), 0.0)[..., None]
         return np.sum(self.probabilities * np.minimum(y, self.values), axis=-1) / self.mean
 
-    def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+    def _sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
         if self.values.size == 1:
             return np.full(size, self.values[0])
         return self.values[_pick(rng, _cumulative(self.probabilities), size)]
 
-    def sample_excess(self, rng: np.random.Generator, size: int) -> np.ndarray:
+    def _sample_excess(self, rng: np.random.Generator, size: int) -> np.ndarray:
         share = self.probabilities * self.values
         j = _pick(rng, _cumulative(share / share.sum()), size)
         return self.values[j] * rng.random(size)
 
-    def scaled(self, mean: float) -> Discrete:
-        return Discrete(self.values * _scale_factor(self, mean), self.probabilities)
+    def _scaled(self, factor: float) -> Discrete:
+        return Discrete(self.values * factor, self.probabilities)
 
     @property
     def kernel(self) -> tuple[int, np.ndarray]:
@@ -341,26 +364,26 @@ class Pareto(SizeLaw):
     def second_moment(self) -> float:
         return self.shape * self.scale ** 2 / (self.shape - 2.0) if self.shape > 2 else math.inf
 
-    def cdf(self, x: float | np.ndarray) -> np.ndarray:
+    def _cdf(self, x: float | np.ndarray) -> np.ndarray:
         y = np.asarray(x, dtype=float)
         return np.where(y >= self.scale, -np.expm1(self.shape * np.log(self.scale / np.maximum(y, self.scale))), 0.0)
 
-    def excess_cdf(self, x: float | np.ndarray) -> np.ndarray:
+    def _excess_cdf(self, x: float | np.ndarray) -> np.ndarray:
         y = np.maximum(np.asarray(x, dtype=float), 0.0)
         tail = (self.scale / np.maximum(y, self.scale)) ** (self.shape - 1.0) / self.shape
         return np.where(y <= self.scale, y / self.mean, 1.0 - tail)
 
-    def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+    def _sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
         return self.scale * np.exp(rng.standard_exponential(size) / self.shape)
 
-    def sample_excess(self, rng: np.random.Generator, size: int) -> np.ndarray:
+    def _sample_excess(self, rng: np.random.Generator, size: int) -> np.ndarray:
         uniform = rng.random(size)
         body = (self.shape - 1.0) / self.shape
         tail = self.scale * (self.shape * (1.0 - uniform)) ** (-1.0 / (self.shape - 1.0))
         return np.where(uniform < body, uniform * self.mean, tail)
 
-    def scaled(self, mean: float) -> Pareto:
-        return Pareto(self.shape, self.scale * _scale_factor(self, mean))
+    def _scaled(self, factor: float) -> Pareto:
+        return Pareto(self.shape, self.scale * factor)
 
     @property
     def kernel(self) -> tuple[int, np.ndarray]:

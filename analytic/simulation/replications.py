@@ -142,6 +142,8 @@ def replicate(function: Callable[[np.random.SeedSequence], T], replications: int
     if owned:
         workers = min(len(children), os.cpu_count() or 1)
         pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else SerialExecutor()
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise InvalidParameterError("progress", progress, "must be None (a bar when interactive), True or False")
     show = _interactive() if progress is None else bool(progress)
     try:
         with tqdm(total=len(children), desc=description, unit="run", disable=not show, leave=False) as bar:

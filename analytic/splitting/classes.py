@@ -19,7 +19,7 @@ import numpy as np
 
 from analytic.errors import InvalidParameterError, UnstableSystemError
 from analytic.simulation import SizeLaw, exponential, fitted, size_law
-from analytic.validation import integer, positive
+from analytic.validation import instances, integer, positive
 
 __all__ = ["JobClass"]
 
@@ -112,9 +112,7 @@ class JobClass:
 
 
 def _classes(classes: Iterable[JobClass]) -> tuple[JobClass, ...]:
-    result = tuple(classes)
-    if not result or not all(isinstance(c, JobClass) for c in result):
-        raise InvalidParameterError("classes", result, "must be a non-empty sequence of JobClass")
+    result = instances("classes", classes, JobClass)
     total = sum(float(c.probability) for c in result)
     if abs(total - 1) > _PROBABILITY_SUM_TOLERANCE:
         raise InvalidParameterError("classes", [float(c.probability) for c in result],

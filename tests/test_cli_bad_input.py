@@ -1,0 +1,64 @@
+"""The ``analytic`` command answers every user error with one line on stderr and exit status 2.
+
+Argparse-level errors (unknown subcommand or option, missing or malformed values), values the
+package refuses (NaN, infinities, out-of-range numbers) and refusals raised deep inside (a chain too
+large to build) all end the same way: the package's message on one line, no traceback, status 2.
+"""
+
+import subprocess
+import sys
+
+import pytest
+
+from analytic.cli import main
+
+BAD_COMMAND_LINES = [
+    ([], "the following arguments are required: command"),
+    (["frobnicate"], "invalid choice: 'frobnicate'"),
+    (["reproduce", "--bogus"], "unrecognized arguments: --bogus"),
+    (["erlang-b", "--servers", "x", "--load", "3"], "argument --servers: invalid float value: 'x'"),
+    (["erlang-b", "--load", "3"], "the following arguments are required: --servers"),
+    (["erlang-b", "--servers", "nan", "--load", "3"], "servers = nan: must be >= 0"),
+    (["erlang-b", "--servers", "5", "--load", "3", "--precision", "-3"], "precision = -3: must be a positive integer"),
+    (["erlang-c", "--servers", "1e300", "--load", "1e300"], "servers = 1e+300: must be >= 0 and <= 1e+15"),
+    (["erlang-b-servers", "--load", "-1", "--target", "0.01"], "load = -1"),
+    (["erlang-b-load", "--servers", "5", "--target", "0"], "target = 0: must lie strictly between 0 and 1"),
+    (["hesrpt", "--sizes", "1", "nan", "--p", "0.5", "--servers", "10"], "sizes = [ 1., nan]: every size must be finite"),
+    (["hesrpt", "--sizes", "1", "2", "--p", "2", "--servers", "10"], "p = 2: must lie in the open interval (0, 1)"),
+    (["hesrpt", "--sizes", "1", "--p", "0.5", "--servers", "inf"], "servers = inf: must be positive and finite"),
+    (["hesrpt", "--sizes", "1", "--p", "0.5", "--servers", "10", "--policy", "fifo"], "invalid choice: 'fifo'"),
+    (["moldable", "--speedup", "1", "2.7", "1.8", "--arrival-rate", "0.8"], "must be strictly increasing (P1)"),
+    (["moldable", "--speedup", "1", "1.8", "--arrival-rate", "1.5"], "arrival_rate = 1.5"),
+    (["moldable", "--speedup", "1", "1.8", "--arrival-rate", "0.8", "--servers", "1.5"], "invalid int value: '1.5'"),
+    # refused deep inside, before allocating: at least n/2 + 1 = 5e8 + 1 states
+    (["moldable", "--speedup", "1", "1.8", "--arrival-rate", "0.8", "--servers", "1000000000"],
+     "the greedy(p) chain needs more than 30,000,000 states"),
+]
+
+
+@pytest.mark.parametrize("argv,message", BAD_COMMAND_LINES, ids=[" ".join(a) or "(none)" for a, _ in BAD_COMMAND_LINES])
+def test_user_error_is_one_line_and_status_2(argv, message, capsys):
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith("analytic") and ": error: " in lines[0]
+    assert message in lines[0]
+    assert "Traceback" not in captured.err
+
+
+def test_valid_subnormal_target_is_answered(capsys):
+    """erlang_b_servers(7, 1e-309) once raised ConvergenceError; 266 servers (E_266(7) = 4.448e-310
+    and E_265(7) = 1.690e-308 by the recursion at 50 digits in mpmath) is the answer."""
+    assert main(["erlang-b-servers", "--load", "7", "--target", "1e-309"]) == 0
+    assert capsys.readouterr().out.strip() == "266"
+
+
+def test_python_m_analytic_prints_one_line_and_exits_2():
+    result = subprocess.run([sys.executable, "-m", "analytic", "erlang-b", "--servers", "nan", "--load", "3"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.splitlines() == ["analytic erlang-b: error: servers = nan: must be >= 0 and <= 1e+15 "
+                                          "(the validated range)"]
