@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from analytic.ctmc import CTMC, Stationary
-from analytic.errors import InvalidParameterError
+from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.splitting.bounds import split_servers
 from analytic.splitting.classes import JobClass, _classes, _servers, check_load
 from analytic.validation import integer
@@ -294,11 +294,11 @@ class _System:
     @classmethod
     def build(cls, policy: str, servers: int, classes: Iterable[JobClass], arrival_rate: float, max_waiting: int,
               representation: str | None) -> _System:
-        if policy not in EXACT_POLICIES:
+        if not isinstance(policy, str) or policy not in EXACT_POLICIES:
             raise InvalidParameterError("policy", policy, f"must be one of {', '.join(EXACT_POLICIES)} for an exact chain")
         allowed = _REPRESENTATIONS[policy]
         representation = allowed[0] if representation is None else representation
-        if representation not in allowed:
+        if not isinstance(representation, str) or representation not in allowed:
             raise InvalidParameterError("representation", representation, f"must be one of {', '.join(allowed)} for {policy}")
         classes = _classes(classes)
         k = _servers(servers, classes)
@@ -320,6 +320,9 @@ class _System:
 
     def chain(self, max_states: int) -> CTMC:
         integer("max_states", max_states)
+        if self.max_waiting >= max_states:  # every count of waiting jobs from 0 to max_waiting is a state
+            raise StateSpaceTooLargeError(self.max_waiting + 1, max_states, f"the chain truncated at max_waiting = "
+                                                                           f"{self.max_waiting} waiting jobs", at_least=True)
         build = {"sequence": self._sequence_chain, "lumped": self._lumped_chain, "counts": self._msf_chain}
         return build[self.representation](max_states)
 

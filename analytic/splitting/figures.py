@@ -38,7 +38,7 @@ from analytic.splitting.limits import critical_system, subcritical_system
 from analytic.splitting.paper import figure1_classes, figure1_need_scale
 from analytic.splitting.policies import POLICIES
 from analytic.splitting.simulation import MultiserverSimulation, simulate_multiserver
-from analytic.validation import integer
+from analytic.validation import instances, integer
 
 __all__ = ["FIGURE1_SERVERS", "FIGURE_POLICIES", "Sweep", "System", "figure1_systems", "figure2_heavy_traffic",
            "figure2_subcritical", "figure3_systems", "sweep"]
@@ -162,7 +162,12 @@ class Sweep:
 
     def result(self, policy: str, index: int) -> MultiserverSimulation:
         """The simulation of ``policy`` at ``systems[index]``."""
-        return self.results[self.policies.index(policy)][index]
+        if not isinstance(policy, str) or policy not in self.policies:
+            raise InvalidParameterError("policy", policy, f"must be one of {', '.join(self.policies)}")
+        position = integer("index", index, minimum=0)
+        if position >= len(self.systems):
+            raise InvalidParameterError("index", index, f"must be below the number of systems, {len(self.systems)}")
+        return self.results[self.policies.index(policy)][position]
 
     def __repr__(self) -> str:
         return (f"Sweep({len(self.policies)} policies x {len(self.systems)} systems, {self.jobs:,} arrivals each, "
@@ -208,18 +213,20 @@ def sweep(systems: Sequence[System], policies: Sequence[str] = FIGURE_POLICIES, 
     >>> s.mean_response_time.shape
     (2, 1)
     """
-    systems, policies = tuple(systems), tuple(policies)
+    systems, policies = instances("systems", systems, System), instances("policies", policies, str)
     for name in policies:
         if name not in POLICIES:
             raise InvalidParameterError("policies", name, f"must be names of {', '.join(POLICIES)}")
-    total = integer("jobs", jobs)
+    total, root = integer("jobs", jobs), integer("seed", seed, minimum=0)
+    if progress is not None and not isinstance(progress, bool):
+        raise InvalidParameterError("progress", progress, "must be True, False or None")
     pool = check_executor(executor)
     owned = pool is None
     if owned:
         pool = ProcessPoolExecutor(max_workers=os.cpu_count() or 1)
     show = progress if progress is not None else bool(getattr(sys.stderr, "isatty", lambda: False)())
     try:
-        futures = [[pool.submit(functools.partial(_simulate, name, system, total, seed)) for system in systems]
+        futures = [[pool.submit(functools.partial(_simulate, name, system, total, root)) for system in systems]
                    for name in policies]
         with tqdm(total=len(systems) * len(policies), desc="sweep", unit="run", disable=not show, leave=False) as bar:
             for row in futures:

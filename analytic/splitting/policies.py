@@ -171,7 +171,7 @@ def resolve_policy(policy: str | Callable[[PolicyState], object], servers: int,
     """
     if callable(policy) and not isinstance(policy, str):
         return policy
-    if policy not in POLICIES:
+    if not isinstance(policy, str) or policy not in POLICIES:
         raise InvalidParameterError("policy", policy, f"must be one of {', '.join(POLICIES)}, or a callable")
     chosen = POLICIES[policy]
     if chosen.powers_of_two:
