@@ -11,6 +11,13 @@ law on the sub-linear Halfin–Whitt row, in jobs per second and as a ratio to t
 target is a ratio of at least 1). For context, Ciw and SimPy (if installed) simulate the same
 M/M/800/800 system for a few thousand jobs. The last line extrapolates the whole of Table 1 at the
 paper's scale (6 rows × 4 laws × 100 runs × 5·10⁶ jobs) on two cores.
+
+simulate_multiserver (Anselmi & Doncel, paper 001; :func:`multiserver_section`, alone with
+``--only multiserver``): every policy at k = 1024 with the SDSC SP2 classes of Table 2 at load 0.8,
+one run of ``--multiserver-jobs`` jobs (default 10⁶) on one core, in jobs per second and as a ratio
+to the same baseline. The targets, 5·10⁵ jobs/s for the non-preemptive policies and 10⁵ for the
+preemptive ones on an idle core, are ratios 0.25 and 0.05 to the baseline's 2·10⁶ jobs/s there. Then
+Figure 1 of the paper at its scale (10⁶ arrivals per point), from rates measured at its largest k.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import numpy as np
 from analytic.moldable import simulate_moldable, traffic
 from analytic.moldable.paper import LINEAR, REGIMES, SUBLINEAR, TABLE1_SERVERS
 from analytic.simulation import SerialExecutor
+from analytic.splitting import POLICIES, SDSC_SP2, critical_system, figure1_classes, figure1_need_scale, simulate_multiserver
 
 SLOTS = 800
 LOAD = SLOTS * float(traffic(TABLE1_SERVERS, 0.5, 0.1))        # Erlangs: unit-mean service, rate 800 λ
@@ -98,10 +106,52 @@ def moldable_rate(speedup, alpha, beta, size, jobs) -> tuple[float, object]:
     return jobs / (time.perf_counter() - start), result
 
 
+#: Ratios to the baseline that the issue's targets (5e5 and 1e5 jobs/s) mean on an idle core (baseline 2e6 jobs/s).
+MULTISERVER_TARGETS = {False: 0.25, True: 0.05}
+#: The points of the notebook's Figure 1 (k with f_k and every need a power of two).
+FIGURE1_SERVERS = (32, 256, 2048, 16384)
+
+
+def multiserver_section(baseline: float, jobs: int) -> None:
+    """simulate_multiserver: jobs per second of every policy at k = 1024, SDSC SP2, load 0.8; Figure 1's cost."""
+    k = 1024
+    rate = 0.8 * k / float(sum(c.demand for c in SDSC_SP2))
+    for policy in POLICIES:  # compile, or load numba's cache
+        simulate_multiserver(policy, k, SDSC_SP2, rate, jobs=5_000, seed=0, executor=SerialExecutor())
+    print(f"\nsimulate_multiserver, k = {k}, SDSC SP2 (Table 2), load 0.8, one run of {jobs:,} jobs on one core:")
+    worst = {False: np.inf, True: np.inf}
+    for name, policy in POLICIES.items():
+        start = time.perf_counter()
+        result = simulate_multiserver(name, k, SDSC_SP2, rate, jobs=jobs, seed=1, executor=SerialExecutor())
+        speed = jobs / (time.perf_counter() - start)
+        ratio = speed / baseline
+        worst[policy.preemptive] = min(worst[policy.preemptive], ratio)
+        flag = "" if result.stationary else f"  (not stationary: {result.growth.rate:.2g} jobs per second)"
+        print(f"  {name:>22}: {speed:>10,.0f} jobs/s  ratio {ratio:5.2f} (target {MULTISERVER_TARGETS[policy.preemptive]})  "
+              f"E[R] = {result.mean_response_time:8.1f} ± {result.mean_response_time_ci:.2g} s{flag}")
+    for preemptive, label in ((False, "non-preemptive"), (True, "preemptive")):
+        print(f"slowest {label} ratio: {worst[preemptive]:.2f} (target >= {MULTISERVER_TARGETS[preemptive]})")
+    # Figure 1 at the paper's scale: every policy but ModifiedBS at each k, 10^6 arrivals per point
+    big = FIGURE1_SERVERS[-1]
+    system = critical_system(big, figure1_need_scale(big), 0.7, figure1_classes())
+    sample = max(jobs // 5, 20_000)
+    total = 0.0
+    for name in POLICIES:
+        if name == "modified-bs-fcfs":
+            continue
+        start = time.perf_counter()
+        simulate_multiserver(name, big, system.classes, system.arrival_rate, jobs=sample, seed=1, executor=SerialExecutor())
+        total += (time.perf_counter() - start) / sample * 1_000_000 * len(FIGURE1_SERVERS)
+    print(f"Figure 1 at the paper's scale ({len(FIGURE1_SERVERS)} values of k x 9 policies x 10^6 arrivals), "
+          f"at the rates of k = {big}: about {total / 60:.0f} minutes on one core")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=5_000_000, help="jobs per simulate_moldable run")
     parser.add_argument("--baseline-jobs", type=int, default=1_000_000)
+    parser.add_argument("--multiserver-jobs", type=int, default=1_000_000, help="jobs per simulate_multiserver run")
+    parser.add_argument("--only", choices=("moldable", "multiserver"), help="run one section")
     args = parser.parse_args()
 
     start = time.perf_counter()
@@ -114,6 +164,9 @@ def main() -> None:
     for name, rate in (("Ciw", ciw_rate(20_000)), ("SimPy", simpy_rate(50_000))):
         if rate is not None:
             print(f"context: {name} on the same system: {rate:,.0f} jobs/s (ratio to the baseline {rate / baseline:.3f})")
+    if args.only == "multiserver":
+        multiserver_section(baseline, args.multiserver_jobs)
+        return
 
     print(f"\nsimulate_moldable, n = {TABLE1_SERVERS}, one run of {args.jobs:,} jobs on one core:")
     rates = []
@@ -131,6 +184,8 @@ def main() -> None:
     table = 6 * 4 * 100 * 5_000_000
     print(f"Table 1 at the paper's scale ({table:.1e} jobs) on two cores at the median rate: "
           f"{table / (2 * float(np.median(rates))) / 60:.0f} minutes")
+    if args.only is None:
+        multiserver_section(baseline, args.multiserver_jobs)
 
 
 if __name__ == "__main__":

@@ -202,6 +202,12 @@ def _shared_objects() -> dict[str, Callable[[], Any]]:
         moldable_run=lambda: moldable.simulate_moldable(speedup.SpeedUp([1, 1.8, 2.5]), 0.5, 6, jobs=4000, seed=1,
                                                         executor=simulation.SerialExecutor()),
         moldable_class=lambda: moldable.JobClass(speedup.SpeedUp.linear(2), 0.3),
+        multiserver_run=lambda: splitting.simulate_multiserver("bs-fcfs", 4, [splitting.JobClass(1, 1.0, 1.0)], 1.0,
+                                                               jobs=2000, seed=1, executor=simulation.SerialExecutor()),
+        class_estimates=lambda: _shared_objects()["multiserver_run"]().per_class[0],
+        systems=lambda: splitting.figure2_heavy_traffic(32, (0.5,)),
+        sweep_run=lambda: splitting.sweep(splitting.figure2_heavy_traffic(32, (0.5,)), ("fcfs",), jobs=2000,
+                                          executor=simulation.SerialExecutor()),
     )
 
 
@@ -211,6 +217,14 @@ RESULT = "result class: built by the package, checked through the baselines that
 #: result objects and internal-facing helpers), left for a follow-up; test_open_defects_are_still_open
 #: fails as soon as one is fixed, so that this table only shrinks.
 OPEN: dict[str, str] = {  # callable: the first defect the sweep finds
+    "analytic.splitting.fcfs_saturation": "servers = 10**18: raw RecursionError",
+    "analytic.splitting.simulate_multiserver": "servers = 10**18: raw ValueError (array is too big)",
+    "analytic.splitting.figure1_systems": "servers = <object>: raw TypeError",
+    "analytic.splitting.figure2_heavy_traffic": "loads = 'abc': raw ValueError",
+    "analytic.splitting.figure2_subcritical": "load = 'abc': raw TypeError",
+    "analytic.splitting.figure3_systems": "classes = 'abc': raw AttributeError",
+    "analytic.splitting.gittins_rank": "ages = 'abc': raw ValueError",
+    "analytic.splitting.policies.gittins_table": "law = 'abc': raw AttributeError",
     "analytic.ctmc.CTMC": "states = [1.0, nan]: accepted without an error",
     "analytic.ctmc.CTMC.from_lattice": "moves = <object>: raw TypeError",
     "analytic.ctmc.CTMC.stationary": "method = array([2., 1.]): raw ValueError",
@@ -340,6 +354,11 @@ INTERNAL: dict[str, str] = {
     "analytic.validation.numeric_array": "checks type and shape only: its callers check the values (NaN included)",
     "analytic.speedup.check_shape": "the shape check behind SpeedUp and ConcaveSpeedup, given arrays they built",
     "analytic.cli.main": "swept through its subcommands in tests/test_cli.py",
+    "analytic.splitting.Policy": "the registry's record of a built-in policy (POLICIES): users pass its name",
+    "analytic.splitting.policies.resolve_policy": "the policy check of simulate_multiserver, given the servers and "
+                                                  "classes it validated",
+    "analytic.splitting.bounds.split_servers": "the partition behind simulate_multiserver and the exact chains, "
+                                               "given the rate and classes they validated",
 }
 
 _GRAPH, _RATES = S("graph"), [1.0, 1.0]
@@ -619,6 +638,27 @@ BASELINES: dict[str, Any] = {
     "analytic.splitting.subcritical_system": call(100, 2, 0.5, _SPLIT),
     "analytic.splitting.theorem1_limit": call(_SPLIT),
     "analytic.splitting.theorem2_limit": call(1.0, _SPLIT),
+    "analytic.splitting.ClassEstimates": RESULT,
+    "analytic.splitting.ClassEstimates.estimate": method("class_estimates", "mean_response_time"),
+    "analytic.splitting.ExactMetrics": RESULT,
+    "analytic.splitting.MultiserverSimulation": RESULT,
+    "analytic.splitting.MultiserverSimulation.estimate": method("multiserver_run", "mean_response_time"),
+    "analytic.splitting.PolicyState": RESULT,
+    "analytic.splitting.Saturation": RESULT,
+    "analytic.splitting.Sweep": RESULT,
+    "analytic.splitting.Sweep.result": method("sweep_run", "fcfs", 0),
+    "analytic.splitting.System": RESULT,
+    "analytic.splitting.exact_multiserver": call("fcfs", 4, _SPLIT, 1.0, max_waiting=5),
+    "analytic.splitting.fcfs_saturation": call(4, _SPLIT),
+    "analytic.splitting.figure1_systems": call((32, 256)),
+    "analytic.splitting.figure2_heavy_traffic": call(256, (0.5,)),
+    "analytic.splitting.figure2_subcritical": call(0.8, (32,)),
+    "analytic.splitting.figure3_systems": call(_SPLIT, 8, (0.5,)),
+    "analytic.splitting.gittins_rank": call(S("pareto"), [0.0, 1.0]),
+    "analytic.splitting.multiserver_chain": call("fcfs", 4, _SPLIT, 1.0, max_waiting=5),
+    "analytic.splitting.policies.gittins_table": call(S("pareto"), 16),
+    "analytic.splitting.simulate_multiserver": call("bs-fcfs", 4, _SPLIT, 1.0, jobs=2000, seed=1, executor=S("serial")),
+    "analytic.splitting.sweep": call(S("systems"), ("fcfs",), jobs=2000, executor=S("serial")),
 }
 BASELINES |= {
     "analytic.moldable.MoldableSimulation": RESULT,

@@ -1,0 +1,141 @@
+"""Job classes of the multiserver-job model (Anselmi & Doncel, Section 3.1) and their validation.
+
+A class i is a server need n_i, a probability α_i and a service time D_i of mean d_i, whose law
+(used by the simulator) is exponential unless given. Inputs given
+as floats are read as the decimal numbers they print as (0.95 is 19/20), so that the partition of
+:mod:`.partition` is computed in exact rational arithmetic; pass ``fractions.Fraction`` for other
+exact values (the Figure 1 model uses 1/60).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from numbers import Integral, Real
+
+import numpy as np
+
+from analytic.errors import InvalidParameterError, UnstableSystemError
+from analytic.simulation import SizeLaw, exponential, fitted, size_law
+from analytic.validation import instances, integer, positive
+
+__all__ = ["JobClass"]
+
+
+#: Tolerance on sum_i α_i = 1.
+_PROBABILITY_SUM_TOLERANCE = 1e-9
+
+
+def _exact(value: Real) -> Fraction:
+    """A float as the decimal it prints as (0.1 -> 1/10); ints and Fractions unchanged."""
+    if isinstance(value, (Fraction, Integral)):
+        return Fraction(value)
+    return Fraction(repr(float(value)))
+
+
+@dataclass(frozen=True)
+class JobClass:
+    """One job class of Section 3.1: server need n_i, probability α_i, mean size d_i.
+
+    Parameters
+    ----------
+    need : int
+        n_i >= 1, the number of servers a job holds for its whole service.
+    probability : float or Fraction
+        α_i in (0, 1], the probability that a job is of this class.
+    mean_size : float or Fraction
+        d_i = E[D_i] > 0, the mean service time (time units).
+    size_std : float, optional
+        std(D_i), as listed in Tables 2 and 3. The results of the paper depend on the service
+        time only through its mean (the loss systems of Property 1 are insensitive); the
+        simulator draws sizes from :attr:`law`.
+    size : SizeLaw or str, optional
+        The law of D_i for the simulator (an :class:`analytic.simulation.SizeLaw` or one of its
+        names, e.g. ``"pareto"``), rescaled to mean ``mean_size``. Default: the two-moment fit
+        :func:`analytic.simulation.fitted` when ``size_std`` is given, else exponential. Not
+        compared by ``==``.
+
+    Raises
+    ------
+    InvalidParameterError
+        need not a positive integer, probability outside (0, 1], mean_size or size_std not
+        positive and finite, an unknown size law, or a law whose standard deviation differs from
+        ``size_std`` when both are given.
+
+    Examples
+    --------
+    >>> JobClass(need=4, probability=0.25, mean_size=2.0).demand
+    Fraction(2, 1)
+    >>> JobClass(need=4, probability=0.25, mean_size=2.0, size_std=3.0).law  # two-phase hyperexponential
+    ErlangMixture(weights=[0.8101, 0.1899], phases=[1, 1], rates=[0.8101, 0.1899], mean=2, scv=2.25)
+    """
+
+    need: int
+    probability: Real
+    mean_size: Real
+    size_std: float | None = None
+    size: SizeLaw | str | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        integer("need", self.need, meaning=" (servers held by a job)")
+        if not isinstance(self.probability, Real) or not 0 < self.probability <= 1:
+            raise InvalidParameterError("probability", self.probability, "must lie in (0, 1]")
+        positive("mean_size", self.mean_size)
+        if self.size_std is not None and not 0 <= self.size_std < math.inf:
+            raise InvalidParameterError("size_std", self.size_std, "must be non-negative and finite")
+        if self.size is not None:
+            law = size_law(self.size, float(self.mean_size))
+            if self.size_std is not None and not math.isclose(math.sqrt(law.variance), self.size_std, rel_tol=1e-9):
+                raise InvalidParameterError("size", law, f"must have standard deviation size_std = {self.size_std:g} "
+                                                         f"(it has {math.sqrt(law.variance):.6g}); give one of the two")
+
+    @property
+    def law(self) -> SizeLaw:
+        """The law of D_i with mean d_i: ``size`` if given, else fitted to ``size_std``, else exponential."""
+        mean = float(self.mean_size)
+        if self.size is not None:
+            return size_law(self.size, mean)
+        return exponential(mean) if self.size_std is None else fitted(mean, self.size_std)
+
+    @property
+    def exponential(self) -> bool:
+        """Whether D_i is exponential (the exact chains of :mod:`.chains` need it)."""
+        law = self.law
+        return getattr(law, "phases", None) is not None and law.phases.tolist() == [1] and math.isclose(law.scv, 1.0)
+
+    @property
+    def demand(self) -> Fraction:
+        """ϱ_i = α_i d_i n_i, the relative demand of the class (exact)."""
+        return _exact(self.probability) * _exact(self.mean_size) * self.need
+
+
+def _classes(classes: Iterable[JobClass]) -> tuple[JobClass, ...]:
+    result = instances("classes", classes, JobClass)
+    total = sum(float(c.probability) for c in result)
+    if abs(total - 1) > _PROBABILITY_SUM_TOLERANCE:
+        raise InvalidParameterError("classes", [float(c.probability) for c in result],
+                                    f"probabilities must sum to 1 (they sum to {total:.12g})")
+    return result
+
+
+def _servers(servers: int, classes: Sequence[JobClass]) -> int:
+    integer("servers", servers)
+    largest = max(c.need for c in classes)
+    if largest > servers:
+        raise InvalidParameterError("servers", servers, f"must be >= every server need (largest need is {largest})")
+    return int(servers)
+
+
+def _probabilities(classes: Sequence[JobClass]) -> np.ndarray:
+    return np.array([float(c.probability) for c in classes])
+
+
+def check_load(servers: int, arrival_rate: float, classes: Sequence[JobClass]) -> float:
+    """The arrival rate as a float, if the load λ ϱ / k of eq. (1) is below one (no policy is stable otherwise)."""
+    rate = positive("arrival_rate", arrival_rate)
+    load = rate * float(sum(c.demand for c in classes)) / servers
+    if load >= 1:
+        raise UnstableSystemError("load λ ϱ / k", load, 1.0, "eq. (1): no policy is stable at this arrival rate")
+    return rate

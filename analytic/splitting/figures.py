@@ -1,0 +1,239 @@
+"""The simulation experiments of Anselmi & Doncel, Section 6 (Figures 1–3), as systems and a policy sweep.
+
+Each figure plots the mean response time of every policy against k or the load. The paper states
+the class models (Figure 1's caption, Tables 2–3) but not every parameter; the choices made here:
+
+* Figure 1 (critical regime): θ = 0.7 with the scaling (8), (1 - ρ^(k)) √(k/f_k) = θ. Section 1.3
+  writes "(1 - ρ)√k/f_k -> θ", which with f_k = ⌊(k/32)^(2/3)⌋ would drive ρ below 0 as k grows
+  (f_k/√k grows like k^(1/6)); we read it as eq. (8b). The values of k are those where k and every
+  need (f_k, 2f_k, 4f_k, 8f_k) are powers of two, as Remark 2 requires: 32, 256, 2048, 16384.
+* Figure 2 (same classes): heavy traffic at k = 2048 (f_k = 16) for loads up to 0.98, and the
+  subcritical scaling (7) at load 0.8 for the values of k of Figure 1. The paper gives neither k
+  nor the load.
+* Figure 3: Tables 2–3 at k = 512 and 1024 for loads 0.3 to 0.9. The traces are not available:
+  sizes follow the two-moment fit of each class's mean and standard deviation
+  (:func:`analytic.simulation.fitted`, a two-phase hyperexponential here, every class having
+  std > mean) and arrivals are Poisson.
+
+:func:`sweep` runs every (system, policy) pair — one simulation each, the same seed for every
+policy of a system (common random numbers) — through an executor, one task per pair.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+from tqdm import tqdm
+
+from analytic.errors import InvalidParameterError
+from analytic.simulation import SerialExecutor, check_executor
+from analytic.splitting.classes import JobClass
+from analytic.splitting.limits import critical_system, subcritical_system
+from analytic.splitting.paper import figure1_classes, figure1_need_scale
+from analytic.splitting.policies import POLICIES
+from analytic.splitting.simulation import MultiserverSimulation, simulate_multiserver
+from analytic.validation import instances, integer
+
+__all__ = ["FIGURE1_SERVERS", "FIGURE_POLICIES", "Sweep", "System", "figure1_systems", "figure2_heavy_traffic",
+           "figure2_subcritical", "figure3_systems", "sweep"]
+
+#: The policies the figures compare (every built-in one but ModifiedBS, which the paper only analyses).
+FIGURE_POLICIES = ("bs-fcfs", "fcfs", "ffbf", "maxweight", "msf", "server-filling", "server-filling-srpt",
+                   "server-filling-gittins", "ff-srpt")
+
+#: Values of k of Figures 1 and 2b: k and every need f_k, ..., 8 f_k powers of two.
+FIGURE1_SERVERS = (32, 256, 2048, 16384)
+
+
+@dataclass(frozen=True)
+class System:
+    """One point of a figure: k servers, the classes, the total arrival rate and the load.
+
+    Attributes
+    ----------
+    label : str
+    x : float
+        The abscissa of the figure (k or the load).
+    servers : int
+    classes : tuple of JobClass
+    arrival_rate : float
+    load : float
+    """
+
+    label: str
+    x: float
+    servers: int
+    classes: tuple[JobClass, ...]
+    arrival_rate: float
+    load: float
+
+
+def figure1_systems(servers: Sequence[int] = FIGURE1_SERVERS, theta: float = 0.7) -> tuple[System, ...]:
+    """Figure 1: the "several small and few large" model in the Halfin–Whitt scaling (8).
+
+    Examples
+    --------
+    >>> [(s.servers, s.classes[0].need, round(s.load, 4)) for s in figure1_systems((256, 2048))]
+    [(256, 4, 0.9125), (2048, 16, 0.9381)]
+    """
+    result = []
+    for k in servers:
+        system = critical_system(k, figure1_need_scale(k), theta, figure1_classes())
+        result.append(System(f"k = {k}", k, k, system.classes, system.arrival_rate, system.load))
+    return tuple(result)
+
+
+def figure2_heavy_traffic(servers: int = 2048, loads: Sequence[float] = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.98)
+                          ) -> tuple[System, ...]:
+    """Figure 2a: Figure 1's classes at fixed k, the load rising towards one.
+
+    Examples
+    --------
+    >>> [round(s.arrival_rate, 6) for s in figure2_heavy_traffic(256, (0.5,))]
+    [6.464646]
+    """
+    classes = figure1_classes(figure1_need_scale(servers))
+    demand = float(sum(c.demand for c in classes))
+    return tuple(System(f"ρ = {rho:g}", rho, servers, classes, rho * servers / demand, rho) for rho in loads)
+
+
+def figure2_subcritical(load: float = 0.8, servers: Sequence[int] = FIGURE1_SERVERS) -> tuple[System, ...]:
+    """Figure 2b: Figure 1's classes in the subcritical scaling (7) at a fixed load.
+
+    Examples
+    --------
+    >>> [(s.servers, round(s.load, 12)) for s in figure2_subcritical(0.8, (32, 256))]
+    [(32, 0.8), (256, 0.8)]
+    """
+    base = figure1_classes()
+    rate = load / float(sum(c.demand for c in base))
+    result = []
+    for k in servers:
+        system = subcritical_system(k, figure1_need_scale(k), rate, base)
+        result.append(System(f"k = {k}", k, k, system.classes, system.arrival_rate, system.load))
+    return tuple(result)
+
+
+def figure3_systems(classes: Iterable[JobClass], servers: int,
+                    loads: Sequence[float] = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)) -> tuple[System, ...]:
+    """Figure 3: a class table (SDSC_SP2 or KIT_FH2) at k servers over a range of loads.
+
+    Examples
+    --------
+    >>> from analytic.splitting import SDSC_SP2
+    >>> [round(s.arrival_rate * 1e3, 6) for s in figure3_systems(SDSC_SP2, 1024, (0.5,))]
+    [4.863966]
+    """
+    classes = tuple(classes)
+    demand = float(sum(c.demand for c in classes))
+    return tuple(System(f"ρ = {rho:g}", rho, servers, classes, rho * servers / demand, rho) for rho in loads)
+
+
+@dataclass(frozen=True, repr=False)
+class Sweep:
+    """Simulations of every policy at every system: ``results[p][s]`` for ``policies[p]``, ``systems[s]``."""
+
+    systems: tuple[System, ...]
+    policies: tuple[str, ...]
+    results: tuple[tuple[MultiserverSimulation, ...], ...]
+    jobs: int
+
+    def _field(self, name: str) -> np.ndarray:
+        return np.array([[getattr(r, name) for r in row] for row in self.results])
+
+    @property
+    def mean_response_time(self) -> np.ndarray:
+        """E[R], shape (policies, systems)."""
+        return self._field("mean_response_time")
+
+    @property
+    def mean_response_time_ci(self) -> np.ndarray:
+        return self._field("mean_response_time_ci")
+
+    @property
+    def stationary(self) -> np.ndarray:
+        return self._field("stationary")
+
+    def result(self, policy: str, index: int) -> MultiserverSimulation:
+        """The simulation of ``policy`` at ``systems[index]``."""
+        if not isinstance(policy, str) or policy not in self.policies:
+            raise InvalidParameterError("policy", policy, f"must be one of {', '.join(self.policies)}")
+        position = integer("index", index, minimum=0)
+        if position >= len(self.systems):
+            raise InvalidParameterError("index", index, f"must be below the number of systems, {len(self.systems)}")
+        return self.results[self.policies.index(policy)][position]
+
+    def __repr__(self) -> str:
+        return (f"Sweep({len(self.policies)} policies x {len(self.systems)} systems, {self.jobs:,} arrivals each, "
+                f"{int((~self.stationary).sum())} runs not stationary)")
+
+
+def _simulate(policy: str, system: System, jobs: int, seed: int) -> MultiserverSimulation:
+    return simulate_multiserver(policy, system.servers, system.classes, system.arrival_rate, jobs=jobs, seed=seed,
+                                executor=SerialExecutor())
+
+
+def sweep(systems: Sequence[System], policies: Sequence[str] = FIGURE_POLICIES, jobs: int = 1_000_000, seed: int = 1,
+          executor: Executor | None = None, progress: bool | None = None) -> Sweep:
+    """Simulate every policy at every system: one run of ``jobs`` arrivals (batch means) per pair.
+
+    Parameters
+    ----------
+    systems : sequence of System
+    policies : sequence of str
+        Names of built-in policies.
+    jobs : int
+        Arrivals per run (the paper: 10^6).
+    seed : int
+        The same for every policy of a system: they see the same arrivals and sizes.
+    executor : concurrent.futures.Executor, optional
+        Runs the pairs (default: a process per core).
+    progress : bool, optional
+        tqdm bar (default: when standard error is a terminal).
+
+    Returns
+    -------
+    Sweep
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown policy or a bad executor; the errors of :func:`simulate_multiserver`.
+
+    Examples
+    --------
+    >>> from analytic.simulation import SerialExecutor
+    >>> s = sweep(figure2_heavy_traffic(256, (0.5,)), ("fcfs", "bs-fcfs"), jobs=5_000, executor=SerialExecutor())
+    >>> s.mean_response_time.shape
+    (2, 1)
+    """
+    systems, policies = instances("systems", systems, System), instances("policies", policies, str)
+    for name in policies:
+        if name not in POLICIES:
+            raise InvalidParameterError("policies", name, f"must be names of {', '.join(POLICIES)}")
+    total, root = integer("jobs", jobs), integer("seed", seed, minimum=0)
+    if progress is not None and not isinstance(progress, bool):
+        raise InvalidParameterError("progress", progress, "must be True, False or None")
+    pool = check_executor(executor)
+    owned = pool is None
+    if owned:
+        pool = ProcessPoolExecutor(max_workers=os.cpu_count() or 1)
+    show = progress if progress is not None else bool(getattr(sys.stderr, "isatty", lambda: False)())
+    try:
+        futures = [[pool.submit(functools.partial(_simulate, name, system, total, root)) for system in systems]
+                   for name in policies]
+        with tqdm(total=len(systems) * len(policies), desc="sweep", unit="run", disable=not show, leave=False) as bar:
+            for row in futures:
+                for future in row:
+                    future.add_done_callback(lambda _: bar.update(1))
+            results = tuple(tuple(future.result() for future in row) for row in futures)
+    finally:
+        if owned:
+            pool.shutdown(cancel_futures=True)
+    return Sweep(systems, policies, results, total)

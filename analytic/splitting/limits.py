@@ -1,0 +1,183 @@
+"""The many-server scalings (7) and (8) and the limits of Theorems 1 and 2 (Anselmi & Doncel)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from analytic.erlang import halfin_whitt_blocking
+from analytic.errors import InvalidParameterError, UnstableSystemError
+from analytic.splitting.classes import JobClass, _classes, _exact, _probabilities, _servers
+from analytic.validation import integer, positive
+
+__all__ = ["ScaledSystem", "critical_system", "subcritical_system", "theorem1_limit", "theorem2_limit"]
+
+
+@dataclass(frozen=True)
+class ScaledSystem:
+    """The k-th system of a many-server sequence: k servers, arrival rate λ^(k), scaled classes.
+
+    Attributes
+    ----------
+    servers : int
+    arrival_rate : float
+    classes : tuple of JobClass
+        Needs n_i f_k, probabilities and sizes unchanged.
+    load : float
+        ρ^(k) = λ^(k) ϱ^(k) / k.
+    """
+
+    servers: int
+    arrival_rate: float
+    classes: tuple[JobClass, ...]
+    load: float
+
+
+def _scaled_classes(classes: Sequence[JobClass], scale: int) -> tuple[JobClass, ...]:
+    scale = integer("need_scale", scale, meaning=" (f_k)")
+    return tuple(dataclasses.replace(c, need=c.need * scale) for c in classes)
+
+
+def subcritical_system(servers: int, need_scale: int, arrival_rate: float, classes: Iterable[JobClass]) -> ScaledSystem:
+    """The k-th system of the subcritical scaling (7): λ^(k) = λ k / f_k, n_i^(k) = n_i f_k.
+
+    Parameters
+    ----------
+    servers : int
+        k.
+    need_scale : int
+        f_k >= 1 (f_k = o(k), eq. (6)).
+    arrival_rate : float
+        The base rate λ, with ρ = λ ϱ < 1 for the base classes.
+    classes : sequence of JobClass
+        The base classes (needs n_i).
+
+    Returns
+    -------
+    ScaledSystem
+        With load ρ^(k) = λ ϱ for every k.
+
+    Raises
+    ------
+    InvalidParameterError
+        Bad inputs, or a scaled need above k.
+    UnstableSystemError
+        λ ϱ >= 1.
+
+    References
+    ----------
+    Anselmi & Doncel, eq. (7), Theorem 1.
+
+    Examples
+    --------
+    >>> system = subcritical_system(100, 2, 0.5, [JobClass(1, 1.0, 1.0)])
+    >>> system.arrival_rate, system.classes[0].need, system.load
+    (25.0, 2, 0.5)
+    """
+    classes = _classes(classes)
+    rate = positive("arrival_rate", arrival_rate)
+    load = rate * float(sum(c.demand for c in classes))
+    if load >= 1:
+        raise UnstableSystemError("λ ϱ", load, 1.0, "the subcritical scaling (7) needs a base load below 1")
+    scaled = _scaled_classes(classes, need_scale)
+    k = _servers(servers, scaled)
+    return ScaledSystem(servers=k, arrival_rate=rate * k / need_scale, classes=scaled, load=load)
+
+
+def critical_system(servers: int, need_scale: int, theta: float, classes: Iterable[JobClass]) -> ScaledSystem:
+    """The k-th system of the Halfin–Whitt scaling (8) with (1 - ρ^(k)) √(k/f_k) = θ exactly.
+
+    ρ^(k) = 1 - θ √(f_k/k) and λ^(k) = ρ^(k) k / ϱ^(k), with ϱ^(k) = f_k sum_i α_i d_i n_i.
+
+    Parameters
+    ----------
+    servers : int
+        k.
+    need_scale : int
+        f_k >= 1 (f_k = o(k)); e.g. :func:`figure1_need_scale`.
+    theta : float
+        θ > 0 with θ √(f_k/k) < 1.
+    classes : sequence of JobClass
+        The base classes (needs n_i).
+
+    Returns
+    -------
+    ScaledSystem
+
+    Raises
+    ------
+    InvalidParameterError
+        Bad inputs, θ <= 0, θ √(f_k/k) >= 1, or a scaled need above k.
+
+    References
+    ----------
+    Anselmi & Doncel, eq. (8), Theorem 2.
+
+    Examples
+    --------
+    >>> system = critical_system(400, 1, 2.0, [JobClass(1, 1.0, 1.0)])
+    >>> system.load, system.arrival_rate
+    (0.9, 360.0)
+    """
+    classes = _classes(classes)
+    theta = positive("theta", theta)
+    scaled = _scaled_classes(classes, need_scale)
+    k = _servers(servers, scaled)
+    gap = theta * math.sqrt(need_scale / k)
+    if gap >= 1:
+        raise InvalidParameterError("theta", theta, f"must satisfy θ √(f_k/k) < 1 (it is {gap:.6g})")
+    load = 1 - gap
+    return ScaledSystem(servers=k, arrival_rate=load * k / float(sum(c.demand for c in scaled)),
+                        classes=scaled, load=load)
+
+
+def theorem1_limit(classes: Iterable[JobClass]) -> float:
+    """Theorem 1's limit of the mean response time, sum_i α_i d_i (P_H -> 0 under scaling (7)).
+
+    Examples
+    --------
+    >>> theorem1_limit([JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 3.0)])
+    2.0
+    """
+    return float(sum(_exact(c.probability) * _exact(c.mean_size) for c in _classes(classes)))
+
+
+def theorem2_limit(theta: float, classes: Iterable[JobClass]) -> float:
+    """Theorem 2's limit of √(k/f_k) P_H^(k): θ sum_i α_i φ(θ_i) / (θ_i Φ(θ_i)), θ_i = θ √(ϱ_i/(n_i ϱ)).
+
+    An upper bound for BS-π and, by Property 1 and Lemma 1, the exact limit for ModifiedBS.
+
+    Parameters
+    ----------
+    theta : float
+        θ > 0 of eq. (8b).
+    classes : sequence of JobClass
+        The base classes (needs n_i before scaling by f_k).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    InvalidParameterError
+        θ <= 0 or bad classes.
+
+    References
+    ----------
+    Anselmi & Doncel, Theorem 2, eq. (9).
+
+    Examples
+    --------
+    >>> round(theorem2_limit(1.0, [JobClass(1, 1.0, 1.0)]), 12)  # φ(1)/Φ(1)
+    0.287599970939
+    """
+    classes = _classes(classes)
+    theta = positive("theta", theta)
+    total = sum(c.demand for c in classes)
+    thetas = np.array([theta * math.sqrt(float(c.demand / (c.need * total))) for c in classes])
+    return float(theta * _probabilities(classes) @ (np.asarray(halfin_whitt_blocking(thetas)) / thetas))

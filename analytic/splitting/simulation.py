@@ -1,0 +1,529 @@
+"""Simulation of the multiserver-job queue under the policies of Anselmi & Doncel, Section 2.
+
+k servers; jobs arrive as a Poisson process of total rate λ, are of class i with probability α_i,
+hold n_i servers for their whole service and need a service time drawn from the class's law
+(:attr:`JobClass.law`: exponential unless given). Policies: :mod:`.policies` (BS-FCFS of Definition
+1 and ModifiedBS-FCFS of Definition 2 among them) or any callable.
+
+Randomness: each replication has its own ``SeedSequence`` child, spawned into three streams —
+interarrival times, classes, sizes — drawn in chunks, so that two policies simulated with one seed
+see the same arrivals and the same sizes (common random numbers: their difference is estimated
+more precisely than either). A replication starts empty, discards the first ``warmup`` arrivals
+and counts the next ones, in ``batches`` consecutive batches; after the last counted arrival it
+keeps the arrival stream going (uncounted) until every counted job has left, so that the last
+counted jobs see the same traffic as the others (up to as many extra arrivals as counted ones,
+then the system drains).
+
+Estimators, over counted jobs: the mean response time (departure minus arrival), the probability
+of waiting (first service later than the arrival), the probability of being sent to the helpers
+(BS policies: P_H), per class and overall, and the time-average number of jobs present. With
+several replications the intervals come from the replication totals, with one from the batches
+(ratio estimators, Student-t). A least-squares fit of the number present per batch against time
+flags a run whose queue keeps growing (:func:`analytic.simulation.growth_rate`): ``stationary``
+is False and ``growth`` holds the rate, in jobs per unit time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from collections.abc import Callable, Iterable
+from concurrent.futures import Executor
+from dataclasses import dataclass
+
+import numpy as np
+
+from analytic.errors import InvalidParameterError
+from analytic.simulation import (
+    CHUNK,
+    Estimate,
+    Growth,
+    SerialExecutor,
+    check_executor,
+    growth_rate,
+    ratio_estimate,
+    replicate,
+    root_seed,
+)
+from analytic.splitting import engine
+from analytic.splitting.bounds import split_servers
+from analytic.splitting.classes import JobClass, _classes, _servers, check_load
+from analytic.splitting.policies import Policy, PolicyState, gittins_table, resolve_policy
+from analytic.validation import confidence, integer
+
+__all__ = ["ClassEstimates", "MultiserverSimulation", "simulate_multiserver"]
+
+_HELPER_MODES = {"fcfs": engine.FCFS, "first-fit": engine.FIRST_FIT, "maxweight": engine.MAXWEIGHT}
+_ORDERS = {"need": engine.BY_NEED, "arrival": engine.BY_ARRIVAL, "work": engine.BY_WORK, "gittins": engine.BY_GITTINS,
+           "remaining": engine.BY_REMAINING}
+_PACKINGS = {"first-fit": engine.PACK_FIRST_FIT, "server-filling": engine.PACK_SERVER_FILLING}
+
+
+@dataclass(frozen=True, repr=False)
+class ClassEstimates:
+    """The estimates of one class, each with the half-width of its interval at ``level``.
+
+    ``helper_probability`` (sent to the helpers on arrival) and ``helper_service_probability``
+    (served on them) are None unless the policy splits the servers; a value is NaN (with a NaN
+    half-width) when no job of the class was counted.
+    """
+
+    need: int
+    jobs: int
+    mean_response_time: float
+    mean_response_time_ci: float
+    wait_probability: float
+    wait_probability_ci: float
+    helper_probability: float | None
+    helper_probability_ci: float | None
+    helper_service_probability: float | None
+    helper_service_probability_ci: float | None
+    level: float
+    method: str
+    samples: int
+
+    def estimate(self, name: str) -> Estimate:
+        """A metric (``"mean_response_time"``, ``"wait_probability"``, ``"helper_probability"``,
+        ``"helper_service_probability"``) as an :class:`~analytic.simulation.Estimate`."""
+        return _as_estimate(self, name)
+
+    def __repr__(self) -> str:
+        helper = ("" if self.helper_probability is None
+                  else f", P_H={self.helper_probability:.4g} ± {self.helper_probability_ci:.2g}")
+        return (f"ClassEstimates(need={self.need}, R={self.mean_response_time:.6g} ± {self.mean_response_time_ci:.2g}, "
+                f"P(wait)={self.wait_probability:.4g} ± {self.wait_probability_ci:.2g}{helper}, jobs={self.jobs:,})")
+
+
+@dataclass(frozen=True, repr=False)
+class MultiserverSimulation:
+    """Simulated metrics of a multiserver-job queue, with confidence half-widths at ``level``.
+
+    Attributes
+    ----------
+    policy : str
+        The policy's name (``"callable"`` for a callable).
+    mean_response_time, mean_response_time_ci : float
+        E[R] over counted jobs (time units) and the half-width of its interval.
+    wait_probability, wait_probability_ci : float
+        Probability that a job does not enter service on arrival.
+    helper_probability, helper_probability_ci : float or None
+        P_H, the probability that a job is sent to the helpers on arrival (Sections 1.3, 3.4; BS
+        policies only).
+    helper_service_probability, helper_service_probability_ci : float or None
+        The probability that a job is served on the helpers: under BS-FCFS rule 3 moves some jobs
+        sent there to A_i, so it is smaller than P_H (the quantity the proof of Proposition 2
+        bounds by E_{s_i}); under ModifiedBS it equals P_H.
+    mean_jobs, mean_jobs_ci : float
+        Time-average number of jobs present.
+    per_class : tuple of ClassEstimates
+    stationary : bool
+        False when the number of jobs present grows significantly over the run: the estimates
+        then describe a transient, not a steady state.
+    growth : Growth
+        The fitted growth rate of the number present (jobs per unit time).
+    level, method, samples
+        Confidence level; "independent replications" or "batch means"; how many of them.
+    jobs, measured, replications, warmup
+        Arrivals simulated (warm-ups included, uncounted extras excluded), arrivals counted,
+        replications, arrivals discarded per replication.
+    seed
+        Entropy of the root SeedSequence: pass it as ``seed`` to repeat the run.
+    servers, arrival_rate, load
+        k, λ and ρ = λ ϱ / k.
+    """
+
+    policy: str
+    mean_response_time: float
+    mean_response_time_ci: float
+    wait_probability: float
+    wait_probability_ci: float
+    helper_probability: float | None
+    helper_probability_ci: float | None
+    helper_service_probability: float | None
+    helper_service_probability_ci: float | None
+    mean_jobs: float
+    mean_jobs_ci: float
+    per_class: tuple[ClassEstimates, ...]
+    stationary: bool
+    growth: Growth
+    level: float
+    method: str
+    samples: int
+    jobs: int
+    measured: int
+    replications: int
+    warmup: int
+    seed: int | tuple[int, ...]
+    servers: int
+    arrival_rate: float
+    load: float
+
+    def estimate(self, name: str) -> Estimate:
+        """A metric (``"mean_response_time"``, ``"wait_probability"``, ``"helper_probability"``,
+        ``"helper_service_probability"``, ``"mean_jobs"``) as an :class:`~analytic.simulation.Estimate`,
+        for :func:`~analytic.simulation.compare`."""
+        return _as_estimate(self, name)
+
+    def __repr__(self) -> str:
+        helper = ("" if self.helper_probability is None
+                  else f", P_H={self.helper_probability:.4g} ± {self.helper_probability_ci:.2g}")
+        flag = "" if self.stationary else f", NOT STATIONARY (jobs grow at {self.growth.rate:.3g} per unit time)"
+        return (f"MultiserverSimulation({self.policy}, k={self.servers}, load={self.load:.4g}: "
+                f"R={self.mean_response_time:.6g} ± {self.mean_response_time_ci:.2g}, "
+                f"P(wait)={self.wait_probability:.4g} ± {self.wait_probability_ci:.2g}{helper}, "
+                f"{self.samples} {self.method}, measured={self.measured:,} of {self.jobs:,} arrivals{flag})")
+
+
+def _as_estimate(result: MultiserverSimulation | ClassEstimates, name: str) -> Estimate:
+    names = ("mean_response_time", "wait_probability", "helper_probability", "helper_service_probability", "mean_jobs")
+    if name not in names or not hasattr(result, name):
+        raise InvalidParameterError("name", name, f"must be one of {[n for n in names if hasattr(result, n)]}")
+    value = getattr(result, name)
+    if value is None or math.isnan(value):
+        raise InvalidParameterError("name", name, "has no estimate in this result (not a split policy, or no job counted)")
+    return Estimate(value, getattr(result, name + "_ci"), result.level, result.method, result.samples)
+
+
+# ---------------------------------------------------------------------------------------------
+# One replication
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Setup:
+    """What a replication needs (picklable for process and cluster executors)."""
+
+    policy: Policy | Callable[[PolicyState], object]
+    servers: int
+    arrival_rate: float
+    classes: tuple[JobClass, ...]
+    slots: tuple[int, ...]
+    helpers: int
+    arrivals: int
+    warmup: int
+    batches: int
+
+
+@dataclass(frozen=True)
+class _Tallies:
+    """Per-batch sums of one replication (batches x classes, or batches)."""
+
+    count: np.ndarray
+    response: np.ndarray
+    waited: np.ndarray
+    helped: np.ndarray
+    area: np.ndarray
+    duration: np.ndarray
+    middle: np.ndarray
+
+
+class _Loop:
+    """The state of one replication's event loop and the compiled function that advances it."""
+
+    def __init__(self, setup: _Setup) -> None:
+        self.setup = setup
+        k, c = setup.servers, len(setup.classes)
+        self.needs = np.array([cls.need for cls in setup.classes], dtype=np.int64)
+        capacity = 4 * k + 64
+        self.state = np.zeros(engine.STATE_LENGTH, dtype=np.int64)
+        self.state[engine.BATCH_NOW] = -1
+        self.clock = np.zeros(3)
+        self.keys, self.items = np.empty(capacity), np.empty(capacity, dtype=np.int64)
+        self.job_i = np.empty((0, engine.JOB_INT_COLUMNS), dtype=np.int64)
+        self.job_f = np.empty((0, engine.JOB_FLOAT_COLUMNS))
+        self.free = np.empty(0, dtype=np.int64)
+        b = setup.batches
+        measured = setup.arrivals - setup.warmup
+        self.boundaries = setup.warmup + (np.arange(b + 1, dtype=np.int64) * measured + b - 1) // b
+        self.count, self.response = np.zeros((b, c), dtype=np.int64), np.zeros((b, c))
+        self.waited, self.helped = np.zeros((b, c), dtype=np.int64), np.zeros((b, c, 2), dtype=np.int64)
+        self.area, self.starts = np.zeros(b), np.full(b + 1, np.nan)
+        group_needs, groups = np.unique(self.needs, return_inverse=True)  # classes grouped by need
+        self.groups, self.group_needs = groups.astype(np.int64), group_needs.astype(np.int64)
+        policy = setup.policy
+        self.preemptive = not isinstance(policy, Policy) or policy.preemptive
+        if self.preemptive:
+            self._init_preemptive(policy)
+        else:
+            self._init_dispatch(policy)
+        self._grow(max(256, 2 * k))
+
+    def _init_dispatch(self, policy: Policy) -> None:
+        c, k = len(self.setup.classes), self.setup.servers
+        self.slots = np.array(self.setup.slots, dtype=np.int64)
+        self.heads, self.tails = np.full(c, -1, dtype=np.int64), np.full(c, -1, dtype=np.int64)
+        self.lengths, self.reserved_busy = np.zeros(c, dtype=np.int64), np.zeros(c, dtype=np.int64)
+        self.present_by_class = np.zeros(c, dtype=np.int64)
+        items = self.group_needs.size * (int(k).bit_length() + 1)
+        self.scratch_i = np.zeros((5, max(items, self.group_needs.size)), dtype=np.int64)
+        self.best = np.zeros(k + 1, dtype=np.int64)
+        self.keep = np.zeros((items, k + 1), dtype=np.bool_)
+        self.mode = _HELPER_MODES[policy.helper_mode]
+
+    def _init_preemptive(self, policy: Policy | Callable) -> None:
+        classes = self.setup.classes
+        if isinstance(policy, Policy):
+            tables = [gittins_table(cls.law) for cls in classes] if policy.order == "gittins" else []
+            offsets = np.cumsum([0] + [ages.size for ages, _ in tables]) if tables else np.zeros(len(classes) + 1)
+            incremental = (policy.order, policy.packing) in (("need", "first-fit"), ("arrival", "server-filling"))
+            self.config = np.concatenate([[_ORDERS[policy.order], _PACKINGS[policy.packing], incremental], offsets])
+            self.config = self.config.astype(np.int64)
+            self.tables = (np.vstack([np.concatenate([a for a, _ in tables]), np.concatenate([r for _, r in tables])])
+                           if tables else np.zeros((2, 1)))
+            self.decide, self.advance = engine.decide_builtin, engine.advance_preemptive
+        else:
+            self.config, self.tables = np.zeros(3, dtype=np.int64), np.zeros((2, 1))
+            self.decide, self.advance = _CallableDecision(policy), engine.advance_preemptive.py_func
+        self.aux = np.zeros((engine.AUX_GROUP_ROWS, self.group_needs.size), dtype=np.int64)
+        self.aux[[engine.HEAD, engine.TAIL, engine.BOUNDARY]] = -1
+        self.scalars = np.array([-1, -1, -1, 0], dtype=np.int64)
+        self.present = np.empty(0, dtype=np.int64)
+        self.key, self.scratch, self.target = np.empty(0), np.empty((3, 0), dtype=np.int64), np.empty(0, dtype=np.int8)
+
+    def _grow(self, capacity: int) -> None:
+        """Enlarge the job table (and the arrays indexed by jobs present) to ``capacity`` slots."""
+        old = self.job_i.shape[0]
+        self.job_i = np.concatenate([self.job_i, np.zeros((capacity - old, engine.JOB_INT_COLUMNS), dtype=np.int64)])
+        self.job_f = np.concatenate([self.job_f, np.zeros((capacity - old, engine.JOB_FLOAT_COLUMNS))])
+        n_free = self.state[engine.FREE]
+        free = np.empty(capacity, dtype=np.int64)
+        free[:n_free] = self.free[:n_free]
+        free[n_free:n_free + capacity - old] = np.arange(old, capacity)
+        self.free = free
+        self.state[engine.FREE] = n_free + capacity - old
+        if self.preemptive:
+            present = np.empty(capacity, dtype=np.int64)
+            present[:old] = self.present[:old]
+            self.present = present
+            self.key, self.scratch = np.empty(capacity), np.empty((3, capacity), dtype=np.int64)
+            self.target = np.empty(capacity, dtype=np.int8)
+
+    def run(self, interarrival: np.ndarray, job_classes: np.ndarray, sizes: np.ndarray, drain: bool = False) -> None:
+        """Process a chunk of arrivals (or drain), enlarging the job table whenever it fills."""
+        taken = 0
+        while True:
+            chunk = slice(taken, None)
+            taken += self._advance(interarrival[chunk], job_classes[chunk], sizes[chunk], drain)
+            if drain or taken == interarrival.size:
+                return
+            self._grow(2 * self.job_i.shape[0])
+
+    def _advance(self, interarrival, job_classes, sizes, drain) -> int:
+        s = self.setup
+        tallies = (self.count, self.response, self.waited, self.helped, self.area, self.starts)
+        if self.preemptive:
+            return self.advance(interarrival, job_classes, sizes, drain, self.boundaries, self.needs, s.servers, self.decide,
+                                self.groups, self.group_needs, self.config, self.tables, self.aux, self.scalars, self.state,
+                                self.clock, self.keys, self.items, self.free, self.job_i, self.job_f, self.present, self.key,
+                                self.scratch, self.target, *tallies)
+        return engine.advance_dispatch(interarrival, job_classes, sizes, drain, self.boundaries, self.needs, self.slots,
+                                       s.helpers, self.setup.policy.rule3, self.mode, self.groups, self.group_needs,
+                                       self.state, self.clock, self.keys, self.items, self.free, self.job_i, self.job_f,
+                                       self.heads, self.tails, self.lengths, self.reserved_busy, self.present_by_class,
+                                       self.scratch_i, self.best, self.keep, *tallies)
+
+    def tallies(self) -> _Tallies:
+        starts = self.starts.copy()
+        starts[np.isnan(starts)] = self.clock[engine.NOW]
+        duration = np.diff(starts)
+        return _Tallies(self.count, self.response, self.waited, self.helped, self.area, duration, starts[:-1] + duration / 2)
+
+
+class _CallableDecision:
+    """Adapts a callable policy to the loop's decision interface (picklable if the callable is)."""
+
+    def __init__(self, policy: Callable[[PolicyState], object]) -> None:
+        self.policy = policy
+
+    def __call__(self, event, slot, t, servers, needs, groups, group_needs, present, state, job_i, job_f, config, tables,
+                 aux, scalars, key, scratch, target, keys, items) -> None:
+        n = state[engine.PRESENT]
+        slots = present[:n]
+        order = np.argsort(job_i[slots, engine.SEQ], kind="stable")
+        jobs = slots[order]
+        serving = job_i[jobs, engine.SERVING] == 1
+        remaining = np.where(serving, job_f[jobs, engine.FINISH] - t, job_f[jobs, engine.REMAINING])
+        classes = job_i[jobs, engine.CLASS]
+        view = PolicyState(time=t, servers=servers, job_class=classes, need=needs[classes], arrival=job_f[jobs, engine.ARRIVAL],
+                           attained=job_f[jobs, engine.SIZE] - remaining, remaining=remaining, serving=serving)
+        mask = np.asarray(self.policy(view))
+        if mask.shape != (n,) or mask.dtype.kind not in "bi":
+            raise InvalidParameterError("policy", self.policy, f"must return a boolean array of shape ({n},), one entry per job "
+                                                               f"present (got {mask.dtype} of shape {mask.shape})")
+        used = int(needs[classes] @ mask.astype(bool))
+        if used > servers:
+            raise InvalidParameterError("policy", self.policy, f"must serve jobs whose needs sum to at most k = {servers} "
+                                                               f"(at time {t:.6g} they sum to {used})")
+        target[:n] = 0
+        target[order] = mask.astype(bool)
+        engine.apply_target(t, target, state, keys, items, present, job_i, job_f)
+
+
+def _replication(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
+    """One replication: streams for interarrival times, classes and sizes (module docstring)."""
+    arrival_rng, class_rng, size_rng = (np.random.default_rng(s) for s in seed.spawn(3))
+    loop = _Loop(setup)
+    cumulative = np.cumsum([float(c.probability) for c in setup.classes])
+    cumulative[-1] = 1.0
+    laws = [c.law for c in setup.classes]
+
+    def chunk(count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        interarrival = arrival_rng.standard_exponential(count) / setup.arrival_rate
+        classes = np.searchsorted(cumulative, class_rng.random(count), side="right").astype(np.int64)
+        np.minimum(classes, len(laws) - 1, out=classes)
+        sizes = np.empty(count)
+        for i, law in enumerate(laws):
+            chosen = classes == i
+            sizes[chosen] = law.sample(size_rng, int(chosen.sum()))
+        return interarrival, classes, sizes
+
+    done = 0
+    while done < setup.arrivals:
+        count = min(CHUNK, setup.arrivals - done)
+        loop.run(*chunk(count))
+        done += count
+    extra = 0
+    while loop.state[engine.PENDING] > 0 and extra < setup.arrivals - setup.warmup:
+        count = min(CHUNK, setup.arrivals - setup.warmup - extra)
+        loop.run(*chunk(count))
+        extra += count
+    loop.run(np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(0), drain=True)
+    return loop.tallies()
+
+
+# ---------------------------------------------------------------------------------------------
+# The public function
+# ---------------------------------------------------------------------------------------------
+
+def simulate_multiserver(policy: str | Callable[[PolicyState], object], servers: int, classes: Iterable[JobClass],
+                         arrival_rate: float, jobs: int = 1_000_000, warmup: int | None = None, replications: int = 1,
+                         seed: int | np.random.SeedSequence | np.random.Generator | None = None,
+                         executor: Executor | None = None, *, level: float = 0.95, batches: int = 20,
+                         progress: bool | None = None) -> MultiserverSimulation:
+    """Simulate a multiserver-job queue under a policy of Section 2; estimates with confidence intervals.
+
+    Anselmi & Doncel, *Balanced Splitting*, Section 3.1 (the model), Section 2 and Definitions 1–2
+    (the policies), Section 6 (the simulations of Figures 1–3).
+
+    Parameters
+    ----------
+    policy : str or callable
+        ``"bs-fcfs"``, ``"modified-bs-fcfs"``, ``"fcfs"``, ``"ffbf"``, ``"maxweight"``, ``"msf"``,
+        ``"server-filling"``, ``"server-filling-srpt"``, ``"server-filling-gittins"``, ``"ff-srpt"``
+        (:mod:`analytic.splitting.policies`), or a callable taking a :class:`PolicyState`.
+    servers : int
+        k >= every need (a power of two, as every need, for the ServerFilling policies).
+    classes : sequence of JobClass
+        Needs, probabilities and service-time laws (:attr:`JobClass.law`).
+    arrival_rate : float
+        Total arrival rate λ, with load λ ϱ / k < 1.
+    jobs : int
+        Total number of arrivals, warm-ups included: ``jobs // replications`` per replication.
+    warmup : int, optional
+        Arrivals discarded at the start of each replication (default a tenth of them).
+    replications : int
+        Independent replications; with one, the intervals come from batch means.
+    seed : int, SeedSequence, Generator or None
+        The same seed gives the same numbers, serially or through any executor, and the same
+        arrivals and sizes to every policy.
+    executor : concurrent.futures.Executor, optional
+        Where the replications run (default: a process per core for several replications, the
+        calling process for a callable policy).
+    level : float
+        Confidence level of the half-widths.
+    batches : int
+        Batches per replication (>= 3): the batch means when ``replications == 1``, and the points
+        of the growth fit.
+    progress : bool, optional
+        tqdm bar over the replications (default: when standard error is a terminal).
+
+    Returns
+    -------
+    MultiserverSimulation
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown policy, a need above k, a ServerFilling policy with k or a need that is not a
+        power of two, bad classes, fewer arrivals per replication than ``warmup + batches``, or a
+        non-executor.
+    UnstableSystemError
+        Load λ ϱ / k >= 1 (no policy is stable), or ModifiedBS with an empty helper set.
+
+    Examples
+    --------
+    One class needing 2 of 8 servers is an M/M/4 queue (Erlang C):
+
+    >>> from analytic.erlang import erlang_c
+    >>> from analytic.simulation import compare
+    >>> sim = simulate_multiserver("fcfs", 8, [JobClass(2, 1.0, 1.0)], 3.0, jobs=200_000, seed=1)
+    >>> exact = 1 + erlang_c(4, 3.0) / (4 - 3.0)
+    >>> compare(sim.estimate("mean_response_time"), exact).verdict
+    'agrees'
+    """
+    classes = _classes(classes)
+    k = _servers(servers, classes)
+    chosen = resolve_policy(policy, k, classes)
+    rate = check_load(k, arrival_rate, classes)
+    total, runs = integer("jobs", jobs), integer("replications", replications)
+    b = integer("batches", batches, minimum=3, meaning=" (the growth fit needs three)")
+    confidence("level", level)
+    if check_executor(executor) is None and not isinstance(chosen, Policy):
+        executor = SerialExecutor()
+    share = total // runs
+    skip = share // 10 if warmup is None else integer("warmup", warmup, minimum=0)
+    if share < skip + b:
+        raise InvalidParameterError("jobs", jobs, f"must give each of the {runs} replications at least warmup + batches = "
+                                                  f"{skip + b} arrivals (it gives {share})")
+    if isinstance(chosen, Policy) and chosen.split:
+        slots, helpers = split_servers(k, rate, classes, modified=not chosen.rule3)
+    else:
+        slots, helpers = (0,) * len(classes), k
+    setup = _Setup(chosen, k, rate, classes, slots, helpers, share, skip, b)
+    root = root_seed(seed)
+    tallies = replicate(functools.partial(_replication, setup), runs, root, executor, progress, "simulate_multiserver")
+    return _summarize(tallies, setup, runs, level, root)
+
+
+def _summarize(tallies: list[_Tallies], setup: _Setup, runs: int, level: float,
+               root: np.random.SeedSequence) -> MultiserverSimulation:
+    """Estimates from the tallies: over replications when there are several, over batches otherwise."""
+    names = [field.name for field in dataclasses.fields(_Tallies)]
+    if runs > 1:
+        method = "independent replications"
+        sums = {name: np.array([getattr(t, name).sum(axis=0) for t in tallies]) for name in names}
+    else:
+        method = "batch means"
+        sums = {name: getattr(tallies[0], name) for name in names}
+    split = isinstance(setup.policy, Policy) and setup.policy.split
+
+    def ratio(numerators, denominators) -> tuple[float, float]:
+        if not np.sum(denominators) > 0:
+            return math.nan, math.nan
+        e = ratio_estimate(numerators, denominators, level, method)
+        return e.value, e.half_width
+
+    def metrics(column) -> dict:
+        count = sums["count"].sum(axis=1) if column is None else sums["count"][:, column]
+        pick = (lambda a: a.sum(axis=1)) if column is None else (lambda a: a[:, column])
+        r = ratio(pick(sums["response"]), count)
+        w = ratio(pick(sums["waited"]), count)
+        h = ratio(pick(sums["helped"][..., 0]), count) if split else (None, None)
+        served = ratio(pick(sums["helped"][..., 1]), count) if split else (None, None)
+        return dict(mean_response_time=r[0], mean_response_time_ci=r[1], wait_probability=w[0], wait_probability_ci=w[1],
+                    helper_probability=h[0], helper_probability_ci=h[1], helper_service_probability=served[0],
+                    helper_service_probability_ci=served[1])
+
+    samples = sums["count"].shape[0]
+    per_class = tuple(ClassEstimates(need=c.need, jobs=int(sums["count"][:, i].sum()), level=level, method=method,
+                                     samples=samples, **metrics(i)) for i, c in enumerate(setup.classes))
+    jobs_mean = ratio(sums["area"], sums["duration"])
+    levels = np.mean([t.area / t.duration for t in tallies], axis=0)
+    growth = growth_rate(levels, np.mean([t.middle for t in tallies], axis=0))
+    name = setup.policy.name if isinstance(setup.policy, Policy) else "callable"
+    load = setup.arrival_rate * float(sum(c.demand for c in setup.classes)) / setup.servers
+    return MultiserverSimulation(
+        policy=name, **metrics(None), mean_jobs=jobs_mean[0], mean_jobs_ci=jobs_mean[1], per_class=per_class,
+        stationary=growth.stationary, growth=growth, level=level, method=method, samples=samples,
+        jobs=setup.arrivals * runs, measured=int(sums["count"].sum()), replications=runs, warmup=setup.warmup,
+        seed=root.entropy, servers=setup.servers, arrival_rate=setup.arrival_rate, load=load)

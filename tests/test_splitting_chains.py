@@ -1,0 +1,223 @@
+"""Tests of analytic.splitting.chains: the exact CTMCs of FCFS, BS-FCFS, ModifiedBS-FCFS and Most Servers First.
+
+References: the M/M/c queue (one class needing n of k servers is an M/M/⌊k/n⌋ queue under every
+policy here), its stationary law summed term by term with mpmath at 30 digits; Erlang's loss
+formula by its recursion (the reserved sets of ModifiedBS are loss systems, Property 1); the
+M/M/1 queue (under Most Servers First a class needing all k servers is served as a preemptive
+priority M/M/1 queue); the ordered-sequence chain against its lumping (two constructions of the
+same chain); the saturated FCFS system solved by hand for k = 2.
+"""
+
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+from analytic.errors import InvalidParameterError, StateSpaceTooLargeError, UnstableSystemError
+from analytic.simulation import hyperexponential
+from analytic.splitting import (
+    JobClass,
+    balanced_partition,
+    exact_multiserver,
+    fcfs_saturation,
+    helper_probability_bound,
+    multiserver_chain,
+)
+
+mp.mp.dps = 50  # as the other test modules: the setting is global to the session
+
+
+def erlang_b_recursion(s, a):
+    blocking = 1.0
+    for k in range(1, s + 1):
+        blocking = a * blocking / (k + a * blocking)
+    return blocking
+
+
+def mmc(c, a, mean):
+    """M/M/c with offered load a: E[R], P(wait) and m -> P(N >= m), summed with mpmath."""
+    a = mp.mpf(a)
+    head = [a**j / mp.factorial(j) for j in range(c)]
+    tail = a**c / mp.factorial(c) / (1 - a / c)
+    norm = sum(head) + tail
+    p_wait = tail / norm
+    queue = a**c / mp.factorial(c) * (a / c) / (1 - a / c) ** 2 / norm  # E[jobs waiting]
+    rate = a / mean
+
+    def at_least(m):
+        return float(1 - sum(a**j / mp.factorial(j) for j in range(m)) / norm)
+
+    return float(mean + queue / rate), float(p_wait), at_least
+
+
+# ---------------------------------------------------------------------------------------------
+# One class: the M/M/c queue
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("policy,representation", [("fcfs", "lumped"), ("fcfs", "sequence"), ("msf", None),
+                                                   ("bs-fcfs", None)])
+@pytest.mark.parametrize("k,need,rate,mean", [(7, 2, 2.0, 1.0), (8, 2, 3.0, 1.0), (9, 3, 1.0, 1.5)])
+def test_one_class_is_an_mmc_queue(policy, representation, k, need, rate, mean):
+    """One class needing n of k servers: M/M/⌊k/n⌋ (BS-FCFS: s_1 reserved slots plus ⌊|H|/n⌋ helper slots)."""
+    c = k // need
+    response, wait, at_least = mmc(c, rate * mean, mean)
+    result = exact_multiserver(policy, k, [JobClass(need, 1.0, mean)], rate, max_waiting=150, representation=representation)
+    assert result.lost_fraction < 1e-12
+    assert result.mean_response_time == pytest.approx(response, rel=1e-9)
+    assert result.wait_probability == pytest.approx(wait, rel=1e-9)
+    if policy == "bs-fcfs":  # sent to the helpers only when the s_1 slots are busy, so at most P(N >= s_1)
+        s = balanced_partition(k, [JobClass(need, 1.0, mean)]).servers_per_class[0]
+        assert result.helper_probability <= at_least(s) * (1 + 1e-12)
+
+
+def test_modified_bs_one_class_sends_erlang_b_to_the_helpers():
+    """Property 1: A_1 is an M/M/s_1/s_1 loss system, so P_H = E_{s_1}(λ d) = eq. (16)."""
+    classes = [JobClass(2, 1.0, 1.0)]
+    result = exact_multiserver("modified-bs-fcfs", 7, classes, 2.0, max_waiting=150)
+    s = balanced_partition(7, classes).servers_per_class[0]
+    assert result.lost_fraction < 1e-10
+    assert result.helper_probability == pytest.approx(erlang_b_recursion(s, 2.0), rel=1e-10)
+    assert result.helper_service_probability == pytest.approx(result.helper_probability, rel=1e-10)
+
+
+def test_bs_fcfs_with_no_helpers_is_one_mmc_queue_per_class():
+    """Every k ϱ_i/(n_i ϱ) an integer: H is empty and rule 3 makes each A_i an M/M/s_i FCFS queue."""
+    classes = [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)]
+    partition = balanced_partition(6, classes)
+    assert partition.helpers == 0 and partition.servers_per_class == (2, 2)
+    result = exact_multiserver("bs-fcfs", 6, classes, 0.8, max_waiting=9)
+    assert result.lost_fraction < 1e-6
+    for i in range(2):
+        response, wait, _ = mmc(2, 0.4, 1.0)
+        assert result.per_class_response_time[i] == pytest.approx(response, rel=1e-5)
+        assert result.per_class_wait_probability[i] == pytest.approx(wait, rel=1e-5)
+
+
+# ---------------------------------------------------------------------------------------------
+# Two and three classes
+# ---------------------------------------------------------------------------------------------
+
+THREE = [JobClass(1, 0.6, 1.0), JobClass(2, 0.3, 1.0), JobClass(4, 0.1, 2.0)]
+TWO = [JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5)]
+
+
+@pytest.mark.parametrize("k,classes,load,depth", [(4, TWO, 0.6, 7), (8, THREE, 0.5, 4), (6, TWO, 0.7, 6)])
+def test_lumped_fcfs_chain_equals_the_sequence_chain(k, classes, load, depth):
+    """Deferred decisions: the lumped chain gives exactly the metrics of the ordered-sequence chain."""
+    rate = load * k / float(sum(c.demand for c in classes))
+    sequence = exact_multiserver("fcfs", k, classes, rate, max_waiting=depth, representation="sequence")
+    lumped = exact_multiserver("fcfs", k, classes, rate, max_waiting=depth, representation="lumped")
+    assert sequence.n_states > 3 * lumped.n_states
+    assert lumped.lost_fraction == pytest.approx(sequence.lost_fraction, rel=1e-9)
+    np.testing.assert_allclose(lumped.per_class_response_time, sequence.per_class_response_time, rtol=1e-10, atol=0)
+    np.testing.assert_allclose(lumped.per_class_wait_probability, sequence.per_class_wait_probability, rtol=1e-10, atol=0)
+
+
+@pytest.mark.parametrize("policy,classes,load", [("fcfs", THREE, 0.5), ("msf", TWO, 0.6)])
+def test_truncation_error_is_reported_and_negligible(policy, classes, load):
+    """The lost fraction falls with the truncation; deep enough, it and the change in E[R] are negligible."""
+    rate = load * 8 / float(sum(c.demand for c in classes))
+    shallow, deep, deeper = (exact_multiserver(policy, 8, classes, rate, max_waiting=m) for m in (10, 90, 120))
+    assert shallow.lost_fraction > deep.lost_fraction > deeper.lost_fraction
+    assert deep.lost_fraction < 1e-9
+    assert deep.mean_response_time == pytest.approx(deeper.mean_response_time, rel=1e-8)
+    assert deep.residual < 1e-10
+
+
+def test_msf_serves_the_widest_class_as_a_preemptive_priority_mm1():
+    """k = 2, needs 1 and 2: a 2-server job preempts everything, so its class is an M/M/1 queue."""
+    classes = [JobClass(1, 0.7, 1.0), JobClass(2, 0.3, 0.8)]
+    rate = 0.9
+    result = exact_multiserver("msf", 2, classes, rate, max_waiting=200)
+    lam, mu = rate * 0.3, 1 / 0.8
+    assert result.lost_fraction < 1e-12
+    assert result.per_class_response_time[1] == pytest.approx(1 / (mu - lam), rel=1e-9)
+    assert result.per_class_wait_probability[1] == pytest.approx(lam / mu, rel=1e-9)
+
+
+def test_modified_bs_sends_eq16_to_the_helpers_per_class():
+    """Property 1 with two classes: per class E_{s_i}(λ α_i d_i), overall eq. (16)."""
+    classes = [JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5)]
+    rate = 0.3 * 7 / float(sum(c.demand for c in classes))
+    result = exact_multiserver("modified-bs-fcfs", 7, classes, rate, max_waiting=8)
+    lost = result.lost_fraction
+    assert lost < 5e-5
+    slots = balanced_partition(7, classes).servers_per_class
+    for i, c in enumerate(classes):  # up to the truncation (counted among admitted arrivals)
+        expected = erlang_b_recursion(slots[i], rate * float(c.probability) * float(c.mean_size))
+        assert abs(result.per_class_helper_probability[i] - expected) <= 2 * lost
+    assert abs(result.helper_probability - helper_probability_bound(7, rate, classes)) <= 2 * lost
+
+
+def test_bs_fcfs_routes_more_than_eq16_but_serves_less_on_the_helpers():
+    """Rule 3 keeps A_i fuller: more arrivals find it full (P_H above eq. 16, so (12) fails for the
+    probability of being sent to H) while fewer jobs are served on H (below E_{s_i}, as the proof of
+    Proposition 2 argues)."""
+    rate = 0.4 * 8 / float(sum(c.demand for c in TWO))
+    result = exact_multiserver("bs-fcfs", 8, TWO, rate, max_waiting=10)
+    assert result.lost_fraction < 2e-5
+    slots = balanced_partition(8, TWO).servers_per_class
+    erlang = [erlang_b_recursion(s, rate * float(c.probability) * float(c.mean_size)) for s, c in zip(slots, TWO, strict=True)]
+    for i in range(2):
+        assert result.per_class_helper_probability[i] > erlang[i] + 0.02
+        assert result.per_class_helper_service_probability[i] < erlang[i] - 0.02
+    assert result.helper_probability > helper_probability_bound(8, rate, TWO)
+
+
+# ---------------------------------------------------------------------------------------------
+# FCFS's stability limit
+# ---------------------------------------------------------------------------------------------
+
+
+def test_fcfs_saturation_by_hand():
+    """k = 2, needs 1 and 2 equally likely, unit rates. Saturated states: {1, 1}; {2}; {1} with a
+    2-job at the head. From {1,1} a departure leaves {1} and the head is 1 (then {1,1}) or 2;
+    balance gives π = (2/7, 2/7, 3/7)... solved below by hand and compared."""
+    # states: A = two 1-jobs, B = one 2-job, C = one 1-job + blocked 2-job at head
+    # A -> (rate 2) one 1-job left, next head 1 (prob 1/2) -> A, or 2 -> C: A -> C at rate 1
+    # B -> (rate 1) empty, heads drawn until they stop fitting: 1,1 -> A (1/4); 1,2 -> C (1/4); 2 -> B (1/2)
+    # C -> (rate 1) the 1-job leaves, the 2 starts -> B
+    q = np.array([[-1.0, 0.0, 1.0], [0.25, -0.5, 0.25], [0.0, 1.0, -1.0]])
+    pi = np.linalg.lstsq(np.vstack([q.T, np.ones(3)]), np.array([0, 0, 0, 1.0]), rcond=None)[0]
+    throughput = pi @ np.array([2.0, 1.0, 1.0])
+    result = fcfs_saturation(2, [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)])
+    assert result.throughput == pytest.approx(throughput, rel=1e-12)
+    assert result.max_load == pytest.approx(throughput * 1.5 / 2, rel=1e-12)
+    assert result.max_load < 1
+
+
+def test_fcfs_saturation_of_one_class_keeps_every_slot_busy():
+    assert fcfs_saturation(10, [JobClass(3, 1.0, 2.0)]).throughput == pytest.approx(1.5, rel=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# Bad input
+# ---------------------------------------------------------------------------------------------
+
+
+def test_errors():
+    with pytest.raises(InvalidParameterError, match=r"policy = 'ffbf': must be one of fcfs, bs-fcfs"):
+        exact_multiserver("ffbf", 4, TWO, 1.0)
+    with pytest.raises(InvalidParameterError, match=r"representation = 'lumped': must be one of sequence for bs-fcfs"):
+        multiserver_chain("bs-fcfs", 8, TWO, 1.0, representation="lumped")
+    with pytest.raises(InvalidParameterError, match=r"classes\[1\] = .*must have exponential service times"):
+        exact_multiserver("fcfs", 4, [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0, size_std=3.0)], 1.0)
+    with pytest.raises(InvalidParameterError, match=r"must have exponential service times"):
+        exact_multiserver("msf", 4, [JobClass(1, 1.0, 1.0, size=hyperexponential([0.5, 0.5], [1.0, 3.0]))], 1.0)
+    with pytest.raises(InvalidParameterError, match=r"must have distinct needs for the exact Most Servers First chain"):
+        exact_multiserver("msf", 4, [JobClass(1, 0.5, 1.0), JobClass(1, 0.5, 2.0)], 1.0)
+    with pytest.raises(UnstableSystemError, match=r"load λ ϱ / k = 1.2 must be < 1"):
+        exact_multiserver("fcfs", 4, TWO, 1.2 * 4 / float(sum(c.demand for c in TWO)))
+    with pytest.raises(UnstableSystemError, match=r"ModifiedBS with an empty helper set"):
+        exact_multiserver("modified-bs-fcfs", 6, [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)], 1.0)
+    with pytest.raises(InvalidParameterError, match=r"servers = 2: must be >= every server need \(largest need is 4\)"):
+        exact_multiserver("fcfs", 2, THREE, 0.1)
+    with pytest.raises(StateSpaceTooLargeError):
+        exact_multiserver("fcfs", 8, THREE, 1.0, representation="sequence", max_waiting=20, max_states=1000)
+    with pytest.raises(InvalidParameterError, match=r"max_waiting = 0"):
+        exact_multiserver("fcfs", 8, THREE, 1.0, max_waiting=0)
+    with pytest.raises(InvalidParameterError, match=r"must have exponential service times"):
+        fcfs_saturation(4, [JobClass(1, 1.0, 1.0, size="deterministic")])
+    assert math.isfinite(exact_multiserver("fcfs", 8, THREE, 1.0).mean_response_time)

@@ -1,0 +1,341 @@
+"""Tests of analytic.splitting.simulation (simulate_multiserver) against independent computations.
+
+References: the exact CTMCs of analytic.splitting.chains (FCFS, Most Servers First, BS-FCFS,
+ModifiedBS-FCFS; exponential sizes), by the coverage of the simulator's intervals over 100 fixed
+seeds, inside the binomial band of coverage_band; Erlang's loss formula (its recursion) for the
+reserved sets of ModifiedBS with deterministic, Pareto and hyperexponential sizes (insensitivity,
+Property 1); FCFS's exact saturation throughput (fcfs_saturation) for the growth of an unstable
+queue; the policies of Section 2 re-implemented here as plain-Python callables from the paper's
+text, run through the simulator's callable interface on the same random numbers; brute-force
+enumeration for the MaxWeight knapsack.
+"""
+
+import itertools
+import os
+import subprocess
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analytic.errors import InvalidParameterError, UnstableSystemError
+from analytic.simulation import SerialExecutor, compare, coverage_band, hyperexponential, pareto
+from analytic.splitting import (
+    JobClass,
+    balanced_partition,
+    exact_multiserver,
+    fcfs_saturation,
+    simulate_multiserver,
+)
+from analytic.splitting.engine import _knapsack
+
+SEEDS = 100
+TWO = [JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5)]
+THREE = [JobClass(1, 0.6, 1.0), JobClass(2, 0.3, 1.0), JobClass(4, 0.1, 2.0)]
+
+
+def rate_at(load, k, classes):
+    return load * k / float(sum(c.demand for c in classes))
+
+
+def erlang_b_recursion(s, a):
+    blocking = 1.0
+    for k in range(1, s + 1):
+        blocking = a * blocking / (k + a * blocking)
+    return blocking
+
+
+# ---------------------------------------------------------------------------------------------
+# Coverage of the exact values over many seeds
+# ---------------------------------------------------------------------------------------------
+
+CASES = [
+    ("fcfs", 8, THREE, 0.6, 120, ["mean_response_time", "wait_probability"]),
+    ("msf", 8, TWO, 0.6, 120, ["mean_response_time", "wait_probability"]),
+    ("bs-fcfs", 8, TWO, 0.4, 10, ["mean_response_time", "wait_probability", "helper_probability",
+                                  "helper_service_probability"]),
+    ("modified-bs-fcfs", 7, TWO, 0.3, 8, ["mean_response_time", "wait_probability", "helper_probability"]),
+]
+
+
+@pytest.mark.parametrize("policy,k,classes,load,depth,metrics", CASES, ids=[c[0] for c in CASES])
+def test_intervals_cover_the_exact_chain(policy, k, classes, load, depth, metrics):
+    rate = rate_at(load, k, classes)
+    exact = exact_multiserver(policy, k, classes, rate, max_waiting=depth)
+    assert exact.lost_fraction < 5e-5  # the truncation is far below the simulation's resolution
+    low, high = coverage_band(SEEDS)
+    hits = dict.fromkeys(metrics, 0)
+    for seed in range(SEEDS):
+        sim = simulate_multiserver(policy, k, classes, rate, jobs=10_000, seed=seed)
+        for name in metrics:
+            hits[name] += compare(sim.estimate(name), getattr(exact, name)).agrees
+    assert all(low <= count <= high for count in hits.values()), (hits, (low, high))
+
+
+def test_per_class_estimates_cover_the_exact_chain():
+    rate = rate_at(0.6, 8, THREE)
+    exact = exact_multiserver("fcfs", 8, THREE, rate, max_waiting=120)
+    low, high = coverage_band(SEEDS)
+    hits = np.zeros((3, 2), dtype=int)
+    for seed in range(SEEDS):
+        sim = simulate_multiserver("fcfs", 8, THREE, rate, jobs=10_000, replications=5, seed=seed, executor=SerialExecutor())
+        for i, estimates in enumerate(sim.per_class):
+            hits[i, 0] += compare(estimates.estimate("mean_response_time"), exact.per_class_response_time[i]).agrees
+            hits[i, 1] += compare(estimates.estimate("wait_probability"), exact.per_class_wait_probability[i]).agrees
+    assert np.all((low <= hits) & (hits <= high)), hits
+
+
+def test_modified_bs_sends_erlang_b_to_the_helpers_for_any_size_law():
+    """Property 1: each A_i is an M/GI/s_i/s_i loss system, insensitive to the size law."""
+    classes = [JobClass(1, 0.5, 1.0, size="deterministic"), JobClass(2, 0.3, 2.0, size=pareto(2.5)),
+               JobClass(4, 0.2, 1.0, size=hyperexponential([0.2, 0.8], [3.0, 0.5]))]
+    k, rate = 24, rate_at(0.5, 24, classes)
+    slots = balanced_partition(k, classes).servers_per_class
+    loads = [rate * float(c.probability) * float(c.mean_size) for c in classes]
+    erlang = [erlang_b_recursion(s, a) for s, a in zip(slots, loads, strict=True)]
+    runs = 60
+    low, high = coverage_band(runs)
+    hits = np.zeros(3, dtype=int)
+    for seed in range(runs):
+        sim = simulate_multiserver("modified-bs-fcfs", k, classes, rate, jobs=20_000, seed=seed)
+        hits += [compare(sim.per_class[i].estimate("helper_probability"), erlang[i]).agrees for i in range(3)]
+    assert np.all((low <= hits) & (hits <= high)), hits
+
+
+def test_little_law_and_common_random_numbers():
+    rate = rate_at(0.7, 8, THREE)
+    sims = {p: simulate_multiserver(p, 8, THREE, rate, jobs=200_000, seed=5) for p in ("fcfs", "ffbf", "server-filling")}
+    for sim in sims.values():  # time-average jobs present = λ E[R]
+        assert sim.mean_jobs == pytest.approx(rate * sim.mean_response_time, rel=0.03)
+        assert sim.stationary
+    # same arrivals and sizes: back-filling can only start jobs earlier than FCFS on this sample path
+    assert sims["ffbf"].wait_probability < sims["fcfs"].wait_probability
+
+
+# ---------------------------------------------------------------------------------------------
+# FCFS is not throughput optimal
+# ---------------------------------------------------------------------------------------------
+
+
+def test_fcfs_grows_below_load_one_where_server_filling_does_not():
+    """k = 4, needs 1 and 4 (powers of two): FCFS saturates at load 0.714 (exact); at 0.85 its queue
+    grows at λ - λ_max while ServerFilling, throughput optimal here, stays stationary."""
+    classes = [JobClass(1, 0.8, 1.0), JobClass(4, 0.2, 1.0)]
+    limit = fcfs_saturation(4, classes)
+    assert 0.71 < limit.max_load < 0.72
+    rate = rate_at(0.85, 4, classes)
+    rates = []
+    for seed in range(10):
+        fcfs = simulate_multiserver("fcfs", 4, classes, rate, jobs=100_000, seed=seed)
+        filling = simulate_multiserver("server-filling", 4, classes, rate, jobs=100_000, seed=seed)
+        assert not fcfs.stationary and filling.stationary
+        rates.append(fcfs.growth.rate)
+    assert np.mean(rates) == pytest.approx(rate - limit.throughput, rel=0.05)
+    assert "NOT STATIONARY" in repr(fcfs)
+    assert simulate_multiserver("fcfs", 4, classes, rate_at(0.6, 4, classes), jobs=100_000, seed=1).stationary
+
+
+# ---------------------------------------------------------------------------------------------
+# The built-in policies against the text of Section 2, written as plain callables
+# ---------------------------------------------------------------------------------------------
+
+
+def packing(state, order):
+    """Serve the jobs in ``order`` that fit, skipping the others (first fit)."""
+    serve = np.zeros(len(state.need), dtype=bool)
+    free = state.servers
+    for j in order:
+        if state.need[j] <= free:
+            serve[j] = True
+            free -= state.need[j]
+    return serve
+
+
+def server_filling(state, key):
+    """M: the shortest prefix in the order of ``key`` (ties by arrival) with needs >= k; placed by
+    decreasing need (ties in that order) until a job does not fit."""
+    order = sorted(range(len(state.need)), key=lambda j: (key[j], state.arrival[j]))
+    total, m = 0, 0
+    while m < len(order) and total < state.servers:
+        total += state.need[order[m]]
+        m += 1
+    chosen = sorted(order[:m], key=lambda j: -state.need[j])  # stable: ties keep the key order
+    serve = np.zeros(len(state.need), dtype=bool)
+    free = state.servers
+    for j in chosen:
+        if state.need[j] > free:
+            break
+        serve[j] = True
+        free -= state.need[j]
+    return serve
+
+
+def msf(state):
+    return packing(state, sorted(range(len(state.need)), key=lambda j: (-state.need[j], state.arrival[j])))
+
+
+def ff_srpt(state):
+    return packing(state, sorted(range(len(state.need)), key=lambda j: (state.remaining[j], state.arrival[j])))
+
+
+def sf(state):
+    return server_filling(state, state.arrival)
+
+
+def sf_srpt(state):
+    return server_filling(state, state.need * state.remaining)
+
+
+def fcfs(state):
+    serve = state.serving.copy()
+    free = state.servers - int(state.need[serve].sum())
+    for j in np.flatnonzero(~serve):
+        if state.need[j] > free:
+            break
+        serve[j] = True
+        free -= state.need[j]
+    return serve
+
+
+def ffbf(state):
+    serve = state.serving.copy()
+    free = state.servers - int(state.need[serve].sum())
+    for j in np.flatnonzero(~serve):
+        if state.need[j] <= free:
+            serve[j] = True
+            free -= state.need[j]
+    return serve
+
+
+#: Continuous laws only, so that no two departures coincide (the order of simultaneous events is the heap's).
+MIXED = [JobClass(1, 0.5, 1.0), JobClass(2, 0.3, 1.0, size="mixed_erlang"), JobClass(4, 0.2, 2.0, size_std=3.0)]
+
+
+def sf_gittins(state):
+    """ServerFilling-Gittins on MIXED with the ranks in closed form, each times the need: the
+    exponential class its mean; the mixed Erlang class (one or two phases of rate r = 1.6, increasing
+    hazard) its mean residual size (1.6 + 0.6 r a) / (r (1 + 0.6 r a)); the hyperexponential class
+    (decreasing hazard) 1/h(a)."""
+    law = MIXED[2].law
+    weights, rates = law.weights, law.rates
+    a = state.attained
+    terms = weights * np.exp(-rates * a[:, None])
+    inverse_hazard = terms.sum(axis=1) / (terms * rates).sum(axis=1)
+    r = 1.6
+    residual = (1.6 + 0.6 * r * a) / (r * (1 + 0.6 * r * a))
+    rank = np.select([state.job_class == 0, state.job_class == 1], [np.ones_like(a), residual], inverse_hazard)
+    return server_filling(state, state.need * rank)
+
+
+@pytest.mark.parametrize("name,reference", [("msf", msf), ("ff-srpt", ff_srpt), ("server-filling", sf),
+                                            ("server-filling-srpt", sf_srpt), ("fcfs", fcfs), ("ffbf", ffbf)])
+def test_builtin_policies_follow_section_2(name, reference):
+    """Same seed, same arrivals and sizes: the compiled policy and the plain one give the same run."""
+    rate = rate_at(0.9, 8, MIXED)
+    builtin = simulate_multiserver(name, 8, MIXED, rate, jobs=3000, seed=11)
+    plain = simulate_multiserver(reference, 8, MIXED, rate, jobs=3000, seed=11)
+    assert plain.policy == "callable"
+    assert plain.mean_response_time == pytest.approx(builtin.mean_response_time, rel=1e-12)
+    assert plain.wait_probability == builtin.wait_probability
+
+
+def test_server_filling_gittins_follows_section_2():
+    """The interpolated rank table (gittins_table) orders the jobs as the closed-form rank does; the
+    runs agree up to the table's accuracy (an order swapped between two nearly equal ranks)."""
+    assert MIXED[1].law.rates.tolist() == [1.6, 1.6]
+    assert MIXED[2].law.scv > 1  # hyperexponential: decreasing hazard rate
+    rate = rate_at(0.9, 8, MIXED)
+    builtin = simulate_multiserver("server-filling-gittins", 8, MIXED, rate, jobs=3000, seed=3)
+    plain = simulate_multiserver(sf_gittins, 8, MIXED, rate, jobs=3000, seed=3)
+    assert plain.mean_response_time == pytest.approx(builtin.mean_response_time, rel=1e-3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 6), st.integers(0, 9), st.integers(0, 5)), min_size=1, max_size=4,
+                unique_by=lambda x: x[0]), st.integers(0, 30))
+def test_maxweight_knapsack_against_enumeration(groups, capacity):
+    weights = np.array([w for w, _, _ in groups], dtype=np.int64)
+    values = np.array([v for _, v, _ in groups], dtype=np.int64)
+    counts = np.array([c for _, _, c in groups], dtype=np.int64)
+    items = len(groups) * 6
+    take = np.zeros(len(groups), dtype=np.int64)
+    _knapsack(values, weights, counts, capacity, take, np.zeros(items, dtype=np.int64), np.zeros(items, dtype=np.int64),
+              np.zeros(capacity + 1, dtype=np.int64), np.zeros((items, capacity + 1), dtype=np.bool_))
+    assert np.all(take <= counts) and take @ weights <= capacity
+    choices = (np.array(x) for x in itertools.product(*(range(c + 1) for c in counts)))
+    best = max(values @ x for x in choices if weights @ x <= capacity)
+    assert take @ values == best
+
+
+def test_maxweight_with_one_need_is_fcfs():
+    classes = [JobClass(2, 1.0, 1.0)]
+    a = simulate_multiserver("maxweight", 8, classes, 3.0, jobs=20_000, seed=2)
+    b = simulate_multiserver("fcfs", 8, classes, 3.0, jobs=20_000, seed=2)
+    assert a.mean_response_time == pytest.approx(b.mean_response_time, rel=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reproducibility
+# ---------------------------------------------------------------------------------------------
+
+
+def test_same_seed_same_numbers_serially_and_in_processes():
+    rate = rate_at(0.7, 8, THREE)
+    for policy in ("bs-fcfs", "server-filling-srpt"):
+        serial = simulate_multiserver(policy, 8, THREE, rate, jobs=40_000, replications=4, seed=9, executor=SerialExecutor())
+        with ProcessPoolExecutor(2) as pool:
+            parallel = simulate_multiserver(policy, 8, THREE, rate, jobs=40_000, replications=4, seed=9, executor=pool)
+        assert serial.mean_response_time == parallel.mean_response_time
+        assert serial.mean_response_time_ci == parallel.mean_response_time_ci
+        assert serial.method == "independent replications" and serial.samples == 4
+
+
+def test_without_jit_the_same_numbers():
+    code = ("from analytic.splitting import JobClass, simulate_multiserver\n"
+            "c = [JobClass(1, 0.6, 1.0), JobClass(2, 0.3, 1.0), JobClass(4, 0.1, 2.0)]\n"
+            "for p in ('bs-fcfs', 'modified-bs-fcfs', 'maxweight', 'msf', 'ff-srpt', 'server-filling-gittins'):\n"
+            "    print(repr(simulate_multiserver(p, 8, c, 2.0, jobs=1500, seed=4).mean_response_time))\n")
+    root = Path(__file__).parent.parent
+    outputs = []
+    for jit in ("0", "1"):
+        env = dict(os.environ, NUMBA_DISABLE_JIT=jit, PYTHONPATH=str(root))
+        outputs.append(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout)
+    assert outputs[0] == outputs[1] and len(outputs[0].split()) == 6
+
+
+# ---------------------------------------------------------------------------------------------
+# Bad input
+# ---------------------------------------------------------------------------------------------
+
+
+def test_errors():
+    with pytest.raises(InvalidParameterError, match=r"policy = 'lsf': must be one of fcfs, ffbf, maxweight, bs-fcfs"):
+        simulate_multiserver("lsf", 8, TWO, 1.0)
+    with pytest.raises(InvalidParameterError, match=r"servers = 2: must be >= every server need \(largest need is 4\)"):
+        simulate_multiserver("fcfs", 2, THREE, 0.1)
+    with pytest.raises(InvalidParameterError, match=r"servers = 12: must be a power of two for server-filling"):
+        simulate_multiserver("server-filling", 12, THREE, 0.1)
+    with pytest.raises(UnstableSystemError, match=r"load λ ϱ / k = 1 must be < 1"):
+        simulate_multiserver("ffbf", 8, THREE, rate_at(1.0, 8, THREE))
+    with pytest.raises(UnstableSystemError, match=r"load λ ϱ / k = 1.3 must be < 1"):
+        simulate_multiserver("server-filling", 8, THREE, rate_at(1.3, 8, THREE))
+    with pytest.raises(UnstableSystemError, match=r"ModifiedBS with an empty helper set"):
+        simulate_multiserver("modified-bs-fcfs", 6, [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)], 1.0)
+    with pytest.raises(InvalidParameterError, match=r"jobs = 100: must give each of the 2 replications at least"):
+        simulate_multiserver("fcfs", 8, THREE, 1.0, jobs=100, replications=2, warmup=40)
+    with pytest.raises(InvalidParameterError, match=r"executor = 'pool': must be a concurrent.futures.Executor"):
+        simulate_multiserver("fcfs", 8, THREE, 1.0, executor="pool")
+    with pytest.raises(InvalidParameterError, match=r"batches = 2: must be an integer >= 3"):
+        simulate_multiserver("fcfs", 8, THREE, 1.0, batches=2)
+    with pytest.raises(InvalidParameterError, match=r"must return a boolean array of shape"):
+        simulate_multiserver(lambda state: [True], 8, THREE, 1.0, jobs=100)
+    with pytest.raises(InvalidParameterError, match=r"must serve jobs whose needs sum to at most k = 8"):
+        simulate_multiserver(lambda state: np.ones(len(state.need), dtype=bool), 8, THREE, 2.0, jobs=1000)
+    sim = simulate_multiserver("fcfs", 8, THREE, 1.0, jobs=1000, seed=0)
+    with pytest.raises(InvalidParameterError, match=r"name = 'helper_probability': has no estimate"):
+        sim.estimate("helper_probability")
+    assert sim.helper_probability is None and sim.per_class[0].helper_probability is None
