@@ -323,6 +323,12 @@ class _System:
         if self.max_waiting >= max_states:  # every count of waiting jobs from 0 to max_waiting is a state
             raise StateSpaceTooLargeError(self.max_waiting + 1, max_states, f"the chain truncated at max_waiting = "
                                                                            f"{self.max_waiting} waiting jobs", at_least=True)
+        # Class i alone can hold 0, 1, ..., s_i + ⌊|H| / n_i⌋ jobs in service, each count a state:
+        # refuse before exploring when that alone exceeds max_states.
+        in_service = max(s + self.helpers // n for s, n in zip(self.slots, self.needs, strict=True))
+        if in_service >= max_states:
+            raise StateSpaceTooLargeError(in_service + 1, max_states, "the chain (jobs of one class in service)",
+                                          at_least=True)
         build = {"sequence": self._sequence_chain, "lumped": self._lumped_chain, "counts": self._msf_chain}
         return build[self.representation](max_states)
 
