@@ -143,7 +143,12 @@ def probabilities(name: str, value: Any, length: int | None = None, meaning: str
 
 
 def confidence(name: str, value: Any) -> float:
-    """``value`` as a ``float`` strictly between 0 and 1 (a confidence level)."""
-    if isinstance(value, bool) or not isinstance(value, Real) or not 0 < value < 1:
-        raise InvalidParameterError(name, value, "must lie strictly between 0 and 1 (a confidence level)")
+    """``value`` as a ``float`` strictly between 0 and 1 (a confidence level), by more than double precision resolves.
+
+    A level within machine epsilon of 0 or 1 has no finite two-sided quantile in double precision.
+    """
+    epsilon = float(np.finfo(float).eps)
+    if isinstance(value, bool) or not isinstance(value, Real) or not epsilon <= value <= 1 - epsilon:
+        raise InvalidParameterError(name, value, f"must lie strictly between 0 and 1 (a confidence level), within "
+                                                 f"[{epsilon:.3g}, 1 - {epsilon:.3g}]")
     return float(value)

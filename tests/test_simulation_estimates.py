@@ -172,6 +172,14 @@ def test_estimate_repr_and_interval():
     (lambda: compare(Estimate(1.0, 0.1, 0.95, "batch means", 5), float("nan")), "exact = nan: must be a finite real number"),
     (lambda: compare(Estimate(1.0, 0.1, 0.95, "batch means", 5), 1.0, level=0), "level = 0: must lie strictly between"),
     (lambda: coverage_band(0), "runs = 0: must be a positive integer"),
+    (lambda: mean_estimate("abc"), "values = 'abc': must be a 1-D sequence of real numbers"),
+    (lambda: mean_estimate([[1.0], [1.0, 2.0]]), "values = .*: must be a 1-D sequence of real numbers"),
+    (lambda: mean_estimate([1.0, 2.0], method=np.array([2.0, 1.0])), "method = .*: must be one of"),
+    (lambda: batch_means([1 + 2j, 1.0]), "observations = .*: must be a 1-D sequence of real numbers"),
+    (lambda: t_quantile(0.95, 1), "samples = 1: must be an integer >= 2"),
+    (lambda: t_quantile("abc", 10), "level = 'abc': must lie strictly between 0 and 1"),
+    # 0.5 + 1e-300 / 2 rounds to 0.5: the quantile would be 0 and every standard error 0/0
+    (lambda: compare(Estimate(1.0, 0.1, 0.95, "batch means", 5), 1.0, level=1e-300), "level = 1e-300: must lie strictly"),
 ])
 def test_bad_input_raises(make, match):
     with pytest.raises(InvalidParameterError, match=match):

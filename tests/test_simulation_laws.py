@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import mpmath
 import numba
 import numpy as np
 import pytest
@@ -196,6 +197,22 @@ def test_fitted_law_families():
     assert fitted(1.0, 2.0).phases.tolist() == [1, 1]
 
 
+
+@pytest.mark.parametrize("scv", [1e8, 1e20, 1e36])
+def test_fitted_hyperexponential_keeps_its_small_branch_at_huge_scv(scv):
+    """1 - p₁ = 1/(2(c²+1)) to first order; written as 1 - p₁ it cancels to 0 beyond c² = 1e16.
+
+    Reference: the moments of the fitted H2 in mpmath at 50 digits, from its own weights and rates.
+    """
+    law = fitted(1.0, float(np.sqrt(scv)))
+    with mpmath.workdps(50):
+        p, mu = [mpmath.mpf(float(w)) for w in law.weights], [mpmath.mpf(float(r)) for r in law.rates]
+        mean = sum(pi / mi for pi, mi in zip(p, mu, strict=True))
+        second = sum(2 * pi / mi ** 2 for pi, mi in zip(p, mu, strict=True))
+        assert law.weights[1] > 0
+        assert float(mean) == pytest.approx(1.0, rel=1e-12, abs=0)
+        assert float(second / mean ** 2 - 1) == pytest.approx(scv, rel=1e-9, abs=0)
+
 @pytest.mark.parametrize("name", LAWS)
 def test_scaled_law_keeps_its_shape(name):
     law = LAWS[name]
@@ -223,11 +240,14 @@ def test_size_law_by_name_and_by_object():
     (lambda: ErlangMixture([1.0], [0], [1.0]), "phases = .*: must be 1 integers >= 1"),
     (lambda: ErlangMixture([1.0], [1], [-2.0]), "rates = .*: must be 1 positive finite rates"),
     (lambda: Discrete([1.0, -1.0], [0.5, 0.5]), "values = .*: must be 2 positive finite sizes"),
-    (lambda: erlang(2.5), "phases = 2.5: must be an integer >= 1"),
-    (lambda: bimodal(1, 2, 1.0), "p_large = 1: must lie strictly between 0 and 1"),
+    (lambda: erlang(2.5), "phases = 2.5: must be a positive integer"),
+    (lambda: bimodal(1, 2, 1.0), r"p_large = 1: must lie in the open interval \(0, 1\)"),
     (lambda: fitted(1.0, 1e-4), r"std = 0.0001: must be 0 or give a squared coefficient of variation >= 1e-06 \(here 1e-08"),
     (lambda: fitted(1.0, -0.1), "std = -0.1: must be finite and >= 0"),
     (lambda: hyperexponential([0.5, 0.5], [1.0, 0.0]), "means = .*: must be positive finite phase means"),
+    (lambda: hyperexponential([0.5, 0.6], [1.0, 2.0]), "probabilities = .*: must be a probability vector"),
+    (lambda: hyperexponential([1.0], [1.0, 2.0]), "probabilities = .*: must be a probability vector of length 2, one per mean"),
+    (lambda: fitted(1e-300, 1.0), r"std = 1: must give a squared coefficient of variation \(std/mean\)² that is finite"),
 ])
 def test_bad_laws_raise(make, match):
     with pytest.raises(InvalidParameterError, match=match):

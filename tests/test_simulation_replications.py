@@ -82,8 +82,15 @@ def test_exceptions_of_a_replication_propagate():
     (dict(seed=-1), "seed = -1: must be None, an integer >= 0, a numpy SeedSequence or a numpy Generator"),
     (dict(seed=1.5), "seed = 1.5: must be None"),
     (dict(replications=0), "replications = 0: must be a positive integer"),
+    (dict(function="abc"), "function = 'abc': must be callable"),
+    (dict(progress="yes"), "progress = 'yes': must be None"),
 ])
 def test_bad_input_raises(kwargs, match):
     arguments = dict(function=uniforms, replications=2, seed=0, executor=SerialExecutor()) | kwargs
     with pytest.raises(InvalidParameterError, match=match):
         replicate(**arguments)
+
+
+def test_streams_names_its_count():
+    with pytest.raises(InvalidParameterError, match="count = 0: must be a positive integer"):
+        streams(1, 0)

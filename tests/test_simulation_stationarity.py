@@ -76,7 +76,7 @@ def test_rate_is_the_mean_increment_with_its_t_interval():
     ([1.0, 2.0], [0.0, 1.0], "levels = .*: must hold at least three batch averages"),
     ([1.0, 2.0, 3.0], [0.0, 1.0], "times = .*: must have the shape of levels"),
     ([1.0, 2.0, 3.0], [0.0, 2.0, 1.0], "times = .*: must be increasing"),
-    ([1.0, np.nan, 3.0], [0.0, 1.0, 2.0], "levels = .*: and times must be finite"),
+    ([1.0, np.nan, 3.0], [0.0, 1.0, 2.0], r"levels = .*: must be finite: nan at index \(1,\)"),
 ])
 def test_bad_input_raises(levels, times, match):
     with pytest.raises(InvalidParameterError, match=match):

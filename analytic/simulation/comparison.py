@@ -28,9 +28,8 @@ from dataclasses import dataclass
 
 from scipy import special
 
-from analytic.errors import InvalidParameterError
 from analytic.simulation.estimates import Estimate, batch_means, t_quantile
-from analytic.validation import confidence, integer
+from analytic.validation import confidence, integer, real
 
 __all__ = ["Comparison", "compare", "coverage_band"]
 
@@ -109,12 +108,7 @@ def compare(simulated: Estimate | object, exact: float, level: float | None = No
     else:
         estimate = batch_means(simulated, batches=batches, level=0.95 if level is None else level, warmup=warmup)
     at = estimate.level if level is None else confidence("level", level)
-    try:
-        reference = float(exact)
-    except (TypeError, ValueError):
-        raise InvalidParameterError("exact", exact, "must be a finite real number") from None
-    if not math.isfinite(reference):
-        raise InvalidParameterError("exact", exact, "must be a finite real number")
+    reference = real("exact", exact)
     difference = estimate.value - reference
     error = estimate.standard_error
     if error > 0:

@@ -26,7 +26,7 @@ import numpy as np
 from scipy import special
 
 from analytic.errors import InvalidParameterError
-from analytic.validation import confidence, integer
+from analytic.validation import confidence, integer, real_array
 
 __all__ = ["METHODS", "Estimate", "batch_means", "difference", "mean_estimate", "ratio_estimate", "t_quantile"]
 
@@ -40,7 +40,7 @@ def t_quantile(level: float, samples: int) -> float:
     >>> round(t_quantile(0.95, 11), 6)
     2.228139
     """
-    return float(special.stdtrit(samples - 1, 0.5 + 0.5 * level))
+    return float(special.stdtrit(integer("samples", samples, minimum=2) - 1, 0.5 + 0.5 * confidence("level", level)))
 
 
 @dataclass(frozen=True, repr=False)
@@ -93,16 +93,14 @@ class Estimate:
 
 
 def _samples(name: str, values: object) -> np.ndarray:
-    array = np.asarray(values, dtype=float)
-    if array.ndim != 1 or array.size < 2:
+    array = real_array(name, values, ndim=1)
+    if array.size < 2:
         raise InvalidParameterError(name, values, "must be a one-dimensional sequence of at least two samples")
-    if not np.all(np.isfinite(array)):
-        raise InvalidParameterError(name, array, "must be finite")
     return array
 
 
 def _method(method: str) -> str:
-    if method not in METHODS:
+    if not isinstance(method, str) or method not in METHODS:
         raise InvalidParameterError("method", method, f"must be one of {METHODS}")
     return method
 
@@ -222,12 +220,10 @@ def batch_means(observations: object, batches: int = 20, level: float = 0.95, wa
     """
     k = integer("batches", batches, minimum=2)
     skip = integer("warmup", warmup, minimum=0)
-    array = np.asarray(observations, dtype=float)
-    if array.ndim != 1 or array.size - skip < k:
+    array = real_array("observations", observations, ndim=1)
+    if array.size - skip < k:
         raise InvalidParameterError("observations", observations,
                                     f"must be a one-dimensional series with at least warmup + batches = {skip + k} values")
-    if not np.all(np.isfinite(array)):
-        raise InvalidParameterError("observations", array, "must be finite")
     pieces = np.array_split(array[skip:], k)
     return ratio_estimate([piece.sum() for piece in pieces], [piece.size for piece in pieces], level, "batch means")
 

@@ -439,10 +439,8 @@ def erlang(phases: int, mean: float = 1.0) -> ErlangMixture:
     >>> erlang(4).scv
     0.25
     """
-    k = np.asarray(phases)
-    if k.ndim or k.dtype.kind not in "iu" or k < 1:
-        raise InvalidParameterError("phases", phases, "must be an integer >= 1")
-    return ErlangMixture([1.0], [int(k)], [int(k) / positive("mean", mean)])
+    k = validation.integer("phases", phases)
+    return ErlangMixture([1.0], [k], [k / positive("mean", mean)])
 
 
 def deterministic(mean: float = 1.0) -> Discrete:
@@ -462,10 +460,11 @@ def hyperexponential(probabilities: object, means: object, mean: float | None = 
     >>> hyperexponential([1 / 6, 5 / 6], [5.0, 0.2]).mean
     1.0
     """
-    values = np.asarray(means, dtype=float)
-    if values.ndim != 1 or not np.all(np.isfinite(values)) or np.any(values <= 0):
+    values = validation.real_array("means", means, ndim=1, allow_empty=False)
+    if np.any(values <= 0):
         raise InvalidParameterError("means", means, "must be positive finite phase means")
-    law = ErlangMixture(probabilities, np.ones(values.size, dtype=np.int64), 1.0 / values)
+    weights = validation.probabilities("probabilities", probabilities, length=values.size, meaning=", one per mean")
+    law = ErlangMixture(weights, np.ones(values.size, dtype=np.int64), 1.0 / values)
     return law if mean is None else law.scaled(mean)
 
 
@@ -510,9 +509,7 @@ def bimodal(small: float, large: float, p_large: float, mean: float | None = Non
     >>> bimodal(0.5, 5.5, 0.1).mean
     1.0
     """
-    p = float(p_large)
-    if not 0 < p < 1:
-        raise InvalidParameterError("p_large", p_large, "must lie strictly between 0 and 1")
+    p = validation.unit_fraction("p_large", p_large)
     law = Discrete([positive("small", small), positive("large", large)], [1.0 - p, p])
     return law if mean is None else law.scaled(mean)
 
@@ -541,14 +538,18 @@ def fitted(mean: float, std: float) -> SizeLaw:
     m = positive("mean", mean)
     if isinstance(std, bool) or not isinstance(std, Real) or not 0 <= std < math.inf:
         raise InvalidParameterError("std", std, "must be finite and >= 0")
-    c2 = (float(std) / m) ** 2
+    c2 = (float(std) / m) * (float(std) / m)
+    if not math.isfinite(c2):
+        raise InvalidParameterError("std", std, f"must give a squared coefficient of variation (std/mean)² that is finite "
+                                                f"in double precision (mean = {m:g})")
     if c2 == 0:
         return deterministic(m)
     if c2 == 1:
         return exponential(m)
     if c2 > 1:
-        p1 = 0.5 * (1.0 + math.sqrt((c2 - 1.0) / (c2 + 1.0)))
-        return ErlangMixture([p1, 1.0 - p1], [1, 1], [2.0 * p1 / m, 2.0 * (1.0 - p1) / m])
+        # p₂ = 1 - p₁ = (1 - sqrt((c²-1)/(c²+1))) / 2, written without the cancellation: at c² = 10³⁶ it is 2.5e-37
+        p2 = 1.0 / ((c2 + 1.0) * (1.0 + math.sqrt((c2 - 1.0) / (c2 + 1.0))))
+        return ErlangMixture([1.0 - p2, p2], [1, 1], [2.0 * (1.0 - p2) / m, 2.0 * p2 / m])
     if c2 < MIN_SCV:
         raise InvalidParameterError("std", std, f"must be 0 or give a squared coefficient of variation >= {MIN_SCV:g} "
                                                 f"(here {c2:.3g}; the Erlang fit would need more than {1 / MIN_SCV:.0f} phases)")

@@ -84,7 +84,7 @@ def streams(seed: int | np.random.SeedSequence | np.random.Generator | None, cou
     >>> [s.spawn_key for s in streams(1, 3)]
     [(0,), (1,), (2,)]
     """
-    return root_seed(seed).spawn(integer("replications", count))
+    return root_seed(seed).spawn(integer("count", count))
 
 
 def check_executor(executor: object) -> Executor | None:
@@ -136,15 +136,17 @@ def replicate(function: Callable[[np.random.SeedSequence], T], replications: int
         ``replications`` not a positive integer, a bad seed, or an executor that is not one.
         Exceptions raised by ``function`` propagate.
     """
-    children = streams(seed, replications)
+    if not callable(function):
+        raise InvalidParameterError("function", function, "must be callable: it takes a SeedSequence")
+    children = streams(seed, integer("replications", replications))
     pool = check_executor(executor)
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise InvalidParameterError("progress", progress, "must be None (a bar when interactive), True or False")
+    show = _interactive() if progress is None else bool(progress)
     owned = pool is None
     if owned:
         workers = min(len(children), os.cpu_count() or 1)
         pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else SerialExecutor()
-    if progress is not None and not isinstance(progress, (bool, np.bool_)):
-        raise InvalidParameterError("progress", progress, "must be None (a bar when interactive), True or False")
-    show = _interactive() if progress is None else bool(progress)
     try:
         with tqdm(total=len(children), desc=description, unit="run", disable=not show, leave=False) as bar:
             futures = []

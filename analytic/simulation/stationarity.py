@@ -38,7 +38,7 @@ import numpy as np
 
 from analytic.errors import InvalidParameterError
 from analytic.simulation.estimates import ratio_estimate
-from analytic.validation import confidence
+from analytic.validation import confidence, real_array
 
 __all__ = ["Growth", "growth_rate"]
 
@@ -92,14 +92,12 @@ def growth_rate(levels: object, times: object, level: float = 0.99) -> Growth:
     InvalidParameterError
         Shapes differ, fewer than three batches, non-finite values, or times not increasing.
     """
-    y = np.asarray(levels, dtype=float)
-    t = np.asarray(times, dtype=float)
-    if y.ndim != 1 or y.size < 3:
+    y = real_array("levels", levels, ndim=1)
+    t = real_array("times", times, ndim=1)
+    if y.size < 3:
         raise InvalidParameterError("levels", levels, "must hold at least three batch averages")
     if t.shape != y.shape:
         raise InvalidParameterError("times", times, f"must have the shape of levels, {y.shape}")
-    if not (np.all(np.isfinite(y)) and np.all(np.isfinite(t))):
-        raise InvalidParameterError("levels", y, "and times must be finite")
     if np.any(np.diff(t) <= 0):
         raise InvalidParameterError("times", t, "must be increasing")
     at = confidence("level", level)
