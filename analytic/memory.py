@@ -22,7 +22,7 @@ import os
 import resource
 
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
-from analytic.validation import real
+from analytic.validation import flag, integer, real
 
 __all__ = ["available_bytes", "require"]
 
@@ -69,6 +69,8 @@ def require(bytes_needed: float, what: str, states: int, at_least: bool = False)
     ``states`` is the size of the model (a lower bound when ``at_least``), for the message.
     """
     bytes_needed = real("bytes_needed", bytes_needed, allow_infinite=True)
+    states = integer("states", states, minimum=0)
+    at_least = flag("at_least", at_least)
     if bytes_needed < 0:
         raise InvalidParameterError("bytes_needed", bytes_needed, "must be >= 0")
     available = available_bytes()

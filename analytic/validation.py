@@ -22,8 +22,8 @@ import numpy as np
 
 from analytic.errors import InvalidParameterError
 
-__all__ = ["confidence", "instances", "integer", "numeric_array", "positive", "probabilities", "real", "real_array",
-           "unit_fraction"]
+__all__ = ["confidence", "flag", "instances", "integer", "numeric_array", "option", "positive", "probabilities", "real",
+           "real_array", "unit_fraction"]
 
 #: Largest deviation from one allowed in the sum of a probability vector (it is then renormalized).
 PROBABILITY_TOLERANCE = 1e-9
@@ -100,6 +100,21 @@ def instances(name: str, value: Any, kind: type | tuple[type, ...], meaning: str
         if not isinstance(item, kinds):
             raise InvalidParameterError(name, value, f"{condition} (entry {i} is a {type(item).__name__})")
     return items
+
+
+def flag(name: str, value: Any) -> bool:
+    """``value`` as a ``bool``; it must be ``True`` or ``False`` (numpy's booleans included), not any truthy object."""
+    if not isinstance(value, bool | np.bool_):
+        raise InvalidParameterError(name, value, "must be True or False")
+    return bool(value)
+
+
+def option(name: str, value: Any, options: Any) -> str:
+    """``value``, which must be one of the strings ``options``."""
+    choices = tuple(options)
+    if not isinstance(value, str) or value not in choices:
+        raise InvalidParameterError(name, value, f"must be one of {', '.join(map(repr, choices))}")
+    return value
 
 
 def integer(name: str, value: Any, minimum: int = 1, meaning: str = "") -> int:

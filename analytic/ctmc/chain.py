@@ -40,7 +40,7 @@ from analytic.errors import (
 )
 from analytic.memory import available_bytes, require
 from analytic.reproduce import Row, reproduces
-from analytic.validation import integer, numeric_array
+from analytic.validation import integer, numeric_array, option
 
 __all__ = ["CTMC", "lattice_bytes"]
 
@@ -378,8 +378,7 @@ class CTMC:
         >>> chain.stationary().probabilities.round(14).tolist()
         [0.25, 0.25, 0.25, 0.25]
         """
-        if method not in stationary_law.METHODS:
-            raise InvalidParameterError("method", method, f"must be one of {', '.join(map(repr, stationary_law.METHODS))}")
+        method = option("method", method, stationary_law.METHODS)
         first = None if reference is None else self._space.index(reference, "reference")
         self._require_irreducible()
         pi, accuracy, floor, label, iterations, check = stationary_law.solve(self._generator, method, first)

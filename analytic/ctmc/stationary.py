@@ -32,7 +32,7 @@ from analytic.ctmc import gth, linear
 from analytic.ctmc.spaces import vector_result
 from analytic.errors import ConvergenceError, InvalidParameterError
 from analytic.memory import available_bytes, require
-from analytic.validation import integer
+from analytic.validation import integer, option
 
 __all__ = ["ACCURACY", "FLOOR", "Stationary", "solve", "solve_bytes"]
 
@@ -169,8 +169,7 @@ def _fits(plan: gth.GTHPlan) -> bool:
 def solve(generator: sp.csr_array, method: str, first: int | None) -> tuple[np.ndarray, float, float, str, int, str]:
     """Stationary law of an irreducible generator: probabilities, accuracy, floor, method label,
     Krylov iterations and how the accuracy was established (see the module docstring)."""
-    if method not in METHODS:
-        raise InvalidParameterError("method", method, f"must be one of {', '.join(map(repr, METHODS))}")
+    option("method", method, METHODS)
     n = generator.shape[0]
     if n == 1:
         return np.ones(1), 0.0, 0.0, "trivial", 0, "one state"

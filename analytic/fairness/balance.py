@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from analytic.errors import InvalidParameterError
 from analytic.fairness.graph import CompatibilityGraph, check_rates, service_rate, subset_service_rates
 from analytic.fairness.lattice import DEFAULT_MAX_STATES, SimplexLattice, check_points, simplex_lattice
 
@@ -146,6 +147,8 @@ class BalanceFunction:
 
 def parent_indices(lattice: SimplexLattice) -> np.ndarray:
     """For every state x and class i, the index of x − e_i, or ``len(lattice)`` where x_i = 0."""
+    if not isinstance(lattice, SimplexLattice):
+        raise InvalidParameterError("lattice", lattice, "must be a SimplexLattice")
     states = lattice.states
     parents = np.full(states.shape, len(lattice), dtype=np.int64)
     for i in range(lattice.dimension):

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from analytic.ctmc import CTMC
-from analytic.errors import InvalidParameterError
+from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.fairness.graph import CompatibilityGraph, check_rates
 from analytic.fairness.lattice import SimplexLattice, simplex_lattice
 from analytic.simulation import ErlangMixture, exponential, size_law
@@ -151,6 +151,11 @@ def oi_queue_chain(graph: CompatibilityGraph, arrival_rates: Any, max_jobs: int,
     if not (isinstance(interruptions, (int, float)) and 0 <= interruptions < np.inf):
         raise InvalidParameterError("interruptions", interruptions, "must be a finite number >= 0 (mean interruptions per job)")
     law = _phases(size)
+    cap = integer("max_states", max_states)
+    # Arrivals alone reach every sequence of (class, initial phase) pairs: a lower bound, counted before exploring.
+    kinds = graph.n_classes * int(np.count_nonzero(law.initial))
+    if _sequences(kinds, limit, cap) > cap:
+        raise StateSpaceTooLargeError(cap + 1, cap, f"the job sequences of up to max_jobs = {limit} jobs", at_least=True)
     interrupt = interruptions / law.mean            # 1/θ: interruptions per unit of work
     arrivals = [((i, p), float(rates[i] * law.initial[p])) for i in range(graph.n_classes)
                 for p in np.flatnonzero(law.initial)]
@@ -177,6 +182,19 @@ def oi_queue_chain(graph: CompatibilityGraph, arrival_rates: Any, max_jobs: int,
         return moves
 
     return CTMC.from_function((), transitions, max_states=max_states)
+
+
+def _sequences(kinds: int, limit: int, cap: int) -> int:
+    """Σ_{n=0..limit} kinds^n, the sequences of at most ``limit`` jobs of ``kinds`` kinds, or a partial sum above ``cap``."""
+    if kinds == 1:
+        return limit + 1
+    total, term = 0, 1
+    for _ in range(limit + 1):
+        total += term
+        if total > cap:
+            break
+        term *= kinds
+    return total
 
 
 def oi_queue_law(graph: CompatibilityGraph, arrival_rates: Any, max_jobs: int, interruptions: float = 0.0,

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
-from analytic.validation import positive
+from analytic.validation import flag, numeric_array, positive, real_array
 
 __all__ = ["CompatibilityGraph", "check_mean_size", "check_rates", "service_rate", "subset_service_rates"]
 
@@ -70,7 +70,7 @@ class CompatibilityGraph:
         if self.capacities is None:
             capacities = np.ones(1 + max(max(s) for s in sets))
         else:
-            capacities = np.array(self.capacities, dtype=float).reshape(-1)
+            capacities = real_array("capacities", self.capacities, allow_nan=True).reshape(-1)
             if capacities.size == 0 or not np.all(np.isfinite(capacities)) or np.any(capacities < 0):
                 raise InvalidParameterError("capacities", self.capacities, "must be a non-empty vector of finite rates >= 0")
         for i, servers in enumerate(sets):
@@ -158,7 +158,10 @@ def service_rate(graph: CompatibilityGraph, active: Any) -> float | np.ndarray:
     >>> service_rate(graph, np.array([[True, False], [True, True]])).tolist()
     [2.0, 3.0]
     """
-    array = np.asarray(active if isinstance(active, (np.ndarray, Sequence)) else list(active))
+    check_graph(graph)
+    if not isinstance(active, np.ndarray | Sequence) and isinstance(active, Iterable) and not isinstance(active, dict):
+        active = list(active)
+    array = numeric_array("active", active, "must list class indices or be a boolean mask")
     if array.dtype == bool:
         mask = array
     else:
@@ -195,7 +198,7 @@ def subset_service_rates(graph: CompatibilityGraph) -> np.ndarray:
     >>> subset_service_rates(CompatibilityGraph([[0, 2], [1, 2]])).tolist()
     [0.0, 2.0, 2.0, 3.0]
     """
-    n, words = graph.n_classes, (graph.n_servers + 63) // 64
+    n, words = check_graph(graph).n_classes, (graph.n_servers + 63) // 64
     if n > 30:
         raise StateSpaceTooLargeError(2 ** n, 2 ** 30, f"the subsets of {n} classes")
     server_bits = np.zeros((n, words), dtype=np.uint64)
@@ -214,8 +217,8 @@ def subset_service_rates(graph: CompatibilityGraph) -> np.ndarray:
 
 def check_rates(name: str, rates: Any, graph: CompatibilityGraph, allow_zero: bool = False) -> np.ndarray:
     """``rates`` as a float vector with one finite entry per class of ``graph``, each > 0 (or >= 0)."""
-    if not isinstance(graph, CompatibilityGraph):
-        raise InvalidParameterError("graph", graph, "must be a CompatibilityGraph")
+    check_graph(graph)
+    allow_zero = flag("allow_zero", allow_zero)
     vector = np.array(rates, dtype=float) if _is_real_sequence(rates) else None
     if vector is None or vector.shape != (graph.n_classes,):
         raise InvalidParameterError(name, rates, f"must be a sequence of {graph.n_classes} rates, one per class")
@@ -226,6 +229,13 @@ def check_rates(name: str, rates: Any, graph: CompatibilityGraph, allow_zero: bo
         raise InvalidParameterError(f"{name}[{bad[0]}]", float(vector[bad[0]]), condition)
     vector.flags.writeable = False
     return vector
+
+
+def check_graph(graph: Any, name: str = "graph") -> CompatibilityGraph:
+    """``graph``, which must be a :class:`CompatibilityGraph`."""
+    if not isinstance(graph, CompatibilityGraph):
+        raise InvalidParameterError(name, graph, "must be a CompatibilityGraph")
+    return graph
 
 
 def check_mean_size(mean_size: Any) -> float:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
-from analytic.validation import integer
+from analytic.validation import integer, numeric_array, real_array
 
 __all__ = ["SimplexLattice", "simplex_lattice"]
 
@@ -54,15 +54,18 @@ class SimplexLattice:
 
     def level(self, k: int) -> np.ndarray:
         """The states with ``k`` jobs in total, shape (C(k + N - 1, N - 1), N)."""
+        k = integer("k", k, minimum=0)
+        if k > self.max_jobs:
+            raise InvalidParameterError("k", k, f"must be <= max_jobs = {self.max_jobs}")
         return self.states[self.offsets[k]:self.offsets[k + 1]]
 
     def index(self, points: np.ndarray) -> np.ndarray:
         """Indices of lattice points (rows of ``points``, shape (..., N)) in :attr:`states`.
 
-        Points must be in the lattice (non-negative, total <= max_jobs); this is not checked
-        here, see :meth:`contains`.
+        Raises :class:`~analytic.errors.InvalidParameterError` for a point outside the lattice
+        (see :meth:`contains`).
         """
-        x = np.asarray(points, dtype=np.int64)
+        x = check_points(self, points, "points")
         remaining = x.sum(axis=-1)
         index = self.offsets[remaining].copy()
         # Lexicographic rank within the level: before x come the points that agree on the first
@@ -76,9 +79,11 @@ class SimplexLattice:
         return index
 
     def contains(self, points: np.ndarray) -> np.ndarray:
-        """Whether each row of ``points`` lies in the lattice."""
-        x = np.asarray(points)
-        return np.all(x >= 0, axis=-1) & (x.sum(axis=-1) <= self.max_jobs)
+        """Whether each row of ``points`` (real vectors of length N) lies in the lattice."""
+        x = real_array("points", points, allow_infinite=True)
+        if x.shape[-1:] != (self.dimension,):
+            raise InvalidParameterError("points", points, f"must be vectors of length {self.dimension}")
+        return np.all((x >= 0) & (x == np.floor(x)), axis=-1) & (x.sum(axis=-1) <= self.max_jobs)
 
 
 def lattice_size(dimension: int, max_jobs: int) -> int:
@@ -142,10 +147,11 @@ def _points(dimension: int, max_jobs: int) -> np.ndarray:
     return points
 
 
-def check_points(lattice: SimplexLattice, points: np.ndarray) -> np.ndarray:
-    """``points`` as int64 rows of the lattice, or :class:`InvalidParameterError`."""
-    x = np.asarray(points)
-    if x.shape[-1:] != (lattice.dimension,) or x.dtype.kind not in "iu" or not np.all(lattice.contains(x)):
-        raise InvalidParameterError("x", points, f"must be integer vectors of length {lattice.dimension} with entries >= 0 "
+def check_points(lattice: SimplexLattice, points: np.ndarray, name: str = "x") -> np.ndarray:
+    """``points`` as int64 rows of the lattice, or :class:`InvalidParameterError` naming ``name``."""
+    x = numeric_array(name, points, f"must be integer vectors of length {lattice.dimension}")
+    if x.shape[-1:] != (lattice.dimension,) or x.dtype.kind not in "iu" or not np.all(
+            np.all(x >= 0, axis=-1) & (x.sum(axis=-1) <= lattice.max_jobs)):
+        raise InvalidParameterError(name, points, f"must be integer vectors of length {lattice.dimension} with entries >= 0 "
                                     f"and total <= max_jobs = {lattice.max_jobs}")
     return x.astype(np.int64)

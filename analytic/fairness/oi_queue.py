@@ -15,14 +15,15 @@ here evaluate these formulas sequence by sequence: they are the reference the ag
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
-from analytic.fairness.graph import CompatibilityGraph, check_rates
+from analytic.fairness.graph import CompatibilityGraph, check_graph, check_rates
+from analytic.validation import integer, numeric_array
 
 __all__ = ["OrderedState", "aggregate_measure", "job_service_rates", "orderings", "permutation_rates", "sequence_measure"]
 
@@ -31,6 +32,9 @@ DEFAULT_MAX_ORDERINGS = 1_000_000
 
 
 def _sequence(graph: CompatibilityGraph, sequence: Any) -> tuple[int, ...]:
+    check_graph(graph)
+    if isinstance(sequence, str | bytes | dict) or not isinstance(sequence, Iterable):
+        raise InvalidParameterError("sequence", sequence, f"must list class indices in 0..{graph.n_classes - 1}")
     classes = tuple(sequence)
     if not all(isinstance(c, (int, np.integer)) and 0 <= c < graph.n_classes for c in classes):
         raise InvalidParameterError("sequence", sequence, f"must list class indices in 0..{graph.n_classes - 1}")
@@ -100,9 +104,14 @@ def orderings(graph: CompatibilityGraph, arrival_rates: Any, x: Sequence[int],
     """
     rates = check_rates("arrival_rates", arrival_rates, graph)
     counts = _counts(graph, x)
+    limit = integer("max_orderings", max_orderings)
+    what = f"the orderings of x = {counts.tolist()}"
+    log_total = math.lgamma(counts.sum() + 1.0) - sum(math.lgamma(c + 1.0) for c in counts)
+    if log_total > math.log(limit) + 1.0:       # refused before the factorials of a huge x are formed
+        raise StateSpaceTooLargeError(limit + 1, limit, what, at_least=True)
     total = math.factorial(int(counts.sum())) // math.prod(math.factorial(int(c)) for c in counts)
-    if total > max_orderings:
-        raise StateSpaceTooLargeError(total, max_orderings, f"the orderings of x = {counts.tolist()}")
+    if total > limit:
+        raise StateSpaceTooLargeError(total, limit, what)
 
     def extend(prefix: list[int], taken: np.ndarray, service: float, measure: float,
                first: np.ndarray) -> Iterator[OrderedState]:
@@ -126,7 +135,7 @@ def orderings(graph: CompatibilityGraph, arrival_rates: Any, x: Sequence[int],
 
 
 def _counts(graph: CompatibilityGraph, x: Any) -> np.ndarray:
-    counts = np.array(x)
+    counts = numeric_array("x", x, f"must be {graph.n_classes} non-negative integers (jobs of each class)")
     if counts.shape != (graph.n_classes,) or counts.dtype.kind not in "iu" or np.any(counts < 0):
         raise InvalidParameterError("x", x, f"must be {graph.n_classes} non-negative integers (jobs of each class)")
     return counts.astype(np.int64)

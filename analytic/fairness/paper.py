@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from concurrent.futures import Executor
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -30,13 +31,18 @@ from analytic.fairness.balance import balance_function
 from analytic.fairness.chain import oi_queue_law
 from analytic.fairness.oi_queue import permutation_rates
 from analytic.fairness.random_assignment import random_assignment, random_assignment_graph
-from analytic.fairness.simulation import InterruptionSimulation, simulate_interruptions, simulate_random_assignment
+from analytic.fairness.simulation import (
+    MAX_HORIZON,
+    InterruptionSimulation,
+    simulate_interruptions,
+    simulate_random_assignment,
+)
 from analytic.fairness.stability import is_stable
 from analytic.fairness.subsets import balanced_fairness
 from analytic.fairness.three_servers import symbolic_check, three_server_graph, three_server_rates
 from analytic.reproduce import Row, reproduces
-from analytic.simulation import ErlangMixture, SizeLaw, compare, exponential, hyperexponential
-from analytic.validation import positive
+from analytic.simulation import ErlangMixture, SizeLaw, check_executor, compare, exponential, hyperexponential, streams
+from analytic.validation import instances, integer, positive, real_array
 
 __all__ = ["FIGURES", "PRINTED_MEAN", "PRINTED_STD", "SIZE_LAWS", "Figure", "SweepPoint", "exact_point", "figure_rates",
            "figure_sweep", "simulate_point"]
@@ -73,6 +79,20 @@ class Figure:
     capacities: tuple[float, float, float] | None = None
     d: int | None = None
     servers: int = 100
+
+    def __post_init__(self) -> None:
+        integer("number", self.number)
+        servers = integer("servers", self.servers)
+        if (self.capacities is None) == (self.d is None):
+            raise InvalidParameterError("d", self.d, "must be given exactly when capacities is None (a three-server "
+                                                     "figure has capacities, a random-assignment figure has d)")
+        if self.capacities is not None:
+            capacities = real_array("capacities", self.capacities, ndim=1)
+            if capacities.shape != (3,) or np.any(capacities < 0):
+                raise InvalidParameterError("capacities", self.capacities, "must be three finite capacities >= 0")
+            object.__setattr__(self, "capacities", tuple(capacities.tolist()))
+        elif integer("d", self.d) > servers:
+            raise InvalidParameterError("d", self.d, f"must be <= servers = {servers}")
 
 
 #: Figures 1–4 of Section 5.
@@ -114,6 +134,9 @@ def simulate_point(figure: Figure, load: float, law: str, interruptions: float, 
         raise InvalidParameterError("law", law, f"must be one of {sorted(SIZE_LAWS)}")
     size = SIZE_LAWS[law]
     rates = figure_rates(figure, load, size.mean)
+    if integer("jobs", jobs) / rates.sum() > MAX_HORIZON:
+        raise InvalidParameterError("load", load, f"is so small that {jobs} arrivals span more than {MAX_HORIZON:g} "
+                                                  "time units, where the simulation's time integrals overflow")
     if figure.capacities is not None:
         return simulate_interruptions(three_server_graph(figure.capacities), rates, size, interruptions, jobs,
                                       replications=replications, seed=seed, executor=executor, **options)
@@ -151,14 +174,14 @@ def _sweep_point(job: tuple) -> SweepPoint:
     return SweepPoint(number, law, m, load, rate, delay, simulate_point(figure, load, law, m, jobs, seed, **options))
 
 
-def figure_sweep(figures: Any, laws: Any, interruptions: Any, loads: Any, jobs: int, seed: int = 0,
+def figure_sweep(figures: Any, laws: Any, interruptions: Any, loads: Any, jobs: int, seed: int | None = 0,
                  executor: Executor | None = None, **options: Any) -> list[SweepPoint]:
     """Simulate every (figure, law, m, load) point of Section 5, each with its own seed, beside balanced fairness.
 
     Each point is one replication of ``jobs`` arrivals (intervals from batch means); the points get
     the children of ``SeedSequence(seed)`` in the order of the loops (figures, laws, m, loads), so a
     seed gives the same numbers serially or through ``executor`` (e.g. a process pool: points run in
-    parallel). ``options`` go to the simulator (``warmup``, ``batches``, ...).
+    parallel; ``seed=None`` draws fresh entropy). ``options`` go to the simulator (``warmup``, ``batches``, ...).
 
     Examples
     --------
@@ -166,8 +189,17 @@ def figure_sweep(figures: Any, laws: Any, interruptions: Any, loads: Any, jobs: 
     >>> points[0].exact_rate.round(6).tolist()          # balanced fairness at ρ = 0.5, Figure 1
     [1.029412, 1.029412]
     """
-    grid = [(f, law, float(m), float(load)) for f in figures for law in laws for m in interruptions for load in loads]
-    seeds = np.random.SeedSequence(seed).spawn(len(grid))
+    numbers = instances("figures", figures, Integral)
+    if any(f not in FIGURES for f in numbers):
+        raise InvalidParameterError("figures", figures, f"must be figure numbers among {sorted(FIGURES)}")
+    names = instances("laws", laws, str)
+    if any(law not in SIZE_LAWS for law in names):
+        raise InvalidParameterError("laws", laws, f"must be names among {sorted(SIZE_LAWS)}")
+    ms = real_array("interruptions", interruptions, ndim=1, allow_empty=False)
+    rhos = real_array("loads", loads, ndim=1, allow_empty=False)
+    check_executor(executor)
+    grid = [(f, law, float(m), float(load)) for f in numbers for law in names for m in ms for load in rhos]
+    seeds = streams(seed, len(grid))
     work = [(*point, jobs, child, options) for point, child in zip(grid, seeds, strict=True)]
     if executor is None:
         return [_sweep_point(job) for job in work]

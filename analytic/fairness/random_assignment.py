@@ -35,6 +35,7 @@ from scipy.stats import hypergeom
 
 from analytic.errors import InvalidParameterError, UnstableSystemError
 from analytic.fairness.graph import CompatibilityGraph, check_mean_size
+from analytic.memory import require
 from analytic.validation import integer, positive
 
 __all__ = ["RandomAssignment", "random_assignment", "random_assignment_graph"]
@@ -132,6 +133,7 @@ def random_assignment(servers: int, d: int, arrival_rate: float, mean_size: floa
     lam = positive("arrival_rate", arrival_rate)
     sigma = check_mean_size(mean_size)
     work = lam * sigma
+    require(8.0 * (s + 1) * (k + 4), f"the recursion over 0..{s} covered servers", s + 1)
     covered = np.arange(k, s + 1)
     stay = work * _stay_probability(s, k, covered) / covered
     if stay.max() >= 1:
@@ -191,6 +193,6 @@ def random_assignment_graph(servers: int, d: int, max_classes: int = 100_000) ->
     k = integer("d", d)
     if k > s:
         raise InvalidParameterError("d", d, f"must be <= servers = {s}")
-    if math.comb(s, k) > max_classes:
+    if math.comb(s, k) > integer("max_classes", max_classes):
         raise InvalidParameterError("servers", s, f"C({s}, {k}) = {math.comb(s, k)} classes exceed max_classes = {max_classes}")
     return CompatibilityGraph(list(itertools.combinations(range(s), k)), np.ones(s))

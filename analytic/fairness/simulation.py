@@ -43,6 +43,7 @@ import numpy as np
 from analytic.errors import InvalidParameterError, UnstableSystemError
 from analytic.fairness.graph import CompatibilityGraph, check_rates
 from analytic.fairness.stability import stability, unstable_error
+from analytic.memory import require
 from analytic.simulation import (
     Estimate,
     SizeLaw,
@@ -491,14 +492,24 @@ def _run(setup: _Setup, replications: int, seed: Any, executor: Executor | None,
         root.entropy, interruptions, setup.law, arrival_rates, max_jobs)
 
 
+#: Largest mean number of interruptions per job simulated (each is an event of the loop).
+MAX_INTERRUPTIONS = 1e6
+#: Longest run, in time units, whose time integrals (job counts × time) stay finite in double precision.
+MAX_HORIZON = 1e250
+
+
 def _common(size: Any, interruptions: Any, jobs: Any, warmup: Any, replications: Any, executor: Any, level: Any,
-            batches: Any, max_jobs: Any) -> tuple[SizeLaw, float, float, int, int, int, int, int]:
-    """Validate the parameters shared by both simulators."""
+            batches: Any, max_jobs: Any, arrival: float) -> tuple[SizeLaw, float, float, int, int, int, int, int]:
+    """Validate the parameters shared by both simulators (``arrival``: the total arrival rate, validated)."""
     law = size if isinstance(size, SizeLaw) else size_law(size)
     if not math.isfinite(law.mean):
         raise InvalidParameterError("size", size, "must have a finite mean")
     if isinstance(interruptions, bool) or not isinstance(interruptions, (int, float)) or not 0 <= interruptions < math.inf:
         raise InvalidParameterError("interruptions", interruptions, "must be a finite number >= 0 (mean interruptions per job)")
+    if interruptions > MAX_INTERRUPTIONS:
+        raise InvalidParameterError("interruptions", interruptions,
+                                    f"must be at most {MAX_INTERRUPTIONS:g}: every interruption is an event of the run; "
+                                    f"the limit of infinitely many is balanced fairness, exact in balanced_fairness()")
     theta = law.mean / interruptions if interruptions > 0 else math.inf
     runs = integer("replications", replications)
     k = integer("batches", batches, minimum=2)
@@ -507,6 +518,10 @@ def _common(size: Any, interruptions: Any, jobs: Any, warmup: Any, replications:
     if per_run - skip < (k if runs == 1 else 1):
         raise InvalidParameterError("jobs", jobs, f"must leave at least {k} arrivals per replication after the warm-up "
                                                   f"of {skip} (jobs // replications = {per_run})")
+    if per_run / arrival > MAX_HORIZON:
+        raise InvalidParameterError("arrival_rate", arrival, f"is so small that {per_run} arrivals span about "
+                                                             f"{per_run / arrival:.3g} time units, beyond {MAX_HORIZON:g} "
+                                                             "where the time integrals overflow")
     check_executor(executor)
     confidence("level", level)
     limit = np.iinfo(np.int64).max if max_jobs is None else integer("max_jobs", max_jobs)
@@ -578,11 +593,9 @@ def simulate_interruptions(graph: CompatibilityGraph, arrival_rates: Any, size: 
     >>> compare(sim.delay_estimate(0), balanced_fairness(graph, [1.0, 1.0]).mean_delay[0]).verdict
     'agrees'
     """
-    if not isinstance(graph, CompatibilityGraph):
-        raise InvalidParameterError("graph", graph, "must be a CompatibilityGraph")
     rates = check_rates("arrival_rates", arrival_rates, graph)
     law, m, theta, runs, k, per_run, skip, limit = _common(size, interruptions, jobs, warmup, replications, executor,
-                                                           level, batches, max_jobs)
+                                                           level, batches, max_jobs, float(rates.sum()))
     if max_jobs is None:
         load = stability(graph, rates * law.mean)
         if not load.stable:
@@ -643,8 +656,9 @@ def simulate_random_assignment(servers: int, d: int, arrival_rate: float, size: 
         raise InvalidParameterError("d", d, f"must be <= servers = {s}")
     lam = positive("arrival_rate", arrival_rate)
     law, m, theta, runs, k, per_run, skip, limit = _common(size, interruptions, jobs, warmup, replications, executor,
-                                                           level, batches, max_jobs)
+                                                           level, batches, max_jobs, lam)
     if max_jobs is None and lam * law.mean >= s:
         raise UnstableSystemError("load λσ/S", lam * law.mean / s, 1.0, "Theorem 1 with random assignment")
+    require(64.0 * s, f"the state of {s} servers", s)
     setup = _Setup(np.ones(s), None, None, None, k_servers, 1, lam, law, theta, limit, per_run, skip, k)
     return _run(setup, runs, seed, executor, level, progress, m, np.array([lam]), max_jobs, per_run * runs)

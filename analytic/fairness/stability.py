@@ -15,6 +15,7 @@ sums.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from analytic.errors import ConvergenceError, UnstableSystemError
 from analytic.fairness.graph import CompatibilityGraph, check_rates, service_rate
+from analytic.validation import instances, real
 
 __all__ = ["Stability", "is_stable", "require_stable", "stability", "stability_violation", "unstable_error"]
 
@@ -104,8 +106,13 @@ def stability(graph: CompatibilityGraph, arrival_rates: Any) -> Stability:
     if not np.any(rates > 0):
         return Stability(True, 0.0, (), 0.0, 0.0)
     classes, servers = np.nonzero(graph.incidence)
-    flow = _max_scaled_flow(graph, rates, classes, servers)
-    bottleneck = _bottleneck(graph, rates, classes, servers, flow)
+    # The bottleneck set does not change when every λ_i is multiplied by one constant: rates far from 1
+    # (beyond 2^±20) are brought near it by a power of two, exact in floating point, so that HiGHS sees a
+    # well-scaled LP at λ = 1e18; other rates go to it unchanged.
+    exponent = int(np.frexp(rates.max())[1])
+    scaled = np.ldexp(rates, -exponent) if abs(exponent) > 20 else rates
+    flow = _max_scaled_flow(graph, scaled, classes, servers)
+    bottleneck = _bottleneck(graph, scaled, classes, servers, flow)
     arrival = float(rates[list(bottleneck)].sum())
     capacity = service_rate(graph, bottleneck)
     load = arrival / capacity
@@ -198,5 +205,7 @@ def require_stable(graph: CompatibilityGraph, arrival_rates: Any, what: str = "t
 def unstable_error(classes: tuple[int, ...], arrival: float, capacity: float, what: str,
                    quantity: str = "arrival rate") -> UnstableSystemError:
     """The error for a set of classes whose arrival rate λ(A) is not below μ(A) (Theorem 1)."""
+    classes = instances("classes", classes, Integral, " (the class indices of the set A)")
+    arrival, capacity = real("arrival", arrival, allow_infinite=True), real("capacity", capacity)
     return UnstableSystemError(f"{quantity} of classes {classes}", arrival, capacity,
                                f"Theorem 1 requires Σ_(i∈A) λ_i < μ(A) for every set A of classes; {what} does not exist")

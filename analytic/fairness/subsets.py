@@ -168,6 +168,7 @@ def subset_sums(graph: CompatibilityGraph, rates: np.ndarray) -> SubsetSums:
     :class:`~analytic.errors.UnstableSystemError` (naming the set with the largest λ(A)/μ(A))
     if some μ(A) <= λ(A).
     """
+    rates = check_rates("rates", rates, graph)
     n = graph.n_classes
     capacity = subset_service_rates(graph)
     arrival = _sums_by_set(rates)

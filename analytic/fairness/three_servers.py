@@ -16,6 +16,7 @@ for unit mean sizes (the paper obtains them from tree networks, Bonald & Virtamo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,14 +25,15 @@ import numpy as np
 from analytic.errors import InvalidParameterError
 from analytic.fairness.graph import CompatibilityGraph
 from analytic.fairness.stability import require_stable
+from analytic.validation import real_array
 
 __all__ = ["SymbolicCheck", "symbolic_check", "three_server_graph", "three_server_rates"]
 
 
-def three_server_graph(capacities: Any = (1.0, 1.0, 1.0)) -> CompatibilityGraph:
+def three_server_graph(capacities: Sequence[float] | None = (1.0, 1.0, 1.0)) -> CompatibilityGraph:
     """The graph of Section 5: class 0 on servers {0, 2}, class 1 on {1, 2}.
 
-    Figure 1 uses capacities (1, 1, 1), Figure 2 (1, 0, 1).
+    Figure 1 uses capacities (1, 1, 1), Figure 2 (1, 0, 1); ``None`` gives unit capacities.
 
     Examples
     --------
@@ -41,13 +43,13 @@ def three_server_graph(capacities: Any = (1.0, 1.0, 1.0)) -> CompatibilityGraph:
     return CompatibilityGraph([[0, 2], [1, 2]], capacities)
 
 
-def three_server_rates(capacities: Any, arrival_rates: Any) -> np.ndarray:
+def three_server_rates(capacities: Sequence[float] | None, arrival_rates: Any) -> np.ndarray:
     """(γ_1, γ_2) of eqs. (10)–(11), as printed, for unit mean job sizes.
 
     Parameters
     ----------
-    capacities : sequence of 3 floats
-        (μ_1, μ_2, μ_3) >= 0 with μ_1 + μ_3 > 0 and μ_2 + μ_3 > 0.
+    capacities : sequence of 3 floats, or None
+        (μ_1, μ_2, μ_3) >= 0 with μ_1 + μ_3 > 0 and μ_2 + μ_3 > 0; ``None`` is (1, 1, 1).
     arrival_rates : sequence of 2 floats
         (λ_1, λ_2) > 0, stable (Theorem 1).
 
@@ -65,7 +67,7 @@ def three_server_rates(capacities: Any, arrival_rates: Any) -> np.ndarray:
     [0.714285714286, 0.714285714286]
     """
     graph = three_server_graph(capacities)
-    if np.asarray(arrival_rates).shape != (2,):
+    if real_array("arrival_rates", arrival_rates, allow_infinite=True, allow_nan=True).shape != (2,):
         raise InvalidParameterError("arrival_rates", arrival_rates, "must hold two rates (λ_1, λ_2)")
     require_stable(graph, arrival_rates, "eqs. (10)-(11)")
     m1, m2, m3 = graph.capacities

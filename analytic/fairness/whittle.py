@@ -28,7 +28,7 @@ from analytic.errors import InvalidParameterError
 from analytic.fairness.balance import BalanceFunction, parent_indices
 from analytic.fairness.graph import check_mean_size
 from analytic.fairness.lattice import DEFAULT_MAX_STATES, SimplexLattice, simplex_lattice
-from analytic.validation import integer, positive
+from analytic.validation import flag, integer, positive, real_array
 
 __all__ = ["WhittleNetwork", "processor_sharing", "whittle_network"]
 
@@ -149,13 +149,13 @@ def whittle_network(balance: Any, arrival_rates: Any, max_jobs: int, mean_size: 
     >>> net.mean_jobs.round(10).tolist(), net.mass_outside < 1e-80
     ([0.5, 1.0], True)
     """
-    lam = np.array(arrival_rates, dtype=float).reshape(-1)
+    lam = real_array("arrival_rates", arrival_rates, allow_nan=True).reshape(-1)
     if lam.size == 0 or not np.all(np.isfinite(lam)) or np.any(lam <= 0):
         raise InvalidParameterError("arrival_rates", arrival_rates, "must be positive and finite, one per class")
     sigma = check_mean_size(mean_size)
-    n = integer("max_jobs", max_jobs, minimum=0)
+    n = integer("max_jobs", max_jobs, meaning=" (with no room for a job, no delay is defined)")
     lattice = simplex_lattice(lam.size, n, max_states)
-    log_phi = _log_balance(balance, lattice, log)
+    log_phi = _log_balance(balance, lattice, flag("log", log))
     kept = np.isfinite(log_phi)
     log_weight = np.where(kept, log_phi + lattice.states @ np.log(lam), -np.inf)
     top = log_weight.max()
@@ -168,7 +168,8 @@ def whittle_network(balance: Any, arrival_rates: Any, max_jobs: int, mean_size: 
     outside = None
     if normalization is not None:
         log_total = positive("normalization", normalization, " (Σ over ℕ^N of Φ(x) Π λ_i^x_i)")
-        outside = float(max(0.0, -math.expm1(top + math.log(total) - math.log(log_total))))
+        excess = top + math.log(total) - math.log(log_total)       # log of (mass inside / normalization)
+        outside = float(-math.expm1(excess)) if excess < 0 else 0.0
     return WhittleNetwork(lattice, probabilities, outside, accepted, mean_jobs, delay, sigma / delay, lam, log_phi)
 
 
@@ -196,7 +197,8 @@ def _log_balance(balance: Any, lattice: SimplexLattice, log: bool) -> np.ndarray
         if found.shape != (len(lattice),):
             raise InvalidParameterError("balance", found.shape, f"must return one value per state: shape ({len(lattice)},)")
     else:
-        table = np.asarray(balance, dtype=float)
+        table = real_array("balance", balance, " (a table of Φ, or of log Φ with log=True)", allow_infinite=True,
+                           allow_nan=True)
         if table.ndim != lattice.dimension:
             raise InvalidParameterError("balance", table.shape,
                                         f"a table must have {lattice.dimension} dimensions, one per class")
