@@ -55,6 +55,7 @@ from scipy import special
 
 from analytic.errors import ConvergenceError, InvalidParameterError, UnstableSystemError, describe
 from analytic.reproduce import Row, reproduces
+from analytic.validation import integer
 
 __all__ = [
     "erlang_b",
@@ -564,8 +565,8 @@ def erlang_b(servers: Any, load: Any, precision: int | None = None) -> Any:
     load : float or array_like
         Offered load a = λ d >= 0 in Erlangs (arrival rate times mean service time).
     precision : int, optional
-        Decimal digits: evaluate with mpmath at this precision and return ``mpmath.mpf`` values
-        (an object array for array input) instead of floats.
+        Decimal digits, 1 to 1000: evaluate with mpmath at this precision and return ``mpmath.mpf``
+        values (an object array for array input) instead of floats.
 
     Returns
     -------
@@ -580,7 +581,7 @@ def erlang_b(servers: Any, load: Any, precision: int | None = None) -> Any:
     ------
     InvalidParameterError
         A negative, NaN or infinite ``load``, ``servers`` outside [0, 1e15], or a ``precision``
-        below 1.
+        outside 1..1000.
 
     References
     ----------
@@ -632,9 +633,13 @@ def log_erlang_b(servers: Any, load: Any) -> Any:
         return _shaped(_erlang_parts(s, a).log(), shape)
 
 
+#: Most decimal digits erlang_b evaluates with mpmath (its cost grows about as the square of the digits).
+MAX_PRECISION = 1000
+
+
 def _erlang_b_mpmath(s: np.ndarray, a: np.ndarray, digits: int) -> Any:
-    if not isinstance(digits, (int, np.integer)) or digits < 1:
-        raise InvalidParameterError("precision", digits, "must be a positive integer number of decimal digits")
+    if integer("precision", digits, meaning=" (decimal digits)") > MAX_PRECISION:
+        raise InvalidParameterError("precision", digits, f"must be at most {MAX_PRECISION} decimal digits")
 
     def one(si: float, ai: float) -> mpmath.mpf:
         with mpmath.workdps(int(digits) + 15):

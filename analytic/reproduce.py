@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from analytic.errors import InvalidParameterError
+from analytic.validation import instances
 
 __all__ = ["KINDS", "Outcome", "Row", "Verdict", "collect", "reproduces", "verdict_table"]
 
@@ -173,7 +174,7 @@ def verdict_table(verdicts: Iterable[Verdict]) -> str:
     | Sec. 7: D* = 0.2 | 0.2 | holds |
     """
     lines = ["| claim | computed | verdict |", "|---|---|---|"]
-    for v in verdicts:
+    for v in instances("verdicts", verdicts, Verdict):
         label = v.label if v.holds else f"**{v.label}**"
         lines.append(f"| {v.claim} | {v.computed} | {label} |")
     return "\n".join(lines)

@@ -226,8 +226,8 @@ class SpeedUp:
             if isinstance(curve, ConcaveSpeedup) and curve.discrete is not None:
                 return curve.discrete
             raise InvalidParameterError("d", d, "must be given: a curve does not say how many servers a job can use")
-        d = integer("d", d)
-        samples = np.asarray(as_curve(curve, float(d))(np.arange(1.0, d + 1.0)), dtype=float)
+        servers = _servers(d)
+        samples = np.asarray(as_curve(curve, servers[-1])(servers), dtype=float)
         with np.errstate(divide="ignore", invalid="ignore"):  # s(1) = 0 or NaN: the check names it
             return cls(samples / samples[0])
 
@@ -490,6 +490,8 @@ def as_curve(speedup: ConcaveSpeedup | SpeedUp | float | Callable | object, serv
     >>> as_curve([1, 1.8, 2.5]).d
     3
     """
+    if servers is not None:
+        servers = positive("servers", servers)
     if isinstance(speedup, ConcaveSpeedup):
         return speedup
     if isinstance(speedup, SpeedUp):

@@ -225,18 +225,10 @@ OPEN: dict[str, str] = {  # callable: the first defect the sweep finds
     "analytic.splitting.figure3_systems": "classes = 'abc': raw AttributeError",
     "analytic.splitting.gittins_rank": "ages = 'abc': raw ValueError",
     "analytic.splitting.policies.gittins_table": "law = 'abc': raw AttributeError",
-    "analytic.ctmc.CTMC": "states = [1.0, nan]: accepted without an error",
-    "analytic.ctmc.CTMC.from_lattice": "moves = <object>: raw TypeError",
-    "analytic.moldable.paper.table1_simulation": "runs = None: raw TypeError (the notebook's helper; arguments unchecked)",
-    "analytic.erlang.erlang_b": "precision = 1000000000000000000: MemoryError (allocates before any check)",
     "analytic.hesrpt.compare_policies": "servers = 1000000000000000000: MemoryError (allocates before any check)",
     "analytic.hesrpt.flow_time": "policy = {'a': 1}: raw TypeError: unhashable type: 'dic",
     "analytic.hesrpt.knee_search": "servers = 1000000000000000000: MemoryError (allocates before any check)",
     "analytic.hesrpt.pareto_sizes": "seed = 'abc': raw TypeError",
-    "analytic.moldable.allocation_probabilities": "p = [[1.0], [1.0, 2.0]]: raw ValueError",
-    "analytic.moldable.greedy_chain": "servers = 1000000000000000000: MemoryError (allocates before any check)",
-    "analytic.moldable.greedy_metrics": "servers = 1000000000000000000: MemoryError (allocates before any check)",
-    "analytic.moldable.stein_bounds": "alpha = 1000000000000000000: raw OverflowError",
     "analytic.partitioning.Cluster": "slots = [[1.0], [1.0, 2.0]]: raw ValueError",
     "analytic.partitioning.ConfigurationLaw.expected": "values = 'abc': raw ValueError",
     "analytic.partitioning.Configurations.counts_of": "key = 'abc': raw ValueError",
@@ -280,9 +272,6 @@ OPEN: dict[str, str] = {  # callable: the first defect the sweep finds
     "analytic.partitioning.theorem2_bounds": "b = 'abc': raw TypeError",
     "analytic.partitioning.theorem2_conditions": "epsilon = 1e-300: raw OverflowError",
     "analytic.partitioning.variational_objective": "probabilities = 'abc': raw ValueError",
-    "analytic.reproduce.verdict_table": "verdicts = 'abc': raw AttributeError",
-    "analytic.speedup.SpeedUp.from_curve": "d = 1000000000000000000: MemoryError (allocates before any check)",
-    "analytic.speedup.as_curve": "servers = 'abc': accepted without an error",
     "analytic.splitting.JobClass": "size_std = 'abc': raw TypeError",
     "analytic.splitting.modified_bs_chain": "hyperexponential = 'abc': raw AttributeError",
     "analytic.splitting.modified_bs_helper_probability": "hyperexponential = 'abc': raw AttributeError",
@@ -654,10 +643,11 @@ EDGE = [math.inf, -math.inf, 0, 0.0, -1, -1.5, 10**18, -(10**18), 0.5, True, 1e-
 #: Parameters that scale the work asked for (run length, replications): 10**18 asks for 10**18 times
 #: the work, which is a valid request, not a hang; every other value is still swept. The empty
 #: ``select`` of ``collect`` asks for the whole reproduce table (tens of seconds).
-WORK = {"jobs": (10**18,), "time": (10**18,), "replications": (10**18,), "warmup": (10**18,), "size": (10**18,),
+WORK = {"jobs": (10**18,), "time": (10**18,), "replications": (10**18,), "runs": (10**18,), "warmup": (10**18,), "size": (10**18,),
         "count": (10**18,), "length": (10**18,), "total": (10**18,), "select": ("",)}
-#: Parameters that take any hashable value (the state of a chain built from a transition function).
-ANY_HASHABLE = {("analytic.ctmc.CTMC.from_function", "initial")}
+#: Parameters that take any hashable value (the state of a chain built from a transition function, the
+#: labels of a chain's states: a complex number is a label like any other; NaN is refused, never found again).
+ANY_HASHABLE = {("analytic.ctmc.CTMC.from_function", "initial"), ("analytic.ctmc.CTMC", "states")}
 
 
 #: Text the package's own modules pass to shared checks, rendered as given in a message (not user input).
@@ -1050,6 +1040,38 @@ def test_greedy_chain_refuses_a_billion_servers_before_allocating():
      r"^select = None: must be a string"),
     (lambda: __import__("analytic.hesrpt", fromlist=["x"]).hesrpt_allocation(10**18, 0.5),
      r"1,000,000,000,000,000,000 allocation shares needs"),
+    (lambda: __import__("analytic.ctmc", fromlist=["x"]).CTMC([[0, 1.0], [2.0, 0]], states=[1.0, math.nan]),
+     r"^states = \[1.0, nan\]: must be labels equal to themselves \(no NaN\)$"),
+    (lambda: __import__("analytic.ctmc", fromlist=["x"]).CTMC.from_lattice((2,), 0),
+     r"^moves = 0: must be a sequence of \(displacement, rate\) pairs$"),
+    (lambda: __import__("analytic.ctmc", fromlist=["x"]).CTMC.from_lattice((2,), [((1,), lambda x: x[:, 0] < 2)], "all"),
+     r"^feasible = 'all': must be None or a function of the state array$"),
+    (lambda: __import__("analytic.ctmc", fromlist=["x"]).CTMC([[0, 1.0], [2.0, 0]]).stationary(method=np.ones(2)),
+     r"^method = .*: must be one of 'auto', 'gth', 'direct', 'iterative'$"),
+    (lambda: __import__("analytic.erlang", fromlist=["x"]).erlang_b(4, 2.0, precision=10**18),
+     r"^precision = 1000000000000000000: must be at most 1000 decimal digits$"),
+    (lambda: __import__("analytic.moldable.paper", fromlist=["x"]).table1_simulation(
+        __import__("analytic.speedup", fromlist=["x"]).SpeedUp.linear(5), 0.5, 0.1, "gamma", 1, 100, 1),
+     r"^law = 'gamma': must be one of 'exponential', 'deterministic', 'mixed_erlang', 'pareto'$"),
+    (lambda: __import__("analytic.moldable", fromlist=["x"]).allocation_probabilities(3, [[1.0], [1.0, 2.0]]),
+     r"^p = \[\[1.0\], \[1.0, 2.0\]\]: must be a probability vector$"),
+    # n = 10^18 under greedy (p = (0, 1)) and under p = (1/2, 1/2): 5·10^17 reachable states, or a simplex of
+    # about n²/4 points, refused before the allocation table or the count of the simplex's points
+    (lambda: __import__("analytic.moldable", fromlist=["x"]).greedy_metrics(
+        __import__("analytic.speedup", fromlist=["x"]).SpeedUp([1, 1.8]), 0.5, 10**18, p="greedy"),
+     r"^the greedy\(p\) chain needs more than 30,000,000 states"),
+    (lambda: __import__("analytic.moldable", fromlist=["x"]).greedy_metrics(
+        __import__("analytic.speedup", fromlist=["x"]).SpeedUp([1, 1.8]), 0.5, 10**18, p=[0.5, 0.5]),
+     r"^the greedy\(p\) chain, built and solved, needs at least [0-9,]{25} states and about"),
+    (lambda: __import__("analytic.moldable", fromlist=["x"]).stein_bounds(
+        __import__("analytic.speedup", fromlist=["x"]).SpeedUp([1, 1.8, 2.5]), 4000, 10**18, 0.1),
+     r"^alpha = 1000000000000000000: makes β n\^\(-α\) underflow"),
+    (lambda: __import__("analytic.reproduce", fromlist=["x"]).verdict_table(["holds"]),
+     r"^verdicts = \['holds'\]: must be a non-empty sequence of Verdict \(entry 0 is a str\)$"),
+    (lambda: __import__("analytic.speedup", fromlist=["x"]).SpeedUp.from_curve(lambda k: k ** 0.5, 10**18),
+     r"a speed-up table with d = 1,000,000,000,000,000,000 needs"),
+    (lambda: __import__("analytic.speedup", fromlist=["x"]).as_curve(0.5, servers="abc"),
+     r"^servers = 'abc': must be positive and finite$"),
 ])
 def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
     from analytic.errors import AnalyticError

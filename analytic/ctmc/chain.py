@@ -88,6 +88,8 @@ class CTMC:
                 space = ExplicitSpace(list(states))
             except TypeError as exc:
                 raise InvalidParameterError("states", states, f"must be hashable labels ({exc})") from None
+            if any(label != label for label in space.states):       # NaN: never found again by its value
+                raise InvalidParameterError("states", states, "must be labels equal to themselves (no NaN)")
             if len(space) != n or len(space._index) != n:
                 raise InvalidParameterError("states", len(space), f"must be {n} distinct labels, one per row of the generator")
         off = matrix.row != matrix.col
@@ -241,6 +243,8 @@ class CTMC:
         integer("max_states", max_states)
         bound = validate_upper(upper)
         checked = validate_moves(moves, len(bound))
+        if feasible is not None and not callable(feasible):
+            raise InvalidParameterError("feasible", feasible, "must be None or a function of the state array")
         per_state = lattice_bytes(1, len(bound), len(checked))
         if feasible is None:
             size = int(np.prod(bound + 1, dtype=object))

@@ -3,7 +3,7 @@ mapped to rewards, and the checks of the rates and moves that build them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -115,6 +115,8 @@ def validate_upper(upper: Sequence[int]) -> np.ndarray:
 
 
 def validate_moves(moves: Sequence, d: int) -> list[tuple[np.ndarray, Callable]]:
+    if isinstance(moves, str | bytes | dict) or not isinstance(moves, Iterable):
+        raise InvalidParameterError("moves", moves, "must be a sequence of (displacement, rate) pairs")
     checked = []
     for m, move in enumerate(moves):
         try:

@@ -169,6 +169,9 @@ def stein_bounds(speedup: SpeedUp | ConcaveSpeedup | object, n: int, alpha: floa
     integer("n", n, minimum=d, meaning=f" (at least d = {d})")
     lam = traffic(n, alpha, beta)
     room = 1.0 - lam
+    if room <= 0:
+        raise InvalidParameterError("alpha", alpha, f"makes β n^(-α) underflow (n = {n}, β = {beta:g}): λ(n) rounds to 1, "
+                                                    "and the bounds need 1 - λ > 0")
     if delta is None:
         delta = float(beta) / (2.0 * n ** max(float(alpha), 0.5))
     delta = real("delta", delta)

@@ -105,7 +105,7 @@ def allocation_probabilities(idle: int | np.ndarray, p: np.ndarray) -> np.ndarra
     >>> allocation_probabilities([0, 1, 3, 9], [0, 0, 0.625, 0.375]).tolist()
     [[1.0, 0.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 0.625, 0.375]]
     """
-    probabilities = check_probabilities(p, np.asarray(p).size)
+    probabilities = check_probabilities(p, numeric_array("p", p, "must be a probability vector").size)
     condition = "must be integers >= 0 (numbers of idle servers)"
     free = numeric_array("idle", idle, condition)
     if free.dtype.kind not in "iu" or np.any(free < 0):
@@ -261,10 +261,18 @@ def _enumerate(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.
     The simplex is counted first, and refused (:class:`~analytic.errors.StateSpaceTooLargeError`)
     when building and solving its chain would not fit in memory.
     """
-    points = _simplex_points(n, sizes)
     n_moves = 2 * len(sizes)
-    require(lattice_bytes(points, len(sizes), n_moves) + solve_bytes(points, points * (n_moves + 1)),
-            "the greedy(p) chain, built and solved,", points)
+
+    def fits(points: int, at_least: bool) -> None:
+        require(lattice_bytes(points, len(sizes), n_moves) + solve_bytes(points, points * (n_moves + 1)),
+                "the greedy(p) chain, built and solved,", points, at_least)
+
+    # Each lattice point's unit cube covers the simplex (it is downward closed), so its volume
+    # n^k / (k! Π c) bounds the number of points below: checked before they are counted in O(n).
+    k = len(sizes)
+    fits(int(math.exp(min(k * math.log(n) - math.lgamma(k + 1) - float(np.log(sizes).sum()), 43.0))), True)
+    points = _simplex_points(n, sizes)
+    fits(points, False)
     moves = []
     for k, size in enumerate(sizes):
         unit = np.eye(len(sizes), dtype=np.int64)[k]

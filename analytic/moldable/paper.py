@@ -24,8 +24,9 @@ from analytic.moldable.heterogeneous import JobClass, heterogeneous_lp, heteroge
 from analytic.moldable.occupancy import kkt_residual, occupancy_lp, optimal_occupancy, symbolic_kkt_residuals
 from analytic.moldable.simulation import MoldableSimulation, simulate_moldable
 from analytic.reproduce import Row, reproduces
-from analytic.simulation import Estimate, SerialExecutor, t_quantile
+from analytic.simulation import LAW_NAMES, Estimate, SerialExecutor, t_quantile
 from analytic.speedup import SpeedUp
+from analytic.validation import integer, option
 
 __all__ = ["LINEAR", "PAPER_PROCEDURE", "REGIMES", "SIMULATION_LEVEL", "SUBLINEAR", "TABLE1", "TABLE1_BLOCKING",
            "TABLE1_EXACT_SUBLINEAR", "TABLE1_LAWS", "TABLE1_MEAN_TIME", "TABLE1_SERVERS", "table1_simulation"]
@@ -166,11 +167,13 @@ PAPER_PROCEDURE = {"warmup": 0, "start": "empty", "mean_time_of": "completed"}
 PAPER_JOBS = 5_000_000
 
 
-def table1_simulation(speedup: SpeedUp, alpha: float, beta: float, law: str, runs: int, jobs: int, seed: int,
+def table1_simulation(speedup: SpeedUp, alpha: float, beta: float, law: str, runs: int, jobs: int, seed: int | None,
                       executor=None, **procedure) -> MoldableSimulation:
-    """A Table 1 cell simulated at n = 4000: ``runs`` replications of ``jobs`` arrivals each."""
+    """A Table 1 cell simulated at n = 4000: ``runs`` replications of ``jobs`` arrivals each (``seed=None``: fresh entropy)."""
     lam = float(traffic(TABLE1_SERVERS, alpha, beta))
-    return simulate_moldable(speedup, lam, TABLE1_SERVERS, size=law, jobs=runs * jobs, replications=runs, seed=seed,
+    option("law", law, LAW_NAMES)
+    runs, per_run = integer("runs", runs), integer("jobs", jobs)
+    return simulate_moldable(speedup, lam, TABLE1_SERVERS, size=law, jobs=runs * per_run, replications=runs, seed=seed,
                              executor=SerialExecutor() if executor is None else executor, **procedure)
 
 
