@@ -643,8 +643,8 @@ EDGE = [math.inf, -math.inf, 0, 0.0, -1, -1.5, 10**18, -(10**18), 0.5, True, 1e-
 #: Parameters that scale the work asked for (run length, replications): 10**18 asks for 10**18 times
 #: the work, which is a valid request, not a hang; every other value is still swept. The empty
 #: ``select`` of ``collect`` asks for the whole reproduce table (tens of seconds).
-WORK = {"jobs": (10**18,), "time": (10**18,), "replications": (10**18,), "runs": (10**18,), "warmup": (10**18,), "size": (10**18,),
-        "count": (10**18,), "length": (10**18,), "total": (10**18,), "select": ("",)}
+WORK = {"jobs": (10**18,), "time": (10**18,), "replications": (10**18,), "runs": (10**18,), "warmup": (10**18,),
+        "size": (10**18,), "count": (10**18,), "length": (10**18,), "total": (10**18,), "select": ("",)}
 #: Parameters that take any hashable value (the state of a chain built from a transition function, the
 #: labels of a chain's states: a complex number is a label like any other; NaN is refused, never found again).
 ANY_HASHABLE = {("analytic.ctmc.CTMC.from_function", "initial"), ("analytic.ctmc.CTMC", "states")}
