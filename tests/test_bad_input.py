@@ -217,18 +217,6 @@ RESULT = "result class: built by the package, checked through the baselines that
 #: result objects and internal-facing helpers), left for a follow-up; test_open_defects_are_still_open
 #: fails as soon as one is fixed, so that this table only shrinks.
 OPEN: dict[str, str] = {  # callable: the first defect the sweep finds
-    "analytic.splitting.fcfs_saturation": "servers = 10**18: raw RecursionError",
-    "analytic.splitting.simulate_multiserver": "servers = 10**18: raw ValueError (array is too big)",
-    "analytic.splitting.figure1_systems": "servers = <object>: raw TypeError",
-    "analytic.splitting.figure2_heavy_traffic": "loads = 'abc': raw ValueError",
-    "analytic.splitting.figure2_subcritical": "load = 'abc': raw TypeError",
-    "analytic.splitting.figure3_systems": "classes = 'abc': raw AttributeError",
-    "analytic.splitting.gittins_rank": "ages = 'abc': raw ValueError",
-    "analytic.splitting.policies.gittins_table": "law = 'abc': raw AttributeError",
-    "analytic.hesrpt.compare_policies": "servers = 1000000000000000000: MemoryError (allocates before any check)",
-    "analytic.hesrpt.flow_time": "policy = {'a': 1}: raw TypeError: unhashable type: 'dic",
-    "analytic.hesrpt.knee_search": "servers = 1000000000000000000: MemoryError (allocates before any check)",
-    "analytic.hesrpt.pareto_sizes": "seed = 'abc': raw TypeError",
     "analytic.partitioning.Cluster": "slots = [[1.0], [1.0, 2.0]]: raw ValueError",
     "analytic.partitioning.ConfigurationLaw.expected": "values = 'abc': raw ValueError",
     "analytic.partitioning.Configurations.counts_of": "key = 'abc': raw ValueError",
@@ -272,9 +260,6 @@ OPEN: dict[str, str] = {  # callable: the first defect the sweep finds
     "analytic.partitioning.theorem2_bounds": "b = 'abc': raw TypeError",
     "analytic.partitioning.theorem2_conditions": "epsilon = 1e-300: raw OverflowError",
     "analytic.partitioning.variational_objective": "probabilities = 'abc': raw ValueError",
-    "analytic.splitting.JobClass": "size_std = 'abc': raw TypeError",
-    "analytic.splitting.modified_bs_chain": "hyperexponential = 'abc': raw AttributeError",
-    "analytic.splitting.modified_bs_helper_probability": "hyperexponential = 'abc': raw AttributeError",
 }
 
 _CTMC_KERNEL = "a kernel of analytic.ctmc: CTMC validates the generator and the states before calling it"
@@ -1072,6 +1057,35 @@ def test_greedy_chain_refuses_a_billion_servers_before_allocating():
      r"a speed-up table with d = 1,000,000,000,000,000,000 needs"),
     (lambda: __import__("analytic.speedup", fromlist=["x"]).as_curve(0.5, servers="abc"),
      r"^servers = 'abc': must be positive and finite$"),
+    # splitting and hesrpt
+    (lambda: __import__("analytic.splitting", fromlist=["x"]).fcfs_saturation(
+        10**18, [__import__("analytic.splitting", fromlist=["x"]).JobClass(1, 1.0, 1.0)]),
+     r"^the chain \(jobs of one class in service\) needs more than 2,000,000 states"),
+    (lambda: __import__("analytic.splitting", fromlist=["x"]).simulate_multiserver(
+        "fcfs", 10**18, [__import__("analytic.splitting", fromlist=["x"]).JobClass(1, 1.0, 1.0)], 1.0, jobs=1000),
+     r"^the state of 1,000,000,000,000,000,000 servers needs"),
+    (lambda: __import__("analytic.splitting", fromlist=["x"]).JobClass(1, 1.0, 1.0, size_std="abc"),
+     r"^size_std = 'abc': must be a real number$"),
+    (lambda: __import__("analytic.splitting", fromlist=["x"]).modified_bs_chain(
+        8, 2.0, [__import__("analytic.splitting", fromlist=["x"]).JobClass(1, 1.0, 1.0)], hyperexponential={3: (0.5, 1.0)}),
+     r"^hyperexponential = \{3: \(0.5, 1.0\)\}: must be None or a mapping from class indices 0..0 to \(p, rate\)$"),
+    (lambda: __import__("analytic.splitting", fromlist=["x"]).figure2_heavy_traffic(256, [0.5, math.nan]),
+     r"^loads = \[0.5, nan\]: must be finite: nan at index \(1,\)$"),
+    (lambda: __import__("analytic.splitting", fromlist=["x"]).figure3_systems([], 8),
+     r"^classes = \[\]: must be a non-empty sequence of JobClass$"),
+    (lambda: __import__("analytic.splitting.policies", fromlist=["x"]).gittins_table(
+        __import__("analytic.simulation", fromlist=["x"]).pareto(), 10**18),
+     r"^the Gittins table needs 1,000,000,000,000,000,000 states"),
+    (lambda: __import__("analytic.hesrpt", fromlist=["x"]).knee_search([1.0, 2.0], 0.5, 10**18),
+     r"^KNEE's tables over 1,000,000,000,000,000,000 whole servers needs"),
+    (lambda: __import__("analytic.hesrpt", fromlist=["x"]).flow_time([1.0, 2.0], {"a": 1}, 0.5, 10),
+     r"^policy = \{'a': 1\}: must be a callable or one of hesrpt"),
+    (lambda: __import__("analytic.hesrpt", fromlist=["x"]).flow_time([1.0, 2.0], "equi", 0.5, 10, record="yes"),
+     r"^record = 'yes': must be True or False$"),
+    (lambda: __import__("analytic.hesrpt", fromlist=["x"]).pareto_sizes(3, 1e-300, 0),
+     r"^shape = 1e-300: is so small that Pareto sizes overflow double precision"),
+    (lambda: __import__("analytic.hesrpt", fromlist=["x"]).compare_policies(p=(0.5,), servers=100, jobs=5, seeds=(-1,)),
+     r"^seeds = \(-1,\): must be integers >= 0"),
 ])
 def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
     from analytic.errors import AnalyticError

@@ -17,6 +17,7 @@ import numpy as np
 from analytic.errors import InvalidParameterError
 from analytic.hesrpt.closed_form import hesrpt_flow_time
 from analytic.hesrpt.policies import _allocator, _knee_search_batch, _simulate, _whole_servers
+from analytic.simulation import root_seed
 from analytic.speedup import ConcaveSpeedup
 from analytic.validation import instances, integer, positive, real_array
 
@@ -29,7 +30,7 @@ FIGURE4_P = (0.05, 0.3, 0.5, 0.9, 0.99)
 FIGURE4_POLICIES = ("hesrpt", "srpt", "equi", "hell", "knee")
 
 
-def pareto_sizes(jobs: int, shape: float, seed: int | np.random.Generator) -> np.ndarray:
+def pareto_sizes(jobs: int, shape: float, seed: int | np.random.Generator | None) -> np.ndarray:
     """``jobs`` Pareto sizes with minimum 1 and tail P(X > x) = x^-shape (classical Pareto type I).
 
     Figure 4 draws M = 500 sizes with shape 1.5; the paper does not give the scale, which cancels
@@ -42,8 +43,9 @@ def pareto_sizes(jobs: int, shape: float, seed: int | np.random.Generator) -> np
         Number of sizes, >= 1.
     shape : float
         Tail index, > 0.
-    seed : int or numpy.random.Generator
-        Seed of :func:`numpy.random.default_rng`, or a generator.
+    seed : int, numpy.random.Generator or None
+        Seed (an integer >= 0) of :func:`numpy.random.default_rng`, a generator used as is, or
+        ``None`` for fresh entropy.
 
     Returns
     -------
@@ -53,7 +55,7 @@ def pareto_sizes(jobs: int, shape: float, seed: int | np.random.Generator) -> np
     Raises
     ------
     InvalidParameterError
-        If ``jobs`` < 1 or ``shape`` <= 0.
+        If ``jobs`` < 1, ``shape`` <= 0 or so small that sizes overflow, or a bad seed.
 
     Examples
     --------
@@ -61,7 +63,13 @@ def pareto_sizes(jobs: int, shape: float, seed: int | np.random.Generator) -> np
     array([1.5735, 1.9733, 1.0133])
     """
     jobs, shape = integer("jobs", jobs), positive("shape", shape, meaning=" (the tail index)")
-    return 1.0 + np.random.default_rng(seed).pareto(shape, jobs)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(root_seed(seed))
+    with np.errstate(over="ignore"):
+        sizes = 1.0 + rng.pareto(shape, jobs)
+    if not np.all(np.isfinite(sizes)):
+        raise InvalidParameterError("shape", shape, "is so small that Pareto sizes overflow double precision "
+                                                    f"(found {sizes.max():g})")
+    return sizes
 
 
 @dataclass(frozen=True, repr=False)
@@ -141,6 +149,8 @@ def compare_policies(p: Sequence[float] = FIGURE4_P, servers: int = 10**6, jobs:
     n = _whole_servers(positive("servers", servers), "hell")
     p = real_array("p", p, " (speed-up exponents)", ndim=1, allow_empty=False)
     seeds = instances("seeds", seeds, (int, np.integer, np.random.SeedSequence, np.random.Generator))
+    if any(isinstance(seed, int | np.integer) and seed < 0 for seed in seeds):
+        raise InvalidParameterError("seeds", seeds, "must be integers >= 0, SeedSequences or Generators")
     policies = instances("policies", policies, str)
     unknown = [name for name in policies if name not in FIGURE4_POLICIES]
     if unknown or "hesrpt" not in policies:

@@ -44,8 +44,9 @@ import numpy as np
 
 from analytic.errors import InvalidParameterError
 from analytic.hesrpt.closed_form import check_sizes, log_hesrpt_share
+from analytic.memory import require
 from analytic.speedup import ConcaveSpeedup, SpeedUp, as_curve
-from analytic.validation import positive, real_array
+from analytic.validation import flag, positive, real_array
 
 __all__ = ["POLICIES", "FlowTime", "KneeSearch", "Trajectory", "flow_time", "knee_search"]
 
@@ -349,7 +350,9 @@ def _exponent(speedup: ConcaveSpeedup, policy: str) -> float:
 def _whole_servers(servers: float, policy: str) -> int:
     if servers < 1 or servers != int(servers):
         raise InvalidParameterError("servers", servers, f"policy {policy!r} allocates whole servers: must be an integer >= 1")
-    return int(servers)
+    n = int(servers)
+    require(64.0 * n, f"{policy.upper()}'s tables over {n:,} whole servers", n)
+    return n
 
 
 def _allocator(policy: str | Callable, speedup: ConcaveSpeedup, servers: float, jobs: int,
@@ -361,9 +364,16 @@ def _allocator(policy: str | Callable, speedup: ConcaveSpeedup, servers: float, 
     if policy == "hell":
         return _hell(speedup, _whole_servers(servers, policy), jobs)
     builders = {"hesrpt": _hesrpt, "helrpt": _helrpt, "srpt": _srpt, "equi": _equi}
-    if policy not in builders:
+    return builders[_policy_name(policy)](speedup, servers)
+
+
+def _policy_name(policy: object) -> str:
+    """``"callable"`` for a callable policy, else the name, which must be one of :data:`POLICIES`."""
+    if callable(policy):
+        return "callable"
+    if not isinstance(policy, str) or policy not in POLICIES:
         raise InvalidParameterError("policy", policy, f"must be a callable or one of {', '.join(POLICIES)}")
-    return builders[policy](speedup, servers)
+    return policy
 
 
 # ---------------------------------------------------------------------------------------------
@@ -424,7 +434,8 @@ def flow_time(sizes: object, policy: str | Callable, speedup: ConcaveSpeedup | S
     x = check_sizes(sizes)
     n = positive("servers", servers)
     curve = as_curve(speedup, n)
-    name = "callable" if callable(policy) else policy
+    name = _policy_name(policy)
+    record = flag("record", record)
     if alpha is not None and name != "knee":
         raise InvalidParameterError("alpha", alpha, "is KNEE's threshold: give it only with policy='knee'")
     if name == "knee" and alpha is None:
@@ -484,7 +495,7 @@ def knee_search(sizes: object, speedup: ConcaveSpeedup | SpeedUp | float | Calla
     curve = as_curve(speedup, n)
     grid = None
     if alphas is not None:
-        grid = np.asarray(alphas, dtype=float).ravel()
+        grid = real_array("alphas", alphas, allow_infinite=True, allow_nan=True).ravel()
         if grid.size == 0 or not np.all(np.isfinite(grid) & (grid > 0)):
             raise InvalidParameterError("alphas", alphas, "must be a non-empty sequence of positive finite thresholds")
         grid = grid[None, :]

@@ -216,6 +216,10 @@ class Saturation:
     n_states: int
 
 
+#: Most states of the saturated FCFS chain explored by :func:`fcfs_saturation`.
+SATURATION_MAX_STATES = 2_000_000
+
+
 def fcfs_saturation(servers: int, classes: Iterable[JobClass]) -> Saturation:
     """The stability limit of FCFS: the throughput of the saturated multiserver-job queue, exactly.
 
@@ -262,6 +266,7 @@ def fcfs_saturation(servers: int, classes: Iterable[JobClass]) -> Saturation:
     alpha = tuple(float(c.probability) for c in classes)
     mu = tuple(1 / float(c.mean_size) for c in classes)
     system = _System("fcfs", "lumped", tuple(c.need for c in classes), alpha, mu, (0,) * len(classes), k, 1)
+    system.refuse_large(SATURATION_MAX_STATES)      # before the first state is settled, job by job
 
     def transitions(state):
         serving, head = state
@@ -271,7 +276,7 @@ def fcfs_saturation(servers: int, classes: Iterable[JobClass]) -> Saturation:
                     yield (busy, new_head), weight
 
     start = next((s, h) for (s, h, _), _ in system._settle((0,) * len(classes), 0, math.inf, 1.0))
-    chain = CTMC.from_function(start, transitions)
+    chain = CTMC.from_function(start, transitions, max_states=SATURATION_MAX_STATES)
     pi = chain.stationary()
     throughput = pi.expected(lambda state: sum(x * rate for x, rate in zip(state[0], mu, strict=True)))
     return Saturation(throughput=throughput, max_load=throughput * float(sum(c.demand for c in classes)) / k,
@@ -323,12 +328,7 @@ class _System:
         if self.max_waiting >= max_states:  # every count of waiting jobs from 0 to max_waiting is a state
             raise StateSpaceTooLargeError(self.max_waiting + 1, max_states, f"the chain truncated at max_waiting = "
                                                                            f"{self.max_waiting} waiting jobs", at_least=True)
-        # Class i alone can hold 0, 1, ..., s_i + ⌊|H| / n_i⌋ jobs in service, each count a state:
-        # refuse before exploring when that alone exceeds max_states.
-        in_service = max(s + self.helpers // n for s, n in zip(self.slots, self.needs, strict=True))
-        if in_service >= max_states:
-            raise StateSpaceTooLargeError(in_service + 1, max_states, "the chain (jobs of one class in service)",
-                                          at_least=True)
+        self.refuse_large(max_states)
         build = {"sequence": self._sequence_chain, "lumped": self._lumped_chain, "counts": self._msf_chain}
         return build[self.representation](max_states)
 
@@ -355,6 +355,16 @@ class _System:
             serving[waiting[start]] += 1
             start += 1
         return waiting[start:]
+
+    def refuse_large(self, max_states: int) -> None:
+        """Refuse before exploring when class i alone can hold max_states jobs in service.
+
+        Class i alone can hold 0, 1, ..., s_i + ⌊|H| / n_i⌋ jobs in service, each count a state.
+        """
+        in_service = max(s + self.helpers // n for s, n in zip(self.slots, self.needs, strict=True))
+        if in_service >= max_states:
+            raise StateSpaceTooLargeError(in_service + 1, max_states, "the chain (jobs of one class in service)",
+                                          at_least=True)
 
     def _sequence_chain(self, max_states: int) -> CTMC:
         rule3 = self.policy == "bs-fcfs"

@@ -19,7 +19,7 @@ import numpy as np
 
 from analytic.errors import InvalidParameterError, UnstableSystemError
 from analytic.simulation import SizeLaw, exponential, fitted, size_law
-from analytic.validation import instances, integer, positive
+from analytic.validation import instances, integer, positive, real
 
 __all__ = ["JobClass"]
 
@@ -83,7 +83,8 @@ class JobClass:
         if not isinstance(self.probability, Real) or not 0 < self.probability <= 1:
             raise InvalidParameterError("probability", self.probability, "must lie in (0, 1]")
         positive("mean_size", self.mean_size)
-        if self.size_std is not None and not 0 <= self.size_std < math.inf:
+        if self.size_std is not None and (real("size_std", self.size_std, allow_infinite=True) < 0
+                                          or math.isinf(self.size_std)):
             raise InvalidParameterError("size_std", self.size_std, "must be non-negative and finite")
         if self.size is not None:
             law = size_law(self.size, float(self.mean_size))

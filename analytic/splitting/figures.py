@@ -27,18 +27,19 @@ import sys
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
+from numbers import Integral
 
 import numpy as np
 from tqdm import tqdm
 
 from analytic.errors import InvalidParameterError
 from analytic.simulation import SerialExecutor, check_executor
-from analytic.splitting.classes import JobClass
+from analytic.splitting.classes import JobClass, _classes, _servers
 from analytic.splitting.limits import critical_system, subcritical_system
 from analytic.splitting.paper import figure1_classes, figure1_need_scale
 from analytic.splitting.policies import POLICIES
 from analytic.splitting.simulation import MultiserverSimulation, simulate_multiserver
-from analytic.validation import instances, integer
+from analytic.validation import instances, integer, positive, real_array
 
 __all__ = ["FIGURE1_SERVERS", "FIGURE_POLICIES", "Sweep", "System", "figure1_systems", "figure2_heavy_traffic",
            "figure2_subcritical", "figure3_systems", "sweep"]
@@ -83,7 +84,7 @@ def figure1_systems(servers: Sequence[int] = FIGURE1_SERVERS, theta: float = 0.7
     [(256, 4, 0.9125), (2048, 16, 0.9381)]
     """
     result = []
-    for k in servers:
+    for k in instances("servers", servers, Integral):
         system = critical_system(k, figure1_need_scale(k), theta, figure1_classes())
         result.append(System(f"k = {k}", k, k, system.classes, system.arrival_rate, system.load))
     return tuple(result)
@@ -100,7 +101,7 @@ def figure2_heavy_traffic(servers: int = 2048, loads: Sequence[float] = (0.5, 0.
     """
     classes = figure1_classes(figure1_need_scale(servers))
     demand = float(sum(c.demand for c in classes))
-    return tuple(System(f"ρ = {rho:g}", rho, servers, classes, rho * servers / demand, rho) for rho in loads)
+    return tuple(System(f"ρ = {rho:g}", rho, servers, classes, rho * servers / demand, rho) for rho in _loads(loads))
 
 
 def figure2_subcritical(load: float = 0.8, servers: Sequence[int] = FIGURE1_SERVERS) -> tuple[System, ...]:
@@ -112,9 +113,9 @@ def figure2_subcritical(load: float = 0.8, servers: Sequence[int] = FIGURE1_SERV
     [(32, 0.8), (256, 0.8)]
     """
     base = figure1_classes()
-    rate = load / float(sum(c.demand for c in base))
+    rate = positive("load", load) / float(sum(c.demand for c in base))
     result = []
-    for k in servers:
+    for k in instances("servers", servers, Integral):
         system = subcritical_system(k, figure1_need_scale(k), rate, base)
         result.append(System(f"k = {k}", k, k, system.classes, system.arrival_rate, system.load))
     return tuple(result)
@@ -130,9 +131,17 @@ def figure3_systems(classes: Iterable[JobClass], servers: int,
     >>> [round(s.arrival_rate * 1e3, 6) for s in figure3_systems(SDSC_SP2, 1024, (0.5,))]
     [4.863966]
     """
-    classes = tuple(classes)
+    classes = _classes(classes)
+    servers = _servers(servers, classes)
     demand = float(sum(c.demand for c in classes))
-    return tuple(System(f"ρ = {rho:g}", rho, servers, classes, rho * servers / demand, rho) for rho in loads)
+    return tuple(System(f"ρ = {rho:g}", rho, servers, classes, rho * servers / demand, rho) for rho in _loads(loads))
+
+
+def _loads(loads: object) -> list[float]:
+    values = real_array("loads", loads, ndim=1, allow_empty=False)
+    if np.any(values <= 0):
+        raise InvalidParameterError("loads", loads, "must be positive")
+    return values.tolist()
 
 
 @dataclass(frozen=True, repr=False)

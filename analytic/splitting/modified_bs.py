@@ -65,7 +65,8 @@ def modified_bs_chain(servers: int, arrival_rate: float, classes: Iterable[JobCl
     classes = _classes(classes)
     rate = positive("arrival_rate", arrival_rate)
     reserved = balanced_partition(servers, classes).reserved
-    phases = [_service_phases(i, c, (hyperexponential or {}).get(i)) for i, c in enumerate(classes)]
+    phases = [_service_phases(i, c, spec) for (i, c), spec in zip(enumerate(classes),
+                                                                  _phase_specs(hyperexponential, len(classes)), strict=True)]
 
     def moved(state, i, phase, change):
         busy = list(state[i])
@@ -96,6 +97,17 @@ def _service_phases(index: int, job_class: JobClass, spec: tuple[float, float] |
         raise InvalidParameterError(f"hyperexponential[{index}]", spec,
                                     f"needs 0 < q < 1 and q/rate < d_i = {mean:g} so that the second phase keeps the mean")
     return (q, 1 - q), (first, (1 - q) / (mean - q / first))
+
+
+def _phase_specs(hyperexponential: object, count: int) -> list:
+    """The (p, rate) of each class from ``hyperexponential`` (None where absent); keys must be class indices."""
+    if hyperexponential is None:
+        return [None] * count
+    if not isinstance(hyperexponential, Mapping) or not all(
+            isinstance(i, int) and 0 <= i < count for i in hyperexponential):
+        raise InvalidParameterError("hyperexponential", hyperexponential,
+                                    f"must be None or a mapping from class indices 0..{count - 1} to (p, rate)")
+    return [hyperexponential.get(i) for i in range(count)]
 
 
 def modified_bs_helper_probability(servers: int, arrival_rate: float, classes: Iterable[JobClass],

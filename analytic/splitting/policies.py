@@ -55,8 +55,10 @@ import numpy as np
 from scipy import special
 
 from analytic.errors import InvalidParameterError
+from analytic.memory import require
 from analytic.simulation import Discrete, ErlangMixture, Pareto, SizeLaw
 from analytic.splitting.classes import JobClass
+from analytic.validation import integer, real_array
 
 __all__ = ["POLICIES", "Policy", "PolicyState", "gittins_rank", "gittins_table", "resolve_policy"]
 
@@ -231,6 +233,15 @@ def _ratio(survival, tail, a: np.ndarray, b: np.ndarray, sa: np.ndarray, ta: np.
         return np.where(drop > 0, (ta - tail(b)) / np.where(drop > 0, drop, 1.0), np.inf)
 
 
+def _check_law(law: object) -> None:
+    if not isinstance(law, SizeLaw):
+        raise InvalidParameterError("law", law, "must be an analytic.simulation.SizeLaw")
+
+
+#: Memory of the Gittins search per age: a grid of 160 trial ends b, a few float arrays of each.
+_BYTES_PER_AGE = 160 * 8 * 8
+
+
 def gittins_rank(law: SizeLaw, ages: float | np.ndarray) -> np.ndarray:
     """The Gittins rank G(a) = inf_{b > a} E[min(D, b) - a | D > a] / P(D <= b | D > a) of a size law.
 
@@ -271,11 +282,11 @@ def gittins_rank(law: SizeLaw, ages: float | np.ndarray) -> np.ndarray:
     >>> gittins_rank(deterministic(3.0), [0.0, 1.0]).tolist()
     [3.0, 2.0]
     """
-    if not isinstance(law, SizeLaw):
-        raise InvalidParameterError("law", law, "must be an analytic.simulation.SizeLaw")
-    a = np.asarray(ages, dtype=float)
+    _check_law(law)
+    a = real_array("ages", ages, allow_infinite=True)
     if not np.all(np.isfinite(a)) or np.any(a < 0):
         raise InvalidParameterError("ages", ages, "must be finite and >= 0")
+    require(_BYTES_PER_AGE * a.size, "the Gittins search over the ages", a.size)
     shape = a.shape
     a = a.ravel()
     survival, tail = _survival_and_tail(law)
@@ -317,6 +328,8 @@ def gittins_table(law: SizeLaw, points: int = 256) -> tuple[np.ndarray, np.ndarr
     >>> bool(np.allclose(ranks, 1.0, rtol=1e-9, atol=0))
     True
     """
+    _check_law(law)
+    require(_BYTES_PER_AGE * integer("points", points, minimum=2), "the Gittins table", points)
     survival, _ = _survival_and_tail(law)
     if isinstance(law, ErlangMixture) and law.phases.tolist() == [1]:  # exponential: a constant rank
         ages = np.array([0.0, law.mean])

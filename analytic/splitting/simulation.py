@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from analytic.errors import InvalidParameterError
+from analytic.memory import require
 from analytic.simulation import (
     CHUNK,
     Estimate,
@@ -395,6 +396,10 @@ def _replication(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
 # The public function
 # ---------------------------------------------------------------------------------------------
 
+#: Memory of the event loop per server (its job, the job's remaining work, free lists), an upper estimate.
+_BYTES_PER_SERVER = 64
+
+
 def simulate_multiserver(policy: str | Callable[[PolicyState], object], servers: int, classes: Iterable[JobClass],
                          arrival_rate: float, jobs: int = 1_000_000, warmup: int | None = None, replications: int = 1,
                          seed: int | np.random.SeedSequence | np.random.Generator | None = None,
@@ -463,6 +468,7 @@ def simulate_multiserver(policy: str | Callable[[PolicyState], object], servers:
     """
     classes = _classes(classes)
     k = _servers(servers, classes)
+    require(_BYTES_PER_SERVER * k, f"the state of {k:,} servers", k)
     chosen = resolve_policy(policy, k, classes)
     rate = check_load(k, arrival_rate, classes)
     total, runs = integer("jobs", jobs), integer("replications", replications)
