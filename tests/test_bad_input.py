@@ -49,6 +49,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import analytic
+from analytic import partitioning as P
 from analytic.errors import AnalyticError, ConvergenceError, InvalidParameterError
 
 #: Seconds one call may run before the signal interrupts it (Python code) ...
@@ -212,55 +213,6 @@ def _shared_objects() -> dict[str, Callable[[], Any]]:
 
 
 RESULT = "result class: built by the package, checked through the baselines that return it"
-
-#: Callables the sweep still finds defects in (raw exceptions on wrong types, mostly accessors of
-#: result objects and internal-facing helpers), left for a follow-up; test_open_defects_are_still_open
-#: fails as soon as one is fixed, so that this table only shrinks.
-OPEN: dict[str, str] = {  # callable: the first defect the sweep finds
-    "analytic.partitioning.Cluster": "slots = [[1.0], [1.0, 2.0]]: raw ValueError",
-    "analytic.partitioning.ConfigurationLaw.expected": "values = 'abc': raw ValueError",
-    "analytic.partitioning.Configurations.counts_of": "key = 'abc': raw ValueError",
-    "analytic.partitioning.Configurations.describe": "i = 'abc': raw IndexError",
-    "analytic.partitioning.Configurations.index": "key = 'abc': raw KeyError",
-    "analytic.partitioning.Configurations.key": "counts = 'abc': raw TypeError",
-    "analytic.partitioning.Configurations.multiplicity": "i = 'abc': raw IndexError",
-    "analytic.partitioning.Configurations.weight": "queue_weights = 'abc': raw ValueError",
-    "analytic.partitioning.GraphJob": "edge_weights = 'abc': raw ValueError",
-    "analytic.partitioning.OperatingPoint.queues": "h = 'abc': raw ValueError",
-    "analytic.partitioning.PartitioningSimulation.cost_law_estimate": "cost = 'abc': raw UFuncTypeError",
-    "analytic.partitioning.PartitioningSimulation.queue_estimate": "job = 'abc': raw IndexError",
-    "analytic.partitioning.PartitioningSimulation.templates_estimate": "job = 'abc': raw IndexError",
-    "analytic.partitioning.adgp_chain": "queue_weights = 1000000000000000000: InvalidParameterError not naming 'queue_",
-    "analytic.partitioning.class_table": "cheapest = 'abc': accepted without an error",
-    "analytic.partitioning.configuration_count": "symmetry = 'abc': accepted without an error",
-    "analytic.partitioning.configurations": "symmetry = 'abc': accepted without an error",
-    "analytic.partitioning.corollary1_parameters": "beta = 1e-300: raw OverflowError",
-    "analytic.partitioning.cost_distribution": "max_assignments = 'abc': raw TypeError",
-    "analytic.partitioning.dgp_chain": "reduce = array([2., 1.]): raw ValueError",
-    "analytic.partitioning.dgp_queue_weights": "queues = 'abc': raw ValueError",
-    "analytic.partitioning.distributions.queue_weight_vector": "types = 'abc': InvalidParameterError not naming 'types'",
-    "analytic.partitioning.log_power": "x = 'abc': raw ValueError",
-    "analytic.partitioning.loss_chain": "reduce = array([2., 1.]): raw ValueError",
-    "analytic.partitioning.lump": "space = 'abc': raw AttributeError",
-    "analytic.partitioning.machine_symmetries": "cluster = 'abc': raw AttributeError",
-    "analytic.partitioning.max_weight_configuration": "queues = 'abc': raw ValueError",
-    "analytic.partitioning.operating_point": "beta = 1e-300: ConvergenceError: operating point: mean ",
-    "analytic.partitioning.partition_cost": "template = [[1.0], [1.0, 2.0]]: raw ValueError",
-    "analytic.partitioning.simulate_adgp": "clock_rate = 1000000000000000000: still running after 5 s ",
-    "analytic.partitioning.simulate_dgp": "b = 'abc': raw TypeError",
-    "analytic.partitioning.simulate_max_weight": "frame = 1e-300: still running after 5 s ",
-    "analytic.partitioning.solve_variational": "queue_weights = 1000000000000000000: raw SolverError",
-    "analytic.partitioning.spectral_gap": "chain = 'abc': raw AttributeError",
-    "analytic.partitioning.state_space": "cheapest = 'abc': accepted without an error",
-    "analytic.partitioning.static_partitioning": "solver = array([2., 1.]): raw ValueError",
-    "analytic.partitioning.template_classes": "max_assignments = 'abc': raw TypeError",
-    "analytic.partitioning.template_count": "free = [[1.0], [1.0, 2.0]]: raw ValueError",
-    "analytic.partitioning.templates": "max_templates = 'abc': raw TypeError",
-    "analytic.partitioning.templates.falling_factorial": "n = 'abc': raw TypeError",
-    "analytic.partitioning.theorem2_bounds": "b = 'abc': raw TypeError",
-    "analytic.partitioning.theorem2_conditions": "epsilon = 1e-300: raw OverflowError",
-    "analytic.partitioning.variational_objective": "probabilities = 'abc': raw ValueError",
-}
 
 _CTMC_KERNEL = "a kernel of analytic.ctmc: CTMC validates the generator and the states before calling it"
 _NUMBA = "a numba kernel of compiled event loops: its arguments are the loop's own arrays"
@@ -836,7 +788,7 @@ def _never_valid(value: Any) -> bool:
 # The sweep runs in a forked child: capped memory, killable when a compiled loop hangs
 
 
-def _child(key: str, write: int, first_only: bool) -> None:
+def _child(key: str, write: int) -> None:
     def send(kind: str, text: str = "") -> None:
         os.write(write, (json.dumps([kind, text]) + "\n").encode())
 
@@ -860,13 +812,11 @@ def _child(key: str, write: int, first_only: bool) -> None:
         defect = judge(baseline, parameter, value, must_raise)
         if defect:
             send("defect", f"{parameter} = {_short(value)}: {defect}")
-            if first_only:
-                return
     send("start", "hypothesis exploration")
     _explore(key, baseline, lambda text: send("defect", text))
 
 
-def sweep(key: str, first_only: bool = False) -> list[str]:
+def sweep(key: str) -> list[str]:
     """Defects the sweep finds in one callable (empty when it answers every input well)."""
     try:  # once in this process: shared objects and compiled (numba) loops are then inherited, not rebuilt per child
         baseline = BASELINES[key](PUBLIC[key])
@@ -878,7 +828,7 @@ def sweep(key: str, first_only: bool = False) -> list[str]:
     if pid == 0:  # pragma: no cover - the child
         os.close(read)
         try:
-            _child(key, write, first_only)
+            _child(key, write)
         finally:
             os._exit(0)
     os.close(write)
@@ -934,16 +884,10 @@ def compiled_solver():
     CTMC([[0, 1.0], [2.0, 0]]).stationary()
 
 
-@pytest.mark.parametrize("key", [key for key in SWEPT if key not in OPEN])
+@pytest.mark.parametrize("key", SWEPT)
 def test_bad_input_is_refused_cleanly(key):
     defects = sweep(key)
     assert not defects, f"{key}:\n  " + "\n  ".join(defects)
-
-
-@pytest.mark.parametrize("key", sorted(OPEN))
-def test_open_defects_are_still_open(key):
-    """Each entry of OPEN still has a defect (stopping at the first); a fixed one must leave the table."""
-    assert sweep(key, first_only=True), f"{key} answers every input well now: remove it from OPEN"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1086,9 +1030,45 @@ def test_greedy_chain_refuses_a_billion_servers_before_allocating():
      r"^shape = 1e-300: is so small that Pareto sizes overflow double precision"),
     (lambda: __import__("analytic.hesrpt", fromlist=["x"]).compare_policies(p=(0.5,), servers=100, jobs=5, seeds=(-1,)),
      r"^seeds = \(-1,\): must be integers >= 0"),
+    # partitioning
+    (lambda: P.Cluster([2, 2], distance="abc"), r"^distance = 'abc': must be a real number or an array"),
+    (lambda: P.configurations(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0), symmetry="no"),
+     r"^symmetry = 'no': must be True or False$"),
+    (lambda: P.configurations(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0)).describe(99),
+     r"^i = 99: must be a state index below 5$"),
+    (lambda: P.configurations(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0)).index((7, 7)),
+     r"^key = \(7, 7\): must be the key of a state"),
+    (lambda: __import__("analytic.partitioning.templates", fromlist=["x"]).falling_factorial(5, -1),
+     r"^k = -1: must be an integer >= 0$"),
+    (lambda: P.static_partitioning(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0), solver=np.ones(2)),
+     r'^solver = .*: must be "highs" or "cvxpy"$'),
+    (lambda: P.max_weight_configuration(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0), [1.0], 1.0, f="log"),
+     r"^f = 'log': must be a function of the queue vector"),
+    (lambda: P.lump(P.state_space(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0)), [(0, [0, 0])]),
+     r"^configuration = .*: must be \(type in 0..0, slot of each node\) pairs, one per template: template = "),
+    # clock_rate e^(q/β) = e^(10^18): the arrival rates of ADGP's chain overflow
+    (lambda: P.adgp_chain(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0), 1.0, 10**18, 1.0),
+     r"^queue_weights = 1000000000000000000: over beta = 1 give arrival rates"),
+    (lambda: P.operating_point(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 0.5, 1.0), 1e-300),
+     r"^beta = 1e-300: must be at least 2e-09 \(1e-9 times the largest cost\)"),
+    (lambda: P.solve_variational(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 0.5, 1.0), 10**18, 1.0),
+     r"^queue_weights = 1000000000000000000: over beta = 1 give weights W/β up to 2e\+18"),
+    (lambda: P.simulate_adgp(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 0.5, 1.0), 1.0, 0.5, 10**18, time=100.0),
+     r"^clock_rate = 1e\+18: times time = 100 asks for 1e\+20 clock ticks"),
+    (lambda: P.simulate_max_weight(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 0.5, 1.0), 1.0, 1e-300, time=100.0),
+     r"^frame = 1e-300: divides time = 100 into 1e\+302 frames"),
 ])
 def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
     from analytic.errors import AnalyticError
 
     with pytest.raises(AnalyticError, match=match):
         call()
+
+
+def test_thresholds_beyond_double_precision_are_infinite_not_an_overflow():
+    """Theorem 2's h threshold C_0 β⁻¹ ε^(-(2-b+1/b)/(1-b)) at ε = 1e-300 and Corollary 1's log h = β^(-1/(1-b)) at
+    β = 1e-300 exceed double precision: inf (the hypothesis (28) then fails), where they raised OverflowError."""
+    conditions = P.theorem2_conditions(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 0.5, 1.0), 0.1, 0.5, 1e-300, 10.0, 0.5)
+    assert conditions.log_h_required == math.inf and not conditions.holds
+    assert P.corollary1_parameters(1e-300, 0.5).log_h == math.inf
+    assert P.corollary1_parameters(0.5, 0.5).log_h == pytest.approx(4.0, rel=1e-15, abs=0)      # (1/2)^(-2), by hand

@@ -133,7 +133,7 @@ def test_repr_and_expected():
     (lambda: dgp_distribution(FIGURE1_CLUSTER, FIGURE1_JOB, 1.0, -1.0), "beta = -1: must be positive"),
     (lambda: dgp_distribution(FIGURE1_CLUSTER, FIGURE1_JOB, float("nan"), 1.0), "queue_weights = nan: must be 1 finite"),
     (lambda: dgp_distribution(FIGURE1_CLUSTER, FIGURE1_JOB, [1.0, 2.0], 1.0), "must be 1 finite numbers, one per job type"),
-    (lambda: dgp_distribution(FIGURE1_CLUSTER, FIGURE1_JOB, "a", 1.0), "queue_weights = 'a': must be real numbers"),
+    (lambda: dgp_distribution(FIGURE1_CLUSTER, FIGURE1_JOB, "a", 1.0), "queue_weights = 'a': must be a real number or an array"),
     (lambda: adgp_distribution(FIGURE1_CLUSTER, FIGURE1_JOB, 0.0), "clock_rate = 0: must be positive"),
     (lambda: adgp_distribution(FIGURE1_CLUSTER, FIGURE1_JOB, 1.0, beta=1.0), "beta = 1: applies only with queue_weights"),
     (lambda: adgp_distribution(FIGURE1_CLUSTER, FIGURE1_JOB, 1.0, 1.0), "beta = None: must be given with queue_weights"),

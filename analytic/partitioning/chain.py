@@ -32,8 +32,9 @@ only be larger: use ``reduce="none"`` to test the bound.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
@@ -46,7 +47,7 @@ from analytic.partitioning.configurations import Configurations, configurations,
 from analytic.partitioning.distributions import queue_weight_vector
 from analytic.partitioning.model import Cluster, GraphJob, check_jobs
 from analytic.partitioning.templates import max_template_cost, partition_cost
-from analytic.validation import positive
+from analytic.validation import option, positive
 
 __all__ = ["SpectralGap", "adgp_chain", "dgp_chain", "lemma1_log_bound", "lemma1_log_k0", "loss_chain", "lump",
            "spectral_gap", "uniformization_rate"]
@@ -79,9 +80,7 @@ def _loss_rules(types: tuple[GraphJob, ...], rates: np.ndarray) -> _Rules:
 
 
 def _check_reduce(reduce: str) -> str:
-    if reduce not in _REDUCTIONS:
-        raise InvalidParameterError("reduce", reduce, f"must be one of {_REDUCTIONS}")
-    return reduce
+    return option("reduce", reduce, _REDUCTIONS)
 
 
 def _build(cluster: Cluster, types: tuple[GraphJob, ...], rules: _Rules, reduce: str, max_states: int) -> CTMC:
@@ -160,14 +159,40 @@ def lump(space: Configurations, configuration: Sequence[tuple[int, Sequence[int]
     >>> space.describe(lump(space, [(0, (0, 2))]))   # one template split across the machines, cost 1
     [(0, (1, 1), 1.0)]
     """
+    if not isinstance(space, Configurations):
+        raise InvalidParameterError("space", space, "must be a Configurations (from configurations or state_space)")
+    condition = f"must be (type in 0..{len(space.jobs) - 1}, slot of each node) pairs, one per template"
+    if isinstance(configuration, str | bytes | dict) or not isinstance(configuration, Iterable):
+        raise InvalidParameterError("configuration", configuration, condition)
     index = {(int(j), tuple(u), float(b)): k for k, (j, u, b) in
              enumerate(zip(space.classes.job, space.classes.loads.tolist(), space.classes.costs, strict=True))}
     counts = np.zeros(len(space.classes), dtype=np.int64)
-    for j, template in configuration:
-        machines = space.cluster.machine_of_slot[np.asarray(template)]
-        loads = tuple(np.bincount(machines, minlength=space.cluster.machines).tolist())
-        counts[index[j, loads, partition_cost(space.cluster, space.jobs[j], np.asarray(template))]] += 1
+    for entry in configuration:
+        j, slots, cost = _template_entry(space, entry, configuration, condition)
+        loads = tuple(np.bincount(space.cluster.machine_of_slot[slots], minlength=space.cluster.machines).tolist())
+        if (j, loads, cost) not in index:
+            raise InvalidParameterError("configuration", configuration, f"holds a template of type {j} with loads {loads} "
+                                        "that is no class of the space (a cheapest-class space keeps fewer)")
+        counts[index[j, loads, cost]] += 1
     return space.index(space.key(counts))
+
+
+def _template_entry(space: Configurations, entry: object, configuration: object,
+                    condition: str) -> tuple[int, np.ndarray, float]:
+    """One ``(type, slots)`` entry of a configuration, checked: its type, slots and partition cost."""
+    try:
+        j, template = entry
+    except (TypeError, ValueError):
+        raise InvalidParameterError("configuration", configuration, condition) from None
+    if isinstance(j, bool) or not isinstance(j, Integral) or not 0 <= j < len(space.jobs):
+        raise InvalidParameterError("configuration", configuration, condition)
+    try:
+        cost = partition_cost(space.cluster, space.jobs[j], template)
+    except InvalidParameterError as error:
+        raise InvalidParameterError("configuration", configuration, f"{condition}: {error}") from None
+    if not isinstance(cost, float):
+        raise InvalidParameterError("configuration", configuration, f"{condition}: one template per entry")
+    return int(j), np.asarray(template), cost
 
 
 def dgp_chain(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], queue_weights: Sequence[float] | float, beta: float,
@@ -259,7 +284,12 @@ def adgp_chain(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], clock_rate
         raise InvalidParameterError("beta", beta, "must be given with queue_weights")
     q = queue_weight_vector(queue_weights, len(types))
     temperature = positive("beta", beta)
-    rules = _Rules(arrival=rate * np.exp(q / temperature), service=np.array([job.service_rate for job in types]),
+    with np.errstate(over="ignore"):
+        arrival = rate * np.exp(q / temperature)
+    if not np.all(np.isfinite(arrival)):
+        raise InvalidParameterError("queue_weights", queue_weights, f"over beta = {temperature:g} give arrival rates "
+                                                                   "clock_rate e^(q/β) beyond double precision")
+    rules = _Rules(arrival=arrival, service=np.array([job.service_rate for job in types]),
                    keep=lambda j, b: np.exp(-b / temperature), remove=lambda j, b: np.ones(np.shape(b)))
     return _build(cluster, types, rules, reduce, max_states)
 
@@ -359,6 +389,8 @@ def spectral_gap(chain: CTMC, xi: float) -> SpectralGap:
     3.0
     """
     rate = positive("xi", xi)
+    if not isinstance(chain, CTMC):
+        raise InvalidParameterError("chain", chain, "must be a CTMC")
     pi = chain.stationary().probabilities
     root = np.sqrt(pi)
     generator = sp.csr_array(chain.generator)

@@ -34,10 +34,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import gammaln
 
-from analytic.errors import StateSpaceTooLargeError
-from analytic.partitioning.model import Cluster, GraphJob, check_jobs
+from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
+from analytic.partitioning.model import Cluster, GraphJob, check_cluster, check_jobs
 from analytic.partitioning.templates import falling_factorial, template_classes
-from analytic.validation import integer
+from analytic.validation import flag, integer, numeric_array, real_array
 
 __all__ = ["ClassTable", "ConfigurationCount", "Configurations", "class_table", "configuration_count",
            "configurations", "machine_symmetries", "state_space"]
@@ -97,6 +97,7 @@ def class_table(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], cheapest:
     ClassTable(classes=5, types=2)
     """
     types = check_jobs(cluster, jobs)
+    cheapest = flag("cheapest", cheapest)
     parts = []
     for j, job in enumerate(types):
         classes = template_classes(cluster, job)
@@ -124,6 +125,8 @@ def machine_symmetries(cluster: Cluster, limit: int = MAX_SYMMETRIES) -> np.ndar
     >>> machine_symmetries(Cluster([4, 4, 2])).tolist()
     [[0, 1, 2], [1, 0, 2]]
     """
+    check_cluster(cluster)
+    limit = integer("limit", limit)
     groups = [np.flatnonzero(cluster.slots == s) for s in np.unique(cluster.slots)]
     if math.prod(math.factorial(len(g)) for g in groups) > limit:
         return np.arange(cluster.machines)[None, :]
@@ -217,6 +220,7 @@ def configuration_count(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], s
     ConfigurationCount(count_vectors=523, orbits=105, symmetries=6)
     """
     table = class_table(cluster, jobs, cheapest)
+    symmetry = flag("symmetry", symmetry)
     lattice = int(np.prod(cluster.slots + 1))
     if lattice > MAX_LATTICE:
         raise StateSpaceTooLargeError(lattice, MAX_LATTICE, "counting configurations on the capacity lattice")
@@ -360,6 +364,7 @@ class Configurations:
 
     def multiplicity(self, i: int) -> int:
         """``n(c)`` of state i as an exact integer."""
+        i = self._state(i)
         present = np.flatnonzero(self.counts[i])
         counts = [int(k) for k in self.counts[i, present]]
         slots = math.prod(falling_factorial(int(m), int(u)) for m, u in zip(self.cluster.slots, self.used[i], strict=True))
@@ -371,25 +376,45 @@ class Configurations:
 
         Keys label the states of the chains of :mod:`.chain` (short tuples, cheap to hash).
         """
-        ids = np.repeat(np.arange(len(self.classes)), np.asarray(counts))[None, :]
+        vector = numeric_array("counts", counts, f"must be {len(self.classes)} template counts >= 0, one per class")
+        if vector.shape != (len(self.classes),) or vector.dtype.kind not in "iu" or np.any(vector < 0):
+            raise InvalidParameterError("counts", counts, f"must be {len(self.classes)} template counts >= 0, one per class")
+        ids = np.repeat(np.arange(len(self.classes)), vector)[None, :]
         return max(tuple(_descending_image(ids, perm)[0].tolist()) for perm in self._perms)
 
     def counts_of(self, key: Sequence[int]) -> np.ndarray:
         """The count vector of a key (the orbit's representative)."""
-        return np.bincount(np.asarray(key, dtype=np.int64), minlength=len(self.classes))
+        ids = numeric_array("key", key, f"must be class ids in 0..{len(self.classes) - 1}")
+        if ids.ndim != 1 or (ids.size and (ids.dtype.kind not in "iu" or np.any((ids < 0) | (ids >= len(self.classes))))):
+            raise InvalidParameterError("key", key, f"must be class ids in 0..{len(self.classes) - 1}")
+        return np.bincount(ids.astype(np.int64), minlength=len(self.classes))
 
     def index(self, key: Sequence[int]) -> int:
         """Position among the states of the orbit with this key (see :meth:`key`)."""
-        return self._index[tuple(key)]
+        try:
+            return self._index[tuple(key)]
+        except (KeyError, TypeError):
+            raise InvalidParameterError("key", key, "must be the key of a state (see key())") from None
 
     def weight(self, queue_weights: Sequence[float]) -> np.ndarray:
         """``Σ_j Σ_(A ∈ C^(j)) w_A = Σ_j q_j |C^(j)| - Σ_A b_A`` for ``w_A = q_j - b_A`` (eqs. 10, 11)."""
-        return self.templates @ np.asarray(queue_weights, dtype=float) - self.cost
+        weights = real_array("queue_weights", queue_weights, ndim=1)
+        if weights.shape != (len(self.jobs),):
+            raise InvalidParameterError("queue_weights", queue_weights, f"must hold {len(self.jobs)} weights, one per job type")
+        return self.templates @ weights - self.cost
 
     def describe(self, i: int) -> list[tuple[int, tuple[int, ...], float]]:
         """The templates of state i as ``(type, nodes per machine, cost)``, one entry per template."""
+        i = self._state(i)
         return [(int(self.classes.job[k]), tuple(self.classes.loads[k].tolist()), float(self.classes.costs[k]))
                 for k in np.flatnonzero(self.counts[i]) for _ in range(int(self.counts[i, k]))]
+
+
+    def _state(self, i: object) -> int:
+        position = integer("i", i, minimum=0)
+        if position >= len(self):
+            raise InvalidParameterError("i", i, f"must be a state index below {len(self)}")
+        return position
 
 
 def _log_multiplicity(cluster: Cluster, table: ClassTable, counts: np.ndarray, used: np.ndarray) -> np.ndarray:
@@ -440,7 +465,7 @@ def configurations(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], symmet
     types = check_jobs(cluster, jobs)
     limit = integer("max_states", max_states)
     table = class_table(cluster, types, cheapest)
-    symmetries = machine_symmetries(cluster) if symmetry else np.arange(cluster.machines)[None, :]
+    symmetries = machine_symmetries(cluster) if flag("symmetry", symmetry) else np.arange(cluster.machines)[None, :]
     perms = _class_permutations(table, symmetries)
     visit_limit = None
     if int(np.prod(cluster.slots + 1)) <= MAX_LATTICE:
@@ -486,4 +511,4 @@ def state_space(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], cheapest:
     over β or over queue weights enumerates the configurations once. Clusters and jobs are
     compared by identity.
     """
-    return _cached(cluster, check_jobs(cluster, jobs), cheapest)
+    return _cached(cluster, check_jobs(cluster, jobs), flag("cheapest", cheapest))

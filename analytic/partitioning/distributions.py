@@ -26,7 +26,7 @@ from scipy.special import gammaln, logsumexp
 from analytic.errors import InvalidParameterError
 from analytic.partitioning.configurations import Configurations, state_space
 from analytic.partitioning.model import Cluster, GraphJob
-from analytic.validation import positive
+from analytic.validation import integer, positive, real_array
 
 __all__ = ["ConfigurationLaw", "adgp_distribution", "dgp_distribution", "loss_distribution", "queue_weight_vector"]
 
@@ -74,7 +74,10 @@ class ConfigurationLaw:
 
     def expected(self, values: np.ndarray) -> float:
         """``Σ_states p · values`` for values aligned with the states."""
-        return float(self.probabilities @ np.asarray(values, dtype=float))
+        vector = real_array("values", values, ndim=1)
+        if vector.shape != self.probabilities.shape:
+            raise InvalidParameterError("values", values, f"must hold one value per state ({self.probabilities.size})")
+        return float(self.probabilities @ vector)
 
     def cost_distribution(self) -> tuple[np.ndarray, np.ndarray]:
         """The law of the configuration's partition cost: distinct costs and their probabilities."""
@@ -89,11 +92,9 @@ class ConfigurationLaw:
 
 def queue_weight_vector(queue_weights: Sequence[float] | float, types: int) -> np.ndarray:
     """The queue weights ``q_j`` as a finite vector with one entry per type (a scalar is repeated)."""
-    try:
-        q = np.asarray(queue_weights, dtype=float)
-    except (TypeError, ValueError):
-        raise InvalidParameterError("queue_weights", queue_weights, "must be real numbers, one per job type") from None
-    q = np.full(types, float(q)) if q.ndim == 0 else q.copy()
+    types = integer("types", types, meaning=" (job types)")
+    q = real_array("queue_weights", queue_weights, " (one per job type)", allow_infinite=True, allow_nan=True)
+    q = np.full(types, float(q)) if q.ndim == 0 else q
     if q.shape != (types,) or not np.all(np.isfinite(q)):
         raise InvalidParameterError("queue_weights", queue_weights, f"must be {types} finite numbers, one per job type")
     return q

@@ -21,7 +21,7 @@ from analytic.errors import InvalidParameterError
 from analytic.partitioning.distributions import queue_weight_vector
 from analytic.partitioning.model import Cluster, GraphJob, check_jobs
 from analytic.partitioning.static import cheapest_packings
-from analytic.validation import positive
+from analytic.validation import positive, real_array
 
 __all__ = ["MaxWeight", "max_weight", "max_weight_configuration"]
 
@@ -120,11 +120,13 @@ def max_weight_configuration(cluster: Cluster, jobs: GraphJob | Sequence[GraphJo
     (2,)
     """
     types = check_jobs(cluster, jobs)
-    q = np.asarray(queues, dtype=float)
+    q = real_array("queues", queues, allow_infinite=True, allow_nan=True)
     if q.shape != (len(types),) or not np.all(np.isfinite(q)) or (q < 0).any():
         raise InvalidParameterError("queues", queues, f"must be {len(types)} finite numbers >= 0, one per job type")
     scale = positive("alpha", alpha)
-    values = np.asarray(f(q), dtype=float)
+    if not callable(f):
+        raise InvalidParameterError("f", f, "must be a function of the queue vector (e.g. numpy.log1p)")
+    values = real_array("f", f(q), " (its values at the queues)", allow_infinite=True, allow_nan=True)
     if values.shape != q.shape or not np.all(np.isfinite(values)):
         raise InvalidParameterError("f", f, f"must map the queues {q.tolist()} to finite values, elementwise")
     return max_weight(cluster, types, scale * values)

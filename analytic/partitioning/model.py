@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from analytic.errors import InvalidParameterError
-from analytic.validation import instances, integer, positive
+from analytic.validation import instances, integer, numeric_array, positive, real_array
 
 __all__ = ["Cluster", "GraphJob", "check_jobs"]
 
@@ -77,7 +77,7 @@ class Cluster:
     machine_of_slot: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
-        raw = np.asarray(self.slots)
+        raw = numeric_array("slots", self.slots, "must be a non-empty sequence of slot counts, one per machine")
         if raw.ndim != 1 or raw.size == 0:
             raise InvalidParameterError("slots", self.slots, "must be a non-empty sequence of slot counts, one per machine")
         slots = _readonly(np.array([integer(f"slots[{i}]", value) for i, value in enumerate(raw.tolist())], dtype=np.int64))
@@ -85,7 +85,7 @@ class Cluster:
         if self.distance is None:
             distance = 1.0 - np.eye(size)
         else:
-            distance = np.array(self.distance, dtype=float)
+            distance = real_array("distance", self.distance, allow_infinite=True, allow_nan=True)
             if distance.shape != (size, size):
                 raise InvalidParameterError("distance", self.distance, f"must be a {size} x {size} matrix (one row per machine)")
             if not np.all(np.isfinite(distance)) or (distance < 0).any():
@@ -172,7 +172,7 @@ class GraphJob:
         if self.edge_weights is None:
             weights = np.ones(len(pairs))
         else:
-            weights = np.array(self.edge_weights, dtype=float).ravel()
+            weights = real_array("edge_weights", self.edge_weights, allow_infinite=True, allow_nan=True).ravel()
             if weights.shape != (len(pairs),):
                 raise InvalidParameterError("edge_weights", self.edge_weights, f"must hold one weight per edge ({len(pairs)})")
             if not np.all(np.isfinite(weights)) or (weights < 0).any():
@@ -215,6 +215,13 @@ def _validate_edges(edges: Any, nodes: int) -> np.ndarray:
     return np.array(pairs, dtype=np.int64).reshape(len(pairs), 2)
 
 
+def check_cluster(cluster: object) -> Cluster:
+    """``cluster``, which must be a :class:`Cluster`."""
+    if not isinstance(cluster, Cluster):
+        raise InvalidParameterError("cluster", cluster, "must be a Cluster")
+    return cluster
+
+
 def check_jobs(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -> tuple[GraphJob, ...]:
     """The job types as a tuple, checked against the cluster (each graph must fit in its slots).
 
@@ -231,8 +238,7 @@ def check_jobs(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -> tuple[G
     ...
     analytic.errors.InvalidParameterError: jobs[0].nodes = 5: must be <= M = 4, the slots of the cluster (one per node)
     """
-    if not isinstance(cluster, Cluster):
-        raise InvalidParameterError("cluster", cluster, "must be a Cluster")
+    check_cluster(cluster)
     types = instances("jobs", jobs, GraphJob)
     for j, job in enumerate(types):
         if job.nodes > cluster.total_slots:

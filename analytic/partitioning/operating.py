@@ -30,7 +30,7 @@ from analytic.partitioning.distributions import ConfigurationLaw, adgp_distribut
 from analytic.partitioning.model import Cluster, GraphJob
 from analytic.partitioning.static import capacity_margin
 from analytic.partitioning.weights import _exponent
-from analytic.validation import positive
+from analytic.validation import positive, real
 
 __all__ = ["OperatingPoint", "operating_point"]
 
@@ -68,13 +68,18 @@ class OperatingPoint:
         """
         scale = positive("alpha", alpha)
         power = _exponent(b)
+        bias = real("h", h)
         ratio = np.maximum(self.queue_weights / scale, 0.0)
         with np.errstate(over="ignore"):
-            return np.exp(ratio ** (1.0 / power)) - float(h)
+            return np.exp(ratio ** (1.0 / power)) - bias
 
     def __repr__(self) -> str:
         return (f"OperatingPoint(beta={self.beta:g}, queue_weights={np.round(self.queue_weights, 10).tolist()}, "
                 f"expected_cost={self.expected_cost:.10g}, residual={self.residual:.2g})")
+
+
+#: Smallest β / max(1, largest partition cost) at which :func:`operating_point` resolves q*.
+MIN_BETA_RATIO = 1e-9
 
 
 def operating_point(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], beta: float,
@@ -120,6 +125,13 @@ def operating_point(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], beta:
     if margin <= 1e-9:
         raise InvalidParameterError("jobs", [round(r, 10) for r in loads.tolist()], "loads must lie strictly inside the "
                                     f"capacity region Λ (largest δ with ρ(1+δ) ∈ Λ: {margin:.6g})")
+    # q* is of the order of the costs and resolved to an ulp of it; the law weighs states by e^(q/β),
+    # so an ulp of q must stay far below β: below this ratio the fixed point is not resolved.
+    smallest = MIN_BETA_RATIO * max(1.0, float(space.cost.max()))
+    if temperature < smallest:
+        raise InvalidParameterError("beta", beta, f"must be at least {smallest:.3g} (1e-9 times the largest cost): below, "
+                                                  "double precision does not resolve q/β; the β → 0 limit is "
+                                                  "static_partitioning (Definition 2)")
     counts = space.templates.astype(float)
 
     def law_of(q: np.ndarray) -> np.ndarray:

@@ -42,12 +42,13 @@ import numba
 import numpy as np
 
 from analytic.errors import InvalidParameterError, UnstableSystemError
+from analytic.memory import require
 from analytic.partitioning.configurations import state_space
 from analytic.partitioning.model import Cluster, GraphJob, check_jobs
 from analytic.partitioning.static import cheapest_packings
 from analytic.partitioning.weights import _exponent
 from analytic.simulation import CHUNK, Estimate, check_executor, growth_rate, mean_estimate, replicate, root_seed
-from analytic.validation import confidence, integer, positive
+from analytic.validation import confidence, integer, numeric_array, positive, real, real_array
 
 __all__ = ["ALGORITHMS", "PartitioningSimulation", "simulate_adgp", "simulate_dgp", "simulate_max_weight"]
 
@@ -139,14 +140,23 @@ class PartitioningSimulation:
 
     def templates_estimate(self, job: int = 0) -> Estimate:
         """``E|C^(j)|`` of type ``job`` as an :class:`~analytic.simulation.Estimate`."""
+        job = self._job(job)
         return self._estimate(self.templates[job], self.templates_ci[job])
 
     def queue_estimate(self, job: int = 0) -> Estimate:
         """``E Q^(j)`` of type ``job`` as an :class:`~analytic.simulation.Estimate`."""
+        job = self._job(job)
         return self._estimate(self.queue[job], self.queue_ci[job])
+
+    def _job(self, job: object) -> int:
+        index = integer("job", job, minimum=0)
+        if index >= len(self.templates):
+            raise InvalidParameterError("job", job, f"must be a job type index below {len(self.templates)}")
+        return index
 
     def cost_law_estimate(self, cost: float) -> Estimate:
         """Fraction of time the configuration costs ``cost``, as an :class:`~analytic.simulation.Estimate`."""
+        cost = real("cost", cost)
         hits = np.flatnonzero(np.abs(self.cost_levels - cost) <= 1e-9 * max(1.0, abs(cost)))
         if not hits.size:
             raise InvalidParameterError("cost", cost, f"must be one of the cost levels {self.cost_levels.tolist()}")
@@ -670,6 +680,10 @@ def _summarise(setup: _Setup, runs: list[_Tallies], level: float, seed: np.rando
         replications=len(runs), seed=seed.entropy)
 
 
+#: Most clock ticks (ADGP) or frames (Max-Weight) one run may ask for: each is an event of the loop.
+MAX_EVENTS = 1e12
+
+
 def _simulate(algorithm: str, cluster: Cluster, jobs, alpha: float, beta: float, b: float, h: float, epsilon: float,
               frozen_queues, clock_rate: float, frame: float, time: float, warmup: float | None, replications: int,
               seed, executor: Executor | None, level: float, batches: int, initial_queues, progress: bool | None
@@ -678,27 +692,35 @@ def _simulate(algorithm: str, cluster: Cluster, jobs, alpha: float, beta: float,
     a = positive("alpha", alpha)
     temperature = positive("beta", beta)
     _exponent(b)
-    bias = float(h)
+    bias = real("h", h, allow_infinite=True)
     if not bias >= 1 or not math.isfinite(bias):
         raise InvalidParameterError("h", h, "must be finite and >= 1 (f = log^(1-b) is evaluated at h + Q)")
     share = positive("epsilon", epsilon)
     if share >= 1:
         raise InvalidParameterError("epsilon", epsilon, "must lie in (0, 1) (eq. 12)")
     horizon = positive("time", time)
-    skip = 0.1 * horizon if warmup is None else float(warmup)
+    skip = 0.1 * horizon if warmup is None else real("warmup", warmup)
+    if clock_rate * horizon > MAX_EVENTS:
+        raise InvalidParameterError("clock_rate", clock_rate, f"times time = {horizon:g} asks for {clock_rate * horizon:.3g} "
+                                                              f"clock ticks, more than {MAX_EVENTS:g}")
+    if frame > 0 and horizon / frame > MAX_EVENTS:
+        raise InvalidParameterError("frame", frame, f"divides time = {horizon:g} into {horizon / frame:.3g} frames, "
+                                                    f"more than {MAX_EVENTS:g}")
     if not 0 <= skip < horizon:
         raise InvalidParameterError("warmup", warmup, f"must lie in [0, time = {horizon:g})")
     runs = integer("replications", replications)
     k = integer("batches", batches, minimum=2 if runs == 1 else 1)
+    require(8.0 * k * (6 * len(types) + 4), f"the tallies of {k:,} batches", k)
     confidence("level", level)
     check_executor(executor)
-    start = np.zeros(len(types), dtype=np.int64) if initial_queues is None else np.asarray(initial_queues)
+    start = np.zeros(len(types), dtype=np.int64) if initial_queues is None else numeric_array(
+        "initial_queues", initial_queues, f"must be {len(types)} non-negative integers")
     if start.shape != (len(types),) or not np.issubdtype(start.dtype, np.integer) or (start < 0).any():
         raise InvalidParameterError("initial_queues", initial_queues, f"must be {len(types)} non-negative integers")
     parameters = np.array([a, bias, share, float(b)])
     frozen = None
     if frozen_queues is not None:
-        fixed = np.asarray(frozen_queues, dtype=float)
+        fixed = real_array("frozen_queues", frozen_queues, allow_infinite=True, allow_nan=True)
         if fixed.shape != (len(types),) or not np.all(np.isfinite(fixed)) or (fixed < 0).any():
             raise InvalidParameterError("frozen_queues", frozen_queues, f"must be {len(types)} finite numbers >= 0")
         frozen = np.zeros(len(types))

@@ -185,7 +185,7 @@ def static_partitioning(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], s
     StaticPartition(cost=1.5, delta_star=0.142857142857, interior=True, time_sharing=[((3,), 0.5, 0.0), ((4,), 0.5, 3.0)],
         solver='highs')
     """
-    if solver not in ("highs", "cvxpy"):
+    if not isinstance(solver, str) or solver not in ("highs", "cvxpy"):
         raise InvalidParameterError("solver", solver, 'must be "highs" or "cvxpy"')
     packings = cheapest_packings(cluster, jobs)
     space = packings.configurations

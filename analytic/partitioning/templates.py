@@ -26,6 +26,7 @@ import numpy as np
 
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.partitioning.model import Cluster, GraphJob, check_jobs
+from analytic.validation import integer, numeric_array
 
 __all__ = ["TemplateClasses", "TemplateCosts", "cost_distribution", "falling_factorial", "max_template_cost",
            "partition_cost", "template_classes", "template_count", "templates"]
@@ -40,6 +41,7 @@ def falling_factorial(n: int, k: int) -> int:
     >>> falling_factorial(12, 5)
     95040
     """
+    n, k = integer("n", n, minimum=0), integer("k", k, minimum=0)
     return math.perm(n, k) if k <= n else 0
 
 
@@ -75,7 +77,7 @@ def partition_cost(cluster: Cluster, job: GraphJob, template: Any) -> float | np
     1.0
     """
     (job,) = check_jobs(cluster, job)
-    slots = np.asarray(template)
+    slots = numeric_array("template", template, f"must give one integer slot per node ({job.nodes}) in each row")
     rows = np.atleast_2d(slots)
     if slots.ndim not in (1, 2) or rows.shape[1] != job.nodes or not np.issubdtype(rows.dtype, np.integer):
         raise InvalidParameterError("template", template, f"must give one integer slot per node ({job.nodes}) in each row")
@@ -128,7 +130,7 @@ def template_count(cluster: Cluster, job: GraphJob, free: int | Sequence[int] | 
     if free is None:
         total = cluster.total_slots
     else:
-        values = np.atleast_1d(np.asarray(free))
+        values = np.atleast_1d(numeric_array("free", free, "must be a non-negative integer or one per machine"))
         if not np.issubdtype(values.dtype, np.integer) or values.ndim != 1 or (values < 0).any():
             raise InvalidParameterError("free", free, "must be a non-negative integer or one per machine")
         if len(values) > 1 and (len(values) != cluster.machines or (values > cluster.slots).any()):
@@ -160,7 +162,7 @@ def templates(cluster: Cluster, job: GraphJob, max_templates: int = 2_000_000) -
     """
     (job,) = check_jobs(cluster, job)
     count = template_count(cluster, job)
-    if count > max_templates:
+    if count > integer("max_templates", max_templates):
         raise StateSpaceTooLargeError(count, max_templates, "enumerating the templates")
     rows = np.zeros((1, 0), dtype=np.int64)
     for _ in range(job.nodes):
@@ -232,7 +234,7 @@ def template_classes(cluster: Cluster, job: GraphJob, max_assignments: int = MAX
     (job,) = check_jobs(cluster, job)
     size, nodes = cluster.machines, job.nodes
     count = size**nodes
-    if count > max_assignments:
+    if count > integer("max_assignments", max_assignments):
         raise StateSpaceTooLargeError(count, max_assignments, "enumerating the node-to-machine maps (L^|V|)")
     machines = np.stack(np.unravel_index(np.arange(count), (size,) * nodes), axis=1) if nodes else np.zeros((1, 0), int)
     loads = np.zeros((count, size), dtype=np.int64)

@@ -30,10 +30,14 @@ from analytic.errors import ConvergenceError, InvalidParameterError
 from analytic.partitioning.distributions import dgp_distribution, loss_distribution, queue_weight_vector
 from analytic.partitioning.maxweight import max_weight
 from analytic.partitioning.model import Cluster, GraphJob
-from analytic.validation import positive
+from analytic.validation import positive, real_array
 
 __all__ = ["Corollary2", "VariationalSolution", "corollary2", "solve_variational", "variational_objective",
            "variational_optimum"]
+
+
+#: Largest |W|/β handed to the conic solver (Clarabel solved Figure 1's problem up to 1e6).
+MAX_SCALE = 1e6
 
 
 def _weights(cluster: Cluster, jobs, queue_weights, beta) -> tuple[np.ndarray, np.ndarray, float]:
@@ -69,7 +73,7 @@ def variational_objective(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob],
     -2.9090909091
     """
     weight, log_gamma, temperature = _weights(cluster, jobs, queue_weights, beta)
-    p = np.asarray(probabilities, dtype=float)
+    p = real_array("probabilities", probabilities, allow_infinite=True, allow_nan=True)
     if p.shape != weight.shape or not np.all(np.isfinite(p)) or (p < 0).any() or abs(p.sum() - 1.0) > 1e-9:
         raise InvalidParameterError("probabilities", probabilities,
                                     f"must be {len(weight)} non-negative numbers summing to 1, one per state")
@@ -139,6 +143,12 @@ def solve_variational(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], que
     import cvxpy as cp
 
     weight, log_gamma, temperature = _weights(cluster, jobs, queue_weights, beta)
+    scale = float(np.abs(weight).max()) / temperature
+    if scale > MAX_SCALE:
+        raise InvalidParameterError("queue_weights", queue_weights,
+                                    f"over beta = {temperature:g} give weights W/β up to {scale:.3g}, beyond the {MAX_SCALE:g} "
+                                    "that the conic solver was checked at; the optimum is the closed form "
+                                    "dgp_distribution (eq. 13's Gibbs law)")
     p = cp.Variable(len(weight), nonneg=True)
     objective = cp.Maximize((weight / temperature) @ p - cp.sum(cp.rel_entr(p, np.exp(log_gamma))))
     problem = cp.Problem(objective, [cp.sum(p) == 1])

@@ -31,14 +31,14 @@ from analytic.partitioning.distributions import loss_distribution
 from analytic.partitioning.model import Cluster, GraphJob, check_jobs
 from analytic.partitioning.static import capacity_margin, static_partitioning
 from analytic.partitioning.templates import max_template_cost
-from analytic.validation import positive
+from analytic.validation import integer, positive, real, real_array
 
 __all__ = ["Corollary1Parameters", "Theorem2Bounds", "Theorem2Conditions", "corollary1_parameters", "dgp_queue_weights",
            "log_power", "theorem2_bounds", "theorem2_conditions"]
 
 
 def _exponent(b: float) -> float:
-    if isinstance(b, bool) or not 0 <= b < 1:
+    if not 0 <= real("b", b) < 1:
         raise InvalidParameterError("b", b, "must lie in [0, 1) (Theorem 2 takes b in (0, 1); b = 0 gives f = log)")
     return 1.0 - float(b)
 
@@ -64,7 +64,7 @@ def log_power(x: float | np.ndarray, b: float) -> float | np.ndarray:
     2.0
     """
     power = _exponent(b)
-    values = np.asarray(x, dtype=float)
+    values = real_array("x", x, allow_infinite=True)
     if not np.all(np.isfinite(values)) or (values < 1).any():
         raise InvalidParameterError("x", x, "must be finite and >= 1 (f(x) = log^(1-b) x is real only there)")
     result = np.log(values) ** power
@@ -97,17 +97,17 @@ def dgp_queue_weights(queues: Sequence[float], alpha: float, h: float, epsilon: 
     >>> dgp_queue_weights([0, 1000], alpha=1.0, h=1.0, epsilon=0.9, total_slots=1, b=0.0).round(6).tolist()
     [0.777235, 6.908755]
     """
-    q = np.asarray(queues, dtype=float)
-    if q.ndim != 1 or not np.all(np.isfinite(q)) or (q < 0).any():
+    q = real_array("queues", queues, ndim=1, allow_infinite=True, allow_empty=False)
+    if not np.all(np.isfinite(q)) or (q < 0).any():
         raise InvalidParameterError("queues", queues, "must be finite numbers >= 0, one per job type")
-    bias = float(h)
+    bias = real("h", h)
     if not bias >= 1:
         raise InvalidParameterError("h", h, "must be >= 1 (f is evaluated at h + Q)")
     share = positive("epsilon", epsilon)
     if share >= 1:
         raise InvalidParameterError("epsilon", epsilon, "must lie in (0, 1) (eq. 12)")
     f = log_power(bias + q, b)
-    return positive("alpha", alpha) * np.maximum(f, share / (8 * total_slots) * f.max())
+    return positive("alpha", alpha) * np.maximum(f, share / (8 * integer("total_slots", total_slots)) * f.max())
 
 
 @dataclass(frozen=True)
@@ -181,9 +181,11 @@ def theorem2_conditions(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], a
     mu_max = max(job.service_rate for job in types)
     xi = uniformization_rate(cluster, types)
     log_k0 = lemma1_log_k0(cluster, types)
-    c0 = 8 * slots * (8 * slots * b_max + 2 * abs(np.log(512.0) + 2 * np.log(xi) - 2 * log_k0) + 2
-                      + (8.0 * slots) ** (2 / b) * mu_max ** (power / b))
-    required = c0 / t * e ** (-(2 - b + 1 / b) / power)
+    log_h = real("log_h", log_h, allow_infinite=True)
+    with np.errstate(over="ignore"):        # at small b or ε the threshold exceeds double precision: inf
+        c0 = 8 * slots * (8 * slots * b_max + 2 * abs(np.log(512.0) + 2 * np.log(xi) - 2 * log_k0) + 2
+                          + np.float64(8.0 * slots) ** (2 / b) * np.float64(mu_max) ** (power / b))
+        required = c0 / t * np.float64(e) ** (-(2 - b + 1 / b) / power)
     conditions = (
         (f"ρ(1 + δ*) ∈ Λ for some δ* > 0: largest δ = {margin:.6g}", margin > 0),
         (f"α <= β: α = {a:.6g}, β = {t:.6g}", a <= t),
@@ -222,7 +224,9 @@ def corollary1_parameters(beta: float, b: float) -> Corollary1Parameters:
     """
     t = positive("beta", beta)
     power = _exponent(b)
-    return Corollary1Parameters(alpha=t**2, log_h=t ** (-1 / power), epsilon=t ** (b**2 / 4))
+    with np.errstate(over="ignore", under="ignore"):       # log h = β^(-1/(1-b)) is inf beyond double precision
+        log_h = float(np.float64(t) ** (-1 / power))
+    return Corollary1Parameters(alpha=t**2, log_h=log_h, epsilon=t ** (b**2 / 4))
 
 
 @dataclass(frozen=True)
