@@ -273,6 +273,26 @@ def test_halfin_whitt_blocking_against_mpmath():
     assert halfin_whitt_blocking(40.0) == 0.0  # true value 1e-348 underflows
 
 
+@pytest.mark.parametrize("theta", [-3.5, -5.0, -50.0, -1e3, -1e8, -1e154, -1e300])
+def test_halfin_whitt_correction_deep_in_overload_against_mpmath(theta):
+    """1/(M + (θ³M + θ² + 2)/(3√s)), M = Φ(θ)/φ(θ), where θ³M + θ² cancels to 1 + O(θ⁻²) (it gave NaN at θ = -1e154).
+
+    Reference: the formula in mpmath at 700 digits (enough to hold θ² + 3 at θ = -1e300), M from erfc
+    up to |θ| = 1e4 and from its asymptotic series 1/x - 1/x³ + 3/x⁵ - 15/x⁷ + 105/x⁹ (x = -θ)
+    beyond, where the first omitted term is below 1e-36 relative.
+    """
+    s = 100.0
+    with mp.workdps(700):
+        x = -mp.mpf(theta)
+        if x <= 1e4:
+            m = mp.sqrt(mp.pi / 2) * mp.erfc(x / mp.sqrt(2)) * mp.exp(x * x / 2)
+        else:
+            m = 1 / x - 1 / x**3 + 3 / x**5 - 15 / x**7 + 105 / x**9
+        th = -x
+        expected = 1 / (m + (th**3 * m + th**2 + 2) / (3 * mp.sqrt(s)))
+    assert halfin_whitt_blocking(theta, servers=s) == pytest.approx(float(expected), rel=1e-14, abs=0)
+
+
 def test_lemma1_limit_and_correction():
     """√s E_s(s - θ√s) -> φ(θ)/Φ(θ) with error O(1/√s); the corrected value has error O(1/s)."""
     theta = np.array([-1.0, 0.0, 0.7, 1.5])

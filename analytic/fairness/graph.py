@@ -83,7 +83,8 @@ class CompatibilityGraph:
         own = incidence @ capacities
         if np.any(own <= 0):
             i = int(np.argmin(own))
-            raise InvalidParameterError(f"server_sets[{i}]", sets[i], "must include a server of positive capacity")
+            raise InvalidParameterError(f"server_sets[{i}]", sets[i], f"must include a server of positive capacity "
+                                                                       f"(capacities = {capacities.tolist()})")
         capacities.flags.writeable = False
         incidence.flags.writeable = False
         object.__setattr__(self, "server_sets", sets)
@@ -231,10 +232,10 @@ def check_rates(name: str, rates: Any, graph: CompatibilityGraph, allow_zero: bo
     return vector
 
 
-def check_graph(graph: Any, name: str = "graph") -> CompatibilityGraph:
+def check_graph(graph: Any) -> CompatibilityGraph:
     """``graph``, which must be a :class:`CompatibilityGraph`."""
     if not isinstance(graph, CompatibilityGraph):
-        raise InvalidParameterError(name, graph, "must be a CompatibilityGraph")
+        raise InvalidParameterError("graph", graph, "must be a CompatibilityGraph")
     return graph
 
 

@@ -492,15 +492,16 @@ def _run(setup: _Setup, replications: int, seed: Any, executor: Executor | None,
         root.entropy, interruptions, setup.law, arrival_rates, max_jobs)
 
 
-#: Largest mean number of interruptions per job simulated (each is an event of the loop).
-MAX_INTERRUPTIONS = 1e6
+#: Largest mean number of interruptions per job simulated: each is an event of the loop, and the paper's
+#: figures use m <= 5 (m → ∞ is balanced fairness, computed exactly by balanced_fairness).
+MAX_INTERRUPTIONS = 1e3
 #: Longest run, in time units, whose time integrals (job counts × time) stay finite in double precision.
 MAX_HORIZON = 1e250
 
 
 def _common(size: Any, interruptions: Any, jobs: Any, warmup: Any, replications: Any, executor: Any, level: Any,
-            batches: Any, max_jobs: Any, arrival: float) -> tuple[SizeLaw, float, float, int, int, int, int, int]:
-    """Validate the parameters shared by both simulators (``arrival``: the total arrival rate, validated)."""
+            batches: Any, max_jobs: Any, arrival: tuple[str, float]) -> tuple[SizeLaw, float, float, int, int, int, int, int]:
+    """Validate the parameters shared by both simulators (``arrival``: the name and value of the total arrival rate)."""
     law = size if isinstance(size, SizeLaw) else size_law(size)
     if not math.isfinite(law.mean):
         raise InvalidParameterError("size", size, "must have a finite mean")
@@ -518,10 +519,10 @@ def _common(size: Any, interruptions: Any, jobs: Any, warmup: Any, replications:
     if per_run - skip < (k if runs == 1 else 1):
         raise InvalidParameterError("jobs", jobs, f"must leave at least {k} arrivals per replication after the warm-up "
                                                   f"of {skip} (jobs // replications = {per_run})")
-    if per_run / arrival > MAX_HORIZON:
-        raise InvalidParameterError("arrival_rate", arrival, f"is so small that {per_run} arrivals span about "
-                                                             f"{per_run / arrival:.3g} time units, beyond {MAX_HORIZON:g} "
-                                                             "where the time integrals overflow")
+    name, rate = arrival
+    if per_run / rate > MAX_HORIZON:
+        raise InvalidParameterError(name, rate, f"is so small that {per_run} arrivals span about {per_run / rate:.3g} "
+                                                f"time units, beyond {MAX_HORIZON:g} where the time integrals overflow")
     check_executor(executor)
     confidence("level", level)
     limit = np.iinfo(np.int64).max if max_jobs is None else integer("max_jobs", max_jobs)
@@ -595,7 +596,7 @@ def simulate_interruptions(graph: CompatibilityGraph, arrival_rates: Any, size: 
     """
     rates = check_rates("arrival_rates", arrival_rates, graph)
     law, m, theta, runs, k, per_run, skip, limit = _common(size, interruptions, jobs, warmup, replications, executor,
-                                                           level, batches, max_jobs, float(rates.sum()))
+                                                           level, batches, max_jobs, ("arrival_rates", float(rates.sum())))
     if max_jobs is None:
         load = stability(graph, rates * law.mean)
         if not load.stable:
@@ -656,7 +657,7 @@ def simulate_random_assignment(servers: int, d: int, arrival_rate: float, size: 
         raise InvalidParameterError("d", d, f"must be <= servers = {s}")
     lam = positive("arrival_rate", arrival_rate)
     law, m, theta, runs, k, per_run, skip, limit = _common(size, interruptions, jobs, warmup, replications, executor,
-                                                           level, batches, max_jobs, lam)
+                                                           level, batches, max_jobs, ("arrival_rate", lam))
     if max_jobs is None and lam * law.mean >= s:
         raise UnstableSystemError("load λσ/S", lam * law.mean / s, 1.0, "Theorem 1 with random assignment")
     require(64.0 * s, f"the state of {s} servers", s)
