@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from analytic.errors import InvalidParameterError
+from analytic.memory import require
 from analytic.validation import instances, integer, numeric_array, positive, real_array
 
 __all__ = ["Cluster", "GraphJob", "check_jobs"]
@@ -80,7 +81,9 @@ class Cluster:
         raw = numeric_array("slots", self.slots, "must be a non-empty sequence of slot counts, one per machine")
         if raw.ndim != 1 or raw.size == 0:
             raise InvalidParameterError("slots", self.slots, "must be a non-empty sequence of slot counts, one per machine")
-        slots = _readonly(np.array([integer(f"slots[{i}]", value) for i, value in enumerate(raw.tolist())], dtype=np.int64))
+        counts = [integer(f"slots[{i}]", value) for i, value in enumerate(raw.tolist())]
+        require(8.0 * sum(counts), f"the table of {sum(counts):,} slots", sum(counts))
+        slots = _readonly(np.array(counts, dtype=np.int64))
         size = len(slots)
         if self.distance is None:
             distance = 1.0 - np.eye(size)
