@@ -5,7 +5,8 @@ policy here), its stationary law summed term by term with mpmath at 30 digits; E
 formula by its recursion (the reserved sets of ModifiedBS are loss systems, Property 1); the
 M/M/1 queue (under Most Servers First a class needing all k servers is served as a preemptive
 priority M/M/1 queue); the ordered-sequence chain against its lumping (two constructions of the
-same chain); the saturated FCFS system solved by hand for k = 2.
+same chain); the saturated FCFS system solved by hand for k = 2, and for needs 1 and n built from
+runs of class-1 draws (j of them, then a class-n draw, with probability p^j (1 - p)).
 """
 
 import math
@@ -186,6 +187,58 @@ def test_fcfs_saturation_by_hand():
     assert result.throughput == pytest.approx(throughput, rel=1e-12)
     assert result.max_load == pytest.approx(throughput * 1.5 / 2, rel=1e-12)
     assert result.max_load < 1
+
+
+def saturated_throughput_by_runs(k, n, p):
+    """Needs 1 and n with probabilities p and 1 - p, unit rates: the saturated FCFS chain on
+    (1-jobs, n-jobs, head need), each cascade of starts counted as runs of class-1 draws, solved densely."""
+    def settle(a, b, free, weight, out):
+        for j in range(free):  # j class-1 draws start, then a class-n draw
+            w = weight * p**j * (1 - p)
+            if free - j >= n:
+                settle(a + j, b + 1, free - j - n, w, out)
+            else:
+                out[a + j, b, n] = out.get((a + j, b, n), 0.0) + w
+        for head, w in ((1, p), (n, 1 - p)):  # free class-1 draws fill every server, the next head waits
+            out[a + free, b, head] = out.get((a + free, b, head), 0.0) + weight * p**free * w
+
+    def departures(state):
+        a, b, head = state
+        out = {}
+        for rate, (a2, b2) in ((a, (a - 1, b)), (b, (a, b - 1))):
+            if rate:
+                free = k - a2 - n * b2
+                if head <= free:
+                    a2, b2, free = (a2 + 1, b2, free - 1) if head == 1 else (a2, b2 + 1, free - n)
+                    settle(a2, b2, free, rate, out)
+                else:
+                    out[a2, b2, head] = out.get((a2, b2, head), 0.0) + rate
+        return out
+
+    states, edges, todo = {(k, 0, 1): 0}, [], [(k, 0, 1)]
+    while todo:
+        state = todo.pop()
+        for target, rate in departures(state).items():
+            if target not in states:
+                states[target] = len(states)
+                todo.append(target)
+            edges.append((states[state], states[target], rate))
+    q = np.zeros((len(states), len(states)))
+    for i, j, rate in edges:
+        q[i, j] += rate
+    q -= np.diag(q.sum(axis=1))
+    pi = np.linalg.lstsq(np.vstack([q.T, np.ones(len(q))]), np.r_[np.zeros(len(q)), 1.0], rcond=None)[0]
+    return sum(pi[i] * (a + b) for (a, b, _), i in states.items()), len(states)
+
+
+@pytest.mark.parametrize(("k", "n", "p"), [(7, 3, 0.5), (256, 64, 0.5), (256, 64, 0.9), (1500, 2, 0.5)])
+def test_fcfs_saturation_with_long_cascades(k, n, p):
+    """A departure of an n-job starts up to n 1-jobs, and the first state fills all k servers: before the
+    cascade was settled path by path (2^64 paths at n = 64) and by recursion (RecursionError at k = 2000)."""
+    result = fcfs_saturation(k, [JobClass(1, p, 1.0), JobClass(n, 1 - p, 1.0)])
+    throughput, n_states = saturated_throughput_by_runs(k, n, p)
+    assert result.throughput == pytest.approx(throughput, rel=1e-9, abs=0)
+    assert result.n_states == n_states
 
 
 def test_fcfs_saturation_of_one_class_keeps_every_slot_busy():

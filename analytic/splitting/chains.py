@@ -275,7 +275,7 @@ def fcfs_saturation(servers: int, classes: Iterable[JobClass]) -> Saturation:
                 for (busy, new_head, _), weight in system._settle(_plus(serving, i, -1), head, math.inf, serving[i] * rate):
                     yield (busy, new_head), weight
 
-    start = next((s, h) for (s, h, _), _ in system._settle((0,) * len(classes), 0, math.inf, 1.0))
+    start = (_plus((0,) * len(classes), 0, k // classes[0].need), 0)  # class-0 jobs fill the servers, a class-0 head
     chain = CTMC.from_function(start, transitions, max_states=SATURATION_MAX_STATES)
     pi = chain.stationary()
     throughput = pi.expected(lambda state: sum(x * rate for x, rate in zip(state[0], mu, strict=True)))
@@ -408,17 +408,27 @@ class _System:
     # -- FCFS, lumped: the class of the head and the number waiting ------------------------------
 
     def _settle(self, serving: tuple[int, ...], head: int, waiting: int, weight: float):
-        """Start heads while they fit, drawing each new head's class from (α_i); yields (state, weight)."""
-        if waiting and self.needs[head] <= self._free(serving):
-            served = _plus(serving, head, 1)
-            if waiting == 1:
-                yield (served, -1, 0), weight
-            else:
-                total = sum(self.arrival_rates)
-                for j, lam in enumerate(self.arrival_rates):
-                    yield from self._settle(served, j, waiting - 1, weight * lam / total)
-        else:
-            yield (serving, head, waiting), weight
+        """Start heads while they fit, drawing each new head's class from (α_i); yields (state, weight).
+
+        One job starts per round; paths that reach the same state are merged, so a cascade of m
+        starts costs O(m^C) states instead of C^m paths (a departure of a job needing 64 servers
+        can start 64 jobs needing one), and no recursion limits its length.
+        """
+        alpha = np.array(self.arrival_rates) / sum(self.arrival_rates)
+        settled: dict = {}
+        frontier = {(serving, head, waiting): weight}
+        while frontier:
+            started: dict = {}
+            for (serving, head, waiting), weight in frontier.items():
+                if not (waiting and self.needs[head] <= self._free(serving)):
+                    settled[serving, head, waiting] = settled.get((serving, head, waiting), 0.0) + weight
+                    continue
+                served = _plus(serving, head, 1)
+                for state, w in ([((served, -1, 0), weight)] if waiting == 1 else
+                                 [((served, j, waiting - 1), weight * a) for j, a in enumerate(alpha)]):
+                    started[state] = started.get(state, 0.0) + w
+            frontier = started
+        return settled.items()
 
     def _lumped_chain(self, max_states: int) -> CTMC:
         def transitions(state):
