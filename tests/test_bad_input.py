@@ -1068,12 +1068,39 @@ def test_greedy_chain_refuses_a_billion_servers_before_allocating():
      r"^clock_rate = 1e\+18: times time = 100 asks for 1e\+20 clock ticks"),
     (lambda: P.simulate_max_weight(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 0.5, 1.0), 1.0, 1e-300, time=100.0),
      r"^frame = 1e-300: divides time = 100 into 1e\+302 frames"),
+    # found by hand after the sweep: count vectors that are no configuration (np.repeat of 10^18 ids raised
+    # a raw ValueError; three 2-node templates on 4 slots got a key), two templates on one slot, weights
+    # whose sum overflows (an IndexError), an exact 10^6! (6 s; 10^7! would take minutes), 14! candidates
+    (lambda: P.configurations(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0)).key([10**18] * 3),
+     r"^counts = .*: must be a configuration: its templates need more slots of some machine than it has \(\[2, 2\]\)$"),
+    (lambda: P.configurations(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0)).key([3, 0, 0]),
+     r"^counts = \[3, 0, 0\]: must be a configuration"),
+    (lambda: P.lump(P.state_space(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0)), [(0, (0, 2)), (0, (0, 3))]),
+     r"^configuration = .*: slot 0 is in two templates \(the templates of a configuration are disjoint\)$"),
+    (lambda: P.max_weight(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0), 1e308),
+     r"^queue_weights = 1e\+308: must keep every configuration's weight q·n - b finite \(q = \[1e\+308\] on up to 2 "
+     r"templates overflows a double\)$"),
+    (lambda: P.max_weight_configuration(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0), [5.0], 1e308),
+     r"^alpha = 1e\+308: must keep every configuration's weight q·n - b finite \(q = \[1.79\d*e\+308\] on up to 2 "
+     r"templates"),
+    (lambda: __import__("analytic.partitioning.templates", fromlist=["x"]).falling_factorial(10**6, 10**6),
+     r"^k = 1000000: must leave \(n\)_k = \(1000000\)_1000000 at most 1000000 decimal digits \(it has about 5.57e\+06\)"),
+    (lambda: P.machine_symmetries(P.Cluster([2] * 14), limit=10**18),
+     r"^limit = 1000000000000000000: must be at most 1000000"),
 ])
 def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
     from analytic.errors import AnalyticError
 
     with pytest.raises(AnalyticError, match=match):
         call()
+
+
+def test_falling_factorial_of_a_huge_n_with_few_factors_is_exact():
+    """The digit limit counts the result, not n: (10^18)_3 by hand."""
+    from analytic.partitioning.templates import falling_factorial
+
+    n = 10**18
+    assert falling_factorial(n, 3) == n * (n - 1) * (n - 2)
 
 
 def test_thresholds_beyond_double_precision_are_infinite_not_an_overflow():

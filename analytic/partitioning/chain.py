@@ -150,6 +150,11 @@ def lump(space: Configurations, configuration: Sequence[tuple[int, Sequence[int]
     configuration : sequence of (int, sequence of int)
         ``(type, slot of each node)`` for every template, as in the states of ``reduce="none"``.
 
+    Raises
+    ------
+    InvalidParameterError
+        A malformed entry, two templates sharing a slot, or a template whose class the space does not keep.
+
     Examples
     --------
     >>> from analytic.partitioning.configurations import state_space
@@ -167,8 +172,14 @@ def lump(space: Configurations, configuration: Sequence[tuple[int, Sequence[int]
     index = {(int(j), tuple(u), float(b)): k for k, (j, u, b) in
              enumerate(zip(space.classes.job, space.classes.loads.tolist(), space.classes.costs, strict=True))}
     counts = np.zeros(len(space.classes), dtype=np.int64)
+    taken: set[int] = set()
     for entry in configuration:
         j, slots, cost = _template_entry(space, entry, configuration, condition)
+        shared = taken.intersection(slots.tolist())
+        if shared:
+            raise InvalidParameterError("configuration", configuration, f"{condition}: slot {min(shared)} is in two "
+                                        "templates (the templates of a configuration are disjoint)")
+        taken.update(slots.tolist())
         loads = tuple(np.bincount(space.cluster.machine_of_slot[slots], minlength=space.cluster.machines).tolist())
         if (j, loads, cost) not in index:
             raise InvalidParameterError("configuration", configuration, f"holds a template of type {j} with loads {loads} "

@@ -45,6 +45,9 @@ __all__ = ["ClassTable", "ConfigurationCount", "Configurations", "class_table", 
 #: Largest group of machine permutations used for the reduction (6! = 720: six identical machines).
 MAX_SYMMETRIES = 720
 
+#: Largest ``limit`` of :func:`machine_symmetries`: candidates are tried one at a time (about 10 µs each).
+MAX_SYMMETRY_LIMIT = 1_000_000
+
 #: Largest capacity lattice ``Π_ℓ (|m_ℓ| + 1)`` on which configurations are counted before enumeration.
 MAX_LATTICE = 2_000_000
 
@@ -113,6 +116,12 @@ def class_table(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], cheapest:
 def machine_symmetries(cluster: Cluster, limit: int = MAX_SYMMETRIES) -> np.ndarray:
     """Permutations σ of the machines that preserve slot counts and the distance matrix.
 
+    Parameters
+    ----------
+    cluster : Cluster
+    limit : int
+        Largest candidate group tried, at most :data:`MAX_SYMMETRY_LIMIT`.
+
     Returns
     -------
     numpy.ndarray, shape (G, L)
@@ -127,6 +136,9 @@ def machine_symmetries(cluster: Cluster, limit: int = MAX_SYMMETRIES) -> np.ndar
     """
     check_cluster(cluster)
     limit = integer("limit", limit)
+    if limit > MAX_SYMMETRY_LIMIT:
+        raise InvalidParameterError("limit", limit, f"must be at most {MAX_SYMMETRY_LIMIT} (the candidate permutations "
+                                    "are checked one at a time)")
     groups = [np.flatnonzero(cluster.slots == s) for s in np.unique(cluster.slots)]
     if math.prod(math.factorial(len(g)) for g in groups) > limit:
         return np.arange(cluster.machines)[None, :]
@@ -379,6 +391,9 @@ class Configurations:
         vector = numeric_array("counts", counts, f"must be {len(self.classes)} template counts >= 0, one per class")
         if vector.shape != (len(self.classes),) or vector.dtype.kind not in "iu" or np.any(vector < 0):
             raise InvalidParameterError("counts", counts, f"must be {len(self.classes)} template counts >= 0, one per class")
+        if sum(map(int, vector)) > int(self.cluster.slots.sum()) or np.any(vector @ self.classes.loads > self.cluster.slots):
+            raise InvalidParameterError("counts", counts, "must be a configuration: its templates need more slots of some "
+                                        f"machine than it has ({self.cluster.slots.tolist()})")
         ids = np.repeat(np.arange(len(self.classes)), vector)[None, :]
         return max(tuple(_descending_image(ids, perm)[0].tolist()) for perm in self._perms)
 

@@ -20,7 +20,7 @@ import numpy as np
 from analytic.errors import InvalidParameterError
 from analytic.partitioning.distributions import queue_weight_vector
 from analytic.partitioning.model import Cluster, GraphJob, check_jobs
-from analytic.partitioning.static import cheapest_packings
+from analytic.partitioning.static import Packings, cheapest_packings
 from analytic.validation import positive, real_array
 
 __all__ = ["MaxWeight", "max_weight", "max_weight_configuration"]
@@ -72,6 +72,11 @@ def max_weight(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], queue_weig
     -------
     MaxWeight
 
+    Raises
+    ------
+    InvalidParameterError
+        Non-finite weights, or weights so large that a configuration's weight overflows.
+
     Examples
     --------
     Figure 1 with weight 1.5 per graph: two graphs split 4 + 1 weigh 2 (1.5 - 1) = 1.
@@ -81,8 +86,17 @@ def max_weight(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], queue_weig
     MaxWeight(weight=1, templates=(2,), cost=2, configuration=[(0, (0, 1, 4), 1.0), (0, (4, 1, 0), 1.0)], ties=1)
     """
     packings = cheapest_packings(cluster, jobs)
-    q = queue_weight_vector(queue_weights, packings.templates.shape[1])
-    weights = packings.templates @ q - packings.cost
+    return _heaviest(packings, queue_weight_vector(queue_weights, packings.templates.shape[1]), "queue_weights", queue_weights)
+
+
+def _heaviest(packings: Packings, q: np.ndarray, name: str, value: object) -> MaxWeight:
+    """The maximiser of ``q·n - c(n)`` over the packings; ``name = value`` is blamed if a weight overflows."""
+    with np.errstate(over="ignore", invalid="ignore"):  # an infinite q_j times no template is NaN: refused below
+        weights = packings.templates @ q - packings.cost
+    if not np.all(np.isfinite(weights)):
+        raise InvalidParameterError(name, value, "must keep every configuration's weight q·n - b finite (q = "
+                                    f"{q.tolist()} on up to {int(packings.templates.sum(axis=1).max())} templates "
+                                    "overflows a double)")
     best = float(weights.max())
     winners = np.flatnonzero(weights >= best - 1e-12 * max(1.0, abs(best)))
     i = int(winners[0])
@@ -109,7 +123,8 @@ def max_weight_configuration(cluster: Cluster, jobs: GraphJob | Sequence[GraphJo
     Raises
     ------
     InvalidParameterError
-        Negative queues, non-positive α, or ``f`` returning non-finite values.
+        Negative queues, non-positive α, ``f`` returning non-finite values, or weights α f(Q) so large that
+        a configuration's weight overflows.
 
     Examples
     --------
@@ -129,4 +144,6 @@ def max_weight_configuration(cluster: Cluster, jobs: GraphJob | Sequence[GraphJo
     values = real_array("f", f(q), " (its values at the queues)", allow_infinite=True, allow_nan=True)
     if values.shape != q.shape or not np.all(np.isfinite(values)):
         raise InvalidParameterError("f", f, f"must map the queues {q.tolist()} to finite values, elementwise")
-    return max_weight(cluster, types, scale * values)
+    with np.errstate(over="ignore"):
+        q = scale * values
+    return _heaviest(cheapest_packings(cluster, types), q, "alpha", alpha)

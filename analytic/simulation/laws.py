@@ -19,8 +19,8 @@ Examples
 --------
 >>> import numpy as np
 >>> law = pareto(1.5)                       # Ghanbarian et al., Section 7: P(S <= y) = 1 - (3y)^(-3/2)
->>> law.mean, law.second_moment, float(law.cdf(1.0))
-(1.0, inf, 0.8075499102701247)
+>>> law.mean, law.second_moment, round(float(law.cdf(1.0)), 15)   # 1 - 3^(-3/2); its last bit varies with numpy
+(1.0, inf, 0.807549910270125)
 >>> round(mixed_erlang().scv, 6)
 0.71875
 >>> fitted(2.0, 3.0)                         # mean 2, standard deviation 3: H2 with balanced means
