@@ -17,8 +17,8 @@ def test_loads_of_section_5():
     for number in (1, 2):
         rates = figure_rates(FIGURES[number], 0.7, mean_size=2.0)
         assert rates[0] == rates[1]
-        assert rates.sum() * 2.0 / sum(FIGURES[number].capacities) == pytest.approx(0.7, rel=1e-15)
-    assert figure_rates(FIGURES[4], 0.7, mean_size=2.0)[0] * 2.0 / 100 == pytest.approx(0.7, rel=1e-15)
+        assert rates.sum() * 2.0 / sum(FIGURES[number].capacities) == pytest.approx(0.7, rel=1e-15, abs=0)
+    assert figure_rates(FIGURES[4], 0.7, mean_size=2.0)[0] * 2.0 / 100 == pytest.approx(0.7, rel=1e-15, abs=0)
 
 
 def test_size_laws_of_section_5():
@@ -27,19 +27,20 @@ def test_size_laws_of_section_5():
     p = k ** -2.0 / (k ** -2.0).sum()
     count_mean, count_var = p @ k, p @ k ** 2 - (p @ k) ** 2
     zipf = SIZE_LAWS["zipf"]
-    assert zipf.mean == pytest.approx(count_mean, rel=1e-13)
-    assert zipf.variance == pytest.approx(count_mean + count_var, rel=1e-12)
+    assert zipf.mean == pytest.approx(count_mean, rel=1e-13, abs=0)
+    assert zipf.variance == pytest.approx(count_mean + count_var, rel=1e-12, abs=0)
     bimodal = SIZE_LAWS["bimodal"]
-    assert (bimodal.mean, bimodal.variance) == (pytest.approx(1.0, rel=1e-14), pytest.approx(0.04 * (5 + 80), rel=1e-13))
-    assert SIZE_LAWS["hyperexponential"].second_moment == pytest.approx(2 * (25 / 6 + 5 / 6 / 25), rel=1e-14)
+    assert bimodal.mean == pytest.approx(1.0, rel=1e-14, abs=0)
+    assert bimodal.variance == pytest.approx(0.04 * (5 + 80), rel=1e-13, abs=0)
+    assert SIZE_LAWS["hyperexponential"].second_moment == pytest.approx(2 * (25 / 6 + 5 / 6 / 25), rel=1e-14, abs=0)
 
 
 def test_exact_points():
     rate, delay = exact_point(FIGURES[1], 0.5)
-    assert rate == pytest.approx(three_server_rates((1, 1, 1), figure_rates(FIGURES[1], 0.5)), rel=1e-13)
-    assert delay == pytest.approx(1 / rate, rel=1e-15)
+    assert rate == pytest.approx(three_server_rates((1, 1, 1), figure_rates(FIGURES[1], 0.5)), rel=1e-13, abs=0)
+    assert delay == pytest.approx(1 / rate, rel=1e-15, abs=0)
     rate, delay = exact_point(FIGURES[3], 0.5, mean_size=3.0)
-    assert rate.shape == (1,) and delay[0] == pytest.approx(3.0 / rate[0], rel=1e-15)
+    assert rate.shape == (1,) and delay[0] == pytest.approx(3.0 / rate[0], rel=1e-15, abs=0)
 
 
 def test_sweep_gives_the_same_numbers_through_an_executor():
@@ -50,4 +51,4 @@ def test_sweep_gives_the_same_numbers_through_an_executor():
     assert [p.simulation.mean_delay.tolist() for p in serial] == [p.simulation.mean_delay.tolist() for p in threaded]
     assert [p.figure for p in serial] == [1, 3]
     point = serial[0]
-    assert point.relative_gap == pytest.approx(point.simulation.mean_service_rate / point.exact_rate - 1, rel=1e-15)
+    assert point.relative_gap == pytest.approx(point.simulation.mean_service_rate / point.exact_rate - 1, rel=1e-15, abs=0)

@@ -61,8 +61,8 @@ def test_load_and_bottleneck_match_brute_force(case):
     assert is_stable(graph, rates) == (load < 1)
     if result.bottleneck:
         subset = list(result.bottleneck)
-        assert result.arrival_rate == pytest.approx(rates[subset].sum(), rel=1e-15)
-        assert result.service_rate == pytest.approx(service_rate(graph, subset), rel=1e-15)
+        assert result.arrival_rate == pytest.approx(rates[subset].sum(), rel=1e-15, abs=0)
+        assert result.service_rate == pytest.approx(service_rate(graph, subset), rel=1e-15, abs=0)
     violation = stability_violation(graph, rates)
     if load < 1:
         assert violation is None
@@ -97,7 +97,7 @@ def test_large_graph_decided_without_enumeration():
     rates = rng.uniform(0, 0.6, classes)
     result = stability(graph, rates)
     subset = list(result.bottleneck)
-    assert result.load == pytest.approx(rates[subset].sum() / service_rate(graph, subset), rel=1e-14)
+    assert result.load == pytest.approx(rates[subset].sum() / service_rate(graph, subset), rel=1e-14, abs=0)
     # No set does worse: single classes and the whole system are below the reported load.
     assert (rates / graph.class_capacities).max() <= result.load * (1 + 1e-9)
     assert rates.sum() / graph.capacities.sum() <= result.load * (1 + 1e-9)
@@ -109,7 +109,7 @@ def test_large_graph_decided_without_enumeration():
 def test_zero_rates_are_allowed_here_but_not_negative_ones():
     graph = CompatibilityGraph([[0], [0, 1]])
     assert stability(graph, [0.0, 0.0]).stable
-    assert stability(graph, [0.0, 1.5]).load == pytest.approx(0.75, rel=1e-15)
+    assert stability(graph, [0.0, 1.5]).load == pytest.approx(0.75, rel=1e-15, abs=0)
     with pytest.raises(InvalidParameterError, match=r"arrival_rates\[1\] = -1: must be finite and >= 0"):
         stability(graph, [0.0, -1.0])
     with pytest.raises(InvalidParameterError, match="one per class"):

@@ -71,8 +71,8 @@ def test_detailed_chain_means_approach_balanced_fairness():
 def test_queues_with_known_closed_forms():
     # One class, one server: M/M/1.
     result = balanced_fairness(CompatibilityGraph([[0]], [2.0]), [1.5])
-    assert result.mean_jobs[0] == pytest.approx(0.75 / 0.25, rel=1e-14)
-    assert result.probability_empty == pytest.approx(0.25, rel=1e-14)
+    assert result.mean_jobs[0] == pytest.approx(0.75 / 0.25, rel=1e-14, abs=0)
+    assert result.probability_empty == pytest.approx(0.25, rel=1e-14, abs=0)
     # Three classes on one server: multi-class M/M/1-PS, E[x_i] = ρ_i/(1 - ρ).
     rates = np.array([0.2, 0.5, 0.1])
     result = balanced_fairness(CompatibilityGraph([[0]] * 3, [1.0]), rates, mean_size=1.0)
@@ -80,7 +80,7 @@ def test_queues_with_known_closed_forms():
     # Disjoint server sets: independent M/M/1 queues of rates μ({i}).
     result = balanced_fairness(CompatibilityGraph([[0, 1], [2]], [1.0, 2.0, 0.5]), [1.0, 0.25])
     assert result.mean_jobs == pytest.approx([1 / 2, 1.0], rel=1e-13, abs=0)
-    assert result.probability_empty == pytest.approx((1 - 1 / 3) * 0.5, rel=1e-13)
+    assert result.probability_empty == pytest.approx((1 - 1 / 3) * 0.5, rel=1e-13, abs=0)
 
 
 def test_mean_size_rescales_capacities():
@@ -88,9 +88,9 @@ def test_mean_size_rescales_capacities():
     rates = [0.4, 0.3]
     scaled = balanced_fairness(three_server_graph((1.0, 2.0, 1.0)), rates, mean_size=2.0)
     plain = balanced_fairness(three_server_graph((0.5, 1.0, 0.5)), rates)
-    assert scaled.mean_jobs == pytest.approx(plain.mean_jobs, rel=1e-14)
-    assert scaled.mean_service_rate == pytest.approx(2 * plain.mean_service_rate, rel=1e-14)
-    assert scaled.mean_delay * scaled.mean_service_rate == pytest.approx([2.0, 2.0], rel=1e-15)
+    assert scaled.mean_jobs == pytest.approx(plain.mean_jobs, rel=1e-14, abs=0)
+    assert scaled.mean_service_rate == pytest.approx(2 * plain.mean_service_rate, rel=1e-14, abs=0)
+    assert scaled.mean_delay * scaled.mean_service_rate == pytest.approx([2.0, 2.0], rel=1e-15, abs=0)
 
 
 @pytest.mark.parametrize("capacities", [(1.0, 1.0, 1.0), (1.0, 0.0, 1.0), (2.0, 1.0, 0.5), (0.3, 3.0, 1.7)])

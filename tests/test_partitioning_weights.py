@@ -28,27 +28,27 @@ def test_log_power_against_mpmath(x, b):
     with mpmath.workdps(50):
         reference = float(mpmath.log(mpmath.mpf(x)) ** (1 - mpmath.mpf(b)))
     assert log_power(x, b) == pytest.approx(reference, rel=1e-14, abs=0)
-    assert log_power(np.array([x, x]), b).tolist() == pytest.approx([reference] * 2, rel=1e-14)
+    assert log_power(np.array([x, x]), b).tolist() == pytest.approx([reference] * 2, rel=1e-14, abs=0)
 
 
 def test_queue_weights_eq_12_by_hand():
     q = dgp_queue_weights([3, 40, 0], alpha=0.5, h=10.0, epsilon=0.8, total_slots=4, b=0.5)
     f = [math.log(13) ** 0.5, math.log(50) ** 0.5, math.log(10) ** 0.5]
     floor = 0.8 / 32 * max(f)
-    assert q.tolist() == pytest.approx([0.5 * max(v, floor) for v in f], rel=1e-14)
+    assert q.tolist() == pytest.approx([0.5 * max(v, floor) for v in f], rel=1e-14, abs=0)
     lifted = dgp_queue_weights([0, 1e30], alpha=1.0, h=1.0, epsilon=0.9, total_slots=1, b=0.0)
-    assert lifted[0] == pytest.approx(0.9 / 8 * math.log(1e30 + 1), rel=1e-14)     # f(h) = 0 lifted to the floor
+    assert lifted[0] == pytest.approx(0.9 / 8 * math.log(1e30 + 1), rel=1e-14, abs=0)     # f(h) = 0 lifted to the floor
 
 
 def test_corollary1_parameters():
     p = corollary1_parameters(0.2, 0.4)
-    assert (p.alpha, p.log_h, p.epsilon) == pytest.approx((0.04, 0.2 ** (-1 / 0.6), 0.2 ** (0.16 / 4)), rel=1e-14)
+    assert (p.alpha, p.log_h, p.epsilon) == pytest.approx((0.04, 0.2 ** (-1 / 0.6), 0.2 ** (0.16 / 4)), rel=1e-14, abs=0)
 
 
 def test_conditions_name_the_failing_hypothesis():
     job = GraphJob(5, FIGURE1_JOB.edges, arrival_rate=1.5, service_rate=1.0)          # δ_max = 1/3
     good = theorem2_conditions(FIGURE1_CLUSTER, job, alpha=0.1, beta=0.2, epsilon=0.3, log_h=1e15, b=0.5)
-    assert good.holds and good.failures == () and good.delta_star == pytest.approx(1 / 3, rel=1e-12)
+    assert good.holds and good.failures == () and good.delta_star == pytest.approx(1 / 3, rel=1e-12, abs=0)
     bad = theorem2_conditions(FIGURE1_CLUSTER, job, alpha=0.3, beta=1.5, epsilon=0.5, log_h=10.0, b=0.5)
     assert not bad.holds
     assert bad.failures == ("β < 1: β = 1.5",
@@ -69,8 +69,8 @@ def test_h_threshold_formula():
         log_k0 = -mpmath.log(119845441) - 2 * mpmath.log(mpmath.factorial(12))
         c0 = 8 * m * (8 * m * 5 + 2 * abs(mpmath.log(512) + 2 * mpmath.log(xi) - 2 * log_k0) + 2 + (8 * m) ** (2 / b))
         required = c0 / mpmath.mpf("0.2") * mpmath.mpf("0.3") ** (-(2 - b + 1 / b) / (1 - b))
-    assert check.c0 == pytest.approx(float(c0), rel=1e-13)
-    assert check.log_h_required == pytest.approx(float(required), rel=1e-13)
+    assert check.c0 == pytest.approx(float(c0), rel=1e-13, abs=0)
+    assert check.log_h_required == pytest.approx(float(required), rel=1e-13, abs=0)
 
 
 def test_bounds_formula():
@@ -83,9 +83,9 @@ def test_bounds_formula():
         k3 = mpmath.log(12 + h) ** (1 - b) * 12
         cost = 1 + alpha * (k2 + k3) - beta * log_gamma_min + epsilon * 5
         queue = 2 / (1 * 1) * (k2 + k3 - beta / alpha * log_gamma_min + (1 + mpmath.mpf(1) / 2) * 1 / alpha + epsilon * 5 / alpha)
-    assert bounds.static_cost == pytest.approx(1.0, rel=1e-12)
-    assert bounds.cost == pytest.approx(float(cost), rel=1e-12)
-    assert bounds.queue == pytest.approx(float(queue), rel=1e-12)
+    assert bounds.static_cost == pytest.approx(1.0, rel=1e-12, abs=0)
+    assert bounds.cost == pytest.approx(float(cost), rel=1e-12, abs=0)
+    assert bounds.queue == pytest.approx(float(queue), rel=1e-12, abs=0)
 
 
 @pytest.mark.parametrize("call, message", [

@@ -96,15 +96,15 @@ def test_paper_pareto_law_has_the_printed_cdf():
     y = np.array([0.1, 1 / 3, 0.5, 1.0, 7.0, 1e6])
     printed = np.where(y >= 1 / 3, 1 - (3 * y) ** -1.5, 0.0)
     np.testing.assert_allclose(law.cdf(y), printed, rtol=1e-14, atol=1e-15)
-    assert law.mean == pytest.approx(1.0, rel=1e-15) and np.isinf(law.second_moment)
+    assert law.mean == pytest.approx(1.0, rel=1e-15, abs=0) and np.isinf(law.second_moment)
 
 
 def test_mixed_erlang_reading_of_the_paper():
     """One phase w.p. 0.4, two w.p. 0.6, one rate: mean 1.6/mu = 1, E[S^2] = (0.4*2 + 0.6*6)/mu^2."""
     law = mixed_erlang()
     assert law.phases.tolist() == [1, 2] and law.rates.tolist() == [1.6, 1.6]
-    assert law.second_moment == pytest.approx(4.4 / 1.6 ** 2, rel=1e-14)
-    assert law.scv == pytest.approx(23 / 32, rel=1e-13)
+    assert law.second_moment == pytest.approx(4.4 / 1.6 ** 2, rel=1e-14, abs=0)
+    assert law.scv == pytest.approx(23 / 32, rel=1e-13, abs=0)
 
 
 @pytest.mark.parametrize("name", LAWS)
@@ -114,7 +114,7 @@ def test_excess_cdf_is_the_integrated_survival_function(name):
         kinks = list(getattr(law, "values", [])) + ([law.scale] if isinstance(law, Pareto) else [])
         breaks = [v for v in kinks if v < x]
         integral = integrate.quad(lambda u: 1.0 - float(law.cdf(u)), 0, x, points=breaks or None, limit=200)[0]
-        assert float(law.excess_cdf(x)) == pytest.approx(integral / law.mean, rel=1e-8)
+        assert float(law.excess_cdf(x)) == pytest.approx(integral / law.mean, rel=1e-8, abs=0)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -185,7 +185,7 @@ def test_compiled_draw_gives_the_same_numbers_without_jit():
 def test_fitted_law_has_the_requested_mean_and_deviation(mean, cv):
     law = fitted(mean, cv * mean)
     exact_mean, exact_second = scipy_moments(law)
-    assert exact_mean == pytest.approx(mean, rel=1e-9)
+    assert exact_mean == pytest.approx(mean, rel=1e-9, abs=0)
     deviation = np.sqrt(max(exact_second - exact_mean ** 2, 0.0))
     assert deviation == pytest.approx(cv * mean, rel=1e-6, abs=1e-7 * mean)     # abs: the root of round-off in E[S²] - m²
 
@@ -217,16 +217,16 @@ def test_fitted_hyperexponential_keeps_its_small_branch_at_huge_scv(scv):
 def test_scaled_law_keeps_its_shape(name):
     law = LAWS[name]
     bigger = law.scaled(7.0)
-    assert bigger.mean == pytest.approx(7.0, rel=1e-13)
-    assert bigger.scv == pytest.approx(law.scv, rel=1e-12) or np.isinf(law.scv)
+    assert bigger.mean == pytest.approx(7.0, rel=1e-13, abs=0)
+    assert bigger.scv == pytest.approx(law.scv, rel=1e-12, abs=0) or np.isinf(law.scv)
     x = np.array([0.5, 1.0, 3.0]) * law.mean
     np.testing.assert_allclose(bigger.cdf(x * 7.0 / law.mean), law.cdf(x), rtol=1e-12, atol=1e-15)
 
 
 def test_size_law_by_name_and_by_object():
     assert size_law("exponential").mean == 1.0 and size_law("deterministic").values.tolist() == [1.0]
-    assert size_law("mixed_erlang").scv == pytest.approx(0.71875) and size_law("pareto").shape == 1.5
-    assert size_law(erlang(2), mean=3.0).mean == pytest.approx(3.0)
+    assert size_law("mixed_erlang").scv == pytest.approx(0.71875, rel=1e-14, abs=0) and size_law("pareto").shape == 1.5
+    assert size_law(erlang(2), mean=3.0).mean == pytest.approx(3.0, rel=1e-14, abs=0)
 
 
 @pytest.mark.parametrize("make,match", [

@@ -54,7 +54,7 @@ def test_stable_queue_is_rarely_flagged():
 
 def test_growth_of_an_exact_line_has_no_spread():
     growth = growth_rate(3.0 + 0.25 * np.arange(5.0), np.arange(5.0))
-    assert growth.rate == pytest.approx(0.25, rel=1e-14) and growth.half_width == pytest.approx(0.0, abs=1e-14)
+    assert growth.rate == pytest.approx(0.25, rel=1e-14, abs=0) and growth.half_width == pytest.approx(0.0, abs=1e-14)
     assert not growth.stationary and repr(growth).endswith("not stationary)")
 
 
@@ -67,9 +67,9 @@ def test_rate_is_the_mean_increment_with_its_t_interval():
     levels = np.cumsum(rng.normal(0.3, 1.0, 10))
     increments = np.diff(levels) / 5.0
     growth = growth_rate(levels, times, level=0.9)
-    assert growth.rate == pytest.approx(increments.mean(), rel=1e-12)
-    assert growth.rate == pytest.approx((levels[-1] - levels[0]) / (times[-1] - times[0]), rel=1e-12)
-    assert growth.half_width == pytest.approx(stats.t.ppf(0.95, 8) * stats.sem(increments) * np.sqrt(26 / 18), rel=1e-10)
+    assert growth.rate == pytest.approx(increments.mean(), rel=1e-12, abs=0)
+    assert growth.rate == pytest.approx((levels[-1] - levels[0]) / (times[-1] - times[0]), rel=1e-12, abs=0)
+    assert growth.half_width == pytest.approx(stats.t.ppf(0.95, 8) * stats.sem(increments) * np.sqrt(26 / 18), rel=1e-10, abs=0)
 
 
 @pytest.mark.parametrize("levels,times,match", [

@@ -66,8 +66,8 @@ def test_one_class_is_an_mmc_queue(policy, representation, k, need, rate, mean):
     response, wait, at_least = mmc(c, rate * mean, mean)
     result = exact_multiserver(policy, k, [JobClass(need, 1.0, mean)], rate, max_waiting=150, representation=representation)
     assert result.lost_fraction < 1e-12
-    assert result.mean_response_time == pytest.approx(response, rel=1e-9)
-    assert result.wait_probability == pytest.approx(wait, rel=1e-9)
+    assert result.mean_response_time == pytest.approx(response, rel=1e-9, abs=0)
+    assert result.wait_probability == pytest.approx(wait, rel=1e-9, abs=0)
     if policy == "bs-fcfs":  # sent to the helpers only when the s_1 slots are busy, so at most P(N >= s_1)
         s = balanced_partition(k, [JobClass(need, 1.0, mean)]).servers_per_class[0]
         assert result.helper_probability <= at_least(s) * (1 + 1e-12)
@@ -79,8 +79,8 @@ def test_modified_bs_one_class_sends_erlang_b_to_the_helpers():
     result = exact_multiserver("modified-bs-fcfs", 7, classes, 2.0, max_waiting=150)
     s = balanced_partition(7, classes).servers_per_class[0]
     assert result.lost_fraction < 1e-10
-    assert result.helper_probability == pytest.approx(erlang_b_recursion(s, 2.0), rel=1e-10)
-    assert result.helper_service_probability == pytest.approx(result.helper_probability, rel=1e-10)
+    assert result.helper_probability == pytest.approx(erlang_b_recursion(s, 2.0), rel=1e-10, abs=0)
+    assert result.helper_service_probability == pytest.approx(result.helper_probability, rel=1e-10, abs=0)
 
 
 def test_bs_fcfs_with_no_helpers_is_one_mmc_queue_per_class():
@@ -92,8 +92,8 @@ def test_bs_fcfs_with_no_helpers_is_one_mmc_queue_per_class():
     assert result.lost_fraction < 1e-6
     for i in range(2):
         response, wait, _ = mmc(2, 0.4, 1.0)
-        assert result.per_class_response_time[i] == pytest.approx(response, rel=1e-5)
-        assert result.per_class_wait_probability[i] == pytest.approx(wait, rel=1e-5)
+        assert result.per_class_response_time[i] == pytest.approx(response, rel=1e-5, abs=0)
+        assert result.per_class_wait_probability[i] == pytest.approx(wait, rel=1e-5, abs=0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -111,7 +111,7 @@ def test_lumped_fcfs_chain_equals_the_sequence_chain(k, classes, load, depth):
     sequence = exact_multiserver("fcfs", k, classes, rate, max_waiting=depth, representation="sequence")
     lumped = exact_multiserver("fcfs", k, classes, rate, max_waiting=depth, representation="lumped")
     assert sequence.n_states > 3 * lumped.n_states
-    assert lumped.lost_fraction == pytest.approx(sequence.lost_fraction, rel=1e-9)
+    assert lumped.lost_fraction == pytest.approx(sequence.lost_fraction, rel=1e-9, abs=0)
     np.testing.assert_allclose(lumped.per_class_response_time, sequence.per_class_response_time, rtol=1e-10, atol=0)
     np.testing.assert_allclose(lumped.per_class_wait_probability, sequence.per_class_wait_probability, rtol=1e-10, atol=0)
 
@@ -123,7 +123,7 @@ def test_truncation_error_is_reported_and_negligible(policy, classes, load):
     shallow, deep, deeper = (exact_multiserver(policy, 8, classes, rate, max_waiting=m) for m in (10, 90, 120))
     assert shallow.lost_fraction > deep.lost_fraction > deeper.lost_fraction
     assert deep.lost_fraction < 1e-9
-    assert deep.mean_response_time == pytest.approx(deeper.mean_response_time, rel=1e-8)
+    assert deep.mean_response_time == pytest.approx(deeper.mean_response_time, rel=1e-8, abs=0)
     assert deep.residual < 1e-10
 
 
@@ -134,8 +134,8 @@ def test_msf_serves_the_widest_class_as_a_preemptive_priority_mm1():
     result = exact_multiserver("msf", 2, classes, rate, max_waiting=200)
     lam, mu = rate * 0.3, 1 / 0.8
     assert result.lost_fraction < 1e-12
-    assert result.per_class_response_time[1] == pytest.approx(1 / (mu - lam), rel=1e-9)
-    assert result.per_class_wait_probability[1] == pytest.approx(lam / mu, rel=1e-9)
+    assert result.per_class_response_time[1] == pytest.approx(1 / (mu - lam), rel=1e-9, abs=0)
+    assert result.per_class_wait_probability[1] == pytest.approx(lam / mu, rel=1e-9, abs=0)
 
 
 def test_modified_bs_sends_eq16_to_the_helpers_per_class():
@@ -184,8 +184,8 @@ def test_fcfs_saturation_by_hand():
     pi = np.linalg.lstsq(np.vstack([q.T, np.ones(3)]), np.array([0, 0, 0, 1.0]), rcond=None)[0]
     throughput = pi @ np.array([2.0, 1.0, 1.0])
     result = fcfs_saturation(2, [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)])
-    assert result.throughput == pytest.approx(throughput, rel=1e-12)
-    assert result.max_load == pytest.approx(throughput * 1.5 / 2, rel=1e-12)
+    assert result.throughput == pytest.approx(throughput, rel=1e-12, abs=0)
+    assert result.max_load == pytest.approx(throughput * 1.5 / 2, rel=1e-12, abs=0)
     assert result.max_load < 1
 
 
@@ -242,7 +242,7 @@ def test_fcfs_saturation_with_long_cascades(k, n, p):
 
 
 def test_fcfs_saturation_of_one_class_keeps_every_slot_busy():
-    assert fcfs_saturation(10, [JobClass(3, 1.0, 2.0)]).throughput == pytest.approx(1.5, rel=1e-12)
+    assert fcfs_saturation(10, [JobClass(3, 1.0, 2.0)]).throughput == pytest.approx(1.5, rel=1e-12, abs=0)
 
 
 # ---------------------------------------------------------------------------------------------

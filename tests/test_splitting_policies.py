@@ -62,7 +62,7 @@ def test_two_point_law_against_a_brute_force_infimum():
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(mass > 0, integral / np.where(mass > 0, mass, 1), np.inf)
         assert survival_a > 0
-        assert gittins_rank(law, a) == pytest.approx(ratio.min(), rel=1e-9)
+        assert gittins_rank(law, a) == pytest.approx(ratio.min(), rel=1e-9, abs=0)
 
 
 def test_gittins_table_interpolates_the_rank():
@@ -97,13 +97,13 @@ def test_policy_registry_and_checks():
 
 
 def test_job_class_size_laws():
-    assert JobClass(1, 1.0, 2.0).exponential and JobClass(1, 1.0, 2.0).law.mean == pytest.approx(2.0, rel=1e-15)
+    assert JobClass(1, 1.0, 2.0).exponential and JobClass(1, 1.0, 2.0).law.mean == pytest.approx(2.0, rel=1e-15, abs=0)
     fitted = JobClass(1, 1.0, 2.0, size_std=3.0)
     assert not fitted.exponential
-    assert fitted.law.mean == pytest.approx(2.0, rel=1e-12) and fitted.law.variance == pytest.approx(9.0, rel=1e-12)
+    assert fitted.law.mean == pytest.approx(2.0, rel=1e-12, abs=0) and fitted.law.variance == pytest.approx(9.0, rel=1e-12, abs=0)
     named = JobClass(1, 1.0, 2.0, size="pareto")
-    assert named.law.mean == pytest.approx(2.0, rel=1e-12) and named.law.second_moment == np.inf
-    assert JobClass(1, 1.0, 2.0, size=exponential(5.0)).law.mean == pytest.approx(2.0, rel=1e-15)  # rescaled
+    assert named.law.mean == pytest.approx(2.0, rel=1e-12, abs=0) and named.law.second_moment == np.inf
+    assert JobClass(1, 1.0, 2.0, size=exponential(5.0)).law.mean == pytest.approx(2.0, rel=1e-15, abs=0)  # rescaled
     assert JobClass(1, 1.0, 2.0, size=deterministic(), size_std=0.0).law.variance == 0
     with pytest.raises(InvalidParameterError, match=r"size = .*must have standard deviation size_std = 1"):
         JobClass(1, 1.0, 2.0, size="exponential", size_std=1.0)

@@ -11,3 +11,21 @@ def test_ruff_check_is_clean():
     result = subprocess.run([sys.executable, "-m", "ruff", "check", "analytic", "tests", "benchmarks"],
                             cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_every_comparison_states_its_absolute_tolerance():
+    """pytest.approx adds an absolute 1e-12 and numpy's allclose/isclose an atol of 1e-8 unless told
+    otherwise, so a relative tolerance on a small value holds nothing: every call states its own."""
+    import ast
+
+    loose = []
+    for path in sorted((ROOT / "tests").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute | ast.Name):
+                name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
+                owner = getattr(node.func, "value", None)
+                needed = {"approx": "abs", "allclose": "atol", "isclose": "atol"}.get(name)
+                if needed and not (isinstance(owner, ast.Name) and owner.id == "math") and needed not in {
+                        k.arg for k in node.keywords}:
+                    loose.append(f"{path.name}:{node.lineno} {name} without {needed}")
+    assert not loose, "\n".join(loose)
