@@ -408,13 +408,13 @@ class _System:
     # -- FCFS, lumped: the class of the head and the number waiting ------------------------------
 
     def _settle(self, serving: tuple[int, ...], head: int, waiting: int, weight: float):
-        """Start heads while they fit, drawing each new head's class from (α_i); yields (state, weight).
+        """Start heads while they fit, drawing each new head's class from (α_i); the (state, weight) pairs.
 
         One job starts per round; paths that reach the same state are merged, so a cascade of m
         starts costs O(m^C) states instead of C^m paths (a departure of a job needing 64 servers
         can start 64 jobs needing one), and no recursion limits its length.
         """
-        alpha = np.array(self.arrival_rates) / sum(self.arrival_rates)
+        total = sum(self.arrival_rates)
         settled: dict = {}
         frontier = {(serving, head, waiting): weight}
         while frontier:
@@ -425,7 +425,7 @@ class _System:
                     continue
                 served = _plus(serving, head, 1)
                 for state, w in ([((served, -1, 0), weight)] if waiting == 1 else
-                                 [((served, j, waiting - 1), weight * a) for j, a in enumerate(alpha)]):
+                                 [((served, j, waiting - 1), weight * lam / total) for j, lam in enumerate(self.arrival_rates)]):
                     started[state] = started.get(state, 0.0) + w
             frontier = started
         return settled.items()
