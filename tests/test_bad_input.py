@@ -587,10 +587,12 @@ EDGE = [math.inf, -math.inf, 0, 0.0, -1, -1.5, 10**18, -(10**18), 0.5, True, 1e-
 WORK = {"jobs": (10**18,), "time": (10**18,), "replications": (10**18,), "runs": (10**18,), "warmup": (10**18,),
         "size": (10**18,), "count": (10**18,), "length": (10**18,), "total": (10**18,), "select": ("",)}
 #: Parameters that take any hashable value (the state of a chain built from a transition function, the
-#: labels of a chain's states and a reference state: a complex number is a label like any other, and 0j
-#: finds the state 0 as a dict does; NaN is refused, never found again).
+#: labels of a chain's states, a reference state and the state looked up: a complex number is a label
+#: like any other, and 0j finds the state 0 as a dict does; NaN is refused, never found again).
 ANY_HASHABLE = {("analytic.ctmc.CTMC.from_function", "initial"), ("analytic.ctmc.CTMC", "states"),
-                ("analytic.ctmc.CTMC.stationary", "reference")}
+                ("analytic.ctmc.CTMC.stationary", "reference"), ("analytic.ctmc.CTMC.index", "state"),
+                ("analytic.ctmc.CTMC.reachable", "initial"), ("analytic.ctmc.CTMC.transient", "initial"),
+                ("analytic.ctmc.Stationary.probability", "state")}
 
 
 #: Text the package's own modules pass to shared checks, rendered as given in a message (not user input).

@@ -2,16 +2,19 @@
 
 References: balanced_fairness on the explicit graph of all C(S, d) classes (subset recursion,
 independent code); the M/M/1 queue of rate S (d = S) and S independent M/M/1 queues (d = 1);
-work conservation (mean number of busy servers = λσ).
+work conservation (mean number of busy servers = λσ); the hypergeometric law of the overlap in
+exact rationals (math.comb).
 """
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
 from analytic.errors import InvalidParameterError, UnstableSystemError
 from analytic.fairness import balanced_fairness, random_assignment, random_assignment_graph
+from analytic.fairness.random_assignment import _overlap
 
 
 @pytest.mark.parametrize("servers,d,load", [(4, 2, 0.5), (5, 2, 0.9), (6, 2, 0.3), (5, 3, 0.7), (5, 3, 0.95), (6, 4, 0.6)])
@@ -57,6 +60,28 @@ def test_large_systems_do_not_overflow():
     result = random_assignment(3000, 3, 0.99 * 3000)
     assert np.isfinite(result.mean_jobs) and result.mean_jobs > 0
     assert result.busy_servers @ np.arange(3001) == pytest.approx(0.99 * 3000, rel=1e-10, abs=0)
+
+
+@pytest.mark.parametrize(("servers", "d", "covered"), [(10, 3, 0), (10, 3, 5), (10, 3, 10), (200, 150, 170),
+                                                     (2000, 1000, 1000), (2000, 1000, 1500), (10**5, 2, 3),
+                                                     (10**5, 2, 50_000), (10**6, 5, 999_999)])
+def test_overlap_is_the_hypergeometric_law_in_exact_rationals(servers, d, covered):
+    """C(u, j) C(S - u, d - j) / C(S, d) in fractions, each value rounded once; every value above the
+    underflow range within 4e-15 (measured 1.8e-15 at most, 1000 ratios from the mode)."""
+    j, law = _overlap(servers, d, covered)
+    total = math.comb(servers, d)
+    exact = np.array([float(Fraction(math.comb(covered, i) * math.comb(servers - covered, d - i), total)) for i in j.tolist()])
+    assert exact.sum() == pytest.approx(1.0, rel=1e-14, abs=0)     # the support is all of it
+    kept = exact > 1e-290
+    np.testing.assert_allclose(law[kept], exact[kept], rtol=4e-15, atol=0)
+    assert np.all(law[~kept] < 1e-280)
+
+
+def test_work_is_conserved_with_a_hundred_thousand_servers():
+    """S = 10^5, d = 2 (scipy's exact hypergeometric pmf took 33 s here): busy servers average λσ
+    (measured 1.1e-16 off; 1e-12 leaves room for the sum of 10^5 terms)."""
+    result = random_assignment(10**5, 2, 0.9 * 10**5)
+    assert result.busy_servers @ np.arange(10**5 + 1) == pytest.approx(0.9 * 10**5, rel=1e-12, abs=0)
 
 
 def test_errors():
