@@ -171,7 +171,7 @@ def _overlap(servers: int, d: int, covered: int) -> tuple[np.ndarray, np.ndarray
 
     Multiplied out from the mode by P(j+1)/P(j) = (u-j)(d-j) / ((j+1)(S-u-d+j+1)) and normalised:
     every factor is at most 1, so nothing overflows, and each value is within a few ulps times its
-    distance from the mode. (scipy's pmf, exact by prime factorisation below S = 104 729, took 33 s
+    distance from the mode. (scipy's pmf, by prime factorisation for S up to about 10^5, took 33 s
     for S = 10^5, d = 2.)
     """
     j = np.arange(max(0, d - (servers - covered)), min(d, covered) + 1)
