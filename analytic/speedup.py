@@ -274,9 +274,13 @@ def _real_vector(values: object) -> np.ndarray:
 
 
 def _servers(d: object) -> np.ndarray:
-    """``1, ..., d`` as floats, refused before allocating when the table would not fit in memory."""
+    """``1, ..., d`` as floats, refused before allocating when the table would not fit in memory.
+
+    A table built from them peaks at about 96 bytes per server (measured: 3.8 GB at d = 4e7 for the
+    samples, the normalised table and the differences its checks take).
+    """
     d = integer("d", d)
-    require(16.0 * d, f"a speed-up table with d = {d:,}", d)
+    require(96.0 * d, f"a speed-up table with d = {d:,}", d)
     return np.arange(1, d + 1, dtype=float)
 
 

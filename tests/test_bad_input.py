@@ -1089,6 +1089,14 @@ def test_greedy_chain_refuses_a_billion_servers_before_allocating():
      r"^k = 1000000: must leave \(n\)_k = \(1000000\)_1000000 at most 1000000 decimal digits \(it has about 5.57e\+06\)"),
     (lambda: P.machine_symmetries(P.Cluster([2] * 14), limit=10**18),
      r"^limit = 1000000000000000000: must be at most 1000000"),
+    # found by a second wider exploration (60 random draws per callable)
+    (lambda: __import__("analytic.fairness.paper", fromlist=["x"]).exact_point(
+        __import__("analytic.fairness.paper", fromlist=["x"]).FIGURES[3], 5.99e307),
+     r"^load = 5.99e\+307: with mean_size = 1 gives arrival rates beyond double precision$"),
+    (lambda: __import__("analytic.fairness.paper", fromlist=["x"]).figure_sweep([1], ["exponential"], [0.0], [0.0], 100),
+     r"^loads = \[0.0\]: must all be positive$"),
+    (lambda: __import__("analytic.speedup", fromlist=["x"]).SpeedUp.from_curve(0.5, 10**11),
+     r"^a speed-up table with d = 100,000,000,000 needs 100,000,000,000 states and about 8.94e\+03 GiB"),
 ])
 def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
     from analytic.errors import AnalyticError

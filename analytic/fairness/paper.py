@@ -112,9 +112,11 @@ def figure_rates(figure: Figure, load: float, mean_size: float = 1.0) -> np.ndar
         raise InvalidParameterError("figure", figure, "must be a Figure (one of FIGURES)")
     rho = positive("load", load)
     sigma = positive("mean_size", mean_size)
-    if figure.capacities is not None:
-        return np.full(2, rho * sum(figure.capacities) / (2 * sigma))
-    return np.array([rho * figure.servers / sigma])
+    rates = (np.full(2, rho * sum(figure.capacities) / (2 * sigma)) if figure.capacities is not None
+             else np.array([rho * figure.servers / sigma]))
+    if not np.all(np.isfinite(rates)):
+        raise InvalidParameterError("load", load, f"with mean_size = {sigma:g} gives arrival rates beyond double precision")
+    return rates
 
 
 def exact_point(figure: Figure, load: float, mean_size: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
@@ -197,6 +199,8 @@ def figure_sweep(figures: Any, laws: Any, interruptions: Any, loads: Any, jobs: 
         raise InvalidParameterError("laws", laws, f"must be names among {sorted(SIZE_LAWS)}")
     ms = real_array("interruptions", interruptions, ndim=1, allow_empty=False)
     rhos = real_array("loads", loads, ndim=1, allow_empty=False)
+    if np.any(rhos <= 0):
+        raise InvalidParameterError("loads", loads, "must all be positive")
     check_executor(executor)
     grid = [(f, law, float(m), float(load)) for f in numbers for law in names for m in ms for load in rhos]
     seeds = streams(seed, len(grid))
