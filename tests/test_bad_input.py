@@ -1095,6 +1095,12 @@ def test_greedy_chain_refuses_a_billion_servers_before_allocating():
      r"^load = 5.99e\+307: with mean_size = 1 gives arrival rates beyond double precision$"),
     (lambda: __import__("analytic.fairness.paper", fromlist=["x"]).figure_sweep([1], ["exponential"], [0.0], [0.0], 100),
      r"^loads = \[0.0\]: must all be positive$"),
+    (lambda: __import__("analytic.simulation", fromlist=["x"]).erlang(2, 2.2e-311),
+     r"^mean = 2.2e-311: gives a law beyond double precision \(rates = \[inf\]"),
+    (lambda: __import__("analytic.simulation", fromlist=["x"]).pareto(1.5, 1e-323),
+     r"^mean = 9.88\d*e-324: gives a law beyond double precision \(its mean would be 1.97626e-323\)$"),
+    (lambda: __import__("analytic.simulation", fromlist=["x"]).exponential().scaled(1e-310),
+     r"^mean = 1e-310: gives a law beyond double precision"),
     (lambda: __import__("analytic.speedup", fromlist=["x"]).SpeedUp.from_curve(0.5, 10**11),
      r"^a speed-up table with d = 100,000,000,000 needs 100,000,000,000 states and about 8.94e\+03 GiB"),
 ])

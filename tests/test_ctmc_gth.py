@@ -105,6 +105,26 @@ def test_rates_spanning_three_hundred_decades():
     assert np.asarray(pi)[vouched] == pytest.approx(exact[vouched], rel=pi.accuracy, abs=0)
 
 
+@pytest.mark.parametrize("rates", [(1e200, 1e150), (1e300, 0.5), (1e-200, 1e200)])
+def test_loss_systems_at_huge_arrival_rates(rates):
+    """Two independent M/M/c/c queues (c = 3, 4): a product of truncated Poisson laws, in mpmath.
+    Pivots of 1e-200 made the back-substitution's total / pivot overflow to inf (NaN probabilities
+    vouched for; found by the sweep at ModifiedBS's arrival rate 1.3e103)."""
+    capacity = (3, 4)
+    moves = [((1, 0), lambda X: rates[0] * (X[:, 0] < capacity[0])), ((-1, 0), lambda X: X[:, 0] * 1.0),
+             ((0, 1), lambda X: rates[1] * (X[:, 1] < capacity[1])), ((0, -1), lambda X: X[:, 1] * 1.0)]
+    pi = CTMC.from_lattice(capacity, moves).stationary()
+    marginals = []
+    for a, c in zip(rates, capacity, strict=True):
+        weights = [mpmath.mpf(a) ** x / mpmath.factorial(x) for x in range(c + 1)]
+        marginals.append([w / mpmath.fsum(weights) for w in weights])
+    exact = np.array([float(p * q) for p in marginals[0] for q in marginals[1]])
+    vouched = exact >= FLOOR
+    assert np.all(np.isfinite(pi.probabilities))
+    assert np.asarray(pi)[vouched] == pytest.approx(exact[vouched], rel=pi.accuracy, abs=0)
+    assert np.all(np.asarray(pi)[~vouched] <= 1e-280)
+
+
 def test_underflowing_pivot_is_refused_by_gth_and_auto_falls_back():
     # Two wells of a birth–death chain separated by a barrier 2000 states wide with drift 4:1
     # towards each well: in the censored chain the escape probability from one well to the other

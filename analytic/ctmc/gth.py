@@ -421,9 +421,11 @@ def _back_substitute(start, update_ptr, update, pivots, coef_ptr, coef):  # prag
                     for j in range(t + 1, f):
                         if coef[at + t * f + j] > 0.0 and mantissa[index[j]] > 0.0:
                             total += math.ldexp(coef[at + t * f + j] * mantissa[index[j]], exponent[index[j]] - reference)
-                if total > 0.0:
-                    value, power = math.frexp(total / pivots[g])
-                    mantissa[g], exponent[g] = value, power + reference
+                if total > 0.0:  # total / pivot by mantissas and exponents: it overflowed at a pivot of 1e-200
+                    top, top_power = math.frexp(total)
+                    bottom, bottom_power = math.frexp(pivots[g])
+                    value, power = math.frexp(top / bottom)
+                    mantissa[g], exponent[g] = value, power + top_power - bottom_power + reference
             if mantissa[g] > 0.0:
                 if exponent[g] > shift + 900:
                     for j in range(t + 1, f):

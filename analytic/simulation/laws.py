@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Real
@@ -118,7 +119,7 @@ class SizeLaw(ABC):
 
     def scaled(self, mean: float) -> SizeLaw:
         """The same law multiplied by a constant so that its mean is ``mean`` (> 0)."""
-        return self._scaled(positive("mean", mean) / self.mean)
+        return _with_mean(mean, lambda m: self._scaled(m / self.mean))
 
     @abstractmethod
     def _cdf(self, x: np.ndarray) -> np.ndarray: ...
@@ -139,6 +140,20 @@ class SizeLaw(ABC):
     @abstractmethod
     def kernel(self) -> tuple[int, np.ndarray]:
         """``(code, parameters)`` for :func:`draw` inside compiled loops."""
+
+
+def _with_mean(mean: object, build: Callable[[float], SizeLaw]) -> SizeLaw:
+    """``build(m)`` for the validated mean m; a law that doubles cannot hold (a phase rate of a
+    subnormal mean overflows, a subnormal scale loses its digits) is refused naming ``mean``."""
+    m = positive("mean", mean)
+    try:
+        with np.errstate(over="ignore", divide="ignore"):  # an infinite rate is refused by the law itself
+            law = build(m)
+    except InvalidParameterError as error:
+        raise InvalidParameterError("mean", mean, f"gives a law beyond double precision ({error})") from None
+    if not math.isclose(law.mean, m, rel_tol=1e-12):
+        raise InvalidParameterError("mean", mean, f"gives a law beyond double precision (its mean would be {law.mean:.6g})")
+    return law
 
 
 def _sampling(rng: object, size: object) -> tuple[np.random.Generator, int]:
@@ -430,7 +445,7 @@ def exponential(mean: float = 1.0) -> ErlangMixture:
     >>> exponential(2.0).rates.tolist()
     [0.5]
     """
-    return ErlangMixture([1.0], [1], [1.0 / positive("mean", mean)])
+    return _with_mean(mean, lambda m: ErlangMixture([1.0], [1], [1.0 / m]))
 
 
 def erlang(phases: int, mean: float = 1.0) -> ErlangMixture:
@@ -440,7 +455,7 @@ def erlang(phases: int, mean: float = 1.0) -> ErlangMixture:
     0.25
     """
     k = validation.integer("phases", phases)
-    return ErlangMixture([1.0], [k], [k / positive("mean", mean)])
+    return _with_mean(mean, lambda m: ErlangMixture([1.0], [k], [k / m]))
 
 
 def deterministic(mean: float = 1.0) -> Discrete:
@@ -484,8 +499,7 @@ def mixed_erlang(mean: float = 1.0, probabilities: object = (0.4, 0.6)) -> Erlan
     """
     weights = validation.probabilities("probabilities", probabilities)
     phases = np.arange(1, weights.size + 1)
-    rate = float(phases @ weights) / positive("mean", mean)
-    return ErlangMixture(weights, phases, np.full(weights.size, rate))
+    return _with_mean(mean, lambda m: ErlangMixture(weights, phases, np.full(weights.size, float(phases @ weights) / m)))
 
 
 def pareto(shape: float = 1.5, mean: float = 1.0) -> Pareto:
@@ -500,7 +514,7 @@ def pareto(shape: float = 1.5, mean: float = 1.0) -> Pareto:
     a = positive("shape", shape)
     if a <= 1:
         raise InvalidParameterError("shape", shape, "must exceed 1: a Pareto law with shape <= 1 has no finite mean")
-    return Pareto(a, positive("mean", mean) * (a - 1.0) / a)
+    return _with_mean(mean, lambda m: Pareto(a, m * (a - 1.0) / a))
 
 
 def bimodal(small: float, large: float, p_large: float, mean: float | None = None) -> Discrete:
