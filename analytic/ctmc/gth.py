@@ -549,7 +549,8 @@ def stationary(generator: sp.csr_array, plan: GTHPlan) -> np.ndarray:
     smallest subnormal double come out as 0).
 
     Raises ``FloatingPointError`` when a pivot underflows to zero before the last state (rates
-    within one state spanning more than about 300 decades), where no accurate answer is given.
+    within one state spanning more than about 300 decades), or a value leaves the double range,
+    where no accurate answer is given.
     """
     rates, outflow = _embedded(generator)
     order = plan.order
@@ -566,5 +567,7 @@ def stationary(generator: sp.csr_array, plan: GTHPlan) -> np.ndarray:
     mantissa, power = np.frexp(mantissa / outflow)
     exponent += power
     exponent -= exponent[mantissa > 0].max()
+    if not np.all(np.isfinite(mantissa)):  # never a NaN vouched for: the caller falls back or refuses
+        raise FloatingPointError("a value of the back-substitution left the double range")
     pi = np.ldexp(mantissa, np.maximum(exponent, -1100))
     return pi / pi.sum()
