@@ -1095,6 +1095,12 @@ def test_greedy_chain_refuses_a_billion_servers_before_allocating():
      r"^load = 5.99e\+307: with mean_size = 1 gives arrival rates beyond double precision$"),
     (lambda: __import__("analytic.fairness.paper", fromlist=["x"]).figure_sweep([1], ["exponential"], [0.0], [0.0], 100),
      r"^loads = \[0.0\]: must all be positive$"),
+    (lambda: __import__("analytic.fairness", fromlist=["x"]).simplex_lattice(10**6, 1),
+     r"^the lattice of 1000000 classes up to 1 jobs needs 1,000,001 states and about 2.98e\+04 GiB"),
+    (lambda: P.simulate_adgp(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 0.5, 1.0), 50.0, 0.5, 0.05, frozen_queues=[20],
+                             time=100.0),
+     r"^frozen_queues = \[20\]: give weights q = \[88.36\d*\] \(alpha = 50\) whose clocks λ̂ e\^\(q/β\) at beta = 0.5 "
+     r"tick about e\^178.3 times over time = 100, more than 1e\+12$"),
     (lambda: __import__("analytic.simulation", fromlist=["x"]).erlang(2, 2.2e-311),
      r"^mean = 2.2e-311: gives a law beyond double precision \(rates = \[inf\]"),
     (lambda: __import__("analytic.simulation", fromlist=["x"]).pareto(1.5, 1e-323),

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
+from analytic.memory import require
 from analytic.validation import integer, numeric_array, real_array
 
 __all__ = ["SimplexLattice", "simplex_lattice"]
@@ -122,6 +123,7 @@ def simplex_lattice(dimension: int, max_jobs: int, max_states: int = DEFAULT_MAX
     size = lattice_size(n_dim, n)
     if size > max_states:
         raise StateSpaceTooLargeError(size, max_states, f"the lattice of {n_dim} classes up to {n} jobs")
+    require(32.0 * size * n_dim, f"the lattice of {n_dim} classes up to {n} jobs", size)  # points, states, index sums
     # tail[r, m] = C(r + m + 1, m + 1): points with r jobs on m + 2 coordinates, summed over r.
     tail = np.array([[math.comb(r + m + 1, m + 1) for m in range(max(n_dim - 1, 1))] for r in range(n + 1)],
                     dtype=np.int64)
@@ -135,15 +137,27 @@ def simplex_lattice(dimension: int, max_jobs: int, max_states: int = DEFAULT_MAX
 
 
 def _points(dimension: int, max_jobs: int) -> np.ndarray:
-    """All points of the lattice in some order, one coordinate at a time (O(N) array operations)."""
-    points = np.zeros((1, 0), dtype=np.int64)
+    """All points of the lattice in some order, one coordinate at a time.
+
+    Each coordinate's values are stored with the prefix they extend, and the rows are assembled
+    once at the end: O(N · points) work (copying the growing rows at every coordinate was
+    O(N² · points): 16 s for N = 3000, n = 1).
+    """
+    values, parents = [], []
     totals = np.zeros(1, dtype=np.int64)
     for _ in range(dimension):
         choices = max_jobs - totals + 1          # the next coordinate takes 0 .. n - total
         first = np.cumsum(choices) - choices
-        value = np.arange(int(choices.sum())) - np.repeat(first, choices)
-        points = np.column_stack([np.repeat(points, choices, axis=0), value])
-        totals = np.repeat(totals, choices) + value
+        parent = np.repeat(np.arange(len(totals)), choices)
+        value = np.arange(len(parent)) - first[parent]
+        values.append(value)
+        parents.append(parent)
+        totals = totals[parent] + value
+    points = np.empty((len(totals), dimension), dtype=np.int64)
+    row = np.arange(len(totals))
+    for k in range(dimension - 1, -1, -1):
+        points[:, k] = values[k][row]
+        row = parents[k][row]
     return points
 
 

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 import numba
 import numpy as np
+from scipy.special import logsumexp
 
 from analytic.errors import InvalidParameterError, UnstableSystemError
 from analytic.memory import require
@@ -725,6 +726,12 @@ def _simulate(algorithm: str, cluster: Cluster, jobs, alpha: float, beta: float,
             raise InvalidParameterError("frozen_queues", frozen_queues, f"must be {len(types)} finite numbers >= 0")
         frozen = np.zeros(len(types))
         _update_weights(frozen, fixed, False, parameters, cluster.total_slots)
+        if clock_rate > 0:  # ADGP's clocks tick at λ̂ e^(q_j/β) per type: known in advance when q is frozen
+            log_ticks = math.log(clock_rate * horizon) + float(logsumexp(frozen / temperature))
+            if log_ticks > math.log(MAX_EVENTS):
+                raise InvalidParameterError("frozen_queues", frozen_queues, f"give weights q = {frozen.tolist()} (alpha = "
+                                            f"{a:g}) whose clocks λ̂ e^(q/β) at beta = {temperature:g} tick about "
+                                            f"e^{log_ticks:.4g} times over time = {horizon:g}, more than {MAX_EVENTS:g}")
     if algorithm == "Max-Weight":
         levels = np.unique(cheapest_packings(cluster, types).cost)
     else:
