@@ -81,3 +81,16 @@ def test_rate_is_the_mean_increment_with_its_t_interval():
 def test_bad_input_raises(levels, times, match):
     with pytest.raises(InvalidParameterError, match=match):
         growth_rate(levels, times)
+
+
+def test_growth_rate_is_exact_under_scaling_by_powers_of_two():
+    """Levels near 1e154 squared overflowed to an infinite half-width; scaled by 2^500 (levels) or
+    2^600 (times) the estimate scales exactly, and a rate beyond double precision is refused by name."""
+    t = np.arange(1.0, 21.0)
+    y = 0.3 * t + np.random.default_rng(1).normal(size=20)
+    plain = growth_rate(y, t)
+    for big_levels, big_times, factor in ((2.0**500, 1.0, 2.0**500), (1.0, 2.0**600, 2.0**-600)):
+        scaled = growth_rate(y * big_levels, t * big_times)
+        assert (scaled.rate, scaled.half_width) == (plain.rate * factor, plain.half_width * factor)
+    with pytest.raises(InvalidParameterError, match=r"^levels = .*: grow at a rate beyond double precision"):
+        growth_rate([1e308, -1e308, 1e308, -1e308], [1e-300, 2e-300, 3e-300, 4e-300])

@@ -32,6 +32,7 @@ True
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -101,7 +102,13 @@ def growth_rate(levels: object, times: object, level: float = 0.99) -> Growth:
     if np.any(np.diff(t) <= 0):
         raise InvalidParameterError("times", t, "must be increasing")
     at = confidence("level", level)
-    estimate = ratio_estimate(np.diff(y), np.diff(t), at, "batch means")
+    # Levels and times scaled by powers of two (exact) so that the squares of the increments stay in range.
+    level_scale, time_scale = (2.0 ** -np.frexp(np.max(np.abs(v)))[1] if np.any(v) else 1.0 for v in (y, t))
+    estimate = ratio_estimate(np.diff(y * level_scale), np.diff(t * time_scale), at, "batch means")
     increments = y.size - 1
-    half_width = estimate.half_width * np.sqrt((3 * increments - 1) / (2 * increments))
-    return Growth(estimate.value, half_width, at, not estimate.value - half_width > 0)
+    with np.errstate(over="ignore"):  # a rate beyond double precision is refused below
+        rate = float(estimate.value * time_scale / level_scale)
+        half_width = float(estimate.half_width * time_scale / level_scale * np.sqrt((3 * increments - 1) / (2 * increments)))
+    if not (math.isfinite(rate) and math.isfinite(half_width)):
+        raise InvalidParameterError("levels", levels, f"grow at a rate beyond double precision over times {t[0]:g} .. {t[-1]:g}")
+    return Growth(rate, half_width, at, not rate - half_width > 0)
