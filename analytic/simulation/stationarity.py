@@ -103,12 +103,13 @@ def growth_rate(levels: object, times: object, level: float = 0.99) -> Growth:
         raise InvalidParameterError("times", t, "must be increasing")
     at = confidence("level", level)
     # Levels and times scaled by powers of two (exact) so that the squares of the increments stay in range.
-    level_scale, time_scale = (2.0 ** -np.frexp(np.max(np.abs(v)))[1] if np.any(v) else 1.0 for v in (y, t))
-    estimate = ratio_estimate(np.diff(y * level_scale), np.diff(t * time_scale), at, "batch means")
+    level_power, time_power = (int(np.frexp(np.max(np.abs(v)))[1]) for v in (y, t))
+    estimate = ratio_estimate(np.diff(np.ldexp(y, -level_power)), np.diff(np.ldexp(t, -time_power)), at, "batch means")
     increments = y.size - 1
     with np.errstate(over="ignore"):  # a rate beyond double precision is refused below
-        rate = float(estimate.value * time_scale / level_scale)
-        half_width = float(estimate.half_width * time_scale / level_scale * np.sqrt((3 * increments - 1) / (2 * increments)))
+        rate = float(np.ldexp(estimate.value, level_power - time_power))
+        half_width = float(np.ldexp(estimate.half_width * np.sqrt((3 * increments - 1) / (2 * increments)),
+                                    level_power - time_power))
     if not (math.isfinite(rate) and math.isfinite(half_width)):
         raise InvalidParameterError("levels", levels, f"grow at a rate beyond double precision over times {t[0]:g} .. {t[-1]:g}")
     return Growth(rate, half_width, at, not rate - half_width > 0)
