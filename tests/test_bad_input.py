@@ -1103,6 +1103,11 @@ def test_greedy_chain_refuses_a_billion_servers_before_allocating():
                              time=100.0),
      r"^frozen_queues = \[20\]: give weights q = \[88.36\d*\] \(alpha = 50\) whose clocks λ̂ e\^\(q/β\) at beta = 0.5 "
      r"tick about e\^178.3 times over time = 100, more than 1e\+12$"),
+    # at load 1e-108 the clock (1e111) no longer resolved a service time: delays 0, service rates NaN
+    (lambda: __import__("analytic.fairness.paper", fromlist=["x"]).simulate_point(
+        __import__("analytic.fairness.paper", fromlist=["x"]).FIGURES[1], 1e-108, "exponential", 1.0, 2000),
+     r"^load = 1e-108: is so small that 2000 arrivals span more than 1e\+12 mean job sizes, where the clock no longer "
+     r"resolves a service time$"),
     (lambda: __import__("analytic.simulation", fromlist=["x"]).erlang(2, 2.2e-311),
      r"^mean = 2.2e-311: gives a law beyond double precision \(rates = \[inf\]"),
     (lambda: __import__("analytic.simulation", fromlist=["x"]).pareto(1.5, 1e-323),
@@ -1133,4 +1138,5 @@ def test_thresholds_beyond_double_precision_are_infinite_not_an_overflow():
     conditions = P.theorem2_conditions(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 0.5, 1.0), 0.1, 0.5, 1e-300, 10.0, 0.5)
     assert conditions.log_h_required == math.inf and not conditions.holds
     assert P.corollary1_parameters(1e-300, 0.5).log_h == math.inf
+    assert P.corollary1_parameters(1.4e154, 0.5).alpha == math.inf                           # β² (an OverflowError before)
     assert P.corollary1_parameters(0.5, 0.5).log_h == pytest.approx(4.0, rel=1e-15, abs=0)      # (1/2)^(-2), by hand

@@ -56,7 +56,7 @@ GRAPH = three_server_graph()
     # Each interruption is an event of the loop: 10^18 per job would never finish.
     (lambda: simulate_interruptions(GRAPH, [0.5, 0.5], interruptions=1e18, jobs=1000), InvalidParameterError,
      "interruptions = 1e.18: must be at most 1000"),
-    # 1000 arrivals at rate 1e-300 span 1e303 time units: the time integrals overflow double precision.
+    # 1000 arrivals at rate 1e-300 span 1e303 mean sizes: the clock no longer resolves a service time.
     (lambda: simulate_random_assignment(10, 2, 1e-300, jobs=1000), InvalidParameterError,
      "arrival_rate = 1e-300: is so small that"),
 ])

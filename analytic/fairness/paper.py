@@ -136,9 +136,9 @@ def simulate_point(figure: Figure, load: float, law: str, interruptions: float, 
         raise InvalidParameterError("law", law, f"must be one of {sorted(SIZE_LAWS)}")
     size = SIZE_LAWS[law]
     rates = figure_rates(figure, load, size.mean)
-    if integer("jobs", jobs) / rates.sum() > MAX_HORIZON:
+    if integer("jobs", jobs) / rates.sum() / size.mean > MAX_HORIZON:
         raise InvalidParameterError("load", load, f"is so small that {jobs} arrivals span more than {MAX_HORIZON:g} "
-                                                  "time units, where the simulation's time integrals overflow")
+                                                  "mean job sizes, where the clock no longer resolves a service time")
     if figure.capacities is not None:
         return simulate_interruptions(three_server_graph(figure.capacities), rates, size, interruptions, jobs,
                                       replications=replications, seed=seed, executor=executor, **options)

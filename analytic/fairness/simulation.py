@@ -495,8 +495,10 @@ def _run(setup: _Setup, replications: int, seed: Any, executor: Executor | None,
 #: Largest mean number of interruptions per job simulated: each is an event of the loop, and the paper's
 #: figures use m <= 5 (m → ∞ is balanced fairness, computed exactly by balanced_fairness).
 MAX_INTERRUPTIONS = 1e3
-#: Longest run, in time units, whose time integrals (job counts × time) stay finite in double precision.
-MAX_HORIZON = 1e250
+#: Longest run, in mean job sizes: beyond it the clock, a double, no longer resolves a service time
+#: (2.2e-16 × 1e12 ≈ 2e-4 of a mean size; at 1e111 a job's arrival and departure fell on the same
+#: instant and the delays came out 0, the service rates NaN).
+MAX_HORIZON = 1e12
 
 
 def _common(size: Any, interruptions: Any, jobs: Any, warmup: Any, replications: Any, executor: Any, level: Any,
@@ -520,9 +522,10 @@ def _common(size: Any, interruptions: Any, jobs: Any, warmup: Any, replications:
         raise InvalidParameterError("jobs", jobs, f"must leave at least {k} arrivals per replication after the warm-up "
                                                   f"of {skip} (jobs // replications = {per_run})")
     name, rate = arrival
-    if per_run / rate > MAX_HORIZON:
-        raise InvalidParameterError(name, rate, f"is so small that {per_run} arrivals span about {per_run / rate:.3g} "
-                                                f"time units, beyond {MAX_HORIZON:g} where the time integrals overflow")
+    if per_run / rate / law.mean > MAX_HORIZON:
+        raise InvalidParameterError(name, rate, f"is so small that {per_run} arrivals span about "
+                                                f"{per_run / rate / law.mean:.3g} mean job sizes, beyond {MAX_HORIZON:g}, "
+                                                "where the clock no longer resolves a service time")
     check_executor(executor)
     confidence("level", level)
     limit = np.iinfo(np.int64).max if max_jobs is None else integer("max_jobs", max_jobs)

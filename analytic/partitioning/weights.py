@@ -224,9 +224,10 @@ def corollary1_parameters(beta: float, b: float) -> Corollary1Parameters:
     """
     t = positive("beta", beta)
     power = _exponent(b)
-    with np.errstate(over="ignore", under="ignore"):       # log h = β^(-1/(1-b)) is inf beyond double precision
+    with np.errstate(over="ignore", under="ignore"):       # log h = β^(-1/(1-b)) and α = β² are inf beyond double precision
         log_h = float(np.float64(t) ** (-1 / power))
-    return Corollary1Parameters(alpha=t**2, log_h=log_h, epsilon=t ** (b**2 / 4))
+        alpha = float(np.float64(t) ** 2)
+    return Corollary1Parameters(alpha=alpha, log_h=log_h, epsilon=t ** (b**2 / 4))
 
 
 @dataclass(frozen=True)
