@@ -175,11 +175,11 @@ def lump(space: Configurations, configuration: Sequence[tuple[int, Sequence[int]
     taken: set[int] = set()
     for entry in configuration:
         j, slots, cost = _template_entry(space, entry, configuration, condition)
-        shared = taken.intersection(slots.tolist())
-        if shared:
+        used = slots.tolist()
+        if shared := taken.intersection(used):
             raise InvalidParameterError("configuration", configuration, f"{condition}: slot {min(shared)} is in two "
                                         "templates (the templates of a configuration are disjoint)")
-        taken.update(slots.tolist())
+        taken.update(used)
         loads = tuple(np.bincount(space.cluster.machine_of_slot[slots], minlength=space.cluster.machines).tolist())
         if (j, loads, cost) not in index:
             raise InvalidParameterError("configuration", configuration, f"holds a template of type {j} with loads {loads} "

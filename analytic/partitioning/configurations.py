@@ -391,7 +391,8 @@ class Configurations:
         vector = numeric_array("counts", counts, f"must be {len(self.classes)} template counts >= 0, one per class")
         if vector.shape != (len(self.classes),) or vector.dtype.kind not in "iu" or np.any(vector < 0):
             raise InvalidParameterError("counts", counts, f"must be {len(self.classes)} template counts >= 0, one per class")
-        if sum(map(int, vector)) > int(self.cluster.slots.sum()) or np.any(vector @ self.classes.loads > self.cluster.slots):
+        # no count above the slot total (so the product cannot overflow), then no machine over its slots
+        if vector.max(initial=0) > self.cluster.total_slots or np.any(vector @ self.classes.loads > self.cluster.slots):
             raise InvalidParameterError("counts", counts, "must be a configuration: its templates need more slots of some "
                                         f"machine than it has ({self.cluster.slots.tolist()})")
         ids = np.repeat(np.arange(len(self.classes)), vector)[None, :]

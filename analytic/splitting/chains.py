@@ -33,6 +33,7 @@ with π = FCFS on the helpers.
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -415,18 +416,20 @@ class _System:
         can start 64 jobs needing one), and no recursion limits its length.
         """
         total = sum(self.arrival_rates)
-        settled: dict = {}
+        settled: defaultdict = defaultdict(float)
         frontier = {(serving, head, waiting): weight}
         while frontier:
-            started: dict = {}
+            started: defaultdict = defaultdict(float)
             for (serving, head, waiting), weight in frontier.items():
                 if not (waiting and self.needs[head] <= self._free(serving)):
-                    settled[serving, head, waiting] = settled.get((serving, head, waiting), 0.0) + weight
+                    settled[serving, head, waiting] += weight
                     continue
                 served = _plus(serving, head, 1)
-                for state, w in ([((served, -1, 0), weight)] if waiting == 1 else
-                                 [((served, j, waiting - 1), weight * lam / total) for j, lam in enumerate(self.arrival_rates)]):
-                    started[state] = started.get(state, 0.0) + w
+                if waiting == 1:
+                    started[served, -1, 0] += weight
+                else:
+                    for j, lam in enumerate(self.arrival_rates):
+                        started[served, j, waiting - 1] += weight * lam / total
             frontier = started
         return settled.items()
 
