@@ -333,7 +333,7 @@ class CTMC:
 
     # -- analysis -------------------------------------------------------------------------------
 
-    def stationary(self, method: str = "auto", reference: Any = None) -> Stationary:
+    def stationary(self, method: str = "auto", reference: Any = None, tolerance: float = stationary_law.ACCURACY) -> Stationary:
         """Stationary distribution ``pi`` (``pi Q = 0``, ``sum pi = 1``), with a stated accuracy.
 
         Every probability at or above ``result.floor`` is within ``result.accuracy`` of the exact
@@ -356,6 +356,8 @@ class CTMC:
             ``pi = 1`` first (default: state 0). Accuracy and GMRES convergence are best when it
             is among the likeliest states; likelier states are tried automatically when the
             residual is poor.
+        tolerance : float
+            The componentwise relative accuracy to vouch for, in (0, 1) (default 1e-10).
 
         Returns
         -------
@@ -383,9 +385,10 @@ class CTMC:
         [0.25, 0.25, 0.25, 0.25]
         """
         method = option("method", method, stationary_law.METHODS)
+        tolerance = stationary_law.check_tolerance(tolerance)
         first = None if reference is None else self._space.index(reference, "reference")
         self._require_irreducible()
-        pi, accuracy, floor, label, iterations, check = stationary_law.solve(self._generator, method, first)
+        pi, accuracy, floor, label, iterations, check = stationary_law.solve(self._generator, method, first, tolerance)
         residual = float(np.abs(self._generator.T @ pi).sum())
         return Stationary(pi, accuracy, floor, residual, label, iterations, check, self.states, self._space)
 

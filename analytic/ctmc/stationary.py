@@ -32,7 +32,7 @@ from analytic.ctmc import gth, linear
 from analytic.ctmc.spaces import vector_result
 from analytic.errors import ConvergenceError, InvalidParameterError
 from analytic.memory import available_bytes, require
-from analytic.validation import integer, option
+from analytic.validation import integer, option, unit_fraction
 
 __all__ = ["ACCURACY", "FLOOR", "Stationary", "solve", "solve_bytes"]
 
@@ -117,6 +117,11 @@ class Stationary:
         return float(self.probabilities[self._space.index(state)])
 
 
+def check_tolerance(tolerance: object) -> float:
+    """``tolerance`` as a float in (0, 1): the componentwise relative accuracy a caller asks for."""
+    return unit_fraction("tolerance", tolerance, meaning=" (a relative accuracy, e.g. 1e-10)")
+
+
 def solve_bytes(states: int, entries: int) -> int:
     """The least memory :meth:`CTMC.stationary` needs for a generator with ``entries`` stored
     entries: the iterative solver's (the tighter incomplete LU, ten times the generator, and the
@@ -131,32 +136,34 @@ def solve_bytes(states: int, entries: int) -> int:
     return entries * 10 * 12 + (linear.RESTART + 8) * states * 8
 
 
-def _gth(generator: sp.csr_array, plan: gth.GTHPlan) -> tuple[np.ndarray, float, float, str, int, str]:
+def _gth(generator: sp.csr_array, plan: gth.GTHPlan, tolerance: float) -> tuple[np.ndarray, float, float, str, int, str]:
+    if tolerance < ACCURACY:
+        raise ConvergenceError(f"GTH vouches for a relative accuracy of {ACCURACY:g}, not tolerance={tolerance:g}")
     pi = gth.stationary(generator, plan)
-    return (pi, ACCURACY, FLOOR, "gth (multifrontal, subtraction-free)", 0,
+    return (pi, tolerance, FLOOR, "gth (multifrontal, subtraction-free)", 0,
             f"GTH is entrywise stable (O'Cinneide 1993); {plan.largest_front}-state largest front")
 
 
 def _refined(generator: sp.csr_array, method: str, first: int | None, why: str,
-             exact: np.ndarray | None) -> tuple[np.ndarray, float, float, str, int, str]:
+             exact: np.ndarray | None, tolerance: float) -> tuple[np.ndarray, float, float, str, int, str]:
     n = generator.shape[0]
     if method == "iterative":
         require(solve_bytes(n, generator.nnz), "the iterative solve", n)
     try:
-        refined = linear.solve(generator, method, first, FLOOR, ACCURACY, exact)
+        refined = linear.solve(generator, method, first, FLOOR, tolerance, exact)
     except ConvergenceError as exc:
         raise ConvergenceError(f"{exc}{why} (method='gth' is exact where it fits)") from None
     pi, error = refined.probabilities, refined.error
-    unsettled = error > ACCURACY
+    unsettled = error > tolerance
     floor = max(FLOOR, float(pi[unsettled].max()) * (1 + 1e-12)) if unsettled.any() else FLOOR
     if floor >= float(pi.max()):
         raise ConvergenceError(
             f"{refined.label} with mixed-precision refinement cannot vouch for any probability: the likeliest "
-            f"state's estimated relative error is {error[np.argmax(pi)]:.3g} > {ACCURACY:g}{why}; the chain is too "
+            f"state's estimated relative error is {error[np.argmax(pi)]:.3g} > {tolerance:g}{why}; the chain is too "
             "ill conditioned for double precision (use method='gth')")
     vouched = pi >= floor
     how = "agrees with GTH" if exact is not None else "estimated relative error"
-    return (pi, ACCURACY, floor, refined.label, refined.iterations,
+    return (pi, tolerance, floor, refined.label, refined.iterations,
             f"mixed-precision refinement, {refined.steps} steps; {how}: <= {float(error[vouched].max()):.2g} for the "
             f"{int(vouched.sum())} probabilities >= {floor:.3g}{why}")
 
@@ -166,7 +173,7 @@ def _fits(plan: gth.GTHPlan) -> bool:
     return plan.flops <= GTH_FLOPS and plan.bytes <= available_bytes()
 
 
-def solve(generator: sp.csr_array, method: str, first: int | None) -> tuple[np.ndarray, float, float, str, int, str]:
+def solve(generator: sp.csr_array, method: str, first: int | None, tolerance: float = ACCURACY) -> tuple[np.ndarray, float, float, str, int, str]:
     """Stationary law of an irreducible generator: probabilities, accuracy, floor, method label,
     Krylov iterations and how the accuracy was established (see the module docstring)."""
     option("method", method, METHODS)
@@ -179,7 +186,7 @@ def solve(generator: sp.csr_array, method: str, first: int | None) -> tuple[np.n
         require(plan.bytes, "the GTH factorization", n)
     if method == "gth" or (method == "auto" and _fits(plan)):
         try:
-            return _gth(generator, plan)
+            return _gth(generator, plan, tolerance)
         except FloatingPointError as exc:
             if method == "gth":
                 raise ConvergenceError(f"GTH cannot vouch for this chain: {exc} (probabilities span more "
@@ -196,4 +203,4 @@ def solve(generator: sp.csr_array, method: str, first: int | None) -> tuple[np.n
             exact = gth.stationary(generator, plan)
         except FloatingPointError:
             exact = None
-    return _refined(generator, method, first, why, exact)
+    return _refined(generator, method, first, why, exact, tolerance)

@@ -199,12 +199,12 @@ def _sequences(kinds: int, limit: int, cap: int) -> int:
 
 def oi_queue_law(graph: CompatibilityGraph, arrival_rates: Any, max_jobs: int, interruptions: float = 0.0,
                  size: ErlangMixture | str | None = None, max_states: int = DEFAULT_MAX_STATES,
-                 method: str = "auto") -> OIQueueLaw:
+                 method: str = "auto", tolerance: float = 1e-10) -> OIQueueLaw:
     """Solve :func:`oi_queue_chain` and aggregate its law by numbers of jobs per class.
 
     With exponential sizes this equals :meth:`~analytic.fairness.BalanceFunction.probabilities` at
-    the same truncation (eqs. 2–3), for every number of interruptions. ``method`` is passed to
-    :meth:`analytic.ctmc.CTMC.stationary`; other parameters as in :func:`oi_queue_chain`.
+    the same truncation (eqs. 2–3), for every number of interruptions. ``method`` and ``tolerance`` are
+    passed to :meth:`analytic.ctmc.CTMC.stationary`; other parameters as in :func:`oi_queue_chain`.
 
     Examples
     --------
@@ -218,7 +218,7 @@ def oi_queue_law(graph: CompatibilityGraph, arrival_rates: Any, max_jobs: int, i
     """
     rates = check_rates("arrival_rates", arrival_rates, graph)
     chain = oi_queue_chain(graph, rates, max_jobs, interruptions, size, max_states)
-    stationary = chain.stationary(method=method)
+    stationary = chain.stationary(method=method, tolerance=tolerance)
     lattice = simplex_lattice(graph.n_classes, max_jobs)
     counts = np.array([np.bincount([c for c, _ in state], minlength=graph.n_classes) for state in chain.states],
                       dtype=np.int64)

@@ -284,7 +284,7 @@ def _enumerate(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.
 
 
 def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float, servers: int, p: object = None,
-                   method: str = "auto", max_states: int = 30_000_000) -> GreedyMetrics:
+                   method: str = "auto", max_states: int = 30_000_000, tolerance: float = 1e-10) -> GreedyMetrics:
     """Exact blocking, mean execution time and distance to y* of greedy(p) with n servers.
 
     The stationary law of :func:`greedy_chain` (unit-mean exponential job sizes) gives
@@ -309,6 +309,9 @@ def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: flo
         mixed-precision refinement and its checks above.
     max_states : int
         Largest chain to build.
+    tolerance : float
+        Componentwise relative accuracy vouched for every stationary probability (passed to
+        :meth:`CTMC.stationary`).
 
     Returns
     -------
@@ -339,7 +342,8 @@ def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: flo
     loss = greedy_chain(speedup, lam, servers, probabilities, max_states=max_states)
     n, X, sizes = int(servers), loss.states, loss.sizes
     optimum = optimal_occupancy(speedup, lam)
-    stationary = loss.chain.stationary(method=method, reference=loss.chain.states[loss.equilibrium])
+    stationary = loss.chain.stationary(method=method, reference=loss.chain.states[loss.equilibrium],
+                                       tolerance=tolerance)
     pi = stationary.probabilities
     blocking = float(pi[X @ sizes == n].sum())
     occupancy = np.zeros(speedup.d)

@@ -154,7 +154,8 @@ def multiserver_chain(policy: str, servers: int, classes: Iterable[JobClass], ar
 
 
 def exact_multiserver(policy: str, servers: int, classes: Iterable[JobClass], arrival_rate: float,
-                      max_waiting: int = 60, representation: str | None = None, max_states: int = 500_000) -> ExactMetrics:
+                      max_waiting: int = 60, representation: str | None = None, max_states: int = 500_000,
+                      method: str = "auto", tolerance: float = 1e-10) -> ExactMetrics:
     """Mean response time, probability of waiting and P_H of a multiserver-job queue, exactly.
 
     Solves :func:`multiserver_chain` and reads the metrics off the stationary law: mean response
@@ -165,6 +166,9 @@ def exact_multiserver(policy: str, servers: int, classes: Iterable[JobClass], ar
     ----------
     policy, servers, classes, arrival_rate, max_waiting, representation, max_states
         As in :func:`multiserver_chain`.
+    method, tolerance
+        Passed to :meth:`analytic.ctmc.CTMC.stationary`: the solver and the componentwise relative
+        accuracy vouched for every stationary probability.
 
     Returns
     -------
@@ -190,7 +194,7 @@ def exact_multiserver(policy: str, servers: int, classes: Iterable[JobClass], ar
     """
     system = _System.build(policy, servers, classes, arrival_rate, max_waiting, representation)
     chain = system.chain(max_states)
-    return system.metrics(chain.stationary(), chain.n_states)
+    return system.metrics(chain.stationary(method=method, tolerance=tolerance), chain.n_states)
 
 
 #: The state descriptions each policy allows; the first is the default.
@@ -221,7 +225,8 @@ class Saturation:
 SATURATION_MAX_STATES = 2_000_000
 
 
-def fcfs_saturation(servers: int, classes: Iterable[JobClass]) -> Saturation:
+def fcfs_saturation(servers: int, classes: Iterable[JobClass], method: str = "auto",
+                    tolerance: float = 1e-10) -> Saturation:
     """The stability limit of FCFS: the throughput of the saturated multiserver-job queue, exactly.
 
     With an infinite backlog the state is the jobs in service and the class of the first job that
@@ -237,6 +242,8 @@ def fcfs_saturation(servers: int, classes: Iterable[JobClass]) -> Saturation:
         k >= every need.
     classes : sequence of JobClass
         Exponential service times.
+    method, tolerance
+        Passed to :meth:`analytic.ctmc.CTMC.stationary`.
 
     Returns
     -------
@@ -278,7 +285,7 @@ def fcfs_saturation(servers: int, classes: Iterable[JobClass]) -> Saturation:
 
     start = (_plus((0,) * len(classes), 0, k // classes[0].need), 0)  # class-0 jobs fill the servers, a class-0 head
     chain = CTMC.from_function(start, transitions, max_states=SATURATION_MAX_STATES)
-    pi = chain.stationary()
+    pi = chain.stationary(method=method, tolerance=tolerance)
     throughput = pi.expected(lambda state: sum(x * rate for x, rate in zip(state[0], mu, strict=True)))
     return Saturation(throughput=throughput, max_load=throughput * float(sum(c.demand for c in classes)) / k,
                       n_states=chain.n_states)

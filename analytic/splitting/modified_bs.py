@@ -111,11 +111,13 @@ def _phase_specs(hyperexponential: object, count: int) -> list:
 
 
 def modified_bs_helper_probability(servers: int, arrival_rate: float, classes: Iterable[JobClass],
-                                   hyperexponential: Mapping[int, tuple[float, float]] | None = None) -> float:
+                                   hyperexponential: Mapping[int, tuple[float, float]] | None = None,
+                                   method: str = "auto", tolerance: float = 1e-10) -> float:
     """P_H under ModifiedBS from the exact CTMC: sum_i α_i P(fewer than n_i idle servers in A_i) (PASTA).
 
     The independent counterpart of :func:`helper_probability_bound` (eq. 16); see
-    :func:`modified_bs_chain` for the parameters.
+    :func:`modified_bs_chain` for the parameters; ``method`` and ``tolerance`` are passed to
+    :meth:`analytic.ctmc.CTMC.stationary`.
 
     Examples
     --------
@@ -124,6 +126,6 @@ def modified_bs_helper_probability(servers: int, arrival_rate: float, classes: I
     """
     classes = _classes(classes)
     reserved = balanced_partition(servers, classes).reserved
-    pi = modified_bs_chain(servers, arrival_rate, classes, hyperexponential).stationary()
+    pi = modified_bs_chain(servers, arrival_rate, classes, hyperexponential).stationary(method=method, tolerance=tolerance)
     return sum(float(c.probability) * pi.expected(lambda x, i=i, c=c: float(reserved[i] - sum(x[i]) < c.need))
                for i, c in enumerate(classes))
