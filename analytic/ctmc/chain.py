@@ -334,28 +334,26 @@ class CTMC:
     # -- analysis -------------------------------------------------------------------------------
 
     def stationary(self, method: str = "auto", reference: Any = None, tolerance: float = stationary_law.ACCURACY) -> Stationary:
-        """Stationary distribution ``pi`` (``pi Q = 0``, ``sum pi = 1``), with a stated accuracy.
+        """Stationary distribution ``pi`` (``pi Q = 0``, ``sum pi = 1``), with a proven accuracy.
 
-        Every probability at or above ``result.floor`` is within ``result.accuracy`` of the exact
-        stationary probability *relative to itself* (1e-10 down to 1e-290 by default), or this
-        raises :class:`~analytic.errors.ConvergenceError`: a small residual is not taken as
-        evidence. See :mod:`analytic.ctmc.stationary` for how each method vouches for its answer.
+        Every probability at or above ``result.floor`` (1e-290) is within ``tolerance`` of the
+        exact stationary probability *relative to itself*, or this raises
+        :class:`~analytic.errors.ConvergenceError` saying the best accuracy reached. Whatever the
+        method, the answer is certified state by state (:mod:`analytic.ctmc.certificate`): a small
+        residual is not taken as evidence; ``result.error_bounds`` holds the proven bounds.
 
         Parameters
         ----------
         method : {"auto", "gth", "direct", "iterative"}
             ``"gth"``: the subtraction-free Grassmann–Taksar–Heyman algorithm as a sparse
-            multifrontal factorization, entrywise accurate. ``"direct"`` (SuperLU) and
-            ``"iterative"`` (GMRES with an incomplete-LU preconditioner) are followed by
-            mixed-precision refinement, which measures each probability's error. ``"auto"``
-            (default): GTH when its factorization fits in memory and needs at most
-            ``GTH_FLOPS`` multiply-adds, else direct up to ``DIRECT_SOLVE_LIMITS`` states (a
-            limit that falls with the mean number of transitions per state), else iterative.
+            multifrontal factorization. ``"iterative"``: rounds of relative correction by GMRES
+            with an ILU(0) preconditioner; ``"direct"``: the same with SuperLU. ``"auto"``
+            (default): GTH when it fits in memory and needs at most ``GTH_FLOPS`` multiply-adds,
+            the iterative rounds otherwise, and the other methods in turn when the certificate
+            falls short of the tolerance (see :mod:`analytic.ctmc.stationary`).
         reference : state, optional
-            For ``"direct"`` and ``"iterative"``: the state whose balance equation is replaced by
-            ``pi = 1`` first (default: state 0). Accuracy and GMRES convergence are best when it
-            is among the likeliest states; likelier states are tried automatically when the
-            residual is poor.
+            For ``"direct"`` and ``"iterative"``: the state pinned first (default: state 0); the
+            rounds move it to the likeliest state.
         tolerance : float
             The componentwise relative accuracy to vouch for, in (0, 1) (default 1e-10).
 
@@ -388,9 +386,11 @@ class CTMC:
         tolerance = stationary_law.check_tolerance(tolerance)
         first = None if reference is None else self._space.index(reference, "reference")
         self._require_irreducible()
-        pi, accuracy, floor, label, iterations, check = stationary_law.solve(self._generator, method, first, tolerance)
+        solution = stationary_law.solve(self._generator, method, first, tolerance)
+        pi = solution.probabilities
         residual = float(np.abs(self._generator.T @ pi).sum())
-        return Stationary(pi, accuracy, floor, residual, label, iterations, check, self.states, self._space)
+        return Stationary(pi, tolerance, stationary_law.FLOOR, solution.error_bounds, residual, solution.method,
+                          solution.iterations, solution.check, self.states, self._space)
 
     def detailed_balance_residual(self, probabilities: np.ndarray | Stationary) -> float:
         """Total imbalance of the probability flows, ``sum_{i<j} |pi_i q_ij - pi_j q_ji|``.

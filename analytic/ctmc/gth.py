@@ -40,6 +40,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
+from analytic.ctmc.balance import Balance, Measure
 from analytic.ctmc.ordering import nested_dissection
 
 __all__ = ["GTHPlan", "analyse", "stationary"]
@@ -440,13 +441,9 @@ def _back_substitute(start, update_ptr, update, pivots, coef_ptr, coef):  # prag
 # ---------------------------------------------------------------------------------------------
 
 
-def _embedded(generator: sp.csr_array) -> tuple[sp.csr_array, np.ndarray]:
-    """Off-diagonal rates divided by each state's total outflow, and the outflows."""
-    rates = generator.copy()
-    rates.setdiag(0.0)
-    rates.eliminate_zeros()
-    outflow = np.asarray(rates.sum(axis=1)).ravel()
-    return (sp.diags_array(1.0 / outflow) @ rates).tocsr(), outflow
+def _embedded(rates: sp.csr_array, outflow: np.ndarray) -> sp.csr_array:
+    """The jump chain: off-diagonal rates divided by each state's total outflow."""
+    return (sp.diags_array(1.0 / outflow) @ rates).tocsr()
 
 
 def _symmetric(rates: sp.csr_array) -> sp.csr_array:
@@ -515,9 +512,10 @@ def _plan(pattern: sp.csr_array, order: np.ndarray, transitions: int) -> GTHPlan
                    float(flops), transitions)
 
 
-def analyse(generator: sp.csr_array) -> GTHPlan:
-    """Symbolic analysis of the GTH factorization of an irreducible generator: the elimination
-    order and the exact memory and work of the numerical phase, computed without allocating it.
+def analyse(rates: sp.csr_array) -> GTHPlan:
+    """Symbolic analysis of the GTH factorization of an irreducible chain given by its off-diagonal
+    ``rates``: the elimination order and the exact memory and work of the numerical phase,
+    computed without allocating it.
 
     Two orders are considered: nested dissection, and the banded reverse Cuthill–McKee order,
     taken whenever its envelope is no larger than nested dissection's factor. A banded order
@@ -535,7 +533,6 @@ def analyse(generator: sp.csr_array) -> GTHPlan:
     >>> plan.stored <= 10 * 1000
     True
     """
-    rates, _ = _embedded(generator)
     pattern = _symmetric(rates)
     dissection = _plan(pattern, nested_dissection(pattern.indptr, pattern.indices), rates.nnz)
     banded = reverse_cuthill_mckee(pattern, symmetric_mode=True).astype(np.int64)
@@ -544,17 +541,15 @@ def analyse(generator: sp.csr_array) -> GTHPlan:
     return dissection
 
 
-def stationary(generator: sp.csr_array, plan: GTHPlan) -> np.ndarray:
-    """The stationary law of an irreducible generator by sparse GTH (probabilities below the
-    smallest subnormal double come out as 0).
+def stationary(balance: Balance, plan: GTHPlan) -> Measure:
+    """The invariant measure of the scaled chain ``balance`` (:mod:`analytic.ctmc.balance`) by sparse
+    GTH, each value held as a mantissa and a binary exponent.
 
-    Raises ``FloatingPointError`` when a pivot underflows to zero before the last state (rates
-    within one state spanning more than about 300 decades), or a value leaves the double range,
-    where no accurate answer is given.
+    Raises ``FloatingPointError`` when a pivot underflows to zero before the last state or a value
+    leaves the double range, where no accurate answer is given.
     """
-    rates, outflow = _embedded(generator)
     order = plan.order
-    scaled = _permuted(rates, order)
+    scaled = _permuted(_embedded(balance.rates, balance.outflow), order)
     into = scaled.T.tocsr()
     pivots, coef_ptr, coef = _factor(
         scaled.indptr.astype(np.int64), scaled.indices.astype(np.int64), scaled.data,
@@ -564,10 +559,6 @@ def stationary(generator: sp.csr_array, plan: GTHPlan) -> np.ndarray:
         raise FloatingPointError("a GTH pivot underflowed to zero before the last state")
     mantissa, exponent = np.empty(len(order)), np.empty(len(order), np.int64)
     mantissa[order], exponent[order] = _back_substitute(plan.start, plan.update_ptr, plan.update, pivots, coef_ptr, coef)
-    mantissa, power = np.frexp(mantissa / outflow)
-    exponent += power
-    exponent -= exponent[mantissa > 0].max()
-    if not np.all(np.isfinite(mantissa)):  # never a NaN vouched for: the caller falls back or refuses
+    if not (np.all(np.isfinite(mantissa)) and np.all(mantissa > 0)):
         raise FloatingPointError("a value of the back-substitution left the double range")
-    pi = np.ldexp(mantissa, np.maximum(exponent, -1100))
-    return pi / pi.sum()
+    return Measure.from_parts(mantissa / balance.outflow, exponent)

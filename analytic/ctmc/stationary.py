@@ -1,26 +1,29 @@
 """The stationary law of a chain: which solver runs, what it vouches for, and the result.
 
-The contract: every probability at or above :attr:`Stationary.floor` is within
-:attr:`Stationary.accuracy` of the exact stationary probability, *relative to itself*, or the call
-raises :class:`~analytic.errors.ConvergenceError` saying that it cannot vouch for the answer.
+The contract: every probability at or above :data:`FLOOR` is within ``tolerance`` of the exact
+stationary probability, *relative to itself*, or the call raises
+:class:`~analytic.errors.ConvergenceError` saying the best accuracy it reached (the tolerance that
+would have been vouched for). The vouching is a proof, state by state, not an estimate: the
+certificate of :mod:`analytic.ctmc.certificate` (an inverse-positive system and a checked
+supersolution) bounds the error of every probability, whichever method computed it, and
+:attr:`Stationary.error_bounds` holds those bounds.
 
-* ``"gth"`` (the default whenever its factorization fits in memory and in about half a minute of
-  work, which covers every chain of the package's papers up to millions of states): the sparse
-  GTH algorithm of :mod:`analytic.ctmc.gth`, subtraction-free and entrywise stable. It vouches
-  for ``ACCURACY = 1e-10`` down to ``FLOOR = 1e-290``; the test suite holds it on birth–death
-  chains with rates over 8 decades, random reversible chains, nearly completely decomposable
-  chains with couplings down to 1e-15 and lattices with rates over many decades (measured errors
-  are about 1e-13), and ``benchmarks/ctmc.py`` on 10^6 states.
-* ``"direct"`` / ``"iterative"`` (above that size, or when asked for): SuperLU or GMRES, then
-  mixed-precision refinement (:mod:`analytic.ctmc.linear`). Where GTH fits, the answer is checked
-  against it; above, against solves pinned at other states and against the probability flow
-  across cuts, which *measure* each probability's remaining error. The states measured within
-  ``ACCURACY`` are vouched for and the floor is set above the others; a chain whose probabilities
-  leave the double range along the way, or whose checks disagree, is refused.
+Methods:
+
+* ``"gth"``: the subtraction-free Grassmann–Taksar–Heyman elimination (:mod:`analytic.ctmc.gth`)
+  gives the measure; refinement adds double-double digits when the certificate needs them.
+* ``"iterative"``: rounds of relative correction by GMRES with an ILU(0) preconditioner from an
+  all-ones measure (:mod:`analytic.ctmc.refinement`): memory linear in the transitions.
+* ``"direct"``: the same rounds with SuperLU factorizations of the scaled system.
+* ``"auto"`` (default): GTH when its factorization fits in memory and needs at most
+  :data:`GTH_FLOPS` multiply-adds, the iterative rounds otherwise; when the certificate does not
+  reach the tolerance it keeps working — refinement, a direct factorization, GTH whatever its
+  flop count if it fits in memory — and refuses only when none reaches it.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,24 +31,30 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from analytic.ctmc import gth, linear
+from analytic.ctmc import gth
+from analytic.ctmc.balance import Balance, Measure
+from analytic.ctmc.certificate import Certificate, certify
+from analytic.ctmc.refinement import RESTART, ScaledSolver, refine
 from analytic.ctmc.spaces import vector_result
-from analytic.errors import ConvergenceError, InvalidParameterError
+from analytic.errors import ConvergenceError, InvalidParameterError, StateSpaceTooLargeError
 from analytic.memory import available_bytes, require
 from analytic.validation import integer, option, unit_fraction
 
-__all__ = ["ACCURACY", "FLOOR", "Stationary", "solve", "solve_bytes"]
+__all__ = ["ACCURACY", "FLOOR", "Stationary", "check_tolerance", "solve", "solve_bytes"]
 
-#: Componentwise relative accuracy vouched for every probability at or above the floor.
+#: Default componentwise relative accuracy vouched for every probability at or above the floor.
 ACCURACY = 1e-10
 
-#: Smallest probability the accuracy is vouched for by GTH (normal doubles reach 2.2e-308; the
-#: margin keeps the relative accuracy of values rescaled near the bottom of the range).
+#: Smallest probability the accuracy is vouched for (normal doubles reach 2.2e-308; the margin
+#: keeps the relative accuracy of values rescaled near the bottom of the range).
 FLOOR = 1e-290
 
-#: ``method="auto"`` runs GTH when its factorization needs at most this many multiply-adds (about
-#: half a minute on one core; the 10^6-state two-queue lattice needs 1.4e10).
-GTH_FLOPS = 5e10
+#: ``method="auto"`` starts with GTH when its factorization needs at most this many multiply-adds
+#: (a few seconds on one core); above, the iterative rounds come first and GTH is a fallback.
+GTH_FLOPS = 2e10
+
+#: The certificate of a GTH measure solves its scaled system by SuperLU up to this many states.
+DIRECT_STATES = 3000
 
 METHODS = ("auto", "gth", "direct", "iterative")
 
@@ -61,10 +70,12 @@ class Stationary:
     probabilities : numpy.ndarray
         ``pi``, aligned with ``states``; non-negative, sums to one.
     accuracy : float
-        Every probability ``>= floor`` has relative error at most this.
+        The tolerance vouched for: every probability ``>= floor`` has relative error at most this.
     floor : float
-        Probabilities below it carry no relative guarantee (their absolute error is below
-        ``floor * accuracy``).
+        Probabilities below it are not part of the promise (their own bounds are in
+        ``error_bounds``).
+    error_bounds : numpy.ndarray
+        A proven bound on the relative error of each probability (``inf`` where none holds).
     residual : float
         ``||pi Q||_1`` of the returned vector, for information only: a small residual certifies
         nothing.
@@ -81,6 +92,7 @@ class Stationary:
     probabilities: np.ndarray
     accuracy: float
     floor: float
+    error_bounds: np.ndarray
     residual: float
     method: str
     iterations: int
@@ -103,7 +115,9 @@ class Stationary:
 
         ``reward`` is an array aligned with the states, or a function: for lattice chains it is
         called once with the array of all states (one row each) and returns one value per row;
-        for chains built from a transition function it is called on each state.
+        for chains built from a transition function it is called on each state. For a
+        non-negative reward the relative error is at most the largest error bound of the states
+        where it is positive.
         """
         values = self._space.evaluate(reward) if callable(reward) else vector_result(
             reward, len(self.probabilities), "reward")
@@ -124,83 +138,140 @@ def check_tolerance(tolerance: object) -> float:
 
 def solve_bytes(states: int, entries: int) -> int:
     """The least memory :meth:`CTMC.stationary` needs for a generator with ``entries`` stored
-    entries: the iterative solver's (the tighter incomplete LU, ten times the generator, and the
-    GMRES basis); GTH and SuperLU need more wherever they fill in.
+    entries: the iterative rounds' (the scaled system, its ILU(0) and the GMRES basis); GTH and
+    SuperLU need more wherever they fill in.
 
     Examples
     --------
     >>> solve_bytes(10**6, 5 * 10**6)
-    1464000000
+    1108000000
     """
     states, entries = integer("states", states, minimum=0), integer("entries", entries, minimum=0)
-    return entries * 10 * 12 + (linear.RESTART + 8) * states * 8
+    return entries * 6 * 12 + (RESTART + 30) * states * 8
 
 
-def _gth(generator: sp.csr_array, plan: gth.GTHPlan, tolerance: float) -> tuple[np.ndarray, float, float, str, int, str]:
-    if tolerance < ACCURACY:
-        raise ConvergenceError(f"GTH vouches for a relative accuracy of {ACCURACY:g}, not tolerance={tolerance:g}")
-    pi = gth.stationary(generator, plan)
-    return (pi, tolerance, FLOOR, "gth (multifrontal, subtraction-free)", 0,
-            f"GTH is entrywise stable (O'Cinneide 1993); {plan.largest_front}-state largest front")
+@dataclass(frozen=True)
+class Solution:
+    """What :func:`solve` returns: probabilities, their bounds, and how they were obtained."""
+
+    probabilities: np.ndarray
+    error_bounds: np.ndarray
+    method: str
+    iterations: int
+    check: str
 
 
-def _refined(generator: sp.csr_array, method: str, first: int | None, why: str,
-             exact: np.ndarray | None, tolerance: float) -> tuple[np.ndarray, float, float, str, int, str]:
-    n = generator.shape[0]
-    if method == "iterative":
-        require(solve_bytes(n, generator.nnz), "the iterative solve", n)
-    try:
-        refined = linear.solve(generator, method, first, FLOOR, tolerance, exact)
-    except ConvergenceError as exc:
-        raise ConvergenceError(f"{exc}{why} (method='gth' is exact where it fits)") from None
-    pi, error = refined.probabilities, refined.error
-    unsettled = error > tolerance
-    floor = max(FLOOR, float(pi[unsettled].max()) * (1 + 1e-12)) if unsettled.any() else FLOOR
-    if floor >= float(pi.max()):
-        raise ConvergenceError(
-            f"{refined.label} with mixed-precision refinement cannot vouch for any probability: the likeliest "
-            f"state's estimated relative error is {error[np.argmax(pi)]:.3g} > {tolerance:g}{why}; the chain is too "
-            "ill conditioned for double precision (use method='gth')")
-    vouched = pi >= floor
-    how = "agrees with GTH" if exact is not None else "estimated relative error"
-    return (pi, tolerance, floor, refined.label, refined.iterations,
-            f"mixed-precision refinement, {refined.steps} steps; {how}: <= {float(error[vouched].max()):.2g} for the "
-            f"{int(vouched.sum())} probabilities >= {floor:.3g}{why}")
+@dataclass
+class _Attempts:
+    """The methods tried so far and the best certified accuracy among them."""
+
+    tolerance: float
+    tried: list[str] = field(default_factory=list)
+    best: float = math.inf
+
+    def record(self, label: str, accuracy: float, why: str = "") -> None:
+        self.tried.append(f"{label}: {why or f'{accuracy:.3g}'}")
+        self.best = min(self.best, accuracy)
+
+    def refusal(self) -> ConvergenceError:
+        reached = (f"the best accuracy reached is {self.best:.3g} (tolerance={self.best * 1.01:.3g} would be vouched for)"
+                   if self.best < math.inf else "no method produced a certified bound")
+        return ConvergenceError(f"cannot vouch for every probability >= {FLOOR:g} within tolerance={self.tolerance:g}: "
+                                f"{reached}; tried {'; '.join(self.tried)}")
 
 
-def _fits(plan: gth.GTHPlan) -> bool:
-    """Whether ``method="auto"`` runs (or checks with) GTH: within ``GTH_FLOPS`` and in memory."""
-    return plan.flops <= GTH_FLOPS and plan.bytes <= available_bytes()
-
-
-def solve(generator: sp.csr_array, method: str, first: int | None, tolerance: float = ACCURACY) -> tuple[np.ndarray, float, float, str, int, str]:
-    """Stationary law of an irreducible generator: probabilities, accuracy, floor, method label,
-    Krylov iterations and how the accuracy was established (see the module docstring)."""
+def solve(generator: sp.csr_array, method: str, first: int | None, tolerance: float = ACCURACY) -> Solution:
+    """Stationary law of an irreducible generator with certified per-state bounds (module docstring)."""
     option("method", method, METHODS)
     n = generator.shape[0]
     if n == 1:
-        return np.ones(1), 0.0, 0.0, "trivial", 0, "one state"
-    plan = gth.analyse(generator)
-    why = ""
-    if method == "gth":
+        return Solution(np.ones(1), np.zeros(1), "trivial", 0, "one state")
+    balance = Balance(generator)
+    attempts = _Attempts(tolerance)
+    for name in _plan_methods(balance, method, n):
+        try:
+            outcome = _attempt(balance, name, first, tolerance)
+        except (FloatingPointError, StateSpaceTooLargeError) as exc:
+            if method != "auto":
+                raise ConvergenceError(f"{name} cannot solve this chain: {exc}") from exc
+            attempts.record(name, math.inf, str(exc))
+            continue
+        solution, accuracy = outcome
+        if accuracy <= tolerance:
+            return solution
+        attempts.record(solution.method, accuracy)
+    raise attempts.refusal()
+
+
+def _plan_methods(balance: Balance, method: str, n: int) -> list[str]:
+    """The methods to try in turn: the one asked for, or the ``auto`` ladder."""
+    if method != "auto":
+        return [method]
+    plan = gth.analyse(balance.rates)
+    fits = plan.bytes <= available_bytes()
+    ladder = ["gth", "iterative"] if fits and plan.flops <= GTH_FLOPS else ["iterative"]
+    if n <= DIRECT_STATES:
+        ladder.append("direct")
+    if fits and "gth" not in ladder:
+        ladder.append("gth")
+    return ladder
+
+
+def _attempt(balance: Balance, name: str, first: int | None, tolerance: float) -> tuple[Solution, float]:
+    """One method: its measure, refined and certified; the solution and the accuracy it reached."""
+    n = balance.n
+    if name == "gth":
+        plan = gth.analyse(balance.rates)
         require(plan.bytes, "the GTH factorization", n)
-    if method == "gth" or (method == "auto" and _fits(plan)):
-        try:
-            return _gth(generator, plan, tolerance)
-        except FloatingPointError as exc:
-            if method == "gth":
-                raise ConvergenceError(f"GTH cannot vouch for this chain: {exc} (probabilities span more "
-                                       "than the double range between states censored together)") from exc
-            why = f" (GTH: {exc})"
-    exact = None
-    if method == "auto":
-        why = why or f" (GTH would need {plan.flops:.2g} multiply-adds and {plan.bytes / 2**30:.3g} GiB)"
-        degree = (generator.nnz - n) / n
-        limit = next(states for bound, states in linear.DIRECT_SOLVE_LIMITS if degree <= bound)
-        method = "direct" if n <= limit else "iterative"
-    elif _fits(plan):
-        try:
-            exact = gth.stationary(generator, plan)
-        except FloatingPointError:
-            exact = None
-    return _refined(generator, method, first, why, exact, tolerance)
+        x = gth.stationary(balance, plan)
+        reference = int(np.argmax(x.relative_to_top()))
+        solver = ScaledSolver(balance, "direct" if n <= DIRECT_STATES else "iterative")
+        label = f"gth (multifrontal, subtraction-free; {plan.largest_front}-state largest front)"
+    else:
+        x = balance.rough_measure()
+        reference = int(np.argmax(x.relative_to_top())) if first is None else first
+        solver = ScaledSolver(balance, name)
+        label = ("direct (SuperLU of the scaled system)" if name == "direct"
+                 else "iterative (GMRES(100), ILU(0) of the scaled system)")
+        refined = refine(balance, x, reference, tolerance * 1e-6, solver)
+        x, reference = refined.x, refined.reference
+    certificate, x, reference, rounds = _certified(balance, x, reference, tolerance, solver)
+    probabilities, bounds = _law(balance, x, certificate)
+    vouched = probabilities >= FLOOR
+    accuracy = float(bounds[vouched].max()) if vouched.any() else math.inf
+    check = (f"certified: an inverse-positive system and a checked supersolution bound every probability's "
+             f"error (largest bound {accuracy:.2g} over the {int(vouched.sum())} probabilities >= {FLOOR:g}; "
+             f"relative residual {certificate.residual:.2g} amplified at most {certificate.amplification:.3g} times; "
+             f"{rounds} refinement rounds)")
+    return Solution(probabilities, bounds, label, solver.iterations, check), accuracy
+
+
+def _certified(balance: Balance, x: Measure, reference: int, tolerance: float,
+               solver: ScaledSolver) -> tuple[Certificate, Measure, int, int]:
+    """Certify ``x``; while the bound misses the tolerance because the residual is too large for
+    the amplification, refine further and certify again."""
+    rounds = 0
+    while True:
+        solver.update(x, reference, refactor=True)
+        certificate = certify(balance, x, reference, solver.solve)
+        if not certificate.holds or float(certificate.bound.max()) <= tolerance:
+            return certificate, x, reference, rounds
+        target = tolerance / (8 * max(certificate.amplification, 1.0))
+        if target >= certificate.residual:       # the residual is not what limits the bound
+            return certificate, x, reference, rounds
+        refined = refine(balance, x, reference, target, solver)
+        if refined.residual >= certificate.residual / 2:
+            return certificate, x, reference, rounds + refined.rounds
+        x, reference, rounds = refined.x, refined.reference, rounds + refined.rounds
+
+
+def _law(balance: Balance, x: Measure, certificate: Certificate) -> tuple[np.ndarray, np.ndarray]:
+    """The normalized law of ``Q`` and each probability's bound, including its rounding to a double
+    (a subnormal result carries an absolute rounding error of up to 2**-1075 at each of its two roundings)."""
+    mantissa, exponent = balance.probabilities(x)
+    top = int(exponent[mantissa > 0].max())
+    values = np.ldexp(mantissa, np.maximum(exponent - top, -1100))
+    probabilities = values / values.sum()
+    with np.errstate(divide="ignore"):
+        rounding = np.where(probabilities > 0, 2.0**-1074 / probabilities, np.inf)
+    return probabilities, np.where(probabilities >= 2.0**-1022, certificate.bound, certificate.bound + rounding)
