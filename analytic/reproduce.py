@@ -205,7 +205,7 @@ def _import_all() -> None:
     import analytic
 
     for module in pkgutil.walk_packages(analytic.__path__, prefix="analytic."):
-        if module.name not in ("analytic.cli", "analytic.__main__"):
+        if module.name.split(".")[1] not in ("cli", "__main__"):
             importlib.import_module(module.name)
 
 
