@@ -18,8 +18,7 @@ import pytest
 from scipy import stats
 
 from analytic.cli import main
-from analytic.fairness import balance_function, balanced_fairness, oi_queue_law, stability, three_server_graph
-from analytic.fairness import three_server_rates
+from analytic.fairness import balance_function, balanced_fairness, oi_queue_law, three_server_graph, three_server_rates
 from analytic.moldable import simulate_moldable
 from analytic.partitioning import Cluster, GraphJob, dgp_distribution, loss_distribution, static_partitioning
 from analytic.simulation import SerialExecutor, compare
