@@ -37,7 +37,7 @@ class BalanceChecks:
     Attributes
     ----------
     saturation : float
-        max over x of |Σ_{i∈A(x)} φ_i(x) − μ(A(x))| / μ(A(x)) (Corollary 1, second part).
+        max over x of ``|Σ_{i∈A(x)} φ_i(x) − μ(A(x))|`` / μ(A(x)) (Corollary 1, second part).
     capacity_excess : float
         max over x and sets A of (Σ_{i∈A} φ_i(x) − μ(A)) / μ(A), at most 0 up to rounding (Corollary 1,
         first part).

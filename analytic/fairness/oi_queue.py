@@ -89,7 +89,7 @@ class OrderedState:
 
 def orderings(graph: CompatibilityGraph, arrival_rates: Any, x: Sequence[int],
               max_orderings: int = DEFAULT_MAX_ORDERINGS) -> Iterator[OrderedState]:
-    """Every distinct sequence c with |c| = x, with π(c)/π(∅) (eq. 1) and μ_i(c).
+    """Every distinct sequence c with ``|c|`` = x, with π(c)/π(∅) (eq. 1) and μ_i(c).
 
     μ_i(c) is the service rate of the first class-i job of c (0 if x_i = 0), as in Theorem 2.
     Sequences are generated depth first; the measure and the rates of a prefix are shared by
@@ -143,7 +143,7 @@ def _counts(graph: CompatibilityGraph, x: Any) -> np.ndarray:
 
 def aggregate_measure(graph: CompatibilityGraph, arrival_rates: Any, x: Sequence[int],
                       max_orderings: int = DEFAULT_MAX_ORDERINGS) -> float:
-    """π̄(x)/π̄(0) = Σ_{c : |c| = x} π(c)/π(∅), eq. (2), by enumerating the orderings of x.
+    """π̄(x)/π̄(0) = Σ_{c : ``|c|`` = x} π(c)/π(∅), eq. (2), by enumerating the orderings of x.
 
     The brute-force counterpart of eq. (3): it equals Φ(x) Π λ_i^{x_i} with Φ from recursion (4).
 
@@ -158,7 +158,7 @@ def aggregate_measure(graph: CompatibilityGraph, arrival_rates: Any, x: Sequence
 
 def permutation_rates(graph: CompatibilityGraph, arrival_rates: Any, x: Sequence[int],
                       max_orderings: int = DEFAULT_MAX_ORDERINGS) -> np.ndarray:
-    """φ_i(x) = Σ_{c : |c| = x} π(c) μ_i(c) / π̄(x), eq. (8) of Theorem 2, by enumeration.
+    """φ_i(x) = Σ_{c : ``|c|`` = x} π(c) μ_i(c) / π̄(x), eq. (8) of Theorem 2, by enumeration.
 
     The average service rate of class i over the orderings of x; Theorem 2 states that it equals
     Φ(x − e_i)/Φ(x) (eq. 7), i.e. balanced fairness.

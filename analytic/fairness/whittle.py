@@ -84,7 +84,7 @@ class WhittleNetwork:
 def processor_sharing(capacity: float = 1.0) -> Callable[[np.ndarray], np.ndarray]:
     """log Φ of N classes sharing one server of rate C by processor sharing.
 
-    Φ(x) = (|x| choose x_1, ..., x_N) / C^{|x|}, so that φ_i(x) = C x_i/|x|: each job gets C/|x|.
+    Φ(x) = (``|x|`` choose x_1, ..., x_N) / C^{``|x|``}, so that φ_i(x) = C x_i/``|x|``: each job gets C/``|x|``.
     Returns a function of the array of states giving log Φ (pass ``log=True`` to
     :func:`whittle_network`).
 

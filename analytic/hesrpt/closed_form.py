@@ -121,7 +121,7 @@ def hesrpt_allocation(m: int, p: float) -> np.ndarray:
     θ*_i = (i/m)^(1/(1-p)) - ((i-1)/m)^(1/(1-p)) (Berg et al., *heSRPT*, Theorem 7), where job 1 is
     the *largest* remaining job and job m the smallest; the allocation depends only on the rank of
     the remaining sizes (size invariance, Theorem 6). Evaluated in log space: the relative error
-    of each entry is below 2ε(1 + |log θ*_i|), ε = 2.2e-16, the rounding of its exponent (1e-15
+    of each entry is below 2ε(1 + ``|log θ*_i|``), ε = 2.2e-16, the rounding of its exponent (1e-15
     for the large shares, 3e-13 near 1e-300; tested against mpmath up to c = 1/(1-p) = 1e7);
     entries below 1e-308 underflow to 0.
 

@@ -10,24 +10,30 @@ leave together).
 
 Built-in policies (Section 4.2 of the paper; all re-decide at every departure):
 
-``"hesrpt"``  Theorem 7: the i-th largest of m remaining jobs gets (i/m)^c - ((i-1)/m)^c, c = 1/(1-p).
-``"helrpt"``  Theorem 2: fractions x_i^(1/p)/Σ x_j^(1/p) of the remaining sizes (all jobs end together).
-``"srpt"``    all N servers to the job with the shortest remaining size.
-``"equi"``    N/m servers to each of the m remaining jobs.
-``"hell"``    HELL of Lin et al. (the paper's [21]) as the paper describes it, in whole servers:
-              a job's efficiency is s(k)/k and its remaining processing time on k servers is x/s(k),
-              so the ratio of the two is s(k)^2/(k x). Repeatedly, among the jobs without servers,
-              the job and the k <= (free servers) with the highest ratio get k servers; since the
-              ratio factors as s(k)^2/k times 1/x, that is the shortest remaining job, with the
-              k maximizing s(k)^2/k (ties: the largest such k). Each job is served at most once per
-              decision; servers left when every job has its share stay idle. For k^p this gives one
-              server per job when p < 1/2 and SRPT when p >= 1/2.
-``"knee"``    KNEE of Lin et al. (the paper's [21]), in whole servers: a job's knee allocation is the
-              smallest k whose marginal reduction of its remaining run time, x/s(k) - x/s(k+1), is
-              below the threshold α (N if none is). Repeatedly, the job with the lowest knee
-              allocation (equivalently the shortest remaining job) gets its knee allocation, the last
-              one what is left; servers left when every job has its knee allocation stay idle.
-              ``alpha=None`` searches the best α as in Section 4.2 (:func:`knee_search`..
+``"hesrpt"``
+    Theorem 7: the i-th largest of m remaining jobs gets (i/m)^c - ((i-1)/m)^c, c = 1/(1-p).
+``"helrpt"``
+    Theorem 2: fractions x_i^(1/p)/Σ x_j^(1/p) of the remaining sizes (all jobs end together).
+``"srpt"``
+    all N servers to the job with the shortest remaining size.
+``"equi"``
+    N/m servers to each of the m remaining jobs.
+``"hell"``
+    HELL of Lin et al. (the paper's [21]) as the paper describes it, in whole servers:
+    a job's efficiency is s(k)/k and its remaining processing time on k servers is x/s(k),
+    so the ratio of the two is s(k)^2/(k x). Repeatedly, among the jobs without servers,
+    the job and the k <= (free servers) with the highest ratio get k servers; since the
+    ratio factors as s(k)^2/k times 1/x, that is the shortest remaining job, with the
+    k maximizing s(k)^2/k (ties: the largest such k). Each job is served at most once per
+    decision; servers left when every job has its share stay idle. For k^p this gives one
+    server per job when p < 1/2 and SRPT when p >= 1/2.
+``"knee"``
+    KNEE of Lin et al. (the paper's [21]), in whole servers: a job's knee allocation is the
+    smallest k whose marginal reduction of its remaining run time, x/s(k) - x/s(k+1), is
+    below the threshold α (N if none is). Repeatedly, the job with the lowest knee
+    allocation (equivalently the shortest remaining job) gets its knee allocation, the last
+    one what is left; servers left when every job has its knee allocation stay idle.
+    ``alpha=None`` searches the best α as in Section 4.2 (:func:`knee_search`).
 
 HELL and KNEE are read from the paper's Section 4.2 alone (reference [21] is not available here);
 the interpretation above is the one implemented. A policy can also be any callable: it receives the

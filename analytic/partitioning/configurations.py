@@ -7,12 +7,12 @@ DGP-bar's chain — depends on C only through how many templates of each *class*
 holds (type, nodes per machine, cost; :mod:`.templates`). The package therefore enumerates count
 vectors ``c`` (one count per class) with ``Σ_k c_k u_k <= |m|`` on every machine, each standing for
 
-    n(c) = Π_ℓ (|m_ℓ|)_(U_ℓ) · Π_k N_k^(c_k) / c_k!          (U = Σ_k c_k u_k, the used slots)
+    ``n(c) = Π_ℓ (|m_ℓ|)_(U_ℓ) · Π_k N_k^(c_k) / c_k!``          (U = Σ_k c_k u_k, the used slots)
 
 configurations: order the templates within each class, give each a node-to-machine map (``N_k``
 per class) and give the U_ℓ nodes on machine ℓ distinct slots; a set of distinct templates is
 counted ``Π_k c_k!`` times this way. DGP-bar's chain is exactly lumpable on this partition (its
-rates out of C depend on C only through c; :mod:`.chain` checks the lumped chain against the
+rates out of C depend on C only through c; :mod:`~analytic.partitioning.chain` checks the lumped chain against the
 unreduced one).
 
 Identical machines (equal slot counts, a distance matrix invariant under swapping them) reduce the
@@ -386,7 +386,7 @@ class Configurations:
     def key(self, counts: Sequence[int]) -> tuple[int, ...]:
         """The key of a count vector's orbit: the class ids of its representative's templates, decreasing.
 
-        Keys label the states of the chains of :mod:`.chain` (short tuples, cheap to hash).
+        Keys label the states of the chains of :mod:`~analytic.partitioning.chain` (short tuples, cheap to hash).
         """
         vector = numeric_array("counts", counts, f"must be {len(self.classes)} template counts >= 0, one per class")
         if vector.shape != (len(self.classes),) or vector.dtype.kind not in "iu" or np.any(vector < 0):

@@ -5,7 +5,7 @@ time-scale separation of Step 2 the configuration follows π* of eq. (15) for th
 ``q_j = α f^(j)(h + Q)``; the queues grow while the templates DGP-bar holds serve less than the load
 and shrink otherwise, so they settle where
 
-    E_π*(q)[|C^(j)|] = ρ_j   for every type j.
+    ``E_π*(q)[|C^(j)|] = ρ_j``   for every type j.
 
 The left side is the gradient of ``β log Z(q)``, ``Z(q) = Σ_C γ_C e^(W_q(C)/β)``, so ``q*`` minimises
 the convex function ``β log Z(q) - q·ρ`` (Hessian ``Cov_π*(|C|)/β``); it exists when ρ lies inside Λ.

@@ -4,7 +4,7 @@ Ghaderi, Shakkottai & Srikant, Section 3. Λ is the set of template-count vector
 over the configurations supports, ``z_j = Σ_C π(C) |C^(j)|``; the static problem asks for the
 cheapest such time-sharing that serves the loads:
 
-    G(x*) = min_π Σ_C π(C) b(C)   s.t.  Σ_C π(C) |C^(j)| >= ρ_j  (7),  π >= 0, Σ_C π(C) = 1  (8)-(9)
+    ``G(x*) = min_π Σ_C π(C) b(C)   s.t.  Σ_C π(C) |C^(j)| >= ρ_j  (7),  π >= 0, Σ_C π(C) = 1  (8)-(9)``
 
 with ``b(C) = Σ_j Σ_(A ∈ C^(j)) b_A`` and ``x_A = Σ_C π(C) 1{A ∈ C}``. Only the cheapest class of each
 (type, load vector) matters (:func:`~.configurations.class_table` with ``cheapest=True``), and a

@@ -4,7 +4,7 @@ A template A of 𝒢_j is an injective map from the graph's nodes to the cluster
 ``b_A`` (eq. 2) counts the edges whose ends sit on different machines (weighted by the edge weights
 and the machine-pair costs when given). With ``F`` free slots there are
 
-    |𝒜^(j)(C)| = C(F, |V_j|) |V_j|! = F! / (F - |V_j|)!                  (proof of Prop. 1)
+    ``|𝒜^(j)(C)| = C(F, |V_j|) |V_j|! = F! / (F - |V_j|)!``                  (proof of Prop. 1)
 
 feasible templates (:func:`template_count`). The cost of a template depends only on which
 *machine* each node lands on, so templates fall into classes ``(u, b)``: the load vector ``u``
@@ -69,7 +69,7 @@ def partition_cost(cluster: Cluster, job: GraphJob, template: Any) -> float | np
     ----------
     cluster : Cluster
     job : GraphJob
-    template : array_like of int, shape (|V|,) or (T, |V|)
+    template : array_like of int, shape (``|V|``,) or (T, ``|V|``)
         The slot of each node (``template[x]`` for node x), distinct, in ``0 ... M-1``; slots are
         numbered machine by machine (:attr:`Cluster.machine_of_slot`). A 2-D array holds one
         template per row.
@@ -164,7 +164,7 @@ def templates(cluster: Cluster, job: GraphJob, max_templates: int = 2_000_000) -
 
     Returns
     -------
-    numpy.ndarray, shape (M! / (M - |V|)!, |V|)
+    numpy.ndarray, shape (M! / (M - ``|V|``)!, ``|V|``)
         ``row[x]`` is the slot of node x; rows in lexicographic order.
 
     Raises
@@ -197,7 +197,7 @@ class TemplateClasses:
     Attributes
     ----------
     loads : numpy.ndarray, shape (K, L)
-        ``u``: nodes on each machine (each row sums to |V|, ``u_ℓ <= |m_ℓ|``).
+        ``u``: nodes on each machine (each row sums to ``|V|``, ``u_ℓ <= |m_ℓ|``).
     costs : numpy.ndarray, shape (K,)
         ``b``, the partition cost of every template in the class (eq. 2).
     assignments : numpy.ndarray, shape (K,)

@@ -11,7 +11,7 @@ Theorem 2 assumes ``ρ(1 + δ*) ∈ Λ`` for some ``0 < δ* < 1``, ``α <= β < 
 (:func:`~.static.capacity_margin`): the package takes ``δ* = min(δ_max, 1)`` (the bounds improve
 with δ*). The proof needs
 
-    C_0 >= 8M (8M b_max + 2 |log(512 ξ² / K_0²)| + 2 + (8M)^(2/b) μ_max^((1-b)/b)).
+    C_0 >= 8M (8M b_max + 2 ``|log(512 ξ² / K_0²)|`` + 2 + (8M)^(2/b) μ_max^((1-b)/b)).
 
 :func:`theorem2_conditions` evaluates each condition with that C_0 and says which fail;
 :func:`theorem2_bounds` evaluates the two bounds of the theorem with ``K̂_2 = f'(h)(M + Σ ρ_j)``

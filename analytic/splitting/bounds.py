@@ -42,7 +42,7 @@ class Stability:
     Attributes
     ----------
     margin : float
-        λ/|H| sum_i ϱ_i E_{s_i}(λ α_i d_i), the left side of eq. (5) (+inf if H is empty):
+        λ/``|H|`` sum_i ϱ_i E_{s_i}(λ α_i d_i), the left side of eq. (5) (+inf if H is empty):
         the load that the jobs blocked by the A_i bring to the helpers under ModifiedBS.
     stable : bool
         margin < 1: BS-π is stable whenever π is throughput optimal on the helpers.
@@ -195,7 +195,7 @@ def response_time_bound(servers: int, arrival_rate: float, classes: Iterable[Job
 
 
 def split_servers(servers: int, arrival_rate: float, classes: Iterable[JobClass], modified: bool) -> tuple[tuple[int, ...], int]:
-    """The slots s_i of each A_i and the helpers |H| under BS-FCFS or (``modified``) ModifiedBS-FCFS.
+    """The slots s_i of each A_i and the helpers ``|H|`` under BS-FCFS or (``modified``) ModifiedBS-FCFS.
 
     Raises
     ------

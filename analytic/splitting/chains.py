@@ -5,7 +5,7 @@ description of the jobs present. Truncated at ``max_waiting`` waiting jobs (an a
 it would leave more jobs waiting; the jobs in service are bounded by k anyway), they are solved
 exactly with :mod:`analytic.ctmc`. The fraction of arrivals lost at the cap is reported with every
 result: it bounds the error of the truncation and must be negligible for the values to be those
-of the untruncated queue. The simulator of :mod:`.simulation` is checked against these values.
+of the untruncated queue. The simulator of :mod:`~analytic.splitting.simulation` is checked against these values.
 
 States (``representation``):
 

@@ -1,7 +1,7 @@
 """The compiled event loops of the multiserver-job simulator (numba; ``NUMBA_DISABLE_JIT=1`` runs the same code).
 
 Two loops advance a replication by one chunk of arrivals and keep their state in arrays between
-calls (:mod:`.simulation` drives them and owns the randomness):
+calls (:mod:`~analytic.splitting.simulation` drives them and owns the randomness):
 
 * :func:`advance_dispatch` — the non-preemptive policies: FCFS, First-Fit Back-Filling and myopic
   MaxWeight on a server set, optionally split as in Section 3.2 (BS-FCFS, ModifiedBS-FCFS: reserved

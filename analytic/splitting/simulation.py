@@ -2,7 +2,7 @@
 
 k servers; jobs arrive as a Poisson process of total rate λ, are of class i with probability α_i,
 hold n_i servers for their whole service and need a service time drawn from the class's law
-(:attr:`JobClass.law`: exponential unless given). Policies: :mod:`.policies` (BS-FCFS of Definition
+(:attr:`JobClass.law`: exponential unless given). Policies: :mod:`~analytic.splitting.policies` (BS-FCFS of Definition
 1 and ModifiedBS-FCFS of Definition 2 among them) or any callable.
 
 Randomness: each replication has its own ``SeedSequence`` child, spawned into three streams —

@@ -1,0 +1,70 @@
+"""Sphinx configuration of the analytic documentation: ``python -m sphinx -W docs docs/_build/html``.
+
+The API reference is generated at each build from the ``__all__`` of every module (:mod:`api`
+beside this file), the stored notebooks are copied in and rendered without being executed, and
+numpydoc validates every public callable's docstring.
+"""
+
+import shutil
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+
+import api  # noqa: E402  (beside this file)
+
+import analytic  # noqa: E402
+
+project = "analytic"
+author = "the analytic developers"
+copyright = "the analytic developers"  # noqa: A001  (Sphinx's name)
+release = version = analytic.__version__
+
+extensions = ["sphinx.ext.autodoc", "sphinx.ext.mathjax", "numpydoc", "myst_nb"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "README.md"]
+source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb", ".rst": "restructuredtext"}
+
+# The notebooks are stored with their outputs at the papers' scale: render them, never run them.
+nb_execution_mode = "off"
+myst_enable_extensions = ["dollarmath", "amsmath"]
+myst_heading_anchors = 3
+# balanced_splitting.ipynb goes from a title to ### headings (the notebooks are not edited here).
+suppress_warnings = ["myst.header"]
+
+# Autodoc documents each name where its package exports it (api.py); members in source order.
+autodoc_member_order = "bysource"
+autodoc_typehints = "none"
+autodoc_default_options = {"members": True, "undoc-members": False}
+add_module_names = False
+
+# numpydoc: a public callable without Parameters (PR01), Returns (RT01), an Example (EX01) or a
+# docstring at all (GL08) fails the build (warnings are errors under -W).
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_validation_checks = {"PR01", "RT01", "EX01", "GL08"}
+# A frozen result class documents its fields, which are its constructor's parameters, under Attributes.
+numpydoc_validation_overrides = {"PR01": [r"(?m)^\s*Attributes\n\s*-{5,}"]}
+# Attributes (properties, constants) are not callables: only GL08 applies, checked by tests/test_docs.py.
+numpydoc_validation_exclude = api.non_callables()
+# TEMPORARY_CTMC_EXCLUSION: the lead is rewriting analytic.ctmc; its docstrings are validated once the
+# rewrite lands. Remove this line then (the failing names are listed in the report of issue 22).
+numpydoc_validation_exclude |= {r"^analytic\.ctmc\."}
+
+html_theme = "pydata_sphinx_theme"
+html_title = "analytic"
+html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
+html_static_path = []
+
+
+def _prepare(app) -> None:
+    """Copy the stored notebooks in and write the API pages, before Sphinx reads the sources."""
+    target = HERE / "notebooks"
+    target.mkdir(exist_ok=True)
+    for notebook in sorted((HERE.parent / "notebooks").glob("*.ipynb")):
+        shutil.copyfile(notebook, target / notebook.name)
+    api.write_pages(HERE / "api")
+
+
+def setup(app):
+    app.connect("builder-inited", _prepare)
