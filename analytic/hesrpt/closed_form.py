@@ -166,6 +166,12 @@ class HesrptFlowTime:
         T*/M.
     completion_times : numpy.ndarray
         Completion time of each job, in the order of the input sizes.
+
+    Examples
+    --------
+    >>> from analytic.hesrpt import hesrpt_flow_time
+    >>> round(hesrpt_flow_time([1.0, 1.0], 0.5, 10).total, 12)   # Theorem 8
+    0.863950323522
     """
 
     total: float
@@ -322,6 +328,12 @@ class SymbolicCheck:
     coefficients : tuple of sympy.Expr
         A_k^p [k(1+ω_k)^p - (k-1) ω_k^p] - A_k with A_k = k^c - (k-1)^c > 0, for k = 2..m (Lemma 5:
         Theorem 8's coefficient equals A_k^(1-p)).
+
+    Examples
+    --------
+    >>> from analytic.hesrpt import symbolic_check
+    >>> symbolic_check(2).holds
+    True
     """
 
     m: int

@@ -86,6 +86,13 @@ class Trajectory:
         Remaining size of each job (input order) at each epoch.
     allocations : numpy.ndarray, shape (K, M)
         Fraction of the system each job holds during ``[times[k], times[k + 1])``.
+
+    Examples
+    --------
+    >>> from analytic.hesrpt import flow_time
+    >>> trajectory = flow_time([1.0, 2.0], "srpt", 0.5, 1, record=True).trajectory
+    >>> trajectory.remaining_at(1.0).tolist()   # one server: job 0 done at t = 1, job 1 untouched
+    [0.0, 2.0]
     """
 
     times: np.ndarray
@@ -96,7 +103,23 @@ class Trajectory:
         return f"Trajectory(epochs={self.times.size}, jobs={self.remaining.shape[1]})"
 
     def remaining_at(self, t: np.ndarray | float) -> np.ndarray:
-        """Remaining sizes at times ``t`` (exact: linear between epochs), shape ``t.shape + (M,)``."""
+        """Remaining sizes at times ``t`` (exact: linear between epochs), shape ``t.shape + (M,)``.
+
+        Parameters
+        ----------
+        t : float or array_like
+            Times (>= 0; after the last completion every size is 0).
+
+        Returns
+        -------
+        numpy.ndarray
+
+        Examples
+        --------
+        >>> from analytic.hesrpt import flow_time
+        >>> flow_time([1.0, 2.0], "srpt", 0.5, 1, record=True).trajectory.remaining_at([0.0, 2.0]).tolist()
+        [[1.0, 2.0], [0.0, 1.0]]
+        """
         t = real_array("t", t, " (times)", allow_infinite=True)
         columns = [np.interp(t, self.times, column) for column in self.remaining.T]
         return np.stack(columns, axis=-1)
@@ -120,6 +143,13 @@ class FlowTime:
         KNEE's threshold (None for other policies).
     trajectory : Trajectory or None
         The path between departures, when requested with ``record=True``.
+
+    Examples
+    --------
+    >>> from analytic.hesrpt import flow_time
+    >>> result = flow_time([1.0, 2.0], "equi", 0.5, 10)
+    >>> result.policy, round(result.total, 12)   # 1/√5 + (1/√5 + 1/√10)
+    ('equi', 1.210654957017)
     """
 
     policy: str
@@ -149,6 +179,13 @@ class KneeSearch:
         Every threshold tried, increasing.
     means : numpy.ndarray
         Mean flow time under each of them.
+
+    Examples
+    --------
+    >>> from analytic.hesrpt import knee_search
+    >>> search = knee_search([1.0, 2.0, 3.0], 0.5, 100)
+    >>> round(search.mean, 9), len(search.alphas) == len(search.means)
+    (0.297145405, True)
     """
 
     alpha: float
