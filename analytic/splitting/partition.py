@@ -39,6 +39,13 @@ class Partition:
         s_i = a_i / n_i, the servers of the M/GI/s_i/s_i queue of Property 1.
     helpers : int
         ``|H|`` = k - sum_i a_i (>= max_i n_i unless the helper set is empty).
+
+    Examples
+    --------
+    >>> from analytic.splitting import JobClass, balanced_partition
+    >>> partition = balanced_partition(8, [JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5)])
+    >>> partition.reserved, partition.helpers
+    ((2, 4), 2)
     """
 
     servers: int
