@@ -228,6 +228,18 @@ def check_cluster(cluster: object) -> Cluster:
 def check_jobs(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -> tuple[GraphJob, ...]:
     """The job types as a tuple, checked against the cluster (each graph must fit in its slots).
 
+    Parameters
+    ----------
+    cluster : Cluster
+        Machines and their slots.
+    jobs : GraphJob or sequence of GraphJob
+        The job types.
+
+    Returns
+    -------
+    tuple of GraphJob
+
+
     Raises
     ------
     InvalidParameterError

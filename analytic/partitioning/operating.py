@@ -48,6 +48,13 @@ class OperatingPoint:
     beta : float
     residual : float
         ``max_j |E|C^(j)| - ρ_j|`` at the solution.
+
+    Examples
+    --------
+    >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+    >>> from analytic.partitioning import operating_point
+    >>> round(operating_point(FIGURE1_CLUSTER, FIGURE1_JOB, beta=0.3).expected_cost, 4)
+    1.323
     """
 
     queue_weights: np.ndarray
@@ -65,6 +72,27 @@ class OperatingPoint:
 
         Returns ``inf`` where the queue overflows a double and a negative number where the bias
         alone exceeds the weight (DGP then runs near empty queues and the fixed point does not apply).
+
+        Parameters
+        ----------
+        alpha : float
+            α > 0.
+        h : float
+            The bias h >= 1.
+        b : float
+            The exponent of f, in [0, 1).
+
+        Returns
+        -------
+        numpy.ndarray
+
+        Examples
+        --------
+        >>> from analytic.partitioning import operating_point
+        >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+        >>> point = operating_point(FIGURE1_CLUSTER, FIGURE1_JOB, beta=0.3)
+        >>> point.queues(0.3, 1.0, 0.0).round(0).tolist()
+        [2119.0]
         """
         scale = positive("alpha", alpha)
         power = _exponent(b)

@@ -42,6 +42,16 @@ MAX_DIGITS = 1_000_000
 def falling_factorial(n: int, k: int) -> int:
     """``(n)_k = n (n-1) ... (n-k+1)``, exact; 0 when ``k > n``.
 
+    Parameters
+    ----------
+    n, k : int
+        Non-negative integers.
+
+    Returns
+    -------
+    int
+
+
     Raises
     ------
     InvalidParameterError
@@ -162,6 +172,15 @@ def template_count(cluster: Cluster, job: GraphJob, free: int | Sequence[int] | 
 def templates(cluster: Cluster, job: GraphJob, max_templates: int = 2_000_000) -> np.ndarray:
     """Every template of a graph on an empty cluster, one row each (brute-force enumeration).
 
+    Parameters
+    ----------
+    cluster : Cluster
+        Machines and their slots.
+    job : GraphJob
+        The graph.
+    max_templates : int
+        Most templates enumerated.
+
     Returns
     -------
     numpy.ndarray, shape (M! / (M - ``|V|``)!, ``|V|``)
@@ -204,6 +223,12 @@ class TemplateClasses:
         ``N(u, b)``: node-to-machine maps with these loads and this cost.
     templates : tuple of int
         Templates of the class on the empty cluster, ``N(u, b) Π_ℓ (|m_ℓ|)_(u_ℓ)`` (exact).
+
+    Examples
+    --------
+    >>> from analytic.partitioning import Cluster, GraphJob, template_classes
+    >>> template_classes(Cluster([2, 2]), GraphJob(2, [(0, 1)], 1.0, 1.0)).costs.tolist()
+    [0.0, 1.0, 0.0]
     """
 
     loads: np.ndarray
@@ -279,6 +304,12 @@ class TemplateCosts:
         Templates of each cost (exact).
     total : int
         All templates, ``M! / (M - |V|)!``.
+
+    Examples
+    --------
+    >>> from analytic.partitioning import Cluster, GraphJob, cost_distribution
+    >>> cost_distribution(Cluster([2, 2]), GraphJob(3, [(0, 1), (1, 2)], 1.0, 1.0)).counts
+    (16, 8)
     """
 
     costs: np.ndarray
@@ -301,6 +332,20 @@ class TemplateCosts:
 def cost_distribution(cluster: Cluster, job: GraphJob, max_assignments: int = MAX_ASSIGNMENTS) -> TemplateCosts:
     """How many templates of a graph have each partition cost (eq. 2), from the template classes.
 
+    Parameters
+    ----------
+    cluster : Cluster
+        Machines and their slots.
+    job : GraphJob
+        The graph.
+    max_assignments : int
+        Most node-to-machine maps enumerated.
+
+    Returns
+    -------
+    TemplateCosts
+
+
     Examples
     --------
     >>> cost_distribution(Cluster([2, 2]), GraphJob(3, [(0, 1), (1, 2)], 1.0, 1.0))
@@ -317,6 +362,19 @@ def cost_distribution(cluster: Cluster, job: GraphJob, max_assignments: int = MA
 def max_template_cost(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -> float:
     """``b_max``, the largest partition cost of any template of any type (Theorem 2; at most ``M²``).
 
+    Parameters
+    ----------
+    cluster : Cluster
+        Machines and their slots.
+    jobs : GraphJob or sequence of GraphJob
+        The job types.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
     >>> max_template_cost(Cluster([2, 2]), GraphJob(3, [(0, 1), (1, 2)], 1.0, 1.0))
     2.0
     """
