@@ -12,8 +12,6 @@ import inspect
 import pkgutil
 from pathlib import Path
 
-import analytic
-
 #: Top-level modules and packages in the order of the reference: the core first, then the papers.
 ORDER = ("erlang", "speedup", "ctmc", "simulation", "moldable", "splitting", "hesrpt", "fairness", "partitioning",
          "reproduce", "errors", "validation", "memory")

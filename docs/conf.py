@@ -18,7 +18,7 @@ import analytic  # noqa: E402
 
 project = "analytic"
 author = "the analytic developers"
-copyright = "the analytic developers"  # noqa: A001  (Sphinx's name)
+copyright = "the analytic developers"
 release = version = analytic.__version__
 
 extensions = ["sphinx.ext.autodoc", "sphinx.ext.mathjax", "numpydoc", "myst_nb"]
