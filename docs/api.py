@@ -101,7 +101,7 @@ def write_pages(target: Path) -> None:
         path = target / f"{top}.rst"
         if not path.exists() or path.read_text(encoding="utf-8") != text:  # unchanged pages stay unread
             path.write_text(text, encoding="utf-8")
-    index = ["API reference", "=============", "",
+    index = ["API reference", "=============", "", ".. automodule:: analytic", "   :no-members:", "",
              "Every name in the ``__all__`` of every module, documented where its package exports it.", "",
              ".. toctree::", "   :maxdepth: 1", "", *[f"   {top}" for top in ORDER], ""]
     (target / "index.rst").write_text("\n".join(index), encoding="utf-8")

@@ -5,6 +5,7 @@ beside this file), the stored notebooks are copied in and rendered without being
 numpydoc validates every public callable's docstring.
 """
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
 
 import api  # noqa: E402  (beside this file)
+from sphinx.util.nodes import make_refnode  # noqa: E402
 
 import analytic  # noqa: E402
 
@@ -51,6 +53,13 @@ numpydoc_validation_exclude = api.non_callables()
 # rewrite lands. Remove this line then (the failing names are listed in the report of issue 22).
 numpydoc_validation_exclude |= {r"^analytic\.ctmc\."}
 
+# Internal links: every cross-reference must resolve (-n), with Python's and numpy's names, which
+# have no inventory here (no network), the only exceptions. A docstring may name an object the
+# way its own module sees it (``configurations.state_space``, ``CTMC.stationary``):
+# _resolve_suffix links it to the one documented object whose full name ends that way.
+nitpicky = True
+nitpick_ignore_regex = [(r"py:.*", r"(numpy|scipy|concurrent|functools|collections)\..*")]
+
 html_theme = "pydata_sphinx_theme"
 html_title = "analytic"
 html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
@@ -66,5 +75,41 @@ def _prepare(app) -> None:
     api.write_pages(HERE / "api")
 
 
+def _resolve_suffix(app, env, node, contnode):
+    """Link an unresolved Python reference written as the docstring's module sees it.
+
+    ``configurations.state_space`` or ``CTMC.stationary``: the documented object whose full name
+    ends that way, else the one with the same last name; among several, the one sharing the longest
+    prefix with the docstring's module. A module shadowed by a function of its package
+    (``fairness.stability``) is linked to its section of the API reference.
+    """
+    if node.get("refdomain") != "py":
+        return None
+    target = node["reftarget"].lstrip(".~")
+    here = node.get("py:module") or ""
+    if node.get("reftype") == "mod":
+        labels = env.get_domain("std").labels
+        for label in (target, f"{here}.{target}", f"{here.rpartition('.')[0]}.{target}"):
+            if label in labels:
+                docname, anchor, _ = labels[label]
+                return make_refnode(app.builder, node["refdoc"], docname, anchor, contnode)
+        return None
+    domain = env.get_domain("py")
+    matches = [name for name in domain.objects if name.endswith("." + target)]
+    matches = matches or [name for name in domain.objects if name.endswith("." + target.rpartition(".")[2])]
+    if not matches:
+        return None
+
+    def shared(name: str) -> int:
+        return len(os.path.commonprefix([name.split("."), here.split(".")]))
+
+    best = max(map(shared, matches))
+    chosen = [name for name in matches if shared(name) == best]
+    if len(chosen) != 1:
+        return None
+    return domain.resolve_any_xref(env, node["refdoc"], app.builder, chosen[0], node, contnode)[0][1]
+
+
 def setup(app):
     app.connect("builder-inited", _prepare)
+    app.connect("missing-reference", _resolve_suffix)

@@ -141,7 +141,7 @@ def machine_symmetries(cluster: Cluster, limit: int = MAX_SYMMETRIES) -> np.ndar
     ----------
     cluster : Cluster
     limit : int
-        Largest candidate group tried, at most :data:`MAX_SYMMETRY_LIMIT`.
+        Largest candidate group tried, at most ``MAX_SYMMETRY_LIMIT``.
 
     Returns
     -------

@@ -55,7 +55,7 @@ def falling_factorial(n: int, k: int) -> int:
     Raises
     ------
     InvalidParameterError
-        Negative or non-integer arguments, or a result of more than :data:`MAX_DIGITS` digits.
+        Negative or non-integer arguments, or a result of more than ``MAX_DIGITS`` digits.
 
     Examples
     --------
