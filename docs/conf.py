@@ -5,9 +5,9 @@ beside this file), the stored notebooks are copied in and rendered without being
 numpydoc validates every public callable's docstring.
 """
 
-import os
 import shutil
 import sys
+from itertools import takewhile
 from pathlib import Path
 
 HERE = Path(__file__).parent
@@ -101,7 +101,7 @@ def _resolve_suffix(app, env, node, contnode):
         return None
 
     def shared(name: str) -> int:
-        return len(os.path.commonprefix([name.split("."), here.split(".")]))
+        return sum(1 for _ in takewhile(lambda pair: pair[0] == pair[1], zip(name.split("."), here.split("."))))
 
     best = max(map(shared, matches))
     chosen = [name for name in matches if shared(name) == best]

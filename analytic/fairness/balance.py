@@ -95,6 +95,7 @@ class BalanceFunction:
 
     @property
     def max_jobs(self) -> int:
+        """The truncation: most jobs in a state of the lattice."""
         return self.lattice.max_jobs
 
     def log_phi(self, x: Any = None) -> np.ndarray:

@@ -318,6 +318,7 @@ class TemplateCosts:
 
     @property
     def probabilities(self) -> np.ndarray:
+        """The fraction of the templates with each cost."""
         return np.array([count / self.total for count in self.counts])
 
     @property

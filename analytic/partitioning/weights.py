@@ -149,6 +149,7 @@ class Theorem2Conditions:
 
     @property
     def holds(self) -> bool:
+        """Whether every hypothesis of Theorem 2 holds."""
         return all(ok for _, ok in self.conditions)
 
     @property
