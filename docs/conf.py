@@ -101,7 +101,7 @@ def _resolve_suffix(app, env, node, contnode):
         return None
 
     def shared(name: str) -> int:
-        return sum(1 for _ in takewhile(lambda pair: pair[0] == pair[1], zip(name.split("."), here.split("."))))
+        return sum(1 for _ in takewhile(lambda pair: pair[0] == pair[1], zip(name.split("."), here.split("."), strict=False)))
 
     best = max(map(shared, matches))
     chosen = [name for name in matches if shared(name) == best]
