@@ -34,10 +34,11 @@ myst_heading_anchors = 3
 # balanced_splitting.ipynb goes from a title to ### headings (the notebooks are not edited here).
 suppress_warnings = ["myst.header"]
 
-# Autodoc documents each name where its package exports it (api.py); members in source order.
+# Autodoc documents each name where its package exports it (api.py), members in source order, and
+# lists undocumented members too, so that numpydoc reports them (GL08).
 autodoc_member_order = "bysource"
 autodoc_typehints = "none"
-autodoc_default_options = {"members": True, "undoc-members": False}
+autodoc_default_options = {"members": True, "undoc-members": True}
 add_module_names = False
 
 # numpydoc: a public callable without Parameters (PR01), Returns (RT01), an Example (EX01) or a
