@@ -65,6 +65,14 @@ class Occupancy:
         (Appendix B): ``theta_i = 1/λ + nu s_i + theta0 i >= 0``, zero on ``I*``.
     arrival_rate : float
         λ, arrivals per server per unit time.
+
+    Examples
+    --------
+    >>> from analytic.moldable import optimal_occupancy
+    >>> from analytic.speedup import SpeedUp
+    >>> optimum = optimal_occupancy(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.8)
+    >>> optimum.case, optimum.support, round(optimum.mean_time, 12)
+    ('iii', (3, 4), 0.375)
     """
 
     case: str
@@ -102,6 +110,13 @@ class LPOptimum:
         Multipliers of ``y_i >= 0`` (>= 0), indexed like ``y``.
     solver : str
         ``"highs"`` or ``"cvxpy"`` (with the conic solver used).
+
+    Examples
+    --------
+    >>> from analytic.moldable import occupancy_lp
+    >>> from analytic.speedup import SpeedUp
+    >>> round(occupancy_lp(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.8).mean_time, 9)
+    0.375
     """
 
     y: np.ndarray
