@@ -4,6 +4,12 @@ Each returns the value in its working type or raises :class:`~analytic.errors.In
 naming the parameter, the value and the violated condition, so that messages read the same across
 the package.
 
+One rule says what a number is (:func:`as_number`): a real number of any kind — ``int``, ``float``,
+``fractions.Fraction``, ``decimal.Decimal``, a numpy integer or float scalar, a 0-d array of them —
+and never a ``bool`` (``True`` is not the number 1 for a parameter), a complex number or text. The
+scalar checks below and :func:`real_array` (for every entry of a sequence) apply it, so a bad entry
+inside a well-formed list is refused like a bad scalar.
+
 Examples
 --------
 >>> integer("servers", 4, minimum=5, meaning=" (at least d = 5)")
@@ -15,6 +21,7 @@ analytic.errors.InvalidParameterError: servers = 4: must be an integer >= 5 (at 
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 from numbers import Integral, Real
 from typing import Any
 
@@ -22,26 +29,69 @@ import numpy as np
 
 from analytic.errors import InvalidParameterError
 
-__all__ = ["confidence", "flag", "instances", "integer", "numeric_array", "option", "positive", "probabilities", "real",
+__all__ = ["as_number", "confidence", "flag", "instances", "integer", "numeric_array", "option", "positive", "probabilities", "real",
            "real_array", "unit_fraction"]
 
 #: Largest deviation from one allowed in the sum of a probability vector (it is then renormalized).
 PROBABILITY_TOLERANCE = 1e-9
 
 
+def as_number(value: Any) -> Real | None:
+    """``value`` as a real number (a ``numbers.Real``), or ``None`` when it is not one.
+
+    Accepted: ``int``, ``float``, ``Fraction``, ``Decimal`` (as the nearest float), numpy integer and
+    float scalars, and 0-d arrays of them. Refused: ``bool`` and ``numpy.bool_``, complex numbers,
+    text, anything else.
+
+    >>> from fractions import Fraction
+    >>> as_number(Fraction(1, 2)), as_number(np.array(3)), as_number(True)
+    (Fraction(1, 2), 3, None)
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+        value = value.item()
+    if isinstance(value, bool | np.bool_):
+        return None
+    if isinstance(value, Decimal):
+        return float(value)
+    return value if isinstance(value, Real) else None
+
+
 def real(name: str, value: Any, meaning: str = "", allow_infinite: bool = False) -> float:
-    """``value`` as a ``float``; a real number (not a bool, not complex, not NaN), finite unless ``allow_infinite``."""
-    if isinstance(value, bool) or not isinstance(value, Real) or math.isnan(value) or (
-            not allow_infinite and math.isinf(value)):
+    """``value`` as a ``float``; a real number (:func:`as_number`, not NaN), finite unless ``allow_infinite``."""
+    number = as_number(value)
+    if number is None or math.isnan(number) or (not allow_infinite and math.isinf(number)):
         kind = "a real number" if allow_infinite else "a finite real number"
         raise InvalidParameterError(name, value, f"must be {kind}{meaning}")
-    return float(value)
+    return float(number)
 
 
-def numeric_array(name: str, value: Any, condition: str) -> np.ndarray:
+def _first_bool(value: Any) -> tuple[int, ...] | None:
+    """The index of the first boolean entry of a (nested) sequence or array, or None."""
+    if isinstance(value, bool | np.bool_):
+        return ()
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind == "b":
+            return tuple(0 for _ in range(value.ndim)) if value.size else None
+        if value.dtype.kind != "O":
+            return None
+        for index, entry in np.ndenumerate(value):
+            inner = _first_bool(entry)
+            if inner is not None:
+                return index + inner
+        return None
+    if isinstance(value, list | tuple):
+        for i, entry in enumerate(value):
+            inner = _first_bool(entry)
+            if inner is not None:
+                return (i, *inner)
+    return None
+
+
+def numeric_array(name: str, value: Any, condition: str, booleans: bool = False) -> np.ndarray:
     """``value`` as a numpy array of real numbers of its own dtype (integers stay integers), or the error.
 
-    Refuses what numpy would turn into text, objects, complex numbers or a raw error (ragged nesting).
+    Refuses what numpy would turn into text, objects, complex numbers or a raw error (ragged nesting),
+    and booleans unless ``booleans`` (a mask is meant, not numbers).
     """
     try:
         if isinstance(value, str | bytes | dict) or value is None:
@@ -49,8 +99,10 @@ def numeric_array(name: str, value: Any, condition: str) -> np.ndarray:
         array = np.asarray(value)
     except (TypeError, ValueError, OverflowError):
         raise InvalidParameterError(name, value, condition) from None
-    if array.dtype.kind not in "biuf":
+    if array.dtype.kind not in ("biuf" if booleans else "iuf"):
         raise InvalidParameterError(name, value, condition)
+    if not booleans and _first_bool(value) is not None:
+        raise InvalidParameterError(name, value, f"{condition} (a bool at index {_first_bool(value)} is not a number)")
     return array
 
 
@@ -60,18 +112,23 @@ def real_array(name: str, value: Any, meaning: str = "", ndim: int | None = None
 
     ``ndim`` fixes the number of dimensions (a scalar has 0); ``allow_empty=False`` requires an entry;
     ``allow_nan=True`` leaves the values to a caller that names the offending one in its own terms.
-    Booleans count as numbers only inside arrays (as numpy does); a bare ``bool`` is refused.
+    Every entry must be a number by :func:`as_number`: a ``bool`` is refused, inside a list or as a
+    boolean array too; ``Fraction`` and ``Decimal`` entries are converted to the nearest float.
     """
     kind = {None: "a real number or an array of real numbers", 0: "a real number",
             1: "a 1-D sequence of real numbers"}.get(ndim, f"a {ndim}-D array of real numbers")
     if not allow_empty:
         kind = f"a non-empty {kind[2:]}"
     try:
-        if isinstance(value, bool | str | bytes | dict) or value is None or np.asarray(value).dtype.kind in "cUSVM":
+        if isinstance(value, str | bytes | dict) or value is None or np.asarray(value).dtype.kind in "cUSVM":
             raise TypeError
         array = np.array(value, dtype=float)
     except (TypeError, ValueError, OverflowError):
         raise InvalidParameterError(name, value, f"must be {kind}{meaning}") from None
+    where = _first_bool(value)
+    if where is not None:
+        at = "" if not where else f" at index {where}"
+        raise InvalidParameterError(name, value, f"must be {kind}{meaning}: a bool{at} is not a number")
     if ndim is not None and array.ndim != ndim:
         raise InvalidParameterError(name, value, f"must be {kind}{meaning}, not of shape {array.shape}")
     if not allow_empty and array.size == 0:
@@ -119,35 +176,38 @@ def option(name: str, value: Any, options: Any) -> str:
 
 def integer(name: str, value: Any, minimum: int = 1, meaning: str = "") -> int:
     """``value`` as an ``int``; it must be an integer (not a bool, not a float) ``>= minimum``."""
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
+    number = as_number(value)
+    if not isinstance(number, Integral) or number < minimum:
         bound = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
         raise InvalidParameterError(name, value, f"must be {bound}{meaning}")
-    return int(value)
+    return int(number)
 
 
 def positive(name: str, value: Any, meaning: str = "") -> float:
-    """``value`` as a ``float``; it must be a real number with ``0 < value < inf`` (NaN fails)."""
-    if isinstance(value, bool) or not isinstance(value, Real) or not 0 < value < math.inf:
+    """``value`` as a ``float``; it must be a real number (:func:`as_number`) with ``0 < value < inf`` (NaN fails)."""
+    number = as_number(value)
+    if number is None or not 0 < number < math.inf:
         raise InvalidParameterError(name, value, f"must be positive and finite{meaning}")
-    return float(value)
+    return float(number)
 
 
 def unit_fraction(name: str, value: Any, closed: bool = False, meaning: str = "") -> float:
     """``value`` as a ``float`` in the open interval (0, 1), or in (0, 1] with ``closed=True`` (NaN fails)."""
     interval = "(0, 1]" if closed else "the open interval (0, 1)"
-    if isinstance(value, bool) or not isinstance(value, Real) or not (0 < value < 1 or (closed and value == 1)):
+    number = as_number(value)
+    if number is None or not (0 < number < 1 or (closed and number == 1)):
         raise InvalidParameterError(name, value, f"must lie in {interval}{meaning}")
-    return float(value)
+    return float(number)
 
 
 def probabilities(name: str, value: Any, length: int | None = None, meaning: str = "") -> np.ndarray:
     """``value`` as a float vector of finite entries ``>= 0`` summing to one within 1e-9, renormalized."""
-    try:
-        vector = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        vector = None
     size = "" if length is None else f" of length {length}"
-    if vector is None or vector.ndim != 1 or vector.size == 0 or (length is not None and vector.size != length):
+    try:
+        vector = real_array(name, value, ndim=1, allow_empty=False, allow_infinite=True, allow_nan=True)
+    except InvalidParameterError as error:
+        raise InvalidParameterError(name, value, f"must be a probability vector{size}{meaning} ({error.condition})") from None
+    if length is not None and vector.size != length:
         raise InvalidParameterError(name, value, f"must be a probability vector{size}{meaning}")
     if not np.all(np.isfinite(vector)) or np.any(vector < 0):
         raise InvalidParameterError(name, vector, f"must be a probability vector{meaning}: entries finite and >= 0")
@@ -163,7 +223,8 @@ def confidence(name: str, value: Any) -> float:
     A level within machine epsilon of 0 or 1 has no finite two-sided quantile in double precision.
     """
     epsilon = float(np.finfo(float).eps)
-    if isinstance(value, bool) or not isinstance(value, Real) or not epsilon <= value <= 1 - epsilon:
+    number = as_number(value)
+    if number is None or not epsilon <= number <= 1 - epsilon:
         raise InvalidParameterError(name, value, f"must lie strictly between 0 and 1 (a confidence level), within "
                                                  f"[{epsilon:.3g}, 1 - {epsilon:.3g}]")
-    return float(value)
+    return float(number)
