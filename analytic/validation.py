@@ -21,16 +21,18 @@ analytic.errors.InvalidParameterError: servers = 4: must be an integer >= 5 (at 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 
-from analytic.errors import InvalidParameterError
+from analytic.errors import AnalyticError, InvalidParameterError
 
 __all__ = ["as_number", "confidence", "flag", "instances", "integer", "numeric_array", "option", "positive", "probabilities", "real",
-           "real_array", "unit_fraction"]
+           "real_array", "unit_fraction", "user_code"]
 
 #: Largest deviation from one allowed in the sum of a probability vector (it is then renormalized).
 PROBABILITY_TOLERANCE = 1e-9
@@ -228,3 +230,27 @@ def confidence(name: str, value: Any) -> float:
         raise InvalidParameterError(name, value, f"must lie strictly between 0 and 1 (a confidence level), within "
                                                  f"[{epsilon:.3g}, 1 - {epsilon:.3g}]")
     return float(number)
+
+
+@contextmanager
+def user_code(name: str, argument: Any, requirement: str) -> Iterator[None]:
+    """Run a user's callable (a policy, a balance function, a speed-up curve, ...) under the package's one rule.
+
+    An exception raised inside becomes :class:`~analytic.errors.InvalidParameterError` naming the
+    parameter ``name``, showing the ``argument`` the callable failed on, what it raised and the
+    ``requirement`` it must meet, with the original exception chained (as ``CTMC.from_function``
+    does for a transition function). Errors of :mod:`analytic` itself and ``MemoryError`` pass through.
+
+    >>> with user_code("policy", [1.0, 2.0], "it must return one fraction per job"):
+    ...     1 / 0
+    Traceback (most recent call last):
+    ...
+    analytic.errors.InvalidParameterError: policy = [1.0, 2.0]: failed on this input (ZeroDivisionError: division by zero); it must return one fraction per job
+    """
+    try:
+        yield
+    except (AnalyticError, MemoryError):
+        raise
+    except Exception as error:
+        raise InvalidParameterError(name, argument, f"failed on this input ({type(error).__name__}: {error}); "
+                                                    f"{requirement}") from error

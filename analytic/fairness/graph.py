@@ -162,7 +162,7 @@ def service_rate(graph: CompatibilityGraph, active: Any) -> float | np.ndarray:
     check_graph(graph)
     if not isinstance(active, np.ndarray | Sequence) and isinstance(active, Iterable) and not isinstance(active, dict):
         active = list(active)
-    array = numeric_array("active", active, "must list class indices or be a boolean mask")
+    array = numeric_array("active", active, "must list class indices or be a boolean mask", booleans=True)
     if array.dtype == bool:
         mask = array
     else:

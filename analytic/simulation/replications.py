@@ -32,7 +32,7 @@ import numpy as np
 from tqdm import tqdm
 
 from analytic.errors import InvalidParameterError
-from analytic.validation import integer
+from analytic.validation import integer, user_code
 
 __all__ = ["SerialExecutor", "check_executor", "replicate", "root_seed", "streams"]
 
@@ -134,7 +134,7 @@ def replicate(function: Callable[[np.random.SeedSequence], T], replications: int
     ------
     InvalidParameterError
         ``replications`` not a positive integer, a bad seed, or an executor that is not one.
-        Exceptions raised by ``function`` propagate.
+        ``function`` raised an exception (chained; errors of :mod:`analytic` itself propagate as they are).
     """
     if not callable(function):
         raise InvalidParameterError("function", function, "must be callable: it takes a SeedSequence")
@@ -154,7 +154,11 @@ def replicate(function: Callable[[np.random.SeedSequence], T], replications: int
                 futures.append(pool.submit(function, child))
                 futures[-1].add_done_callback(lambda _: bar.update(1))
             wait(futures)
-        return [future.result() for future in futures]
+        results = []
+        for child, future in zip(children, futures, strict=True):
+            with user_code("function", child, "it runs one replication from its SeedSequence"):
+                results.append(future.result())
+        return results
     finally:
         if owned:
             pool.shutdown(cancel_futures=True)
