@@ -63,10 +63,11 @@ def available_bytes() -> int:
     return min(limits) if limits else 2**62
 
 
-def require(bytes_needed: float, what: str, states: int, at_least: bool = False) -> None:
+def require(bytes_needed: float, what: str, states: int, at_least: bool = False, advice: str | None = None) -> None:
     """Raise :class:`StateSpaceTooLargeError` unless ``bytes_needed`` fit in :func:`available_bytes`.
 
-    ``states`` is the size of the model (a lower bound when ``at_least``), for the message.
+    ``states`` is the size of the model (a lower bound when ``at_least``), for the message; ``advice``
+    replaces its default advice when the model has a better route than more memory.
     """
     bytes_needed = real("bytes_needed", bytes_needed, allow_infinite=True)
     states = integer("states", states, minimum=0)
@@ -76,4 +77,5 @@ def require(bytes_needed: float, what: str, states: int, at_least: bool = False)
     available = available_bytes()
     if bytes_needed > available:
         fitting = int(states * available / bytes_needed)
-        raise StateSpaceTooLargeError(states, fitting, what, at_least, memory=(int(min(bytes_needed, 2.0**1000)), available))
+        raise StateSpaceTooLargeError(states, fitting, what, at_least, memory=(int(min(bytes_needed, 2.0**1000)), available),
+                                      advice=advice)

@@ -598,7 +598,7 @@ ANY_HASHABLE = {("analytic.ctmc.CTMC.from_function", "initial"), ("analytic.ctmc
 
 
 #: Text the package's own modules pass to shared checks, rendered as given in a message (not user input).
-LABELS = {"name", "what", "meaning", "parameter", "shown", "quantity", "description"}
+LABELS = {"name", "what", "meaning", "parameter", "shown", "quantity", "description", "advice"}
 #: Options the package's modules set when they call the shared checks of analytic.validation.
 CHECK_OPTIONS = {"minimum", "closed", "kind", "ndim", "allow_infinite", "allow_empty", "allow_nan", "length", "options",
                  "condition"}

@@ -164,10 +164,12 @@ def _simulate(sizes: np.ndarray, allocate: Allocator, servers: float,
     """Completion times (rows × jobs, input order) of independent runs, departure by departure.
 
     Each row's jobs are kept sorted by remaining size, finished jobs last (remaining = inf), so
-    that rank-based policies read ranks off the columns and the width shrinks as jobs leave.
+    that rank-based policies read ranks off the columns and the width shrinks as jobs leave. Equal
+    sizes follow the package's tie rule (:mod:`analytic.hesrpt`): the job listed first ranks as the
+    larger, as in the closed forms.
     """
     rows, jobs = sizes.shape
-    ids = np.argsort(sizes, axis=1, kind="stable")
+    ids = jobs - 1 - np.argsort(sizes[:, ::-1], axis=1, kind="stable")   # ascending; equal sizes: later listed first
     remaining = np.take_along_axis(sizes, ids, axis=1)
     count = np.full(rows, jobs)
     clock = np.zeros(rows)

@@ -62,14 +62,23 @@ def figure1_need_scale(servers: int) -> int:
     >>> figure1_need_scale(1024), figure1_need_scale(32768)  # 32^(2/3) = 10.08, 1024^(2/3) = 101.6
     (10, 101)
     """
-    integer("servers", servers, minimum=32)
-    # largest f with f^3 <= (k/32)^2, i.e. 32^2 f^3 <= k^2
-    f = round((servers / 32) ** (2 / 3))
-    while 1024 * f**3 > servers**2:
-        f -= 1
-    while 1024 * (f + 1) ** 3 <= servers**2:
-        f += 1
-    return f
+    k = integer("servers", servers, minimum=32)
+    return _integer_cube_root(k * k // 1024)   # the largest f with f^3 <= (k/32)^2, i.e. f^3 <= floor(k^2 / 1024)
+
+
+def _integer_cube_root(n: int) -> int:
+    """``floor(n^(1/3))`` for an integer ``n >= 0`` by Newton's method in integers (any size, O(log log n) steps).
+
+    The start ``2^ceil(bits/3)`` lies above the root, and Newton's step on the convex ``x^3 - n``
+    then decreases to the floor of the root (a float start was off by 1e16 at k = 1e50 and
+    stepped by ones).
+    """
+    x = 1 << -(-n.bit_length() // 3)
+    while True:
+        y = (2 * x + n // (x * x)) // 3
+        if y >= x:
+            return x
+        x = y
 
 
 def figure1_classes(need_scale: int = 1) -> tuple[JobClass, ...]:
