@@ -30,13 +30,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from numbers import Real
 
 import numpy as np
 
 from analytic.errors import InvalidParameterError
 from analytic.memory import require
-from analytic.validation import integer, positive, real_array, unit_fraction, user_code
+from analytic.validation import as_number, integer, positive, real_array, unit_fraction, user_code
 
 __all__ = ["TOLERANCE", "ConcaveSpeedup", "SpeedUp", "as_curve", "as_discrete", "check_shape"]
 
@@ -506,7 +505,7 @@ def as_curve(speedup: ConcaveSpeedup | SpeedUp | float | Callable | object, serv
         if servers is None:
             raise InvalidParameterError("servers", servers, "must be given to validate a callable speed-up on [0, servers]")
         return ConcaveSpeedup.from_callable(speedup, servers)
-    if isinstance(speedup, Real) and not isinstance(speedup, bool):
+    if as_number(speedup) is not None:
         return ConcaveSpeedup.power(unit_fraction("speedup", speedup, meaning=" (an exponent p of s(k) = k^p)"))
     if _is_sequence(speedup):
         return ConcaveSpeedup.from_discrete(speedup)

@@ -31,8 +31,8 @@ import numpy as np
 
 from analytic.errors import AnalyticError, InvalidParameterError
 
-__all__ = ["as_number", "confidence", "flag", "instances", "integer", "numeric_array", "option", "positive", "probabilities", "real",
-           "real_array", "unit_fraction", "user_code"]
+__all__ = ["as_number", "confidence", "flag", "instances", "integer", "numeric_array", "option", "positive", "probabilities",
+           "real", "real_array", "unit_fraction", "user_code"]
 
 #: Largest deviation from one allowed in the sum of a probability vector (it is then renormalized).
 PROBABILITY_TOLERANCE = 1e-9
@@ -93,7 +93,7 @@ def numeric_array(name: str, value: Any, condition: str, booleans: bool = False)
     """``value`` as a numpy array of real numbers of its own dtype (integers stay integers), or the error.
 
     Refuses what numpy would turn into text, objects, complex numbers or a raw error (ragged nesting),
-    and booleans unless ``booleans`` (a mask is meant, not numbers).
+    and booleans unless ``booleans`` (a mask is meant, not numbers); a mix of booleans and numbers never passes.
     """
     try:
         if isinstance(value, str | bytes | dict) or value is None:
@@ -103,7 +103,7 @@ def numeric_array(name: str, value: Any, condition: str, booleans: bool = False)
         raise InvalidParameterError(name, value, condition) from None
     if array.dtype.kind not in ("biuf" if booleans else "iuf"):
         raise InvalidParameterError(name, value, condition)
-    if not booleans and _first_bool(value) is not None:
+    if array.dtype.kind != "b" and _first_bool(value) is not None:   # a mask is all booleans, numbers are none
         raise InvalidParameterError(name, value, f"{condition} (a bool at index {_first_bool(value)} is not a number)")
     return array
 
@@ -155,8 +155,12 @@ def instances(name: str, value: Any, kind: type | tuple[type, ...], meaning: str
     items = tuple(value)
     if not items:
         raise InvalidParameterError(name, value, condition)
+    numbers = any(issubclass(k, Real) for k in kinds)
+    if numbers:   # the one rule for numbers: a 0-d array is its number, a bool is none
+        items = tuple(number if isinstance(item, np.ndarray) and (number := as_number(item)) is not None else item
+                      for item in items)
     for i, item in enumerate(items):
-        if not isinstance(item, kinds):
+        if not isinstance(item, kinds) or (numbers and isinstance(item, bool | np.bool_) and bool not in kinds):
             raise InvalidParameterError(name, value, f"{condition} (entry {i} is a {type(item).__name__})")
     return items
 
@@ -241,11 +245,11 @@ def user_code(name: str, argument: Any, requirement: str) -> Iterator[None]:
     ``requirement`` it must meet, with the original exception chained (as ``CTMC.from_function``
     does for a transition function). Errors of :mod:`analytic` itself and ``MemoryError`` pass through.
 
-    >>> with user_code("policy", [1.0, 2.0], "it must return one fraction per job"):
+    >>> with user_code("policy", [1.0, 2.0], "it must return fractions"):
     ...     1 / 0
     Traceback (most recent call last):
     ...
-    analytic.errors.InvalidParameterError: policy = [1.0, 2.0]: failed on this input (ZeroDivisionError: division by zero); it must return one fraction per job
+    analytic.errors.InvalidParameterError: policy = [1.0, 2.0]: failed on this input (ZeroDivisionError: division by zero); ...
     """
     try:
         yield

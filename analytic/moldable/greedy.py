@@ -20,7 +20,7 @@ from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.memory import require
 from analytic.moldable.occupancy import check_arrival_rate, optimal_occupancy
 from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
-from analytic.validation import integer, numeric_array, probabilities
+from analytic.validation import integer, numeric_array, probabilities, real_array
 
 __all__ = ["GreedyMetrics", "LossChain", "allocation_probabilities", "greedy_chain", "greedy_metrics"]
 
@@ -105,7 +105,8 @@ def allocation_probabilities(idle: int | np.ndarray, p: np.ndarray) -> np.ndarra
     >>> allocation_probabilities([0, 1, 3, 9], [0, 0, 0.625, 0.375]).tolist()
     [[1.0, 0.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 0.625, 0.375]]
     """
-    probabilities = check_probabilities(p, numeric_array("p", p, "must be a probability vector").size)
+    probabilities = check_probabilities(p, real_array("p", p, " (a probability vector)", allow_infinite=True,
+                                                      allow_nan=True).size)
     condition = "must be integers >= 0 (numbers of idle servers)"
     free = numeric_array("idle", idle, condition)
     if free.dtype.kind not in "iu" or np.any(free < 0):

@@ -27,7 +27,7 @@ from scipy.optimize import linprog
 
 from analytic.errors import ConvergenceError, InvalidParameterError
 from analytic.speedup import TOLERANCE, ConcaveSpeedup, SpeedUp, as_discrete
-from analytic.validation import real, real_array
+from analytic.validation import as_number, real, real_array
 
 if TYPE_CHECKING:  # sympy is imported by the symbolic check only (it takes ~0.7 s)
     import sympy
@@ -123,10 +123,10 @@ def _rounded(values: np.ndarray) -> list[float]:
 
 def check_arrival_rate(arrival_rate: float) -> float:
     """λ as a float in (0, 1], or :class:`InvalidParameterError` citing Prop. 1."""
-    try:
-        rate = float(arrival_rate)
-    except (TypeError, ValueError):
-        raise InvalidParameterError("arrival_rate", arrival_rate, "must be a real number in (0, 1]") from None
+    number = as_number(arrival_rate)
+    if number is None:
+        raise InvalidParameterError("arrival_rate", arrival_rate, "must be a real number in (0, 1]")
+    rate = float(number)
     if rate > 1:
         raise InvalidParameterError("arrival_rate", arrival_rate,
                                     "must lie in (0, 1]: (P) has no feasible point for λ > 1 (Prop. 1)")

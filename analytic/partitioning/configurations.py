@@ -408,8 +408,11 @@ class Configurations:
     def index(self, key: Sequence[int]) -> int:
         """Position among the states of the orbit with this key (see :meth:`key`)."""
         try:
-            return self._index[tuple(key)]
-        except (KeyError, TypeError):
+            ids = numeric_array("key", key, "must be the key of a state (see key())")
+            if ids.size and ids.dtype.kind not in "iu":
+                raise TypeError
+            return self._index[tuple(ids.tolist())]
+        except (KeyError, TypeError, InvalidParameterError):
             raise InvalidParameterError("key", key, "must be the key of a state (see key())") from None
 
     def weight(self, queue_weights: Sequence[float]) -> np.ndarray:

@@ -67,7 +67,7 @@ class OperatingPoint:
         alone exceeds the weight (DGP then runs near empty queues and the fixed point does not apply).
         """
         scale = positive("alpha", alpha)
-        power = _exponent(b)
+        _, power = _exponent(b)
         bias = real("h", h)
         ratio = np.maximum(self.queue_weights / scale, 0.0)
         with np.errstate(over="ignore"):

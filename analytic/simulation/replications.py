@@ -32,7 +32,7 @@ import numpy as np
 from tqdm import tqdm
 
 from analytic.errors import InvalidParameterError
-from analytic.validation import integer, user_code
+from analytic.validation import as_number, integer, user_code
 
 __all__ = ["SerialExecutor", "check_executor", "replicate", "root_seed", "streams"]
 
@@ -73,8 +73,9 @@ def root_seed(seed: int | np.random.SeedSequence | np.random.Generator | None) -
         return np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key, pool_size=seed.pool_size)
     if isinstance(seed, np.random.Generator):
         return np.random.SeedSequence(seed.integers(0, 2 ** 63, size=4).tolist())
-    if isinstance(seed, Integral) and not isinstance(seed, bool) and seed >= 0:
-        return np.random.SeedSequence(int(seed))
+    number = as_number(seed)
+    if isinstance(number, Integral) and number >= 0:
+        return np.random.SeedSequence(int(number))
     raise InvalidParameterError("seed", seed, "must be None, an integer >= 0, a numpy SeedSequence or a numpy Generator")
 
 
