@@ -20,7 +20,7 @@ from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.memory import require
 from analytic.moldable.occupancy import check_arrival_rate, optimal_occupancy
 from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
-from analytic.validation import integer, numeric_array, probabilities, real_array
+from analytic.validation import integer, numeric_array, probabilities
 
 __all__ = ["GreedyMetrics", "LossChain", "allocation_probabilities", "greedy_chain", "greedy_metrics"]
 
@@ -105,16 +105,15 @@ def allocation_probabilities(idle: int | np.ndarray, p: np.ndarray) -> np.ndarra
     >>> allocation_probabilities([0, 1, 3, 9], [0, 0, 0.625, 0.375]).tolist()
     [[1.0, 0.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 0.625, 0.375]]
     """
-    probabilities = check_probabilities(p, real_array("p", p, " (a probability vector)", allow_infinite=True,
-                                                      allow_nan=True).size)
+    vector = probabilities("p", p)
     condition = "must be integers >= 0 (numbers of idle servers)"
     free = numeric_array("idle", idle, condition)
     if free.dtype.kind not in "iu" or np.any(free < 0):
         raise InvalidParameterError("idle", idle, condition)
-    i = np.arange(1, probabilities.size + 1)
-    tail = probabilities[::-1].cumsum()[::-1] - probabilities        # Σ_{j>i} p_j
+    i = np.arange(1, vector.size + 1)
+    tail = vector[::-1].cumsum()[::-1] - vector                      # Σ_{j>i} p_j
     f = free[..., None]
-    allocation = (f >= i) * probabilities + (f == i) * tail
+    allocation = (f >= i) * vector + (f == i) * tail
     return np.concatenate([(f == 0).astype(float), allocation], axis=-1)
 
 
