@@ -995,7 +995,7 @@ def test_greedy_chain_refuses_a_billion_servers_before_allocating():
         __import__("analytic.speedup", fromlist=["x"]).SpeedUp.linear(5), 0.5, 0.1, "gamma", 1, 100, 1),
      r"^law = 'gamma': must be one of 'exponential', 'deterministic', 'mixed_erlang', 'pareto'$"),
     (lambda: __import__("analytic.moldable", fromlist=["x"]).allocation_probabilities(3, [[1.0], [1.0, 2.0]]),
-     r"^p = \[\[1.0\], \[1.0, 2.0\]\]: must be a probability vector \(must be a 1-D sequence of real numbers"),
+     r"^p = \[\[1.0\], \[1.0, 2.0\]\]: must be a probability vector \(must be a non-empty 1-D sequence of real numbers"),
     # n = 10^18 under greedy (p = (0, 1)) and under p = (1/2, 1/2): 5·10^17 reachable states, or a simplex of
     # about n²/4 points, refused before the allocation table or the count of the simplex's points
     (lambda: __import__("analytic.moldable", fromlist=["x"]).greedy_metrics(
