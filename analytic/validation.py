@@ -245,11 +245,11 @@ def user_code(name: str, argument: Any, requirement: str) -> Iterator[None]:
     ``requirement`` it must meet, with the original exception chained (as ``CTMC.from_function``
     does for a transition function). Errors of :mod:`analytic` itself and ``MemoryError`` pass through.
 
-    >>> with user_code("policy", [1.0, 2.0], "it must return fractions"):
+    >>> with user_code("f", 0, "f maps x to 1/x"):
     ...     1 / 0
     Traceback (most recent call last):
     ...
-    analytic.errors.InvalidParameterError: policy = [1.0, 2.0]: failed on this input (ZeroDivisionError: division by zero); ...
+    analytic.errors.InvalidParameterError: f = 0: failed on this input (ZeroDivisionError: division by zero); f maps x to 1/x
     """
     try:
         yield

@@ -176,9 +176,10 @@ def whittle_network(balance: Any, arrival_rates: Any, max_jobs: int, mean_size: 
         given = positive("normalization", normalization, " (Σ over ℕ^N of Φ(x) Π λ_i^x_i)")
         excess = top + math.log(total) - math.log(given)       # log of (mass inside / normalization)
         if excess > NORMALIZATION_SLACK:
+            inside = top + math.log(total)
             raise InvalidParameterError("normalization", normalization, "must be at least the sum over the lattice, "
-                                        f"{math.exp(top) * total:.10g} (the lattice is part of ℕ^N): these Φ and λ "
-                                        "do not have this normalization")
+                                        f"exp({inside:.10g}) (the lattice is part of ℕ^N): these Φ and λ do not "
+                                        "have this normalization")
         outside = float(-math.expm1(excess)) if excess < 0 else 0.0
     return WhittleNetwork(lattice, probabilities, outside, accepted, mean_jobs, delay, sigma / delay, lam, log_phi)
 
