@@ -55,7 +55,7 @@ from scipy import special
 
 from analytic.errors import ConvergenceError, InvalidParameterError, UnstableSystemError, describe
 from analytic.reproduce import Row, reproduces
-from analytic.validation import integer
+from analytic.validation import integer, real_array
 
 __all__ = [
     "erlang_b",
@@ -511,10 +511,7 @@ def _lgamma1p(s: np.ndarray) -> np.ndarray:
 
 def _validated(name: str, value: Any, condition: str, ok) -> np.ndarray:
     """value as a float array; InvalidParameterError naming the first element violating ok."""
-    try:
-        array = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise InvalidParameterError(name, value, "must be a real number or an array of them") from None
+    array = real_array(name, value, allow_infinite=True, allow_nan=True)
     bad = ~ok(array) | np.isnan(array)
     if bad.any():
         raise InvalidParameterError(name, array.ravel()[np.flatnonzero(bad.ravel())[0]], condition)

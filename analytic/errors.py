@@ -147,6 +147,9 @@ class StateSpaceTooLargeError(AnalyticError, ValueError):
         Whether ``needed`` is only a lower bound (counting stopped at the limit).
     memory : (int, int), optional
         Bytes needed and bytes available, when memory rather than ``max_states`` is the limit.
+    advice : str, optional
+        What to do instead, when the model has a better route than a larger chain (replaces the
+        default advice to raise ``max_states`` or reduce the model).
 
     Examples
     --------
@@ -155,7 +158,7 @@ class StateSpaceTooLargeError(AnalyticError, ValueError):
     """
 
     def __init__(self, needed: int, limit: int, what: str = "the chain", at_least: bool = False,
-                 memory: tuple[int, int] | None = None) -> None:
+                 memory: tuple[int, int] | None = None, advice: str | None = None) -> None:
         self.needed = needed
         self.limit = limit
         self.memory = memory
@@ -164,10 +167,10 @@ class StateSpaceTooLargeError(AnalyticError, ValueError):
             amount = f"more than {limit:,}" if memory is None else f"at least {needed:,}"
         if memory is None:
             message = (f"{what} needs {amount} states, above max_states={limit:,}; "
-                       "raise max_states if the memory allows it, or reduce the model size")
+                       f"{advice or 'raise max_states if the memory allows it, or reduce the model size'}")
         else:
             message = (f"{what} needs {amount} states and about {_gigabytes(memory[0])} of memory, more than "
-                       f"the {_gigabytes(memory[1])} available; reduce the model size or free memory")
+                       f"the {_gigabytes(memory[1])} available; {advice or 'reduce the model size or free memory'}")
         super().__init__(message)
 
 

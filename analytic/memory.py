@@ -75,7 +75,7 @@ def available_bytes() -> int:
     return min(limits) if limits else 2**62
 
 
-def require(bytes_needed: float, what: str, states: int, at_least: bool = False) -> None:
+def require(bytes_needed: float, what: str, states: int, at_least: bool = False, advice: str | None = None) -> None:
     """Raise :class:`StateSpaceTooLargeError` unless ``bytes_needed`` fit in :func:`available_bytes`.
 
     Parameters
@@ -88,6 +88,8 @@ def require(bytes_needed: float, what: str, states: int, at_least: bool = False)
         The size of the model (a lower bound when ``at_least``), for the message.
     at_least : bool
         Whether ``states`` is a lower bound.
+    advice : str, optional
+        Replaces the message's default advice when the model has a better route than more memory.
 
     Returns
     -------
@@ -115,4 +117,5 @@ def require(bytes_needed: float, what: str, states: int, at_least: bool = False)
     available = available_bytes()
     if bytes_needed > available:
         fitting = int(states * available / bytes_needed)
-        raise StateSpaceTooLargeError(states, fitting, what, at_least, memory=(int(min(bytes_needed, 2.0**1000)), available))
+        raise StateSpaceTooLargeError(states, fitting, what, at_least, memory=(int(min(bytes_needed, 2.0**1000)), available),
+                                      advice=advice)

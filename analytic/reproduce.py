@@ -3,7 +3,7 @@
 Each module registers zero-argument functions with :func:`reproduces`; each returns one
 :class:`Row` or a list of them. A row compares the value a paper states (or an independent
 reference) with the value the package computes. Where a paper's statement does not hold, the row
-says so with ``expect_agreement=False``, a note with the numbers, and one of four kinds (:data:`KINDS`):
+says so with ``expect_agreement=False``, a note with the numbers, and one of five kinds (:data:`KINDS`):
 
 ``"contradicted"``
     a statement about the model that exact computation refutes;
@@ -14,7 +14,11 @@ says so with ``expect_agreement=False``, a note with the numbers, and one of fou
     an assumption of the paper does not hold in the setting (the note says what the paper says to do);
 ``"reading"``
     the words allow two readings and this row is one of them (a row of kind ``"reading"`` may also
-    agree: the verdict under each reading is shown).
+    agree: the verdict under each reading is shown);
+``"not reproduced"``
+    the paper's number rests on data or an algorithm that is not available (traces, a reference's
+    method): the package's reconstruction, stated in the note, does not give it, which is no verdict
+    on the paper.
 
 A row that expects disagreement passes when the values differ, so the table stays honest and a
 silent "fix" of either side is caught.
@@ -44,7 +48,7 @@ __all__ = ["KINDS", "Outcome", "Row", "Verdict", "collect", "reproduces", "verdi
 
 Value = float | int | bool | str
 
-KINDS = ("contradicted", "printed estimate differs", "assumption fails", "reading")
+KINDS = ("contradicted", "printed estimate differs", "assumption fails", "reading", "not reproduced")
 
 
 def _label(holds: bool, kind: str) -> str:

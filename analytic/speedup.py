@@ -30,13 +30,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from numbers import Real
 
 import numpy as np
 
 from analytic.errors import InvalidParameterError
 from analytic.memory import require
-from analytic.validation import integer, positive, real_array, unit_fraction
+from analytic.validation import as_number, integer, positive, real_array, unit_fraction, user_code
 
 __all__ = ["TOLERANCE", "ConcaveSpeedup", "SpeedUp", "as_curve", "as_discrete", "check_shape"]
 
@@ -573,7 +572,9 @@ class ConcaveSpeedup:
         name = name or getattr(function, "__name__", "callable")
         vectorized = _vectorized(function)
         points = np.union1d(np.geomspace(servers * 1e-9, servers, 129), np.linspace(0.0, servers, 65))
-        check_shape(points, np.asarray(vectorized(points), dtype=float), strict=False, shown=name)
+        values = real_array("function", vectorized(points), f" (s(k) at k in [0, {servers:g}])", allow_infinite=True,
+                            allow_nan=True)
+        check_shape(points, values, strict=False, shown=name)
         return cls(name=name, function=vectorized, _derivative=_numerical_derivative(vectorized))
 
 
@@ -618,7 +619,7 @@ def as_curve(speedup: ConcaveSpeedup | SpeedUp | float | Callable | object, serv
         if servers is None:
             raise InvalidParameterError("servers", servers, "must be given to validate a callable speed-up on [0, servers]")
         return ConcaveSpeedup.from_callable(speedup, servers)
-    if isinstance(speedup, Real) and not isinstance(speedup, bool):
+    if as_number(speedup) is not None:
         return ConcaveSpeedup.power(unit_fraction("speedup", speedup, meaning=" (an exponent p of s(k) = k^p)"))
     if _is_sequence(speedup):
         return ConcaveSpeedup.from_discrete(speedup)
@@ -691,10 +692,11 @@ def _vectorized(function: Callable) -> Callable[[np.ndarray], np.ndarray]:
         with np.errstate(divide="ignore", invalid="ignore"):
             try:
                 values = np.asarray(function(k))
-            except (TypeError, ValueError, ZeroDivisionError):
+            except Exception:  # tried again point by point, where a failure is reported
                 values = None
             if values is None or values.shape != np.shape(k):
-                values = np.vectorize(lambda v: function(v), otypes=[complex if np.iscomplexobj(k) else float])(k)
+                with user_code("function", k, "a speed-up maps server counts k >= 0 to s(k), on arrays or one k at a time"):
+                    values = np.vectorize(lambda v: function(v), otypes=[complex if np.iscomplexobj(k) else float])(k)
         return values
     return call
 

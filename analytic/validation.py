@@ -4,6 +4,12 @@ Each returns the value in its working type or raises :class:`~analytic.errors.In
 naming the parameter, the value and the violated condition, so that messages read the same across
 the package.
 
+One rule says what a number is (:func:`as_number`): a real number of any kind — ``int``, ``float``,
+``fractions.Fraction``, ``decimal.Decimal``, a numpy integer or float scalar, a 0-d array of them —
+and never a ``bool`` (``True`` is not the number 1 for a parameter), a complex number or text. The
+scalar checks below and :func:`real_array` (for every entry of a sequence) apply it, so a bad entry
+inside a well-formed list is refused like a bad scalar.
+
 Examples
 --------
 >>> integer("servers", 4, minimum=5, meaning=" (at least d = 5)")
@@ -15,22 +21,45 @@ analytic.errors.InvalidParameterError: servers = 4: must be an integer >= 5 (at 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from decimal import Decimal
 from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 
-from analytic.errors import InvalidParameterError
+from analytic.errors import AnalyticError, InvalidParameterError
 
-__all__ = ["confidence", "flag", "instances", "integer", "numeric_array", "option", "positive", "probabilities", "real",
-           "real_array", "unit_fraction"]
+__all__ = ["as_number", "confidence", "flag", "instances", "integer", "numeric_array", "option", "positive", "probabilities",
+           "real", "real_array", "unit_fraction", "user_code"]
 
 #: Largest deviation from one allowed in the sum of a probability vector (it is then renormalized).
 PROBABILITY_TOLERANCE = 1e-9
 
 
+def as_number(value: Any) -> Real | None:
+    """``value`` as a real number (a ``numbers.Real``), or ``None`` when it is not one.
+
+    Accepted: ``int``, ``float``, ``Fraction``, ``Decimal`` (as the nearest float), numpy integer and
+    float scalars, and 0-d arrays of them. Refused: ``bool`` and ``numpy.bool_``, complex numbers,
+    text, anything else.
+
+    >>> from fractions import Fraction
+    >>> as_number(Fraction(1, 2)), as_number(np.array(3)), as_number(True)
+    (Fraction(1, 2), 3, None)
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+        value = value.item()
+    if isinstance(value, bool | np.bool_):
+        return None
+    if isinstance(value, Decimal):
+        return float(value)
+    return value if isinstance(value, Real) else None
+
+
 def real(name: str, value: Any, meaning: str = "", allow_infinite: bool = False) -> float:
-    """``value`` as a ``float``: a real number (not a bool, not complex, not NaN), finite unless ``allow_infinite``.
+    """``value`` as a ``float``: a real number by :func:`as_number` (not NaN), finite unless ``allow_infinite``.
 
     Parameters
     ----------
@@ -61,17 +90,40 @@ def real(name: str, value: Any, meaning: str = "", allow_infinite: bool = False)
     ...
     analytic.errors.InvalidParameterError: load = nan: must be a finite real number
     """
-    if isinstance(value, bool) or not isinstance(value, Real) or math.isnan(value) or (
-            not allow_infinite and math.isinf(value)):
+    number = as_number(value)
+    if number is None or math.isnan(number) or (not allow_infinite and math.isinf(number)):
         kind = "a real number" if allow_infinite else "a finite real number"
         raise InvalidParameterError(name, value, f"must be {kind}{meaning}")
-    return float(value)
+    return float(number)
 
 
-def numeric_array(name: str, value: Any, condition: str) -> np.ndarray:
+def _first_bool(value: Any) -> tuple[int, ...] | None:
+    """The index of the first boolean entry of a (nested) sequence or array, or None."""
+    if isinstance(value, bool | np.bool_):
+        return ()
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind == "b":
+            return tuple(0 for _ in range(value.ndim)) if value.size else None
+        if value.dtype.kind != "O":
+            return None
+        for index, entry in np.ndenumerate(value):
+            inner = _first_bool(entry)
+            if inner is not None:
+                return index + inner
+        return None
+    if isinstance(value, list | tuple):
+        for i, entry in enumerate(value):
+            inner = _first_bool(entry)
+            if inner is not None:
+                return (i, *inner)
+    return None
+
+
+def numeric_array(name: str, value: Any, condition: str, booleans: bool = False) -> np.ndarray:
     """``value`` as a numpy array of real numbers of its own dtype (integers stay integers), or the error.
 
-    Refuses what numpy would turn into text, objects, complex numbers or a raw error (ragged nesting).
+    Refuses what numpy would turn into text, objects, complex numbers or a raw error (ragged nesting),
+    and booleans unless ``booleans`` (a mask is meant, not numbers); a mix of booleans and numbers never passes.
 
     Parameters
     ----------
@@ -81,6 +133,8 @@ def numeric_array(name: str, value: Any, condition: str) -> np.ndarray:
         The value to convert.
     condition : str
         The message's condition when ``value`` is refused.
+    booleans : bool
+        Whether an all-boolean array (a mask) is accepted.
 
     Returns
     -------
@@ -102,8 +156,10 @@ def numeric_array(name: str, value: Any, condition: str) -> np.ndarray:
         array = np.asarray(value)
     except (TypeError, ValueError, OverflowError):
         raise InvalidParameterError(name, value, condition) from None
-    if array.dtype.kind not in "biuf":
+    if array.dtype.kind not in ("biuf" if booleans else "iuf"):
         raise InvalidParameterError(name, value, condition)
+    if array.dtype.kind != "b" and _first_bool(value) is not None:   # a mask is all booleans, numbers are none
+        raise InvalidParameterError(name, value, f"{condition} (a bool at index {_first_bool(value)} is not a number)")
     return array
 
 
@@ -111,7 +167,8 @@ def real_array(name: str, value: Any, meaning: str = "", ndim: int | None = None
                allow_empty: bool = True, allow_nan: bool = False) -> np.ndarray:
     """``value`` as a new float array of real numbers: no string, complex, ragged, NaN (or inf) entry.
 
-    Booleans count as numbers only inside arrays (as numpy does); a bare ``bool`` is refused.
+    Every entry must be a number by :func:`as_number`: a ``bool`` is refused, inside a list or as a
+    boolean array too; ``Fraction`` and ``Decimal`` entries are converted to the nearest float.
 
     Parameters
     ----------
@@ -150,11 +207,15 @@ def real_array(name: str, value: Any, meaning: str = "", ndim: int | None = None
     if not allow_empty:
         kind = f"a non-empty {kind[2:]}"
     try:
-        if isinstance(value, bool | str | bytes | dict) or value is None or np.asarray(value).dtype.kind in "cUSVM":
+        if isinstance(value, str | bytes | dict) or value is None or np.asarray(value).dtype.kind in "cUSVM":
             raise TypeError
         array = np.array(value, dtype=float)
     except (TypeError, ValueError, OverflowError):
         raise InvalidParameterError(name, value, f"must be {kind}{meaning}") from None
+    where = _first_bool(value)
+    if where is not None:
+        at = "" if not where else f" at index {where}"
+        raise InvalidParameterError(name, value, f"must be {kind}{meaning}: a bool{at} is not a number")
     if ndim is not None and array.ndim != ndim:
         raise InvalidParameterError(name, value, f"must be {kind}{meaning}, not of shape {array.shape}")
     if not allow_empty and array.size == 0:
@@ -205,8 +266,12 @@ def instances(name: str, value: Any, kind: type | tuple[type, ...], meaning: str
     items = tuple(value)
     if not items:
         raise InvalidParameterError(name, value, condition)
+    numbers = any(issubclass(k, Real) for k in kinds)
+    if numbers:   # the one rule for numbers: a 0-d array is its number, a bool is none
+        items = tuple(number if isinstance(item, np.ndarray) and (number := as_number(item)) is not None else item
+                      for item in items)
     for i, item in enumerate(items):
-        if not isinstance(item, kinds):
+        if not isinstance(item, kinds) or (numbers and isinstance(item, bool | np.bool_) and bool not in kinds):
             raise InvalidParameterError(name, value, f"{condition} (entry {i} is a {type(item).__name__})")
     return items
 
@@ -305,14 +370,15 @@ def integer(name: str, value: Any, minimum: int = 1, meaning: str = "") -> int:
     ...
     analytic.errors.InvalidParameterError: servers = 4: must be a positive integer
     """
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
+    number = as_number(value)
+    if not isinstance(number, Integral) or number < minimum:
         bound = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
         raise InvalidParameterError(name, value, f"must be {bound}{meaning}")
-    return int(value)
+    return int(number)
 
 
 def positive(name: str, value: Any, meaning: str = "") -> float:
-    """``value`` as a ``float``: it must be a real number with ``0 < value < inf`` (NaN fails).
+    """``value`` as a ``float``: it must be a real number (:func:`as_number`) with ``0 < value < inf`` (NaN fails).
 
     Parameters
     ----------
@@ -337,9 +403,10 @@ def positive(name: str, value: Any, meaning: str = "") -> float:
     >>> positive("rate", 2)
     2.0
     """
-    if isinstance(value, bool) or not isinstance(value, Real) or not 0 < value < math.inf:
+    number = as_number(value)
+    if number is None or not 0 < number < math.inf:
         raise InvalidParameterError(name, value, f"must be positive and finite{meaning}")
-    return float(value)
+    return float(number)
 
 
 def unit_fraction(name: str, value: Any, closed: bool = False, meaning: str = "") -> float:
@@ -371,9 +438,10 @@ def unit_fraction(name: str, value: Any, closed: bool = False, meaning: str = ""
     1.0
     """
     interval = "(0, 1]" if closed else "the open interval (0, 1)"
-    if isinstance(value, bool) or not isinstance(value, Real) or not (0 < value < 1 or (closed and value == 1)):
+    number = as_number(value)
+    if number is None or not (0 < number < 1 or (closed and number == 1)):
         raise InvalidParameterError(name, value, f"must lie in {interval}{meaning}")
-    return float(value)
+    return float(number)
 
 
 def probabilities(name: str, value: Any, length: int | None = None, meaning: str = "") -> np.ndarray:
@@ -405,12 +473,12 @@ def probabilities(name: str, value: Any, length: int | None = None, meaning: str
     >>> probabilities("p", [0.25, 0.75]).tolist()
     [0.25, 0.75]
     """
-    try:
-        vector = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        vector = None
     size = "" if length is None else f" of length {length}"
-    if vector is None or vector.ndim != 1 or vector.size == 0 or (length is not None and vector.size != length):
+    try:
+        vector = real_array(name, value, ndim=1, allow_empty=False, allow_infinite=True, allow_nan=True)
+    except InvalidParameterError as error:
+        raise InvalidParameterError(name, value, f"must be a probability vector{size}{meaning} ({error.condition})") from None
+    if length is not None and vector.size != length:
         raise InvalidParameterError(name, value, f"must be a probability vector{size}{meaning}")
     if not np.all(np.isfinite(vector)) or np.any(vector < 0):
         raise InvalidParameterError(name, vector, f"must be a probability vector{meaning}: entries finite and >= 0")
@@ -447,7 +515,32 @@ def confidence(name: str, value: Any) -> float:
     0.95
     """
     epsilon = float(np.finfo(float).eps)
-    if isinstance(value, bool) or not isinstance(value, Real) or not epsilon <= value <= 1 - epsilon:
+    number = as_number(value)
+    if number is None or not epsilon <= number <= 1 - epsilon:
         raise InvalidParameterError(name, value, f"must lie strictly between 0 and 1 (a confidence level), within "
                                                  f"[{epsilon:.3g}, 1 - {epsilon:.3g}]")
-    return float(value)
+    return float(number)
+
+
+@contextmanager
+def user_code(name: str, argument: Any, requirement: str) -> Iterator[None]:
+    """Run a user's callable (a policy, a balance function, a speed-up curve, ...) under the package's one rule.
+
+    An exception raised inside becomes :class:`~analytic.errors.InvalidParameterError` naming the
+    parameter ``name``, showing the ``argument`` the callable failed on, what it raised and the
+    ``requirement`` it must meet, with the original exception chained (as ``CTMC.from_function``
+    does for a transition function). Errors of :mod:`analytic` itself and ``MemoryError`` pass through.
+
+    >>> with user_code("f", 0, "f maps x to 1/x"):
+    ...     1 / 0
+    Traceback (most recent call last):
+    ...
+    analytic.errors.InvalidParameterError: f = 0: failed on this input (ZeroDivisionError: division by zero); f maps x to 1/x
+    """
+    try:
+        yield
+    except (AnalyticError, MemoryError):
+        raise
+    except Exception as error:
+        raise InvalidParameterError(name, argument, f"failed on this input ({type(error).__name__}: {error}); "
+                                                    f"{requirement}") from error

@@ -90,7 +90,8 @@ def test_stability_at_huge_and_tiny_rates():
         simulate_interruptions(GRAPH, [1e18, 1e18], jobs=1000)
 
 
-def test_a_normalization_below_the_truncated_mass_leaves_nothing_outside():
-    """With λ = 10^18 the truncated mass dwarfs the normalization given: the mass outside is 0, not an overflow."""
-    network = whittle_network(lambda x: np.zeros(len(x)), [1e18], 3, log=True, normalization=2.5)
-    assert network.mass_outside == 0.0
+def test_a_normalization_below_the_truncated_mass_is_refused_without_overflow():
+    """With λ = 10^18 the truncated mass (1e54) dwarfs the normalization given: that normalization cannot be right
+    (it was clipped to mass_outside = 0); the refusal states the lattice's sum in logs, not an overflow."""
+    with pytest.raises(InvalidParameterError, match=r"^normalization = 2.5: must be at least the sum over the lattice"):
+        whittle_network(lambda x: np.zeros(len(x)), [1e18], 3, log=True, normalization=2.5)

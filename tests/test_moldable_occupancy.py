@@ -134,7 +134,9 @@ def test_closed_form_matches_highs_and_cvxpy_and_is_kkt_optimal(case):
     (hypothesis found Clarabel "optimal_inaccurate" at λ = 1 - 2e-16); below, y = (λ, 0, ...)
     leaves a slack of at least 1e-3. Within a relative 1e-6 of a tie λ = s_i/i the optimal face
     is nearly degenerate and Clarabel may stop short too (found at s = (1, 1.75), λ = 0.875 (1 - 1e-10)),
-    which occupancy_lp must then report as a ConvergenceError. HiGHS returns a vertex: exact."""
+    which occupancy_lp must then report as a ConvergenceError. HiGHS returns a vertex, exact when it meets the
+    constraints; within its feasibility tolerance (1e-10) of a tie it may pick the neighbouring vertex, which
+    breaks Σ i y_i <= 1 (found at s = (1, 2, 2.75), λ = 11/12 + 9e-12: by 1e-11), and occupancy_lp must refuse it."""
     speedup, lam = case
     opt = optimal_occupancy(speedup, lam)
     assert opt.mean_time == pytest.approx(exact_value(speedup, lam), rel=1e-14, abs=0)
@@ -142,16 +144,16 @@ def test_closed_form_matches_highs_and_cvxpy_and_is_kkt_optimal(case):
     assert speedup.values @ opt.y == pytest.approx(lam, rel=1e-13, abs=0)
     assert speedup.servers @ opt.y <= 1 + 1e-14 and opt.y.min() >= 0
     assert opt.p.sum() == pytest.approx(1.0, abs=1e-13)
-    highs = occupancy_lp(speedup, lam, "highs")
-    if opt.unique:
-        assert highs.y == pytest.approx(opt.y, abs=1e-9)
     near_tie = np.min(np.abs(speedup.efficiency / lam - 1)) < 1e-6
-    try:
-        conic = occupancy_lp(speedup, lam, "cvxpy")
-    except ConvergenceError:
-        assert near_tie
-        conic = None
-    for lp in (highs, conic) if conic is not None else (highs,):
+    solved = []
+    for solver in ("highs", "cvxpy"):
+        try:
+            solved.append(occupancy_lp(speedup, lam, solver))
+        except ConvergenceError:
+            assert near_tie
+    if opt.unique and solved and solved[0].solver == "highs":
+        assert solved[0].y == pytest.approx(opt.y, abs=1e-9)
+    for lp in solved:
         assert lp.mean_time == pytest.approx(opt.mean_time, abs=1e-9)
         assert kkt_residual(speedup, lam, lp.y, lp.nu, lp.theta0) < 1e-8    # certifies y, also on a face of optima
         theta = 1 / lam + lp.nu * speedup.values + lp.theta0 * speedup.servers
@@ -266,3 +268,34 @@ def test_an_amdahl_curve_sampled_at_one_to_d(f, d, lam):
     exact = [1 / (1 - mpmath.mpf(f) + mpmath.mpf(f) / i) for i in range(1, d + 1)]
     value = float(vertex_optimum(exact, mpmath.mpf(lam)))
     assert optimal_occupancy(table, lam).mean_time == pytest.approx(value, rel=1e-14, abs=0)
+
+
+#: A nearly linear speed-up s_k = k (1 - c (k - 1)), c ≈ 1.15e-11, at λ just above s_4/4 (the issue's probe).
+NEARLY_LINEAR = [1.0, 1.999999999988547, 2.9999999999656413, 3.9999999999312825, 4.999999999885471]
+NEARLY_LINEAR_RATE = 0.9999999999885469
+
+
+def test_nearly_linear_vertex_is_solved_exactly():
+    """Eqs. (7)–(8) divide by s_3/3 - s_4/4 ≈ 1.1e-11: in floats D* was 0.33333171769 (relative error 1.6e-6) and
+    y_4 = 4.85e-6. Reference: the vertex of (P) on {3, 4} (rate equality and tight capacity) solved in exact
+    rationals with fractions.Fraction, independently of eqs. (7)–(8)."""
+    s = [Fraction(v) for v in NEARLY_LINEAR]
+    lam = Fraction(NEARLY_LINEAR_RATE)
+    # s_3 y_3 + s_4 y_4 = λ and 3 y_3 + 4 y_4 = 1 by Cramer's rule
+    det = s[2] * 4 - s[3] * 3
+    y3, y4 = (lam * 4 - s[3]) / det, (s[2] - lam * 3) / det
+    opt = optimal_occupancy(SpeedUp(NEARLY_LINEAR), NEARLY_LINEAR_RATE)
+    assert opt.support == (3, 4) and opt.unique
+    assert opt.y[2] == pytest.approx(float(y3), rel=2e-16, abs=0)
+    assert opt.y[3] == pytest.approx(float(y4), rel=2e-16, abs=0)
+    assert opt.mean_time == pytest.approx(float((y3 + y4) / lam), rel=4e-16, abs=0)
+    assert opt.mean_time == pytest.approx(0.3333311791582594, rel=4e-16, abs=0)
+    assert kkt_residual(SpeedUp(NEARLY_LINEAR), NEARLY_LINEAR_RATE, opt.y, opt.nu, opt.theta0) < 1e-15
+
+
+@pytest.mark.parametrize("solver", ["highs", "cvxpy"])
+def test_lp_refuses_a_point_that_breaks_its_constraints(solver):
+    """HiGHS returned y = (0, 0, 0, 0, 0.2), breaking Σ i y_i <= 1 by 1.1e-11 with D = 0.2 (40 % below the exact
+    0.33333 of the test above: infeasible); Clarabel raised cvxpy's own SolverError. Both are ConvergenceError now."""
+    with pytest.raises(ConvergenceError, match="did not solve|breaks"):
+        occupancy_lp(SpeedUp(NEARLY_LINEAR), NEARLY_LINEAR_RATE, solver)

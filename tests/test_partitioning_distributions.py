@@ -7,6 +7,7 @@ temperatures, and Figure 1's law by hand (weights 12!, 12!, 12!/2 for 0, 1, 2 gr
 """
 
 import math
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -142,3 +143,48 @@ def test_repr_and_expected():
 def test_errors(call, message):
     with pytest.raises(InvalidParameterError, match=message):
         call()
+
+
+def mp_rational(value):
+    return mpmath.mpf(value.numerator) / value.denominator
+
+
+def exact_rational_law(space, loads, queue_weights, beta):
+    """π* of (15) from exact rationals: each exponent (Σ_j q_j |C^(j)| - cost)/β as a Fraction, shifted
+    by the exact maximum, then exponentiated at 50 digits with the exact integer multiplicities."""
+    exponents = [(sum(Fraction(q) * int(n) for q, n in zip(queue_weights, space.templates[i], strict=True))
+                  - Fraction(float(space.cost[i]))) / Fraction(beta) for i in range(len(space))]
+    top = max(exponents)
+    with mpmath.workdps(50):
+        weights = [space.multiplicity(i) * mpmath.factorial(int(space.free[i]))
+                   * mpmath.fprod(mp_rational(Fraction(load)) ** int(n) for load, n in zip(loads, space.templates[i],
+                                                                                            strict=True))
+                   * mpmath.exp(mp_rational(e - top)) for i, e in enumerate(exponents)]
+        total = mpmath.fsum(weights)
+        return [w / total for w in weights]
+
+
+FIGURE1_PAIR = (Cluster([3, 3]), [TRIANGLE, GraphJob(2, [(0, 1)], arrival_rate=0.7, service_rate=1.0)])
+
+
+@pytest.mark.parametrize("system, queue_weights, beta", [
+    ((FIGURE1_CLUSTER, [FIGURE1_JOB]), [1e100], 0.1),      # the issue's case: probabilities summed to 91
+    ((FIGURE1_CLUSTER, [FIGURE1_JOB]), [1e15], 0.1),       # summed to 1.00101
+    ((FIGURE1_CLUSTER, [FIGURE1_JOB]), [1e10], 0.1),       # summed to 0.9999906
+    ((FIGURE1_CLUSTER, [FIGURE1_JOB]), [1e300], 1e-5),
+    (FIGURE1_PAIR, [1e100, 1e100], 0.1),                   # equal huge weights: the types trade places at cost only
+    (FIGURE1_PAIR, [1e100, 3.0], 0.1),                     # one huge, one ordinary weight
+    (FIGURE1_PAIR, [2.0**60, 2.0**60 + 256], 1e-3),        # weights a few ulps apart
+])
+def test_dgp_law_at_huge_queue_weights_against_exact_rationals(system, queue_weights, beta):
+    """Theorem 2's regime (log h around 1e11) puts q/β far beyond the costs: the law must still sum to one and
+    match the exact law. Reference: exact rational exponents and 50-digit exponentials (exact_rational_law)."""
+    cluster, jobs = system
+    law = dgp_distribution(cluster, jobs, queue_weights, beta)
+    space = law.configurations
+    reference = exact_rational_law(space, [job.load for job in space.jobs], queue_weights, beta)
+    probabilities = np.array([float(p) for p in reference])
+    assert law.probabilities == pytest.approx(probabilities, rel=1e-12, abs=1e-300)
+    assert law.probabilities.sum() == pytest.approx(1.0, rel=0, abs=1e-14)
+    assert law.expected_templates == pytest.approx(probabilities @ space.templates, rel=1e-12, abs=1e-14)
+    assert law.expected_cost == pytest.approx(float(probabilities @ space.cost), rel=1e-12, abs=1e-14)

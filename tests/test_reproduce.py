@@ -23,6 +23,7 @@ def test_every_registered_row_passes():
     (Row("p", "s", 0.2, 0.25, 1e-3, expect_agreement=False, kind="assumption fails"), "assumption fails", True),
     (Row("p", "s", 0.2, 0.25, 1e-3, expect_agreement=False, kind="reading"), "does not hold under this reading", True),
     (Row("p", "s", 0.2, 0.2, 1e-3, kind="reading"), "holds under this reading", True),
+    (Row("p", "s", 0.2, 0.25, 1e-3, expect_agreement=False, kind="not reproduced"), "not reproduced", True),
     (Row("p", "s", 0.2, 0.2, 1e-3, expect_agreement=False, kind="contradicted"), "FAILS (now agrees)", False),
     (Row("p", "s", True, True), "agrees", True),
     (Row("p", "s", "i", "ii"), "FAILS", False),

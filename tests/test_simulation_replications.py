@@ -72,9 +72,12 @@ def failing(seed):
     raise ZeroDivisionError("inside a replication")
 
 
-def test_exceptions_of_a_replication_propagate():
-    with pytest.raises(ZeroDivisionError, match="inside a replication"):
+def test_an_exception_of_a_replication_names_its_seed_and_chains_the_original():
+    """The package's one rule for user callables: InvalidParameterError naming the input, original chained."""
+    with pytest.raises(InvalidParameterError, match=r"(?s)^function = SeedSequence.*failed on this input "
+                                                    r"\(ZeroDivisionError: inside a replication\)") as caught:
         replicate(failing, 2, seed=0, executor=SerialExecutor())
+    assert isinstance(caught.value.__cause__, ZeroDivisionError)
 
 
 @pytest.mark.parametrize("kwargs,match", [

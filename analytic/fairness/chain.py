@@ -31,7 +31,7 @@ from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.fairness.graph import CompatibilityGraph, check_rates
 from analytic.fairness.lattice import SimplexLattice, simplex_lattice
 from analytic.simulation import ErlangMixture, exponential, size_law
-from analytic.validation import integer
+from analytic.validation import as_number, integer
 
 __all__ = ["OIQueueLaw", "oi_queue_chain", "oi_queue_law"]
 
@@ -155,8 +155,10 @@ def oi_queue_chain(graph: CompatibilityGraph, arrival_rates: Any, max_jobs: int,
     """
     rates = check_rates("arrival_rates", arrival_rates, graph)
     limit = integer("max_jobs", max_jobs)
-    if not (isinstance(interruptions, (int, float)) and 0 <= interruptions < np.inf):
+    number = as_number(interruptions)
+    if number is None or not 0 <= number < np.inf:
         raise InvalidParameterError("interruptions", interruptions, "must be a finite number >= 0 (mean interruptions per job)")
+    interruptions = float(number)
     law = _phases(size)
     cap = integer("max_states", max_states)
     # Arrivals alone reach every sequence of (class, initial phase) pairs: a lower bound, counted before exploring.

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from numbers import Integral, Real
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -162,7 +162,7 @@ def service_rate(graph: CompatibilityGraph, active: Any) -> float | np.ndarray:
     check_graph(graph)
     if not isinstance(active, np.ndarray | Sequence) and isinstance(active, Iterable) and not isinstance(active, dict):
         active = list(active)
-    array = numeric_array("active", active, "must list class indices or be a boolean mask")
+    array = numeric_array("active", active, "must list class indices or be a boolean mask", booleans=True)
     if array.dtype == bool:
         mask = array
     else:
@@ -251,9 +251,13 @@ def check_rates(name: str, rates: Any, graph: CompatibilityGraph, allow_zero: bo
     """
     check_graph(graph)
     allow_zero = flag("allow_zero", allow_zero)
-    vector = np.array(rates, dtype=float) if _is_real_sequence(rates) else None
-    if vector is None or vector.shape != (graph.n_classes,):
-        raise InvalidParameterError(name, rates, f"must be a sequence of {graph.n_classes} rates, one per class")
+    condition = f"must be a sequence of {graph.n_classes} rates, one per class"
+    try:
+        vector = real_array(name, rates, ndim=1, allow_infinite=True, allow_nan=True)
+    except InvalidParameterError as error:
+        raise InvalidParameterError(name, rates, f"{condition} ({error.condition})") from None
+    if isinstance(rates, str | bytes) or vector.shape != (graph.n_classes,):
+        raise InvalidParameterError(name, rates, condition)
     valid = (vector >= 0) if allow_zero else (vector > 0)
     bad = np.flatnonzero(~valid | ~np.isfinite(vector))
     if bad.size:
@@ -290,8 +294,4 @@ def check_mean_size(mean_size: Any) -> float:
     return positive("mean_size", mean_size, " (mean job size, in the work units of the capacities)")
 
 
-def _is_real_sequence(values: Any) -> bool:
-    if isinstance(values, np.ndarray):
-        return values.dtype.kind in "iuf"
-    return isinstance(values, Sequence) and not isinstance(values, (str, bytes)) and all(
-        isinstance(v, Real) and not isinstance(v, bool) for v in values)
+

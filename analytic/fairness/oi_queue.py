@@ -17,13 +17,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.fairness.graph import CompatibilityGraph, check_graph, check_rates
-from analytic.validation import integer, numeric_array
+from analytic.validation import as_number, integer, numeric_array
 
 __all__ = ["OrderedState", "aggregate_measure", "job_service_rates", "orderings", "permutation_rates", "sequence_measure"]
 
@@ -35,8 +36,8 @@ def _sequence(graph: CompatibilityGraph, sequence: Any) -> tuple[int, ...]:
     check_graph(graph)
     if isinstance(sequence, str | bytes | dict) or not isinstance(sequence, Iterable):
         raise InvalidParameterError("sequence", sequence, f"must list class indices in 0..{graph.n_classes - 1}")
-    classes = tuple(sequence)
-    if not all(isinstance(c, (int, np.integer)) and 0 <= c < graph.n_classes for c in classes):
+    classes = tuple(as_number(c) for c in sequence)
+    if not all(isinstance(c, Integral) and 0 <= c < graph.n_classes for c in classes):
         raise InvalidParameterError("sequence", sequence, f"must list class indices in 0..{graph.n_classes - 1}")
     return tuple(int(c) for c in classes)
 

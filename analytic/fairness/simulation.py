@@ -54,7 +54,7 @@ from analytic.simulation import (
     root_seed,
     size_law,
 )
-from analytic.validation import confidence, integer, positive
+from analytic.validation import as_number, confidence, integer, positive
 
 __all__ = ["InterruptionSimulation", "simulate_interruptions", "simulate_random_assignment"]
 
@@ -565,8 +565,10 @@ def _common(size: Any, interruptions: Any, jobs: Any, warmup: Any, replications:
     law = size if isinstance(size, SizeLaw) else size_law(size)
     if not math.isfinite(law.mean):
         raise InvalidParameterError("size", size, "must have a finite mean")
-    if isinstance(interruptions, bool) or not isinstance(interruptions, (int, float)) or not 0 <= interruptions < math.inf:
+    number = as_number(interruptions)
+    if number is None or not 0 <= number < math.inf:
         raise InvalidParameterError("interruptions", interruptions, "must be a finite number >= 0 (mean interruptions per job)")
+    interruptions = float(number)
     if interruptions > MAX_INTERRUPTIONS:
         raise InvalidParameterError("interruptions", interruptions,
                                     f"must be at most {MAX_INTERRUPTIONS:g}: every interruption is an event of the run; "

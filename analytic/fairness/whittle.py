@@ -28,7 +28,7 @@ from analytic.errors import InvalidParameterError
 from analytic.fairness.balance import BalanceFunction, parent_indices
 from analytic.fairness.graph import check_mean_size
 from analytic.fairness.lattice import DEFAULT_MAX_STATES, SimplexLattice, simplex_lattice
-from analytic.validation import flag, integer, positive, real_array
+from analytic.validation import flag, integer, positive, real_array, user_code
 
 __all__ = ["WhittleNetwork", "processor_sharing", "whittle_network"]
 
@@ -134,6 +134,10 @@ def processor_sharing(capacity: float = 1.0) -> Callable[[np.ndarray], np.ndarra
     return log_phi
 
 
+#: Relative excess of the lattice's sum over a given normalization taken as rounding (then mass_outside = 0).
+NORMALIZATION_SLACK = 1e-12
+
+
 def whittle_network(balance: Any, arrival_rates: Any, max_jobs: int, mean_size: float = 1.0, log: bool = False,
                     normalization: float | None = None, max_states: int = DEFAULT_MAX_STATES) -> WhittleNetwork:
     """The truncated stationary law, mean queue lengths and delays of a Whittle network.
@@ -157,7 +161,8 @@ def whittle_network(balance: Any, arrival_rates: Any, max_jobs: int, mean_size: 
         Whether a callable or table gives log Φ rather than Φ.
     normalization : float, optional
         Σ over all of ℕ^N of Φ(x) Π λ_i^{x_i} (= 1/π̄(0)), if known: then ``mass_outside`` is
-        reported (e.g. ``1 / balanced_fairness(...).probability_empty``).
+        reported (e.g. ``1 / balanced_fairness(...).probability_empty``). It cannot be below the
+        sum over the lattice (beyond a relative :data:`NORMALIZATION_SLACK` of rounding).
     max_states : int
         Limit on the lattice size.
 
@@ -168,8 +173,9 @@ def whittle_network(balance: Any, arrival_rates: Any, max_jobs: int, mean_size: 
     Raises
     ------
     InvalidParameterError
-        Φ not positive and finite at some state, Φ(0) != 1, bad rates, or a table whose
-        dimension is not N.
+        Φ not positive and finite at some state, Φ(0) != 1, bad rates, a table whose
+        dimension is not N, a ``normalization`` below the lattice's own sum, or a callable Φ
+        that raises (the error names the states it failed on).
 
     Examples
     --------
@@ -197,8 +203,13 @@ def whittle_network(balance: Any, arrival_rates: Any, max_jobs: int, mean_size: 
     delay = mean_jobs / (lam * accepted)
     outside = None
     if normalization is not None:
-        log_total = positive("normalization", normalization, " (Σ over ℕ^N of Φ(x) Π λ_i^x_i)")
-        excess = top + math.log(total) - math.log(log_total)       # log of (mass inside / normalization)
+        given = positive("normalization", normalization, " (Σ over ℕ^N of Φ(x) Π λ_i^x_i)")
+        excess = top + math.log(total) - math.log(given)       # log of (mass inside / normalization)
+        if excess > NORMALIZATION_SLACK:
+            inside = top + math.log(total)
+            raise InvalidParameterError("normalization", normalization, "must be at least the sum over the lattice, "
+                                        f"exp({inside:.10g}) (the lattice is part of ℕ^N): these Φ and λ do not "
+                                        "have this normalization")
         outside = float(-math.expm1(excess)) if excess < 0 else 0.0
     return WhittleNetwork(lattice, probabilities, outside, accepted, mean_jobs, delay, sigma / delay, lam, log_phi)
 
@@ -223,7 +234,10 @@ def _log_balance(balance: Any, lattice: SimplexLattice, log: bool) -> np.ndarray
                                         f"max_jobs = {lattice.max_jobs} jobs")
         found, log = balance.log_phi(states), True
     elif callable(balance):
-        found = np.asarray(balance(states), dtype=float)
+        requirement = "a balance function maps the array of states (shape (M, N)) to Φ, or log Φ with log=True"
+        with user_code("balance", states, requirement):
+            returned = balance(states)
+        found = real_array("balance", returned, f" ({requirement})", allow_infinite=True, allow_nan=True)
         if found.shape != (len(lattice),):
             raise InvalidParameterError("balance", found.shape, f"must return one value per state: shape ({len(lattice)},)")
     else:

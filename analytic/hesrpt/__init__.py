@@ -16,6 +16,11 @@ served at rate s(k) = k^p (0 < p < 1).
   interpolation of a table :class:`~analytic.speedup.SpeedUp`), from :mod:`analytic.speedup`;
   every function here also takes a ``SpeedUp`` or an exponent p.
 
+**Equal sizes (one tie rule).** The paper numbers the jobs ``x_1 >= x_2 >= ... >= x_M``; among equal
+sizes the package keeps the order in which they are listed, so the job listed first ranks as the
+larger and finishes later. :func:`hesrpt_flow_time`, :func:`optimal_allocation` and
+:func:`flow_time` (every policy) follow it; the total flow time does not depend on it.
+
 Examples
 --------
 >>> from analytic.hesrpt import hesrpt_allocation, hesrpt_flow_time, optimal_allocation

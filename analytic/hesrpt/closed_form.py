@@ -191,7 +191,7 @@ def hesrpt_flow_time(sizes: object, p: float, servers: float) -> HesrptFlowTime:
     T_k = k^q D_k + Σ_(j>k) D_j (j^q - (j-1)^q), with q = p/(1-p) and D_j = x_j N^-p (j^c - (j-1)^c)^-p,
     a sum of positive terms (derived from Σ_(j>=k) d_j s(θ_k(j) N) = x_k with θ from Theorem 7).
     Accuracy: relative error below 1e-13 against mpmath at 50 digits (tests); ties in the sizes
-    are allowed.
+    are allowed: of equal sizes, the one listed first finishes later (the tie rule of :mod:`analytic.hesrpt`).
 
     Parameters
     ----------

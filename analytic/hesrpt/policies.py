@@ -52,7 +52,7 @@ from analytic.errors import InvalidParameterError
 from analytic.hesrpt.closed_form import check_sizes, log_hesrpt_share
 from analytic.memory import require
 from analytic.speedup import ConcaveSpeedup, SpeedUp, as_curve
-from analytic.validation import flag, positive, real_array
+from analytic.validation import flag, positive, real_array, user_code
 
 __all__ = ["POLICIES", "FlowTime", "KneeSearch", "Trajectory", "flow_time", "knee_search"]
 
@@ -207,10 +207,12 @@ def _simulate(sizes: np.ndarray, allocate: Allocator, servers: float,
     """Completion times (rows × jobs, input order) of independent runs, departure by departure.
 
     Each row's jobs are kept sorted by remaining size, finished jobs last (remaining = inf), so
-    that rank-based policies read ranks off the columns and the width shrinks as jobs leave.
+    that rank-based policies read ranks off the columns and the width shrinks as jobs leave. Equal
+    sizes follow the package's tie rule (:mod:`analytic.hesrpt`): the job listed first ranks as the
+    larger, as in the closed forms.
     """
     rows, jobs = sizes.shape
-    ids = np.argsort(sizes, axis=1, kind="stable")
+    ids = jobs - 1 - np.argsort(sizes[:, ::-1], axis=1, kind="stable")   # ascending; equal sizes: later listed first
     remaining = np.take_along_axis(sizes, ids, axis=1)
     count = np.full(rows, jobs)
     clock = np.zeros(rows)
@@ -368,10 +370,15 @@ def _chunk_ends(width: int) -> list[int]:
     return [*ends, width]
 
 
+_POLICY_RETURNS = "a policy maps the remaining sizes of the jobs present to the fraction of the servers each gets"
+
+
 def _callable(policy: Callable, speedup: ConcaveSpeedup, servers: float) -> Allocator:
     def allocate(remaining, active, count):
         live = remaining[0, :count[0]]
-        shares = np.asarray(policy(live.copy()), dtype=float)
+        with user_code("policy", live, _POLICY_RETURNS):
+            returned = policy(live.copy())
+        shares = real_array("policy", returned, f" ({_POLICY_RETURNS})", allow_infinite=True, allow_nan=True)
         if shares.shape != live.shape:
             raise InvalidParameterError("policy", shares, f"must return one fraction per remaining job: shape {live.shape}")
         if not np.all(np.isfinite(shares) & (shares >= -_ALLOCATION_SLACK)) or shares.sum() > 1.0 + _ALLOCATION_SLACK:

@@ -113,15 +113,15 @@ def allocation_probabilities(idle: int | np.ndarray, p: np.ndarray) -> np.ndarra
     >>> allocation_probabilities([0, 1, 3, 9], [0, 0, 0.625, 0.375]).tolist()
     [[1.0, 0.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 0.625, 0.375]]
     """
-    probabilities = check_probabilities(p, numeric_array("p", p, "must be a probability vector").size)
+    vector = probabilities("p", p)
     condition = "must be integers >= 0 (numbers of idle servers)"
     free = numeric_array("idle", idle, condition)
     if free.dtype.kind not in "iu" or np.any(free < 0):
         raise InvalidParameterError("idle", idle, condition)
-    i = np.arange(1, probabilities.size + 1)
-    tail = probabilities[::-1].cumsum()[::-1] - probabilities        # Σ_{j>i} p_j
+    i = np.arange(1, vector.size + 1)
+    tail = vector[::-1].cumsum()[::-1] - vector                      # Σ_{j>i} p_j
     f = free[..., None]
-    allocation = (f >= i) * probabilities + (f == i) * tail
+    allocation = (f >= i) * vector + (f == i) * tail
     return np.concatenate([(f == 0).astype(float), allocation], axis=-1)
 
 
@@ -238,6 +238,18 @@ def fluid_point(speeds: np.ndarray, arrival_rate: float, p: np.ndarray) -> np.nd
     return fluid * min(arrival_rate, 1.0 / float(np.arange(1, speeds.size + 1) @ fluid))
 
 
+def _erlang_advice(n: int, lam: float, sizes: np.ndarray, speeds: np.ndarray) -> str | None:
+    """Where every job holds the same m servers and m divides n (e.g. a linear speed-up, p* = e_d), the chain is
+    Erlang's loss system with n/m slots, exact at any n: say so instead of suggesting a larger chain."""
+    if len(sizes) != 1:
+        return None
+    m, speed = int(sizes[0]), float(speeds[0])
+    slots, load = n // m, n * lam / speed
+    return (f"every job holds {m} servers and {m} divides n, so this is Erlang's loss system with {slots:,} slots: "
+            f"P_b = erlang_b({slots}, {load!r}) and E[D] = 1/s_{m} = {1 / speed!r} exactly at any n "
+            "(analytic.erlang.erlang_b), no chain needed")
+
+
 def _explore(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray, max_states: int) -> CTMC:
     """Breadth-first exploration from the empty system (few reachable states).
 
@@ -245,9 +257,10 @@ def _explore(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.nd
     and the table of allocations by idle count has n + 1 rows.
     """
     reachable = n // int(sizes.max()) + 1
+    advice = _erlang_advice(n, lam, sizes, speeds)
     if reachable > max_states:
-        raise StateSpaceTooLargeError(reachable, max_states, "the greedy(p) chain", at_least=True)
-    require(16.0 * (n + 1) * (len(p) + 1), "the greedy(p) allocation table", reachable, at_least=True)
+        raise StateSpaceTooLargeError(reachable, max_states, "the greedy(p) chain", at_least=True, advice=advice)
+    require(16.0 * (n + 1) * (len(p) + 1), "the greedy(p) allocation table", reachable, at_least=True, advice=advice)
     arrivals = n * lam * allocation_probabilities(np.arange(n + 1), p)[:, sizes]     # by idle count
     weights = sizes.tolist()
 

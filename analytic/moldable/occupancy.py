@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -26,7 +27,7 @@ from scipy.optimize import linprog
 
 from analytic.errors import ConvergenceError, InvalidParameterError
 from analytic.speedup import TOLERANCE, ConcaveSpeedup, SpeedUp, as_discrete
-from analytic.validation import real, real_array
+from analytic.validation import as_number, real, real_array
 
 if TYPE_CHECKING:  # sympy is imported by the symbolic check only (it takes ~0.7 s)
     import sympy
@@ -137,10 +138,10 @@ def _rounded(values: np.ndarray) -> list[float]:
 
 def check_arrival_rate(arrival_rate: float) -> float:
     """λ as a float in (0, 1], or :class:`InvalidParameterError` citing Prop. 1."""
-    try:
-        rate = float(arrival_rate)
-    except (TypeError, ValueError):
-        raise InvalidParameterError("arrival_rate", arrival_rate, "must be a real number in (0, 1]") from None
+    number = as_number(arrival_rate)
+    if number is None:
+        raise InvalidParameterError("arrival_rate", arrival_rate, "must be a real number in (0, 1]")
+    rate = float(number)
     if rate > 1:
         raise InvalidParameterError("arrival_rate", arrival_rate,
                                     "must lie in (0, 1]: (P) has no feasible point for λ > 1 (Prop. 1)")
@@ -165,7 +166,10 @@ def optimal_occupancy(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: 
     -------
     Occupancy
         Case, support ``I*``, ``y*``, ``p*``, ``D*``, uniqueness and certifying multipliers.
-        Accurate to a few ulps: eqs. (7)–(8) are ratios of differences of the inputs. A tie
+        Each the float nearest its exact value for the given float inputs: eqs. (7)–(8), ``p*``,
+        ``D*`` and the multipliers are evaluated in exact rationals, since their differences of
+        efficiencies cancel for nearly linear speed-ups (in floating point ``D*`` lost 5 digits for
+        ``s_k = k (1 - 1.15e-11 (k - 1))``). A tie
         ``λ = s_i/i`` is case (ii) when exact; a λ off a tie by rounding is case (iii), with one
         entry of ``y*`` as small as the offset (the solution is continuous there), so that ``y*``
         meets both constraints to rounding.
@@ -205,16 +209,30 @@ def optimal_occupancy(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: 
             case = "iii"
             i1 = int(np.flatnonzero(efficiency > lam)[-1]) + 1
             i2 = i1 + 1
-            gap = efficiency[i1 - 1] - efficiency[i2 - 1]
-            y[i1 - 1] = (lam - efficiency[i2 - 1]) / i1 / gap          # eq. (7)
-            y[i2 - 1] = (efficiency[i1 - 1] - lam) / i2 / gap          # eq. (8)
+            y[i1 - 1], y[i2 - 1] = _two_point_vertex(s[i1 - 1], s[i2 - 1], i1, lam)
             increments = np.append(speedup.increments, -np.inf)        # no s_{d+1}: nothing to tie with
             slack = TOLERANCE * s[i2 - 1]
             unique = bool(increments[i1 - 1] > increments[i2 - 1] + slack > increments[i2] + 2 * slack)
     nu, theta0 = _certifying_multipliers(speedup, lam, case, i1)
     support = tuple(sorted({i1, i2}))
-    return Occupancy(case=case, support=support, i1=i1, i2=i2, y=y, p=s * y / lam, mean_time=float(y.sum() / lam),
-                     unique=unique, nu=nu, theta0=theta0, arrival_rate=lam)
+    exact_y = [Fraction(float(v)) for v in y]
+    return Occupancy(case=case, support=support, i1=i1, i2=i2, y=y,
+                     p=np.array([float(Fraction(float(v)) * w / Fraction(lam)) for v, w in zip(s, exact_y, strict=True)]),
+                     mean_time=float(sum(exact_y) / Fraction(lam)), unique=unique, nu=nu, theta0=theta0, arrival_rate=lam)
+
+
+def _two_point_vertex(s_i: float, s_next: float, i: int, lam: float) -> tuple[float, float]:
+    """``(y_i, y_(i+1))`` of eqs. (7)–(8), each the float nearest the exact value for these float inputs.
+
+    Eqs. (7)–(8) divide by ``s_i/i - s_(i+1)/(i+1)``, a difference of nearly equal efficiencies when
+    the speed-up is nearly linear: in floating point it lost 5 digits for ``s_k = k(1 - 1.15e-11 (k-1))``
+    (y_4 = 4.85e-6 against 6.46e-6), so the vertex is solved in exact rationals (a few microseconds).
+    The float case selection guarantees positive values: rounding is monotone, so
+    ``fl(s_(i+1)/(i+1)) < λ < fl(s_i/i)`` implies the same order for the exact efficiencies.
+    """
+    e_i, e_next, rate = Fraction(s_i) / i, Fraction(s_next) / (i + 1), Fraction(lam)
+    gap = e_i - e_next
+    return float((rate - e_next) / i / gap), float((e_i - rate) / (i + 1) / gap)
 
 
 def _certifying_multipliers(speedup: SpeedUp, lam: float, case: str, i1: int) -> tuple[float, float]:
@@ -225,11 +243,11 @@ def _certifying_multipliers(speedup: SpeedUp, lam: float, case: str, i1: int) ->
     ``theta_i = (s_a + Δ (i - a) - s_i) / (λ (s_a - Δ a)) >= 0``. Case i: a = d, Δ = 0. Cases ii and
     iii: a = i1, Δ = s_{i1+1} - s_{i1} (< s_{i1}/i1 because s_{i1+1}/(i1+1) < s_{i1}/i1).
     """
-    s = speedup.values
+    s = [Fraction(float(v)) for v in speedup.values]    # exact: s_a - Δ a cancels for nearly linear speed-ups
     anchor = speedup.d if case == "i" else i1
-    slope = 0.0 if case == "i" else s[anchor] - s[anchor - 1]
-    scale = lam * (s[anchor - 1] - slope * anchor)
-    return float(-1.0 / scale), float(slope / scale)
+    slope = Fraction(0) if case == "i" else s[anchor] - s[anchor - 1]
+    scale = Fraction(lam) * (s[anchor - 1] - slope * anchor)
+    return float(-1 / scale), float(slope / scale)
 
 
 def kkt_residual(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float, y: np.ndarray, nu: float,
@@ -294,12 +312,15 @@ def occupancy_lp(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float
     arrival_rate : float
         λ in (0, 1].
     solver : {"highs", "cvxpy"}
-        ``"highs"``: ``scipy.optimize.linprog`` with HiGHS (a vertex; constraints met to HiGHS's
-        feasibility tolerance, set to its smallest, 1e-10, so within 1e-10 of a tie it may pick
-        the neighbouring vertex);
+        ``"highs"``: ``scipy.optimize.linprog`` with HiGHS (a vertex; HiGHS meets the constraints to
+        its feasibility tolerance, set to its smallest, 1e-10, so within 1e-10 of a tie it may pick
+        the neighbouring vertex, which is then refused, see below);
         ``"cvxpy"``: cvxpy with the Clarabel interior-point solver at tolerances 1e-13 (agrees with
         the closed form to about 1e-12). At λ = 1, (P) has no strictly feasible point and Clarabel
         may stop short (:class:`~analytic.errors.ConvergenceError`); HiGHS solves it.
+        Either way, a point that breaks a constraint by more than :data:`FEASIBILITY` (relative) is
+        refused, not returned: within the solvers' tolerances such a point can be far from optimal
+        (for a nearly linear speed-up, 40 % above ``D*``).
 
     Returns
     -------
@@ -311,7 +332,7 @@ def occupancy_lp(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float
     InvalidParameterError
         Bad λ, speed-up or solver name.
     ConvergenceError
-        The solver did not report an optimum.
+        The solver did not report an optimum, or reported a point that breaks a constraint of (P).
 
     Examples
     --------
@@ -345,7 +366,27 @@ def solve_occupancy_lp(speeds: list[np.ndarray], loads: np.ndarray, rate: float,
     scale = float(np.max(loads))
     bound = min(1.0 / scale, sum(len(s) for s in speeds) + 1.0)
     z, value, nu, theta0, theta, label = solve(speeds, loads / scale, 1.0, bound)
+    _check_feasible(speeds, loads / scale, bound, z, label)
     return z * scale, value * scale / rate, nu / rate, theta0 / rate, theta / rate, label
+
+
+#: Largest violation of a constraint of the scaled problem accepted from a solver: a few hundred ulps
+#: of its unit-sized right-hand sides. The solvers' own tolerances (1e-10, 1e-13) are looser, and for a
+#: nearly linear speed-up a vertex off by 1.1e-11 had a value 40 % above the optimum.
+FEASIBILITY = 1e-13
+
+
+def _check_feasible(speeds: list[np.ndarray], loads: np.ndarray, bound: float, z: np.ndarray, label: str) -> None:
+    """:class:`~analytic.errors.ConvergenceError` when the solver's point breaks a constraint of (Q) by more than FEASIBILITY."""
+    rates, capacity = _constraint_rows(speeds)
+    violations = {"Σ_i s_i y_i = λ": float(np.abs(rates @ z - loads).max() / max(1.0, float(loads.max()))),
+                  "Σ_i i y_i <= 1": float(capacity @ z - bound) / max(1.0, bound), "y >= 0": float(-z.min())}
+    constraint, worst = max(violations.items(), key=lambda item: item[1])
+    if worst > FEASIBILITY:
+        raise ConvergenceError(f"{label} returned a point that breaks {constraint} by {worst:.3g} (relative; at most "
+                               f"{FEASIBILITY:g} is accepted): the LP is too ill-conditioned for a floating-point solver "
+                               "here (nearly equal efficiencies s_i/i); optimal_occupancy solves the vertex in exact "
+                               "rationals")
 
 
 def _constraint_rows(speeds: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -381,7 +422,10 @@ def _solve_cvxpy(speeds: list[np.ndarray], loads: np.ndarray, rate: float, bound
     problem = cp.Problem(cp.Minimize(cp.sum(y) / rate), constraints)
     with warnings.catch_warnings():  # cvxpy warns "Solution may be inaccurate": the status check below says so
         warnings.simplefilter("ignore", UserWarning)
-        problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-13, tol_gap_rel=1e-13, tol_feas=1e-13)
+        try:
+            problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-13, tol_gap_rel=1e-13, tol_feas=1e-13)
+        except cp.error.SolverError as error:
+            raise ConvergenceError(f"cvxpy (Clarabel) did not solve the occupancy LP: {error}") from None
     if problem.status != cp.OPTIMAL:
         raise ConvergenceError(f"cvxpy (Clarabel) did not solve the occupancy LP: status {problem.status}")
     # cvxpy's Lagrangian adds  nu (A y - b)  for equalities and  theta g  for constraints g <= 0,

@@ -234,7 +234,12 @@ def _table1_simulated() -> list[Row]:
                   "t^(-1/2), about 1% short over a run."),
             ),
         Row(PAPER + ", Table 1", f"{label}: P_b by the paper's procedure ({procedure})",
-            printed_blocking, paper.blocking, 5e-5 + _spread(paper.blocking_estimate)),
+            printed_blocking, paper.blocking, 5e-5 + _spread(paper.blocking_estimate),
+            note=("Six runs cannot tell 0.0209 from the procedure's mean. With the paper's 100 runs "
+                  "(table1_simulation(LINEAR, 0.5, 0.1, 'pareto', 100, PAPER_JOBS, 153, **PAPER_PROCEDURE), 70 s) the "
+                  "procedure gives 0.02154 with standard error 0.00017: the printed value lies 3.8 standard errors "
+                  "below, outside the 99.9 % interval, the one value of Table 1 (of 48) the procedure does not give "
+                  "at the paper's count.")),
         Row(PAPER + ", Table 1", f"{label}: printed E[D] = the model's E[D] = E[S]/5", printed_time, 0.2, 5e-5,
             expect_agreement=False, kind="printed estimate differs",
             note=("Every accepted job runs S/5 with E[S] = 1, whatever the state: E[D] = 0.2 exactly. The printed value is "
@@ -245,21 +250,3 @@ def _table1_simulated() -> list[Row]:
             printed_time, paper.mean_time, 5e-5 + _spread(paper.mean_time_estimate)),
     ]
 
-
-@reproduces
-def _insensitivity() -> Row:
-    n = 20
-    exact = greedy_metrics(SUBLINEAR, 0.8, n)
-    deterministic = simulate_moldable(SUBLINEAR, 0.8, n, size="deterministic", jobs=2_000_000, replications=10, seed=4,
-                                      executor=SerialExecutor()).blocking_estimate
-    return Row(PAPER + ", Sec. 7", f"'greedy(p*) ... is insensitive to the exact distribution of job lengths', read as "
-                                   f"exact at finite n: sub-linear, λ = 0.8, n = {n}, P_b with deterministic sizes "
-                                   "(simulated) = P_b with exponential sizes (exact chain)",
-               exact.blocking, deterministic.value, _spread(deterministic), expect_agreement=False, kind="reading",
-               note=("Read as a property of Table 1 at n = 4000 (the paper's evidence; its Conclusion calls an analytic "
-                     "proof open), the sentence is an observation within the simulations' precision: "
-                     "notebooks/moldable_jobs.ipynb tests it there. "
-                     f"Deterministic sizes give P_b = {deterministic.value:.5f} ± {deterministic.half_width:.1g}, "
-                     f"exponential ones {exact.blocking:.5f} (exact): greedy(p*) with two allocation sizes (3 and 4 "
-                     "servers) is not insensitive at finite n. With one allocation size dividing n (the linear rows) it "
-                     "is an Erlang loss system, which is."))

@@ -527,8 +527,11 @@ class Configurations:
         []
         """
         try:
-            return self._index[tuple(key)]
-        except (KeyError, TypeError):
+            ids = numeric_array("key", key, "must be the key of a state (see key())")
+            if ids.size and ids.dtype.kind not in "iu":
+                raise TypeError
+            return self._index[tuple(ids.tolist())]
+        except (KeyError, TypeError, InvalidParameterError):
             raise InvalidParameterError("key", key, "must be the key of a state (see key())") from None
 
     def weight(self, queue_weights: Sequence[float]) -> np.ndarray:

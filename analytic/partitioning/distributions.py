@@ -12,13 +12,15 @@ dropped), π* that of DGP-bar with fixed weights ``w_A = q_j - b_A`` (``q_j = α
 DGP, eq. 11), and γ̂ that of the loss system in which every type arrives at the ADGP clock rate λ̂;
 ADGP-bar with fixed weights has ``γ̂ e^(W/β)`` (Prop. 4). All are computed in log space over the
 reduced states of :mod:`.configurations` (a state's probability is the total over the
-configurations it stands for), so they hold for any β > 0 without overflow.
+configurations it stands for), relative to the heaviest state with the queue part of the exponent
+summed exactly, so they hold for any β > 0 and any finite weights, without overflow or absorption.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from scipy.special import gammaln, logsumexp
@@ -157,15 +159,36 @@ def queue_weight_vector(queue_weights: Sequence[float] | float, types: int) -> n
     return q
 
 
-def _law(name: str, space: Configurations, log_rates: np.ndarray, tilt: np.ndarray | None) -> ConfigurationLaw:
-    """Normalise ``n(c) F! Π_j r_j^|C^(j)| e^tilt`` (``log_rates = log r_j``) over the states."""
-    log_single = gammaln(space.free + 1.0) + space.templates @ log_rates
-    if tilt is not None:
-        log_single = log_single + tilt
-    log_weight = space.log_multiplicity + log_single
-    normalizer = float(logsumexp(log_weight))
-    return ConfigurationLaw(name=name, configurations=space, log_probabilities=log_weight - normalizer,
-                            log_normalizer=normalizer)
+def _law(name: str, space: Configurations, log_rates: np.ndarray, queue_weights: np.ndarray | None = None,
+         temperature: float = 1.0) -> ConfigurationLaw:
+    """Normalise ``n(c) F! Π_j r_j^|C^(j)| e^(W/β)`` over the states (``log_rates = log r_j``).
+
+    ``W = Σ_j q_j |C^(j)| - Σ_A b_A`` (omitted without ``queue_weights``). Every exponent is taken
+    relative to the heaviest state before the log-sum-exp, and its queue part ``Σ_j q_j Δ|C^(j)|`` is
+    summed in exact rationals before it is divided by β: at ``q/β = 1e101`` the costs (at most 10 on
+    Figure 1's cluster) would vanish in the rounding of the exponents themselves, and the plain
+    log-sum-exp gave probabilities summing to 91. The log-probabilities are then accurate to a few
+    ulps of their own size, whatever ``q/β``.
+    """
+    log_weight = space.log_multiplicity + gammaln(space.free + 1.0) + space.templates @ log_rates
+    if queue_weights is None:
+        relative, top = log_weight - log_weight.max(), float(log_weight.max())
+    else:
+        rough = log_weight + space.weight(queue_weights) / temperature
+        heaviest = int(np.argmax(rough))
+        queue = _exact_dot(space.templates - space.templates[heaviest], queue_weights)
+        tilt = (queue - (space.cost - space.cost[heaviest])) / temperature
+        relative, top = log_weight - log_weight[heaviest] + tilt, float(rough[heaviest])
+    total = float(logsumexp(relative))
+    return ConfigurationLaw(name=name, configurations=space, log_probabilities=relative - total,
+                            log_normalizer=top + total)
+
+
+def _exact_dot(counts: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``counts @ values`` for integer ``counts``, each entry the float nearest the exact sum (rationals)."""
+    rows, inverse = np.unique(counts, axis=0, return_inverse=True)
+    exact = [float(sum(Fraction(float(v)) * int(k) for v, k in zip(values, row, strict=True))) for row in rows]
+    return np.asarray(exact)[inverse.ravel()]
 
 
 def loss_distribution(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -> ConfigurationLaw:
@@ -201,7 +224,7 @@ def loss_distribution(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -> 
     """
     space = state_space(cluster, jobs)
     rates = np.log([job.load for job in space.jobs])
-    return _law("loss system γ (14)", space, rates, None)
+    return _law("loss system γ (14)", space, rates)
 
 
 def dgp_distribution(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], queue_weights: Sequence[float] | float,
@@ -241,7 +264,7 @@ def dgp_distribution(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], queu
     temperature = positive("beta", beta)
     q = queue_weight_vector(queue_weights, len(space.jobs))
     rates = np.log([job.load for job in space.jobs])
-    return _law(f"DGP-bar π* (15), β = {temperature:g}", space, rates, space.weight(q) / temperature)
+    return _law(f"DGP-bar π* (15), β = {temperature:g}", space, rates, q, temperature)
 
 
 def adgp_distribution(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], clock_rate: float,
@@ -284,9 +307,9 @@ def adgp_distribution(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], clo
     if queue_weights is None:
         if beta is not None:
             raise InvalidParameterError("beta", beta, "applies only with queue_weights (γ̂ itself has no temperature)")
-        return _law(f"ADGP loss system γ̂ (33), λ̂ = {rate:g}", space, rates, None)
+        return _law(f"ADGP loss system γ̂ (33), λ̂ = {rate:g}", space, rates)
     if beta is None:
         raise InvalidParameterError("beta", beta, "must be given with queue_weights")
     temperature = positive("beta", beta)
     q = queue_weight_vector(queue_weights, len(space.jobs))
-    return _law(f"ADGP-bar γ̂ e^(W/β) (Prop. 4), β = {temperature:g}", space, rates, space.weight(q) / temperature)
+    return _law(f"ADGP-bar γ̂ e^(W/β) (Prop. 4), β = {temperature:g}", space, rates, q, temperature)

@@ -21,7 +21,7 @@ from analytic.errors import InvalidParameterError
 from analytic.partitioning.distributions import queue_weight_vector
 from analytic.partitioning.model import Cluster, GraphJob, check_jobs
 from analytic.partitioning.static import Packings, cheapest_packings
-from analytic.validation import positive, real_array
+from analytic.validation import positive, real_array, user_code
 
 __all__ = ["MaxWeight", "max_weight", "max_weight_configuration"]
 
@@ -152,7 +152,9 @@ def max_weight_configuration(cluster: Cluster, jobs: GraphJob | Sequence[GraphJo
     scale = positive("alpha", alpha)
     if not callable(f):
         raise InvalidParameterError("f", f, "must be a function of the queue vector (e.g. numpy.log1p)")
-    values = real_array("f", f(q), " (its values at the queues)", allow_infinite=True, allow_nan=True)
+    with user_code("f", q, "f maps the queue vector to finite values, elementwise"):
+        returned = f(q)
+    values = real_array("f", returned, " (its values at the queues)", allow_infinite=True, allow_nan=True)
     if values.shape != q.shape or not np.all(np.isfinite(values)):
         raise InvalidParameterError("f", f, f"must map the queues {q.tolist()} to finite values, elementwise")
     with np.errstate(over="ignore"):

@@ -95,7 +95,7 @@ class OperatingPoint:
         [2119.0]
         """
         scale = positive("alpha", alpha)
-        power = _exponent(b)
+        _, power = _exponent(b)
         bias = real("h", h)
         ratio = np.maximum(self.queue_weights / scale, 0.0)
         with np.errstate(over="ignore"):

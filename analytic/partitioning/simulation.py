@@ -754,7 +754,7 @@ def _simulate(algorithm: str, cluster: Cluster, jobs, alpha: float, beta: float,
     types = check_jobs(cluster, jobs)
     a = positive("alpha", alpha)
     temperature = positive("beta", beta)
-    _exponent(b)
+    b, _ = _exponent(b)
     bias = real("h", h, allow_infinite=True)
     if not bias >= 1 or not math.isfinite(bias):
         raise InvalidParameterError("h", h, "must be finite and >= 1 (f = log^(1-b) is evaluated at h + Q)")

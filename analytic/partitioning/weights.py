@@ -37,10 +37,12 @@ __all__ = ["Corollary1Parameters", "Theorem2Bounds", "Theorem2Conditions", "coro
            "log_power", "theorem2_bounds", "theorem2_conditions"]
 
 
-def _exponent(b: float) -> float:
-    if not 0 <= real("b", b) < 1:
+def _exponent(b: float) -> tuple[float, float]:
+    """``(b, 1 - b)`` with b as a float in [0, 1) (any kind of real number: a Decimal too)."""
+    value = real("b", b)
+    if not 0 <= value < 1:
         raise InvalidParameterError("b", b, "must lie in [0, 1) (Theorem 2 takes b in (0, 1); b = 0 gives f = log)")
-    return 1.0 - float(b)
+    return value, 1.0 - value
 
 
 def log_power(x: float | np.ndarray, b: float) -> float | np.ndarray:
@@ -67,7 +69,7 @@ def log_power(x: float | np.ndarray, b: float) -> float | np.ndarray:
     >>> round(log_power(np.e ** 4, 0.5), 12)
     2.0
     """
-    power = _exponent(b)
+    b, power = _exponent(b)
     values = real_array("x", x, allow_infinite=True)
     if not np.all(np.isfinite(values)) or (values < 1).any():
         raise InvalidParameterError("x", x, "must be finite and >= 1 (f(x) = log^(1-b) x is real only there)")
@@ -195,7 +197,7 @@ def theorem2_conditions(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], a
     """
     types = check_jobs(cluster, jobs)
     a, t, e = positive("alpha", alpha), positive("beta", beta), positive("epsilon", epsilon)
-    power = _exponent(b)
+    b, power = _exponent(b)
     if b == 0:
         raise InvalidParameterError("b", b, "must lie in (0, 1) for Theorem 2 (its h threshold involves 1/b)")
     margin = capacity_margin(cluster, types)
@@ -265,7 +267,7 @@ def corollary1_parameters(beta: float, b: float) -> Corollary1Parameters:
     Corollary1Parameters(alpha=0.010000000000000002, log_h=99.99999999999999, epsilon=0.8659643233600653)
     """
     t = positive("beta", beta)
-    power = _exponent(b)
+    b, power = _exponent(b)
     with np.errstate(over="ignore", under="ignore"):       # log h = β^(-1/(1-b)) and α = β² are inf beyond double precision
         log_h = float(np.float64(t) ** (-1 / power))
         alpha = float(np.float64(t) ** 2)
@@ -335,7 +337,7 @@ def theorem2_bounds(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], alpha
     """
     types = check_jobs(cluster, jobs)
     a, t, e = positive("alpha", alpha), positive("beta", beta), positive("epsilon", epsilon)
-    power = _exponent(b)
+    b, power = _exponent(b)
     log_bias = positive("log_h", log_h)
     slots = cluster.total_slots
     loads = np.array([job.load for job in types])

@@ -66,7 +66,7 @@ class Estimate:
         The point estimate.
     half_width : float
         Half-width of the confidence interval at ``level`` (Student-t with ``samples - 1`` degrees
-        of freedom).
+        of freedom); ``inf`` when it exceeds the double range (samples of opposite signs near 1e308).
     level : float
         Confidence level in (0, 1).
     method : str
@@ -94,8 +94,8 @@ class Estimate:
         confidence("level", self.level)
         if not math.isfinite(self.value):
             raise InvalidParameterError("value", self.value, "must be finite")
-        if not 0 <= self.half_width < math.inf:
-            raise InvalidParameterError("half_width", self.half_width, "must be finite and >= 0")
+        if not 0 <= self.half_width:
+            raise InvalidParameterError("half_width", self.half_width, "must be >= 0 (inf when beyond the double range)")
 
     @property
     def standard_error(self) -> float:
@@ -116,6 +116,21 @@ def _samples(name: str, values: object) -> np.ndarray:
     if array.size < 2:
         raise InvalidParameterError(name, values, "must be a one-dimensional sequence of at least two samples")
     return array
+
+
+def _binary_exponent(array: np.ndarray) -> int:
+    """``e`` with ``max|array| / 2^e`` in [1, 2) (0 for zeros): scaling by ``2^-e`` is exact and keeps sums finite.
+
+    Sums and squares of samples near 1e308 overflowed: ``mean_estimate([1.7e308, 1.7e308])`` was refused
+    as "value = inf". The estimators work on the scaled samples and scale back once, at the end.
+    """
+    top = float(np.max(np.abs(array)))
+    return math.frexp(top)[1] - 1 if top > 0 else 0
+
+
+def _scaled(array: np.ndarray) -> tuple[np.ndarray, int]:
+    exponent = _binary_exponent(array)
+    return np.ldexp(array, -exponent), exponent
 
 
 def _method(method: str) -> str:
@@ -151,10 +166,12 @@ def mean_estimate(values: object, level: float = 0.95, method: str = "independen
     >>> [round(x, 6) for x in mean_estimate([0.1, 0.3], level=0.9).interval]
     [-0.431375, 0.831375]
     """
-    array = _samples("values", values)
+    array, exponent = _scaled(_samples("values", values))
     k = array.size
     half = t_quantile(confidence("level", level), k) * float(np.std(array, ddof=1)) / math.sqrt(k)
-    return Estimate(float(array.mean()), half, level, _method(method), k)
+    with np.errstate(over="ignore"):
+        value, half = np.ldexp([array.mean(), half], exponent)
+    return Estimate(float(value), float(half), level, _method(method), k)
 
 
 def ratio_estimate(numerators: object, denominators: object, level: float = 0.95,
@@ -196,9 +213,12 @@ def ratio_estimate(numerators: object, denominators: object, level: float = 0.95
     if not y.sum() > 0:
         raise InvalidParameterError("denominators", y, "must have a positive sum")
     k = x.size
-    ratio = float(x.sum() / y.sum())
+    (x, x_exponent), (y, y_exponent) = _scaled(x), _scaled(y)
+    ratio = float(x.sum() / y.sum())                # of the scaled sums; the scales come back once below
     spread = float(np.sqrt(np.sum((x - ratio * y) ** 2) / (k * (k - 1)))) / float(y.mean())
-    return Estimate(ratio, t_quantile(confidence("level", level), k) * spread, level, _method(method), k)
+    with np.errstate(over="ignore"):
+        value, half = np.ldexp([ratio, t_quantile(confidence("level", level), k) * spread], x_exponent - y_exponent)
+    return Estimate(float(value), float(half), level, _method(method), k)
 
 
 def batch_means(observations: object, batches: int = 20, level: float = 0.95, warmup: int = 0) -> Estimate:
@@ -243,8 +263,12 @@ def batch_means(observations: object, batches: int = 20, level: float = 0.95, wa
     if array.size - skip < k:
         raise InvalidParameterError("observations", observations,
                                     f"must be a one-dimensional series with at least warmup + batches = {skip + k} values")
-    pieces = np.array_split(array[skip:], k)
-    return ratio_estimate([piece.sum() for piece in pieces], [piece.size for piece in pieces], level, "batch means")
+    pieces = np.array_split(_scaled(array[skip:])[0], k)
+    exponent = _binary_exponent(array[skip:])
+    scaled = ratio_estimate([piece.sum() for piece in pieces], [piece.size for piece in pieces], level, "batch means")
+    with np.errstate(over="ignore"):
+        value, half = np.ldexp([scaled.value, scaled.half_width], exponent)
+    return Estimate(float(value), float(half), scaled.level, scaled.method, scaled.samples)
 
 
 def difference(first: Estimate, second: Estimate) -> Estimate:

@@ -37,7 +37,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from numbers import Real
 
 import numba
 import numpy as np
@@ -763,8 +762,10 @@ def fitted(mean: float, std: float) -> SizeLaw:
     ([2, 3], 1.0, 0.36)
     """
     m = positive("mean", mean)
-    if isinstance(std, bool) or not isinstance(std, Real) or not 0 <= std < math.inf:
+    number = validation.as_number(std)
+    if number is None or not 0 <= number < math.inf:
         raise InvalidParameterError("std", std, "must be finite and >= 0")
+    std = float(number)
     c2 = (float(std) / m) * (float(std) / m)
     if not math.isfinite(c2):
         raise InvalidParameterError("std", std, f"must give a squared coefficient of variation (std/mean)² that is finite "

@@ -32,7 +32,7 @@ import numpy as np
 from tqdm import tqdm
 
 from analytic.errors import InvalidParameterError
-from analytic.validation import integer
+from analytic.validation import as_number, integer, user_code
 
 __all__ = ["SerialExecutor", "check_executor", "replicate", "root_seed", "streams"]
 
@@ -110,8 +110,9 @@ def root_seed(seed: int | np.random.SeedSequence | np.random.Generator | None) -
         return np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key, pool_size=seed.pool_size)
     if isinstance(seed, np.random.Generator):
         return np.random.SeedSequence(seed.integers(0, 2 ** 63, size=4).tolist())
-    if isinstance(seed, Integral) and not isinstance(seed, bool) and seed >= 0:
-        return np.random.SeedSequence(int(seed))
+    number = as_number(seed)
+    if isinstance(number, Integral) and number >= 0:
+        return np.random.SeedSequence(int(number))
     raise InvalidParameterError("seed", seed, "must be None, an integer >= 0, a numpy SeedSequence or a numpy Generator")
 
 
@@ -204,7 +205,7 @@ def replicate(function: Callable[[np.random.SeedSequence], T], replications: int
     ------
     InvalidParameterError
         ``replications`` not a positive integer, a bad seed, or an executor that is not one.
-        Exceptions raised by ``function`` propagate.
+        ``function`` raised an exception (chained; errors of :mod:`analytic` itself propagate as they are).
 
     Examples
     --------
@@ -233,7 +234,11 @@ def replicate(function: Callable[[np.random.SeedSequence], T], replications: int
                 futures.append(pool.submit(function, child))
                 futures[-1].add_done_callback(lambda _: bar.update(1))
             wait(futures)
-        return [future.result() for future in futures]
+        results = []
+        for child, future in zip(children, futures, strict=True):
+            with user_code("function", child, "it runs one replication from its SeedSequence"):
+                results.append(future.result())
+        return results
     finally:
         if owned:
             pool.shutdown(cancel_futures=True)

@@ -19,7 +19,7 @@ import numpy as np
 
 from analytic.errors import InvalidParameterError, UnstableSystemError
 from analytic.simulation import SizeLaw, exponential, fitted, size_law
-from analytic.validation import instances, integer, positive, real
+from analytic.validation import instances, integer, positive, real, unit_fraction
 
 __all__ = ["JobClass"]
 
@@ -80,8 +80,7 @@ class JobClass:
 
     def __post_init__(self) -> None:
         integer("need", self.need, meaning=" (servers held by a job)")
-        if not isinstance(self.probability, Real) or not 0 < self.probability <= 1:
-            raise InvalidParameterError("probability", self.probability, "must lie in (0, 1]")
+        unit_fraction("probability", self.probability, closed=True)
         positive("mean_size", self.mean_size)
         if self.size_std is not None and (real("size_std", self.size_std, allow_infinite=True) < 0
                                           or math.isinf(self.size_std)):

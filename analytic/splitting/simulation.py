@@ -51,7 +51,7 @@ from analytic.splitting import engine
 from analytic.splitting.bounds import split_servers
 from analytic.splitting.classes import JobClass, _classes, _servers, check_load
 from analytic.splitting.policies import Policy, PolicyState, gittins_table, resolve_policy
-from analytic.validation import confidence, integer
+from analytic.validation import confidence, integer, user_code
 
 __all__ = ["ClassEstimates", "MultiserverSimulation", "simulate_multiserver"]
 
@@ -412,7 +412,8 @@ class _CallableDecision:
         classes = job_i[jobs, engine.CLASS]
         view = PolicyState(time=t, servers=servers, job_class=classes, need=needs[classes], arrival=job_f[jobs, engine.ARRIVAL],
                            attained=job_f[jobs, engine.SIZE] - remaining, remaining=remaining, serving=serving)
-        mask = np.asarray(self.policy(view))
+        with user_code("policy", view, "a policy maps the state of the jobs present to a boolean array of the jobs to serve"):
+            mask = np.asarray(self.policy(view))
         if mask.shape != (n,) or mask.dtype.kind not in "bi":
             raise InvalidParameterError("policy", self.policy, f"must return a boolean array of shape ({n},), one entry per job "
                                                                f"present (got {mask.dtype} of shape {mask.shape})")
