@@ -198,22 +198,26 @@ def _row_sums(indptr, data):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def _excess(indptr, indices, data, out_hi, out_lo, hi, lo, exponent):  # pragma: no cover - compiled
-    """See :meth:`Balance.excess`. Products are exact (``two_product``) and accumulated in
-    double-double; the bound covers the accumulation (``DD_UNIT`` per term of the magnitude), the
-    final rounding to double and products too small for Dekker's product to be exact."""
+    """See :meth:`Balance.excess`. Products are formed exactly (``two_product``) before they are
+    scaled to state i's units by a power of two, and accumulated in double-double; the bound covers
+    the accumulation (``DD_UNIT`` per term of the magnitude), the final rounding to double, scaled
+    products that underflow, and products too small for Dekker's product to be exact."""
     n = len(hi)
     value, bound, size = np.empty(n), np.empty(n), np.empty(n)
     for i in range(n):
         s, c, mag = 0.0, 0.0, 0.0
         terms = indptr[i + 1] - indptr[i] + 2
+        loose = 0.0
         for p in range(indptr[i], indptr[i + 1]):
             j = indices[p]
             shift = exponent[j] - exponent[i]
-            x_hi, x_lo = math.ldexp(hi[j], shift), math.ldexp(lo[j], shift)
-            prod, err = two_product(data[p], x_hi)
+            prod, err = two_product(data[p], hi[j])
+            if abs(prod) < 2.0**-960:  # Dekker's error term is not exact this far down (off by < 2**-1070)
+                loose += math.ldexp(2.0**-1066, shift)
+            prod, err = math.ldexp(prod, shift), math.ldexp(err, shift)
             s, e = two_sum(s, prod)
-            c += e + err + data[p] * x_lo
-            mag += data[p] * abs(x_hi)
+            c += e + err + math.ldexp(data[p] * lo[j], shift)
+            mag += abs(prod)
         prod, err = two_product(out_hi[i], hi[i])
         s, e = two_sum(s, -prod)
         c += e - err - out_hi[i] * lo[i] - out_lo[i] * hi[i]
@@ -221,7 +225,8 @@ def _excess(indptr, indices, data, out_hi, out_lo, hi, lo, exponent):  # pragma:
         total = s + c
         value[i] = total
         size[i] = mag
-        bound[i] = (4 * terms + 8) * DD_UNIT * mag * (1 + 1e-10) + 2.0**-52 * abs(total) + terms * 2.0**-1000
+        bound[i] = ((4 * terms + 8) * DD_UNIT * mag * (1 + 1e-10) + 2.0**-52 * abs(total) + terms * 2.0**-1000
+                    + 2 * loose)
     return value, bound, size
 
 

@@ -14,8 +14,10 @@ round, scaled by that, resolves the next ten or so decades. So probabilities spa
 decades are found in a few dozen cheap rounds, and the rounds then continue as ordinary
 refinement until the relative residual reaches the requested level (about 1e-30 at best).
 
-The scaled system is solved by SuperLU (``"direct"``; diagonal pivots, as ``S`` is an M-matrix)
-or by restarted GMRES preconditioned with ILU(0) (``"iterative"``).
+The scaled system is solved by SuperLU (``"direct"``; diagonal pivots, as ``S`` is an M-matrix),
+by restarted GMRES preconditioned with ILU(0) (``"iterative"``), or through a GTH factorization of
+the chain (:class:`~analytic.ctmc.gth.Factorization`), subtraction-free for each sign of the
+right-hand side.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse.linalg as spla
 
+from analytic.ctmc import gth
 from analytic.ctmc.balance import Balance, Measure
 from analytic.ctmc.certificate import relative_residual
 from analytic.ctmc.krylov import gmres
@@ -53,19 +56,25 @@ DIAGONAL_PIVOTING = dict(permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, opti
 
 
 class ScaledSolver:
-    """Approximate solves with the scaled matrix of a measure: SuperLU or GMRES(ILU(0)).
+    """Approximate solves with the scaled matrix of a measure: SuperLU, GMRES(ILU(0)), or a GTH
+    factorization of the chain (``factorization``), which solves it exactly for its root.
 
     The factorization (or preconditioner) of one scaling keeps serving while later scalings differ
-    from it by little (:meth:`update`); ``iterations`` counts Krylov iterations.
+    from it by little (:meth:`update`); ``iterations`` counts Krylov iterations. ``pinned`` is the
+    state the solves must be pinned at (the GTH root), or None.
     """
 
-    def __init__(self, balance: Balance, kind: str) -> None:
-        self.balance, self.kind = balance, kind
+    def __init__(self, balance: Balance, kind: str, factorization: gth.Factorization | None = None) -> None:
+        self.balance, self.kind, self.factorization = balance, kind, factorization
+        self.pinned = None if factorization is None else factorization.root
         self.iterations = 0
-        self._matrix = self._factor = None
+        self._x = self._matrix = self._factor = None
 
     def update(self, x: Measure, reference: int, refactor: bool) -> None:
         """Use the scaled matrix of ``x``; factor it again when ``refactor`` (or first)."""
+        self._x = x
+        if self.factorization is not None:
+            return
         self._matrix = self.balance.scaled_matrix(x, reference)
         if refactor or self._factor is None:
             if self.kind == "direct":
@@ -78,20 +87,25 @@ class ScaledSolver:
 
     def solve(self, rhs: np.ndarray, rtol: float) -> np.ndarray:
         """``S y = rhs`` to a relative 2-norm residual ``rtol`` where possible (the best iterate otherwise)."""
-        norm = float(np.linalg.norm(rhs))
-        if norm == 0.0:
+        if not np.any(rhs):
             return np.zeros_like(rhs)
-        if self.kind == "direct":
+        if self.factorization is not None:
+            y = self._through_factorization(np.maximum(rhs, 0.0)) - self._through_factorization(np.maximum(-rhs, 0.0))
+        elif self.kind == "direct":
             y = self._factor.solve(rhs)
             y = y + self._factor.solve(rhs - self._matrix @ y)
-            if not np.all(np.isfinite(y)):
-                raise FloatingPointError("SuperLU on the scaled system left the double range")
-            return y
-        y, iterations, _ = gmres(self._matrix.__matmul__, self._factor.solve, rhs, rtol, RESTART, _CYCLES)
-        self.iterations += iterations
+        else:
+            y, iterations, _ = gmres(self._matrix.__matmul__, self._factor.solve, rhs, rtol, RESTART, _CYCLES)
+            self.iterations += iterations
         if not np.all(np.isfinite(y)):
-            raise FloatingPointError("GMRES on the scaled system left the double range")
+            raise FloatingPointError(f"the {self.kind} solve of the scaled system left the double range")
         return y
+
+    def _through_factorization(self, rhs: np.ndarray) -> np.ndarray:
+        """``S y = rhs`` for ``rhs >= 0`` by the GTH factorization: the sources are ``rhs x q'``."""
+        x = self._x
+        mantissa, exponent = self.factorization.solve(rhs * x.hi * self.balance.outflow, x.exponent)
+        return np.ldexp(mantissa / x.hi, exponent - x.exponent)
 
 
 @dataclass(frozen=True)
@@ -126,7 +140,7 @@ def refine(balance: Balance, x: Measure, reference: int, target: float, solver: 
             history.clear()
         refactor = not resolved.all() or float(np.abs(delta).max()) > 0.5
         likeliest = int(np.argmax(x.relative_to_top()))
-        if x.relative_to_top()[likeliest] > 2 * x.relative_to_top()[reference]:
+        if solver.pinned is None and x.relative_to_top()[likeliest] > 2 * x.relative_to_top()[reference]:
             reference, refactor = likeliest, True
     return Refinement(x, reference, rounds, level)  # pragma: no cover - the loop returns
 

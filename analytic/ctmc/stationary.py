@@ -50,10 +50,13 @@ ACCURACY = 1e-10
 FLOOR = 1e-290
 
 #: ``method="auto"`` starts with GTH when its factorization needs at most this many multiply-adds
-#: (a few seconds on one core); above, the iterative rounds come first and GTH is a fallback.
-GTH_FLOPS = 2e10
+#: (a few seconds on one core), or at most ``GTH_FLOPS_PER_STATE`` per state (chains of low
+#: dimension, whose fronts stay small: the two-queue lattices); above, the iterative rounds come
+#: first and GTH is a fallback.
+GTH_FLOPS = 5e9
+GTH_FLOPS_PER_STATE = 1e5
 
-#: The certificate of a GTH measure solves its scaled system by SuperLU up to this many states.
+#: ``method="auto"`` tries SuperLU on the scaled system up to this many states.
 DIRECT_STATES = 3000
 
 METHODS = ("auto", "gth", "direct", "iterative")
@@ -188,9 +191,10 @@ def solve(generator: sp.csr_array, method: str, first: int | None, tolerance: fl
         return Solution(np.ones(1), np.zeros(1), "trivial", 0, "one state")
     balance = Balance(generator)
     attempts = _Attempts(tolerance)
-    for name in _plan_methods(balance, method, n):
+    ladder, plan = _plan_methods(balance, method)
+    for name in ladder:
         try:
-            outcome = _attempt(balance, name, first, tolerance)
+            outcome = _attempt(balance, name, first, tolerance, plan)
         except (FloatingPointError, StateSpaceTooLargeError) as exc:
             if method != "auto":
                 raise ConvergenceError(f"{name} cannot solve this chain: {exc}") from exc
@@ -203,29 +207,34 @@ def solve(generator: sp.csr_array, method: str, first: int | None, tolerance: fl
     raise attempts.refusal()
 
 
-def _plan_methods(balance: Balance, method: str, n: int) -> list[str]:
-    """The methods to try in turn: the one asked for, or the ``auto`` ladder."""
+def _plan_methods(balance: Balance, method: str) -> tuple[list[str], gth.GTHPlan | None]:
+    """The methods to try in turn (the one asked for, or the ``auto`` ladder), and the GTH plan,
+    rooted at the likeliest state of a rough measure (the pinned state of its certificate)."""
+    plan = None
+    if method in ("auto", "gth"):
+        plan = gth.analyse(balance.rates, root=int(np.argmax(balance.rough_measure().relative_to_top())))
     if method != "auto":
-        return [method]
-    plan = gth.analyse(balance.rates)
+        return [method], plan
     fits = plan.bytes <= available_bytes()
-    ladder = ["gth", "iterative"] if fits and plan.flops <= GTH_FLOPS else ["iterative"]
-    if n <= DIRECT_STATES:
+    cheap = plan.flops <= GTH_FLOPS or plan.flops <= GTH_FLOPS_PER_STATE * balance.n
+    ladder = ["gth", "iterative"] if fits and cheap else ["iterative"]
+    if balance.n <= DIRECT_STATES:
         ladder.append("direct")
     if fits and "gth" not in ladder:
         ladder.append("gth")
-    return ladder
+    return ladder, plan
 
 
-def _attempt(balance: Balance, name: str, first: int | None, tolerance: float) -> tuple[Solution, float]:
+def _attempt(balance: Balance, name: str, first: int | None, tolerance: float,
+             plan: gth.GTHPlan | None) -> tuple[Solution, float]:
     """One method: its measure, refined and certified; the solution and the accuracy it reached."""
     n = balance.n
+    rounds = 0
     if name == "gth":
-        plan = gth.analyse(balance.rates)
         require(plan.bytes, "the GTH factorization", n)
-        x = gth.stationary(balance, plan)
-        reference = int(np.argmax(x.relative_to_top()))
-        solver = ScaledSolver(balance, "direct" if n <= DIRECT_STATES else "iterative")
+        factorization = gth.Factorization(balance, plan)
+        x, reference = factorization.measure(), factorization.root
+        solver = ScaledSolver(balance, "gth", factorization)
         label = f"gth (multifrontal, subtraction-free; {plan.largest_front}-state largest front)"
     else:
         x = balance.rough_measure()
@@ -234,15 +243,15 @@ def _attempt(balance: Balance, name: str, first: int | None, tolerance: float) -
         label = ("direct (SuperLU of the scaled system)" if name == "direct"
                  else "iterative (GMRES(100), ILU(0) of the scaled system)")
         refined = refine(balance, x, reference, tolerance * 1e-6, solver)
-        x, reference = refined.x, refined.reference
-    certificate, x, reference, rounds = _certified(balance, x, reference, tolerance, solver)
+        x, reference, rounds = refined.x, refined.reference, refined.rounds
+    certificate, x, reference, more = _certified(balance, x, reference, tolerance, solver)
     probabilities, bounds = _law(balance, x, certificate)
     vouched = probabilities >= FLOOR
     accuracy = float(bounds[vouched].max()) if vouched.any() else math.inf
     check = (f"certified: an inverse-positive system and a checked supersolution bound every probability's "
              f"error (largest bound {accuracy:.2g} over the {int(vouched.sum())} probabilities >= {FLOOR:g}; "
              f"relative residual {certificate.residual:.2g} amplified at most {certificate.amplification:.3g} times; "
-             f"{rounds} refinement rounds)")
+             f"{rounds + more} refinement rounds)")
     return Solution(probabilities, bounds, label, solver.iterations, check), accuracy
 
 
