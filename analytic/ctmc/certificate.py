@@ -53,8 +53,8 @@ class Certificate:
     Attributes
     ----------
     bound : numpy.ndarray
-        Per state: the relative error of the normalized law is at most this (``inf`` where no
-        bound holds).
+        Per state: the relative error of ``x / sum(x)`` (before it is rounded to doubles) is at
+        most this (``inf`` where no bound holds).
     holds : bool
         Whether ``M u >= |r|`` was verified in every row (otherwise ``bound`` is all ``inf``).
     residual : float
@@ -94,18 +94,19 @@ def certify(balance: Balance, x: Measure, reference: int,
     for _ in range(_STEPS):       # refine g towards S g = rhs with S g evaluated in double-double
         g = np.maximum(g, 0.0)
         g[reference] = 0.0
-        supplied, lowered = _supplied(balance, x, g, reference)
+        supplied, lowered = _supplied(balance, x, x.hi * g, np.zeros_like(g), reference)
         if (lowered >= need).all():
             return Certificate(_bound(x, g), True, largest, float(g.max() / level))
         g = g + solve(rhs - supplied, rtol)
     return Certificate(np.full(balance.n, np.inf), False, largest, float(g.max() / level))
 
 
-def _supplied(balance: Balance, x: Measure, g: np.ndarray, reference: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(M u)_i / (x_i q'_i)`` with ``u = x g``: its value, and the value lowered by its rounding
-    bound (rows other than the pinned one; the pinned row ``u_k >= 0`` always holds)."""
-    u = x.hi * g
-    value, bound, _ = balance.excess(u, np.zeros_like(u), x.exponent)
+def _supplied(balance: Balance, x: Measure, u_hi: np.ndarray, u_lo: np.ndarray,
+              reference: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(M u)_i / (x_i q'_i)`` for ``u = (u_hi + u_lo) 2**x.exponent``: its value, and the value
+    lowered by its rounding bound (rows other than the pinned one; the pinned row ``u_k >= 0``
+    always holds)."""
+    value, bound, _ = balance.excess(u_hi, u_lo, x.exponent)
     scale = balance.outflow * x.hi
     supplied, lowered = -value / scale, (-value - bound) / scale * (1 - 4 * _UNIT)
     supplied[reference] = 0.0
@@ -114,12 +115,12 @@ def _supplied(balance: Balance, x: Measure, g: np.ndarray, reference: int) -> tu
 
 
 def _bound(x: Measure, g: np.ndarray) -> np.ndarray:
-    """The bound on the relative error of the normalized law from the supersolution ``u = x g``."""
+    """The bound on the relative error of ``x / sum(x)``, in exact arithmetic, from the supersolution
+    ``u = x g`` (the rounding of the result to doubles is added by the caller)."""
     n = len(g)
     per_state = g * (1 + 4 * _UNIT) / (1 - 2 * _UNIT)    # u_i / x_i with |lo| <= ulp(hi)/2
     weights = x.relative_to_top()
     total = (weights * g).sum() / weights.sum() * (1 + (math.log2(n) + 4) * _UNIT)
-    rounding = (math.log2(n) + 8) * _UNIT
     with np.errstate(divide="ignore"):
-        bound = (1 + total) * (1 + rounding) / (1 - per_state) - 1
+        bound = (1 + total) / (1 - per_state) - 1
     return np.where(per_state < 1, bound, np.inf)

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from analytic.ctmc import gth
+from analytic.ctmc import extended, gth
 from analytic.ctmc.balance import Balance, Measure
 from analytic.ctmc.certificate import Certificate, certify
 from analytic.ctmc.refinement import RESTART, ScaledSolver, refine
@@ -222,41 +222,47 @@ def _plan_methods(balance: Balance, method: str) -> tuple[list[str], gth.GTHPlan
         ladder.append("direct")
     if fits and "gth" not in ladder:
         ladder.append("gth")
+    if balance.n <= extended.EXTENDED_STATES:
+        ladder.append("extended")
     return ladder, plan
 
 
 def _attempt(balance: Balance, name: str, first: int | None, tolerance: float,
              plan: gth.GTHPlan | None) -> tuple[Solution, float]:
     """One method: its measure, refined and certified; the solution and the accuracy it reached."""
-    n = balance.n
-    rounds = 0
-    if name == "gth":
-        require(plan.bytes, "the GTH factorization", n)
-        factorization = gth.Factorization(balance, plan)
-        x, reference = factorization.measure(), factorization.root
-        solver = ScaledSolver(balance, "gth", factorization)
-        label = f"gth (multifrontal, subtraction-free; {plan.largest_front}-state largest front)"
+    iterations, rounds = 0, 0
+    if name == "extended":
+        x, certificate = extended.certified_measure(balance)
+        label = "extended precision (GTH and the certificate's supersolution in mpmath)"
     else:
-        x = balance.rough_measure()
-        reference = int(np.argmax(x.relative_to_top())) if first is None else first
-        solver = ScaledSolver(balance, name)
-        label = ("direct (SuperLU of the scaled system)" if name == "direct"
-                 else "iterative (GMRES(100), ILU(0) of the scaled system)")
-        refined = refine(balance, x, reference, tolerance * 1e-6, solver)
-        x, reference, rounds = refined.x, refined.reference, refined.rounds
-    certificate, x, reference, more = _certified(balance, x, reference, tolerance, solver)
+        if name == "gth":
+            require(plan.bytes, "the GTH factorization", balance.n)
+            factorization = gth.Factorization(balance, plan)
+            x, reference = factorization.measure(), factorization.root
+            solver = ScaledSolver(balance, "gth", factorization)
+            label = f"gth (multifrontal, subtraction-free; {plan.largest_front}-state largest front)"
+        else:
+            x = balance.rough_measure()
+            reference = int(np.argmax(x.relative_to_top())) if first is None else first
+            solver = ScaledSolver(balance, name)
+            label = ("direct (SuperLU of the scaled system)" if name == "direct"
+                     else "iterative (GMRES(100), ILU(0) of the scaled system)")
+            refined = refine(balance, x, reference, tolerance * 1e-6, solver)
+            x, reference, rounds = refined.x, refined.reference, refined.rounds
+        certificate, x, more = _certified(balance, x, reference, tolerance, solver)
+        iterations, rounds = solver.iterations, rounds + more
     probabilities, bounds = _law(balance, x, certificate)
     vouched = probabilities >= FLOOR
     accuracy = float(bounds[vouched].max()) if vouched.any() else math.inf
-    check = (f"certified: an inverse-positive system and a checked supersolution bound every probability's "
-             f"error (largest bound {accuracy:.2g} over the {int(vouched.sum())} probabilities >= {FLOOR:g}; "
-             f"relative residual {certificate.residual:.2g} amplified at most {certificate.amplification:.3g} times; "
-             f"{rounds + more} refinement rounds)")
-    return Solution(probabilities, bounds, label, solver.iterations, check), accuracy
+    check_text = (f"certified: an inverse-positive system and a checked supersolution bound every probability's "
+                  f"error (largest bound {accuracy:.2g} over the {int(vouched.sum())} probabilities >= {FLOOR:g}; "
+                  f"relative residual {certificate.residual:.2g} amplified at most {certificate.amplification:.3g} "
+                  f"times; {rounds} refinement rounds)")
+    return Solution(probabilities, bounds, label, iterations, check_text), accuracy
 
 
 def _certified(balance: Balance, x: Measure, reference: int, tolerance: float,
-               solver: ScaledSolver) -> tuple[Certificate, Measure, int, int]:
+               solver: ScaledSolver) -> tuple[Certificate, Measure, int]:
     """Certify ``x``; while the bound misses the tolerance because the residual is too large for
     the amplification, refine further and certify again."""
     rounds = 0
@@ -264,23 +270,25 @@ def _certified(balance: Balance, x: Measure, reference: int, tolerance: float,
         solver.update(x, reference, refactor=True)
         certificate = certify(balance, x, reference, solver.solve)
         if not certificate.holds or float(certificate.bound.max()) <= tolerance:
-            return certificate, x, reference, rounds
+            return certificate, x, rounds
         target = tolerance / (8 * max(certificate.amplification, 1.0))
         if target >= certificate.residual:       # the residual is not what limits the bound
-            return certificate, x, reference, rounds
+            return certificate, x, rounds
         refined = refine(balance, x, reference, target, solver)
         if refined.residual >= certificate.residual / 2:
-            return certificate, x, reference, rounds + refined.rounds
+            return certificate, x, rounds + refined.rounds
         x, reference, rounds = refined.x, refined.reference, rounds + refined.rounds
 
 
 def _law(balance: Balance, x: Measure, certificate: Certificate) -> tuple[np.ndarray, np.ndarray]:
-    """The normalized law of ``Q`` and each probability's bound, including its rounding to a double
-    (a subnormal result carries an absolute rounding error of up to 2**-1075 at each of its two roundings)."""
+    """The normalized law of ``Q`` and each probability's bound, including its rounding to doubles
+    (relative, and absolute for a subnormal result: up to 2**-1075 at each of its two roundings)."""
     mantissa, exponent = balance.probabilities(x)
     top = int(exponent[mantissa > 0].max())
     values = np.ldexp(mantissa, np.maximum(exponent - top, -1100))
     probabilities = values / values.sum()
+    relative = (math.log2(len(values)) + 8) * 2.0**-53     # hi + lo, the sum, the quotient
     with np.errstate(divide="ignore"):
-        rounding = np.where(probabilities > 0, 2.0**-1074 / probabilities, np.inf)
-    return probabilities, np.where(probabilities >= 2.0**-1022, certificate.bound, certificate.bound + rounding)
+        absolute = np.where(probabilities > 0, 2.0**-1074 / probabilities, np.inf)
+    bound = (1 + certificate.bound) * (1 + relative) - 1
+    return probabilities, np.where(probabilities >= 2.0**-1022, bound, bound + absolute)
