@@ -279,9 +279,13 @@ _TINY = 2.0**-500
 @numba.njit(cache=True)
 def _rescale(G, exponent, first):  # pragma: no cover - compiled
     """Rows ``first..`` of ``G``, columns ``first..``: a row whose largest entry is below ``_TINY``
-    is multiplied by a power of two bringing it to [1/2, 1), and its exponent lowered to match."""
+    is multiplied by a power of two bringing it to [1/2, 1), and its exponent lowered to match.
+    Diagonal entries (the censored self-loops, which GTH never uses: a pivot sums the rates to
+    *later* states) are cleared first, lest a return probability near one hide a row of vanishing
+    outflows."""
     f = G.shape[0]
     for j in range(first, f):
+        G[j, j] = 0.0
         top = 0.0
         for i in range(first, f):
             top = max(top, G[j, i])
