@@ -18,7 +18,8 @@ the scaled matrix, ``c`` twice the largest relative excess): ``g_i`` is then ``c
 number of jumps of the reversed chain from ``i`` to ``k``. The inequality ``M u >= |r|`` is then
 *checked*, not assumed: both sides in double-double arithmetic with a rigorous bound on their
 rounding (:meth:`Balance.excess`). Each state's relative error is at most ``u_i / x_i``, and the
-normalized law's at most ``(1 + Z)(1 + rounding) / (1 - u_i / x_i) - 1`` with ``Z = sum u / sum x``.
+normalized law's at most ``(1 + Z) / (1 - u_i / x_i) - 1`` with ``Z`` the stationary mean of
+``u_i / x_i`` (:func:`normalized_bound`), before the result's own rounding.
 
 A small residual alone certifies nothing (the map from residual to error is the chain's
 conditioning); the checked supersolution is what turns it into a bound, state by state, for
@@ -37,7 +38,7 @@ import numpy as np
 
 from analytic.ctmc.balance import Balance, Measure
 
-__all__ = ["Certificate", "certify", "relative_residual"]
+__all__ = ["Certificate", "certify", "normalized_bound", "relative_residual"]
 
 #: Relative rounding of one double operation.
 _UNIT = 2.0**-53
@@ -52,18 +53,19 @@ class Certificate:
 
     Attributes
     ----------
-    bound : numpy.ndarray
-        Per state: the relative error of ``x / sum(x)`` (before it is rounded to doubles) is at
-        most this (``inf`` where no bound holds).
+    relative : numpy.ndarray
+        Per state, a bound on ``|x_true / x - 1|`` for the measure pinned at the reference state
+        (``u_i / x_i``; ``inf`` where no bound holds). The normalized law's bound follows from it and
+        the weights of the states (:func:`normalized_bound`).
     holds : bool
-        Whether ``M u >= |r|`` was verified in every row (otherwise ``bound`` is all ``inf``).
+        Whether ``M u >= |r|`` was verified in every row (otherwise ``relative`` is all ``inf``).
     residual : float
         The largest relative flow excess ``|r_i| / (x_i q'_i)`` (rounding bound included).
     amplification : float
         ``max g / c``: how much the residual is amplified into the bound (a mean hitting time in jumps).
     """
 
-    bound: np.ndarray
+    relative: np.ndarray
     holds: bool
     residual: float
     amplification: float
@@ -96,7 +98,7 @@ def certify(balance: Balance, x: Measure, reference: int,
         g[reference] = 0.0
         supplied, lowered = _supplied(balance, x, x.hi * g, np.zeros_like(g), reference)
         if (lowered >= need).all():
-            return Certificate(_bound(x, g), True, largest, float(g.max() / level))
+            return Certificate(g * (1 + 4 * _UNIT) / (1 - 2 * _UNIT), True, largest, float(g.max() / level))
         g = g + solve(rhs - supplied, rtol)
     return Certificate(np.full(balance.n, np.inf), False, largest, float(g.max() / level))
 
@@ -114,13 +116,15 @@ def _supplied(balance: Balance, x: Measure, u_hi: np.ndarray, u_lo: np.ndarray,
     return supplied, lowered
 
 
-def _bound(x: Measure, g: np.ndarray) -> np.ndarray:
-    """The bound on the relative error of ``x / sum(x)``, in exact arithmetic, from the supersolution
-    ``u = x g`` (the rounding of the result to doubles is added by the caller)."""
-    n = len(g)
-    per_state = g * (1 + 4 * _UNIT) / (1 - 2 * _UNIT)    # u_i / x_i with |lo| <= ulp(hi)/2
-    weights = x.relative_to_top()
-    total = (weights * g).sum() / weights.sum() * (1 + (math.log2(n) + 4) * _UNIT)
+def normalized_bound(relative: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
+    """The bound on the relative error of each normalized probability, in exact arithmetic, from
+    the bounds ``relative`` on the pinned measure: ``pi_i = x_i / sum(x)`` errs by at most
+    ``(1 + Z) / (1 - z_i) - 1`` with ``Z = sum_j pi_j z_j`` (taken a little high for the rounding of
+    the computed ``pi``, and for the states whose probability underflowed to zero)."""
+    n = len(relative)
+    positive = probabilities > 0
+    total = float(np.sum(probabilities[positive] * relative[positive])) * (1 + (math.log2(n) + 12) * _UNIT)
+    total += float(np.sum(relative[~positive])) * 2.0**-1070   # states whose probability underflowed
     with np.errstate(divide="ignore"):
-        bound = (1 + total) / (1 - per_state) - 1
-    return np.where(per_state < 1, bound, np.inf)
+        bound = (1 + total) / (1 - relative) - 1
+    return np.where(relative < 1, bound, np.inf)

@@ -389,8 +389,8 @@ class CTMC:
         solution = stationary_law.solve(self._generator, method, first, tolerance)
         pi = solution.probabilities
         residual = float(np.abs(self._generator.T @ pi).sum())
-        return Stationary(pi, tolerance, stationary_law.FLOOR, solution.error_bounds, residual, solution.method,
-                          solution.iterations, solution.check, self.states, self._space)
+        return Stationary(pi, tolerance, stationary_law.FLOOR, solution.error_bounds, solution.conditioning, residual,
+                          solution.method, solution.iterations, solution.check, self.states, self._space)
 
     def detailed_balance_residual(self, probabilities: np.ndarray | Stationary) -> float:
         """Total imbalance of the probability flows, ``sum_{i<j} |pi_i q_ij - pi_j q_ji|``.

@@ -57,12 +57,9 @@ def certified_measure(balance: Balance) -> tuple[Measure, Certificate]:
             raise FloatingPointError(f"extended precision: {exc}") from None
         excess, size = _excess(rates, outflow, u)
         holds = all(-excess[i] - (n + 2) * unit * size[i] >= need[i] for i in range(n) if i != reference)
-        g = [u[i] / x[i] for i in range(n)]
-        total = mpmath.fsum(u) / mpmath.fsum(x)
-        bound = np.array([float((1 + total) / (1 - gi) * (1 + unit) - 1 + mpmath.mpf(2) ** -100) if gi < 1 else np.inf
-                          for gi in g])
-        amplification = float(max(g) / level)
-    certificate = Certificate(bound if holds else np.full(n, np.inf), holds, float(largest), amplification)
+        relative = np.array([float(u[i] / x[i] * (1 + unit)) for i in range(n)])
+        amplification = float(max(u[i] / x[i] for i in range(n)) / level)
+    certificate = Certificate(relative + 2.0**-100 if holds else np.full(n, np.inf), holds, float(largest), amplification)
     return _measure(x), certificate
 
 

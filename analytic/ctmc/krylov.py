@@ -53,6 +53,8 @@ def gmres(matvec: Callable[[np.ndarray], np.ndarray], precondition: Callable[[np
             w = matvec(precondition(basis[j]))
             column = _orthogonalize(basis, j + 1, w)
             size = column[j + 1]
+            if not math.isfinite(size):
+                raise FloatingPointError("GMRES: a Krylov vector left the double range")
             for i in range(j):
                 c, s = rotations[i]
                 column[i], column[i + 1] = c * column[i] + s * column[i + 1], -s * column[i] + c * column[i + 1]

@@ -62,8 +62,9 @@ def _solve(indptr, indices, data, diagonal, rhs):  # pragma: no cover - compiled
 
 class ILU0:
     """ILU(0) of a square CSR matrix with a nonzero diagonal, its rows and columns taken in
-    ``order``; :meth:`solve` applies ``(LU)^-1``. A bandwidth-reducing order (reverse
-    Cuthill–McKee) halved the GMRES iterations on the greedy(p*) chains against the lattice order."""
+    ``order``; :meth:`solve` applies ``(LU)^-1``. A bandwidth-reducing order (Cuthill–McKee
+    reversed, ending at the pinned state: :meth:`Balance.order_toward`) halved the GMRES iterations
+    on the greedy(p*) chains against the lattice order."""
 
     def __init__(self, matrix: sp.csr_array, order: np.ndarray) -> None:
         self._order = order

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from analytic.ctmc import gth
@@ -45,11 +46,12 @@ _RTOL = 1e-10
 #: A factor ``1 + delta`` below this is not resolved by the round that computed it.
 _RESOLVED = 1e-6
 
-#: The factor given to an unresolved state (its true factor lies below ``_RESOLVED``).
+#: The factor given to an unresolved state (its true factor lies below ``_RESOLVED``). Larger
+#: steps make the scaled system's entries overflow where a state is lowered too far.
 _UNRESOLVED = 1e-10
 
-#: At most this many rounds.
-MAX_ROUNDS = 80
+#: At most this many rounds (ten decades a round: enough for probabilities over 1800 decades).
+MAX_ROUNDS = 200
 
 #: SuperLU options: fill-reducing ordering of S + S^T, pivots on the diagonal.
 DIAGONAL_PIVOTING = dict(permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options=dict(SymmetricMode=True))
@@ -77,13 +79,11 @@ class ScaledSolver:
             return
         self._matrix = self.balance.scaled_matrix(x, reference)
         if refactor or self._factor is None:
+            order = self.balance.order_toward(reference)
             if self.kind == "direct":
-                try:
-                    self._factor = spla.splu(self._matrix.tocsc(), **DIAGONAL_PIVOTING)
-                except RuntimeError as exc:    # SuperLU: "Factor is exactly singular"
-                    raise FloatingPointError(f"SuperLU: {exc}: the scaled system is numerically singular") from None
+                self._factor = _superlu(self._matrix, order)
             else:
-                self._factor = ILU0(self._matrix, self.balance.order)
+                self._factor = ILU0(self._matrix, order)
 
     def solve(self, rhs: np.ndarray, rtol: float) -> np.ndarray:
         """``S y = rhs`` to a relative 2-norm residual ``rtol`` where possible (the best iterate otherwise)."""
@@ -106,6 +106,33 @@ class ScaledSolver:
         x = self._x
         mantissa, exponent = self.factorization.solve(rhs * x.hi * self.balance.outflow, x.exponent)
         return np.ldexp(mantissa / x.hi, exponent - x.exponent)
+
+
+class _Permuted:
+    """A SuperLU factorization of ``matrix[order][:, order]`` that solves with ``matrix``."""
+
+    def __init__(self, lu: spla.SuperLU, order: np.ndarray) -> None:
+        self._lu, self._order = lu, order
+
+    def solve(self, rhs: np.ndarray) -> np.ndarray:
+        out = np.empty(len(rhs))
+        out[self._order] = self._lu.solve(rhs[self._order])
+        return out
+
+
+def _superlu(matrix: sp.csr_array, order: np.ndarray) -> spla.SuperLU | _Permuted:
+    """SuperLU of the scaled system with diagonal pivots in a fill-reducing order; where its pivots
+    cancel to zero, again in ``order`` (eliminating towards the pinned state)."""
+    try:
+        return spla.splu(matrix.tocsc(), **DIAGONAL_PIVOTING)
+    except RuntimeError:    # "Factor is exactly singular": a pivot cancelled
+        pass
+    try:
+        permuted = sp.csc_array(matrix[order][:, order])
+        return _Permuted(spla.splu(permuted, permc_spec="NATURAL", diag_pivot_thresh=0.0,
+                                   options=dict(SymmetricMode=True)), order)
+    except RuntimeError as exc:
+        raise FloatingPointError(f"SuperLU: {exc}: the scaled system is numerically singular") from None
 
 
 @dataclass(frozen=True)
@@ -132,10 +159,9 @@ def refine(balance: Balance, x: Measure, reference: int, target: float, solver: 
         history.append(level)
         solver.update(x, reference, refactor)
         delta = solver.solve(correction, _RTOL)
-        resolved = delta >= _RESOLVED - 1.0
-        delta = np.where(resolved, delta, np.maximum(delta, _UNRESOLVED - 1.0))
         delta[reference] = 0.0
-        x = x.corrected(delta, resolved)
+        resolved = delta >= _RESOLVED - 1.0
+        x = x.corrected(delta, resolved, np.maximum(1.0 + delta, _UNRESOLVED))
         if not resolved.all():      # still resolving decades: progress is not measured by the residual
             history.clear()
         refactor = not resolved.all() or float(np.abs(delta).max()) > 0.5

@@ -33,7 +33,7 @@ import scipy.sparse as sp
 
 from analytic.ctmc import extended, gth
 from analytic.ctmc.balance import Balance, Measure
-from analytic.ctmc.certificate import Certificate, certify
+from analytic.ctmc.certificate import Certificate, certify, normalized_bound
 from analytic.ctmc.refinement import RESTART, ScaledSolver, refine
 from analytic.ctmc.spaces import vector_result
 from analytic.errors import ConvergenceError, InvalidParameterError, StateSpaceTooLargeError
@@ -44,6 +44,9 @@ __all__ = ["ACCURACY", "FLOOR", "Stationary", "check_tolerance", "solve", "solve
 
 #: Default componentwise relative accuracy vouched for every probability at or above the floor.
 ACCURACY = 1e-10
+
+#: Smallest tolerance a caller may ask for.
+MINIMUM_TOLERANCE = 2.0**-50
 
 #: Smallest probability the accuracy is vouched for (normal doubles reach 2.2e-308; the margin
 #: keeps the relative accuracy of values rescaled near the bottom of the range).
@@ -82,6 +85,10 @@ class Stationary:
         ``error_bounds``).
     error_bounds : numpy.ndarray
         A proven bound on the relative error of each probability (``inf`` where none holds).
+    conditioning : float
+        How much the chain amplifies a relative residual into relative errors of its probabilities:
+        the largest mean number of jumps of the time-reversed chain to reach the pinned state
+        (:mod:`analytic.ctmc.certificate`). Near ``1e16`` double precision no longer suffices.
     residual : float
         ``||pi Q||_1`` of the returned vector, for information only: a small residual certifies
         nothing.
@@ -99,6 +106,7 @@ class Stationary:
     accuracy: float
     floor: float
     error_bounds: np.ndarray
+    conditioning: float
     residual: float
     method: str
     iterations: int
@@ -138,8 +146,20 @@ class Stationary:
 
 
 def check_tolerance(tolerance: object) -> float:
-    """``tolerance`` as a float in (0, 1): the componentwise relative accuracy a caller asks for."""
-    return unit_fraction("tolerance", tolerance, meaning=" (a relative accuracy, e.g. 1e-10)")
+    """``tolerance`` as a float in [``2**-50``, 1): the componentwise relative accuracy a caller asks
+    for. Below ``2**-50`` (8.9e-16) nothing can be vouched for: the probabilities are returned as
+    doubles, whose normalization and rounding alone cost a few units of ``2**-53``.
+
+    Examples
+    --------
+    >>> check_tolerance(1e-6)
+    1e-06
+    """
+    value = unit_fraction("tolerance", tolerance, meaning=" (a relative accuracy, e.g. 1e-10)")
+    if value < MINIMUM_TOLERANCE:
+        raise InvalidParameterError("tolerance", tolerance, f"must be at least 2**-50 = {MINIMUM_TOLERANCE:.3g}: "
+                                    "the probabilities are returned as doubles, whose rounding alone is a few 1e-16")
+    return value
 
 
 def solve_bytes(states: int, entries: int) -> int:
@@ -162,6 +182,7 @@ class Solution:
 
     probabilities: np.ndarray
     error_bounds: np.ndarray
+    conditioning: float
     method: str
     iterations: int
     check: str
@@ -191,7 +212,7 @@ def solve(generator: sp.csr_array, method: str, first: int | None, tolerance: fl
     option("method", method, METHODS)
     n = generator.shape[0]
     if n == 1:
-        return Solution(np.ones(1), np.zeros(1), "trivial", 0, "one state")
+        return Solution(np.ones(1), np.zeros(1), 0.0, "trivial", 0, "one state")
     balance = Balance(generator)
     attempts = _Attempts(tolerance)
     ladder, plan = _plan_methods(balance, method)
@@ -206,7 +227,9 @@ def solve(generator: sp.csr_array, method: str, first: int | None, tolerance: fl
         solution, accuracy = outcome
         if accuracy <= tolerance:
             return solution
-        attempts.record(solution.method, accuracy)
+        attempts.record(solution.method, accuracy, "" if math.isfinite(accuracy) else (
+            f"no supersolution checked; the chain amplifies relative residuals about {solution.conditioning:.2g} "
+            "times (mean jumps of the reversed chain to the pinned state), beyond what double precision resolves"))
     raise attempts.refusal()
 
 
@@ -239,8 +262,7 @@ def _attempt(balance: Balance, name: str, first: int | None, tolerance: float,
         label = "extended precision (GTH and the certificate's supersolution in mpmath)"
     else:
         if name == "gth":
-            require(plan.bytes, "the GTH factorization", balance.n)
-            factorization = gth.Factorization(balance, plan)
+            factorization = _rooted_factorization(balance, plan)
             x, reference = factorization.measure(), factorization.root
             solver = ScaledSolver(balance, "gth", factorization)
             label = f"gth (multifrontal, subtraction-free; {plan.largest_front}-state largest front)"
@@ -261,7 +283,21 @@ def _attempt(balance: Balance, name: str, first: int | None, tolerance: float,
                   f"error (largest bound {accuracy:.2g} over the {int(vouched.sum())} probabilities >= {FLOOR:g}; "
                   f"relative residual {certificate.residual:.2g} amplified at most {certificate.amplification:.3g} "
                   f"times; {rounds} refinement rounds)")
-    return Solution(probabilities, bounds, label, iterations, check_text), accuracy
+    return Solution(probabilities, bounds, certificate.amplification, label, iterations, check_text), accuracy
+
+
+def _rooted_factorization(balance: Balance, plan: gth.GTHPlan) -> gth.Factorization:
+    """The GTH factorization rooted at a likely state of the jump chain: the certificate is pinned
+    at the root, and its amplification is the mean number of jumps to reach it. When the measure
+    shows the guessed root a thousand times less likely than the likeliest state, the chain is
+    factored again with that state as root."""
+    require(plan.bytes, "the GTH factorization", balance.n)
+    factorization = gth.Factorization(balance, plan)
+    weights = factorization.measure().relative_to_top()
+    likeliest = int(np.argmax(weights))
+    if weights[likeliest] <= 1e3 * weights[factorization.root]:
+        return factorization
+    return gth.Factorization(balance, gth.analyse(balance.rates, root=likeliest))
 
 
 def _certified(balance: Balance, x: Measure, reference: int, tolerance: float,
@@ -272,7 +308,7 @@ def _certified(balance: Balance, x: Measure, reference: int, tolerance: float,
     while True:
         solver.update(x, reference, refactor=True)
         certificate = certify(balance, x, reference, solver.solve)
-        if not certificate.holds or float(certificate.bound.max()) <= tolerance:
+        if not certificate.holds or float(certificate.relative.max()) <= tolerance / 3:
             return certificate, x, rounds
         target = tolerance / (8 * max(certificate.amplification, 1.0))
         if target >= certificate.residual:       # the residual is not what limits the bound
@@ -290,8 +326,8 @@ def _law(balance: Balance, x: Measure, certificate: Certificate) -> tuple[np.nda
     top = int(exponent[mantissa > 0].max())
     values = np.ldexp(mantissa, np.maximum(exponent - top, -1100))
     probabilities = values / values.sum()
-    relative = (math.log2(len(values)) + 8) * 2.0**-53     # hi + lo, the sum, the quotient
+    rounding = (math.log2(len(values)) + 8) * 2.0**-53     # hi + lo, the sum, the quotient
     with np.errstate(divide="ignore"):
         absolute = np.where(probabilities > 0, 2.0**-1074 / probabilities, np.inf)
-    bound = (1 + certificate.bound) * (1 + relative) - 1
+    bound = (1 + normalized_bound(certificate.relative, probabilities)) * (1 + rounding) - 1
     return probabilities, np.where(probabilities >= 2.0**-1022, bound, bound + absolute)
