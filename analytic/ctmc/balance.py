@@ -26,9 +26,9 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import breadth_first_order
+from scipy.sparse.csgraph import breadth_first_order, dijkstra, minimum_spanning_tree
 
-from analytic.ctmc.compensated import DD_UNIT, two_product, two_sum
+from analytic.ctmc.compensated import two_product, two_sum
 from analytic.errors import InvalidParameterError
 
 __all__ = ["Balance", "Measure"]
@@ -131,7 +131,7 @@ class Balance:
         self.into = self.rates.T.tocsr()
         self.into.sort_indices()
         self._into = (self.into.indptr.astype(np.int64), self.into.indices.astype(np.int64), self.into.data)
-        self._outflow_hi, self._outflow_lo = _row_sums(self.rates.indptr.astype(np.int64), scaled)
+        self._outflow_hi, self._outflow_lo, self._outflow_error = _row_sums(self.rates.indptr.astype(np.int64), scaled)
         self.outflow = self._outflow_hi + self._outflow_lo
 
     @functools.lru_cache(maxsize=4)
@@ -145,14 +145,56 @@ class Balance:
         found = breadth_first_order(graph, reference, directed=False, return_predecessors=False)
         return found[::-1].astype(np.int64)
 
+    def positive(self, x: Measure) -> Measure:
+        """``x`` with its zero entries (values that underflowed, far below the others) replaced by
+        positive ones: each the inflow from its positive neighbours divided by its outflow, in order
+        of distance from the positive states. The certificate needs every state positive; these
+        values are refined and bounded like any others."""
+        if np.all(x.hi > 0):
+            return x
+        graph = (self.rates + self.into).tocsr()
+        zero = np.flatnonzero(x.hi == 0)
+        distance = dijkstra(graph, unweighted=True, indices=np.flatnonzero(x.hi > 0), min_only=True)
+        hi, lo, exponent = x.hi.copy(), x.lo.copy(), x.exponent.copy()
+        _fill(*self._into, self.outflow, zero[np.argsort(distance[zero], kind="stable")], hi, lo, exponent)
+        return Measure(hi, lo, exponent)
+
     def rough_measure(self) -> Measure:
-        """A rough invariant measure: steps of the lazy jump chain from the uniform law (about 2e8
-        multiply-adds' worth, between 100 and 10 000 steps), divided by the outflows. Cheap,
-        positive everywhere (values below ``2**-1000`` of the largest are raised to it), and likely
-        states come out likely, which is what the first pinned state and the first scaling need."""
+        """A first measure for the rounds of :mod:`analytic.ctmc.refinement`, positive everywhere at
+        any range: the better balanced (by the median relative flow excess) of two cheap guesses,
+        :meth:`_tree_measure` (exact for reversible chains) and :meth:`_jump_measure` (good where
+        the jump chain mixes fast)."""
+        guesses = [self._tree_measure(), self._jump_measure()]
+        return min(guesses, key=self._imbalance)
+
+    def _imbalance(self, x: Measure) -> float:
+        value, _ = self.excess(x.hi, x.lo, x.exponent)
+        return float(np.median(np.abs(value) / (self.outflow * x.hi)))
+
+    def _tree_measure(self) -> Measure:
+        """Detailed balance along a spanning tree, ``x_c = x_p q'_pc / q'_cp`` from a parent p to its
+        child c (``q'_pc / q'_c`` where the chain cannot step back), the tree chosen to use the
+        largest rates both ways, in logarithms."""
+        rates = self.rates.tocoo()
+        back = np.asarray(self.rates[rates.col, rates.row]).ravel()
+        both = back > 0
+        weight = np.where(both, -np.log2(rates.data) - np.log2(np.where(both, back, 1.0)), 0.0)
+        weight = weight - weight.min() + 1 + np.where(both, 0.0, 4096.0)     # one-way steps last
+        graph = sp.coo_array((weight, (rates.row, rates.col)), shape=(self.n, self.n)).tocsr()
+        tree = minimum_spanning_tree((graph + graph.T).tocsr())     # a pair both ways counts twice alike
+        order, parent = breadth_first_order(tree, 0, directed=False)
+        log_x = _tree_logs(order.astype(np.int64), parent.astype(np.int64), self.rates.indptr.astype(np.int64),
+                           self.rates.indices.astype(np.int64), self.rates.data, self.outflow)
+        whole = np.floor(log_x)
+        return Measure.from_parts(np.exp2(log_x - whole), whole.astype(np.int64))
+
+    def _jump_measure(self) -> Measure:
+        """Steps of the lazy jump chain from the uniform law (about 2e8 multiply-adds' worth, between
+        100 and 10 000 steps), divided by the outflows; values below ``2**-1000`` of the largest are
+        raised to it."""
         steps = int(np.clip(2e8 / max(self.rates.nnz, 1), 100, 10_000))
         flow = _lazy_jumps(*self._into, self.outflow, steps)
-        flow = np.maximum(flow, flow.max() * 2.0**-1000)   # nothing underflows to zero
+        flow = np.maximum(flow, flow.max() * 2.0**-1000)
         return Measure.from_parts(flow / self.outflow, np.zeros(self.n, np.int64))
 
     def probabilities(self, x: Measure) -> tuple[np.ndarray, np.ndarray]:
@@ -160,11 +202,10 @@ class Balance:
         of the unnormalized values ``x_i 2**-e_i``."""
         return x.hi + x.lo, x.exponent - self.row_exponent
 
-    def excess(self, hi: np.ndarray, lo: np.ndarray, exponent: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def excess(self, hi: np.ndarray, lo: np.ndarray, exponent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Inflow minus outflow of every state for the measure ``(hi + lo) 2**exponent``, in units of
-        ``2**exponent_i``: the values, a rigorous bound on their rounding error, and the sum of the
-        magnitudes of the terms."""
-        return _excess(*self._into, self._outflow_hi, self._outflow_lo, hi, lo, exponent)
+        ``2**exponent_i``: the values, and a rigorous bound on their rounding error."""
+        return _excess(*self._into, self._outflow_hi, self._outflow_lo, self._outflow_error, hi, lo, exponent)
 
     def scaled_matrix(self, x: Measure, reference: int) -> sp.csr_array:
         """``S = I - P`` with ``P_ij = x_j q'_ji / (x_i q'_i)``, row ``reference`` replaced by the unit row."""
@@ -173,6 +214,45 @@ class Balance:
         values = -data / self.outflow[rows] * np.ldexp(x.hi[indices] / x.hi[rows], x.exponent[indices] - x.exponent[rows])
         values[rows == reference] = 0.0
         return _with_unit_diagonal(indptr, indices, values, self.n)
+
+
+@numba.njit(cache=True)
+def _fill(indptr, indices, data, outflow, states, hi, lo, exponent):  # pragma: no cover - compiled
+    """In place, for each of ``states`` in turn: its inflow from neighbours already positive over its
+    outflow, as a mantissa and an exponent."""
+    for i in states:
+        top = -(1 << 60)
+        for p in range(indptr[i], indptr[i + 1]):
+            if hi[indices[p]] > 0.0:
+                top = max(top, exponent[indices[p]])
+        total = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            if hi[j] > 0.0:
+                total += math.ldexp(hi[j] * data[p], exponent[j] - top)
+        mantissa, power = math.frexp(total / outflow[i])
+        hi[i], lo[i], exponent[i] = mantissa, 0.0, power + top
+
+
+@numba.njit(cache=True)
+def _tree_logs(order, parent, indptr, indices, data, outflow):  # pragma: no cover - compiled
+    """``log2 x`` by detailed balance down the tree given by ``order`` (root first) and ``parent``."""
+    log_x = np.zeros(len(order))
+    for position in range(1, len(order)):
+        child = order[position]
+        up = parent[child]
+        forward, backward = 0.0, 0.0
+        for p in range(indptr[up], indptr[up + 1]):
+            if indices[p] == child:
+                forward = data[p]
+        for p in range(indptr[child], indptr[child + 1]):
+            if indices[p] == up:
+                backward = data[p]
+        if forward > 0.0:
+            log_x[child] = log_x[up] + math.log2(forward) - math.log2(backward if backward > 0.0 else outflow[child])
+        else:   # only child -> parent: the parent's inflow from the child, the child's outflow
+            log_x[child] = log_x[up] + math.log2(outflow[up]) - math.log2(backward)
+    return log_x
 
 
 @numba.njit(cache=True)
@@ -194,48 +274,74 @@ def _lazy_jumps(indptr, indices, data, outflow, steps):  # pragma: no cover - co
 
 @numba.njit(cache=True)
 def _row_sums(indptr, data):  # pragma: no cover - compiled
-    hi, lo = np.zeros(len(indptr) - 1), np.zeros(len(indptr) - 1)
-    for i in range(len(indptr) - 1):
-        s, c = 0.0, 0.0
+    """Each row's sum as a double-double ``hi + lo``, and a bound on its error: the roundings of the
+    low-order accumulation (``two_sum`` itself is exact)."""
+    n = len(indptr) - 1
+    hi, lo, error = np.zeros(n), np.zeros(n), np.zeros(n)
+    for i in range(n):
+        s, c, bound = 0.0, 0.0, 0.0
         for p in range(indptr[i], indptr[i + 1]):
             s, e = two_sum(s, data[p])
             c += e
+            bound += _UNIT * abs(c)
         hi[i], lo[i] = two_sum(s, c)
-    return hi, lo
+        error[i] = bound
+    return hi, lo, error
+
+
+#: Unit roundoff of a double: the relative error of one rounded operation.
+_UNIT = 2.0**-53
 
 
 @numba.njit(cache=True)
-def _excess(indptr, indices, data, out_hi, out_lo, hi, lo, exponent):  # pragma: no cover - compiled
-    """See :meth:`Balance.excess`. Products are formed exactly (``two_product``) before they are
-    scaled to state i's units by a power of two, and accumulated in double-double; the bound covers
-    the accumulation (``DD_UNIT`` per term of the magnitude), the final rounding to double, scaled
-    products that underflow, and products too small for Dekker's product to be exact."""
+def _excess(indptr, indices, data, out_hi, out_lo, out_error, hi, lo, exponent):  # pragma: no cover - compiled
+    """See :meth:`Balance.excess`. Products are formed exactly (``two_product``) and scaled to state
+    i's units by powers of two, then accumulated in double-double. The error bound is a running
+    error analysis: every rounded operation adds ``2**-53`` times the size of its result, so a sum
+    whose terms cancel exactly carries no error; products too small for Dekker's product to be
+    exact, scaled values that underflow, the omitted product of the two low parts and the error of
+    the outflow are added."""
     n = len(hi)
-    value, bound, size = np.empty(n), np.empty(n), np.empty(n)
+    value, bound = np.empty(n), np.empty(n)
     for i in range(n):
-        s, c, mag = 0.0, 0.0, 0.0
-        terms = indptr[i + 1] - indptr[i] + 2
-        loose = 0.0
+        s, c, error = 0.0, 0.0, 0.0
         for p in range(indptr[i], indptr[i + 1]):
             j = indices[p]
             shift = exponent[j] - exponent[i]
             prod, err = two_product(data[p], hi[j])
-            if abs(prod) < 2.0**-960:  # Dekker's error term is not exact this far down (off by < 2**-1070)
-                loose += math.ldexp(2.0**-1066, shift)
+            if abs(prod) < 2.0**-960:   # Dekker's error term is not exact this far down (off by < 2**-1070)
+                error += math.ldexp(2.0**-1066, shift)
             prod, err = math.ldexp(prod, shift), math.ldexp(err, shift)
+            if shift < -960:            # the scaled parts may have lost bits
+                error += 2 * 2.0**-1074
             s, e = two_sum(s, prod)
-            c += e + err + math.ldexp(data[p] * lo[j], shift)
-            mag += abs(prod)
+            low = math.ldexp(data[p] * lo[j], shift)
+            both = e + err
+            step = both + low
+            c += step
+            error += _UNIT * (abs(low) + abs(both) + abs(step) + abs(c)) + _subnormal(low, both, step, c)
         prod, err = two_product(out_hi[i], hi[i])
         s, e = two_sum(s, -prod)
-        c += e - err - out_hi[i] * lo[i] - out_lo[i] * hi[i]
-        mag += out_hi[i] * abs(hi[i])
+        first, second = out_hi[i] * lo[i], out_lo[i] * hi[i]
+        step = ((e - err) - first) - second
+        c += step
+        error += (_UNIT * (abs(first) + abs(second) + abs(e - err) + abs((e - err) - first) + abs(step) + abs(c))
+                  + _subnormal(first, second, step, c))
+        error += abs(out_lo[i] * lo[i]) * 1.01 + out_error[i] * (abs(hi[i]) + abs(lo[i])) * 1.01
         total = s + c
         value[i] = total
-        size[i] = mag
-        bound[i] = ((4 * terms + 8) * DD_UNIT * mag * (1 + 1e-10) + 2.0**-52 * abs(total) + terms * 2.0**-1000
-                    + 2 * loose)
-    return value, bound, size
+        bound[i] = (error + _UNIT * abs(total)) * (1 + 1e-12) + _subnormal(total, 0.0, 0.0, 0.0)
+    return value, bound
+
+
+@numba.njit(cache=True, inline="always")
+def _subnormal(a, b, c, d):  # pragma: no cover - compiled
+    """The absolute rounding error a result may carry beyond ``2**-53`` of its size: nonzero only
+    when one of them lies in the subnormal range, where rounding is absolute (2**-1075)."""
+    if min(abs(a) if a != 0.0 else 1.0, abs(b) if b != 0.0 else 1.0, abs(c) if c != 0.0 else 1.0,
+           abs(d) if d != 0.0 else 1.0) < 2.0**-1021:
+        return 4 * 2.0**-1074
+    return 0.0
 
 
 def _with_unit_diagonal(indptr: np.ndarray, indices: np.ndarray, values: np.ndarray, n: int) -> sp.csr_array:

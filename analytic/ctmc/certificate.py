@@ -14,8 +14,8 @@ entries are the flow excesses of ``x`` and 0 at ``k``) obeys
 (inverse-positivity turns the inequality into the bound; the verification of a supersolution in
 the spirit of Neumaier, *Interval Methods for Systems of Equations*, CUP 1990, Sec. 4.1). Such a
 ``u`` is found by solving ``S g = c`` approximately in the relative variables (``u = x g``, ``S``
-the scaled matrix, ``c`` twice the largest relative excess): ``g_i`` is then ``c`` times the mean
-number of jumps of the reversed chain from ``i`` to ``k``. The inequality ``M u >= |r|`` is then
+the scaled matrix, ``c_i`` twice the relative excess of state i): were the ``c_i`` equal, ``g_i``
+would be ``c`` times the mean number of jumps of the reversed chain from ``i`` to ``k``. The inequality ``M u >= |r|`` is then
 *checked*, not assumed: both sides in double-double arithmetic with a rigorous bound on their
 rounding (:meth:`Balance.excess`). Each state's relative error is at most ``u_i / x_i``, and the
 normalized law's at most ``(1 + Z) / (1 - u_i / x_i) - 1`` with ``Z`` the stationary mean of
@@ -34,11 +34,14 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numba
 import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
 
 from analytic.ctmc.balance import Balance, Measure
 
-__all__ = ["Certificate", "certify", "normalized_bound", "relative_residual"]
+__all__ = ["Certificate", "certify", "normalized_bound", "relative_residual", "tree_bound"]
 
 #: Relative rounding of one double operation.
 _UNIT = 2.0**-53
@@ -62,7 +65,8 @@ class Certificate:
     residual : float
         The largest relative flow excess ``|r_i| / (x_i q'_i)`` (rounding bound included).
     amplification : float
-        ``max g / c``: how much the residual is amplified into the bound (a mean hitting time in jumps).
+        ``max g / max c``: how much the residual is amplified into the bound (a mean hitting time in
+        jumps).
     """
 
     relative: np.ndarray
@@ -74,33 +78,37 @@ class Certificate:
 def relative_residual(balance: Balance, x: Measure, reference: int) -> tuple[np.ndarray, np.ndarray]:
     """The flow excesses of ``x`` relative to each state's outflow, ``r_i / (x_i q'_i)`` (0 at the
     pinned state), and the same with their rounding bound added to their magnitude."""
-    value, bound, _ = balance.excess(x.hi, x.lo, x.exponent)
+    value, bound = balance.excess(x.hi, x.lo, x.exponent)
     scale = balance.outflow * x.hi
     value[reference] = bound[reference] = 0.0
     return value / scale, (np.abs(value) + bound) / scale * (1 + 4 * _UNIT)
 
 
 def certify(balance: Balance, x: Measure, reference: int,
-            solve: Callable[[np.ndarray, float], np.ndarray]) -> Certificate:
-    """Bound the error of ``x`` (see the module docstring); ``solve(rhs, rtol)`` solves the scaled
-    system ``S y = rhs`` to a relative residual ``rtol`` in the 2-norm (approximately: the result is checked)."""
+            solve: Callable[[np.ndarray, float, np.ndarray], np.ndarray]) -> Certificate:
+    """Bound the error of ``x`` (see the module docstring); ``solve(rhs, rtol, weights)`` solves the
+    scaled system ``S y = rhs`` to a relative residual ``rtol`` in the 2-norm of ``weights * (S y -
+    rhs)`` (approximately: the result is checked). The right-hand side is twice each row's own
+    need, so that a state far in the tail, whose relative residual may be large, weighs on the
+    others only through the probability that the reversed chain passes by it."""
     _, need = relative_residual(balance, x, reference)
     largest = float(need.max())
     if not math.isfinite(largest):
         return Certificate(np.full(balance.n, np.inf), False, math.inf, math.inf)
-    level = 2 * largest if largest > 0 else 2.0**-1000
-    rhs = np.full(balance.n, level)
+    rhs = 2 * need + 2.0**-1000      # twice what each row needs: GMRES may leave each a little short
     rhs[reference] = 0.0
+    weights = 1 / np.where(rhs > 0, rhs, 1.0)
     rtol = 1 / (4 * math.sqrt(balance.n))
-    g = solve(rhs, rtol)
+    g = solve(rhs, rtol, weights)
     for _ in range(_STEPS):       # refine g towards S g = rhs with S g evaluated in double-double
         g = np.maximum(g, 0.0)
         g[reference] = 0.0
         supplied, lowered = _supplied(balance, x, x.hi * g, np.zeros_like(g), reference)
+        amplification = float(g.max() / rhs.max())
         if (lowered >= need).all():
-            return Certificate(g * (1 + 4 * _UNIT) / (1 - 2 * _UNIT), True, largest, float(g.max() / level))
-        g = g + solve(rhs - supplied, rtol)
-    return Certificate(np.full(balance.n, np.inf), False, largest, float(g.max() / level))
+            return Certificate(g * (1 + 4 * _UNIT) / (1 - 2 * _UNIT), True, largest, amplification)
+        g = g + solve(rhs - supplied, rtol, weights)
+    return Certificate(np.full(balance.n, np.inf), False, largest, amplification)
 
 
 def _supplied(balance: Balance, x: Measure, u_hi: np.ndarray, u_lo: np.ndarray,
@@ -108,7 +116,7 @@ def _supplied(balance: Balance, x: Measure, u_hi: np.ndarray, u_lo: np.ndarray,
     """``(M u)_i / (x_i q'_i)`` for ``u = (u_hi + u_lo) 2**x.exponent``: its value, and the value
     lowered by its rounding bound (rows other than the pinned one; the pinned row ``u_k >= 0``
     always holds)."""
-    value, bound, _ = balance.excess(u_hi, u_lo, x.exponent)
+    value, bound = balance.excess(u_hi, u_lo, x.exponent)
     scale = balance.outflow * x.hi
     supplied, lowered = -value / scale, (-value - bound) / scale * (1 - 4 * _UNIT)
     supplied[reference] = 0.0
@@ -128,3 +136,87 @@ def normalized_bound(relative: np.ndarray, probabilities: np.ndarray) -> np.ndar
     with np.errstate(divide="ignore"):
         bound = (1 + total) / (1 - relative) - 1
     return np.where(relative < 1, bound, np.inf)
+
+
+# ---------------------------------------------------------------------------------------------
+# A bound that does not depend on the chain's conditioning: backward error on a spanning tree
+# ---------------------------------------------------------------------------------------------
+
+
+def tree_bound(balance: Balance, x: Measure) -> tuple[float, float]:
+    """A bound on the relative error of every probability of ``x / sum(x)`` that does not grow with
+    the chain's conditioning, and the relative rate perturbation ``eta`` behind it.
+
+    Any measure ``x`` is the *exact* invariant measure of a chain whose rates differ from the given
+    ones on the edges of a spanning tree: route each state's flow excess ``r_i`` to the root along
+    the tree, changing the flow of each tree edge by the excess summed over the subtree below it.
+    If that changes every rate by a relative ``eta < 1`` at most, the Markov chain tree theorem
+    (``pi_i`` is proportional to the sum, over the spanning trees directed to ``i``, of the
+    products of their ``n - 1`` rates) bounds each probability's relative error by
+    ``((1 + eta) / (1 - eta))**(n - 1) - 1`` (the entrywise perturbation theory of O'Cinneide,
+    *Entrywise perturbation theory and error analysis for Markov chains*, Numer. Math. 65, 1993).
+    The subtree sums are the flow imbalances across cuts, small relative to the flows of the edges
+    that carry them when ``x`` is accurate however unlikely the states behind a barrier or a weak
+    coupling: the tree is the one that maximizes its smallest edge flows (a maximum spanning tree
+    by flow). Sums and rounding are bounded as in :meth:`Balance.excess`.
+    """
+    n = balance.n
+    value, bound = balance.excess(x.hi, x.lo, x.exponent)
+    rates = balance.rates.tocoo()
+    log_flow = np.log2(x.hi[rates.row] * rates.data) + x.exponent[rates.row]
+    larger = sp.coo_array((log_flow - log_flow.min() + 1, (rates.row, rates.col)), shape=(n, n)).tocsr()
+    larger = larger.maximum(larger.T).tocsr()             # each pair of states by its larger flow
+    larger.data = larger.data.max() + 1 - larger.data      # a minimum spanning tree of this maximizes flows
+    tree = minimum_spanning_tree(larger)
+    order, parent = breadth_first_order(tree, int(np.argmax(x.relative_to_top())), directed=False)
+    matrix = balance.rates
+    eta = _subtree_eta(order.astype(np.int64), parent.astype(np.int64), value, bound, x.hi, x.exponent,
+                       matrix.indptr.astype(np.int64), matrix.indices.astype(np.int64), matrix.data)
+    if not eta < 1:
+        return math.inf, eta
+    return math.expm1((n - 1) * (math.log1p(eta) - math.log1p(-eta))), eta
+
+
+@numba.njit(cache=True)
+def _rate(indptr, indices, data, i, j):  # pragma: no cover - compiled
+    """The rate from i to j (0 if none)."""
+    for p in range(indptr[i], indptr[i + 1]):
+        if indices[p] == j:
+            return data[p]
+    return 0.0
+
+
+@numba.njit(cache=True)
+def _subtree_eta(order, parent, value, bound, hi, exponent, indptr, indices, data):  # pragma: no cover - compiled
+    """The largest relative change of a tree edge's flow that routes every state's excess to the
+    root (see :func:`tree_bound`). Sums are held as mantissas and exponents (excesses of states
+    whose measures differ by a thousand binary orders still add up), with a bound on their rounding."""
+    total, total_exponent = value.copy(), exponent.copy()
+    slack, slack_exponent = bound.copy(), exponent.copy()
+    eta = 0.0
+    for position in range(len(order) - 1, 0, -1):
+        child = order[position]
+        up = parent[child]
+        forward = hi[child] * _rate(indptr, indices, data, child, up)
+        backward = hi[up] * _rate(indptr, indices, data, up, child)
+        if forward > 0.0 and (backward == 0.0 or math.log2(forward) + exponent[child] >= math.log2(backward) + exponent[up]):
+            flow, flow_exponent = forward * (1 - 2.0**-51), exponent[child]
+        else:
+            flow, flow_exponent = backward * (1 - 2.0**-51), exponent[up]
+        carried = (math.ldexp(abs(total[child]), total_exponent[child] - flow_exponent)
+                   + math.ldexp(slack[child], slack_exponent[child] - flow_exponent)) / flow
+        eta = max(eta, carried * (1 + 2.0**-50))
+        scale = max(total_exponent[up], total_exponent[child])
+        added = (math.ldexp(total[up], total_exponent[up] - scale)
+                 + math.ldexp(total[child], total_exponent[child] - scale))
+        lost = 2.0**-52 * abs(added) + (2.0**-1070 if 0.0 < abs(added) < 2.0**-1000 else 0.0)   # in units 2**scale
+        mantissa, power = math.frexp(added)
+        total[up], total_exponent[up] = mantissa, power + scale
+        top = max(slack_exponent[up], slack_exponent[child], scale)
+        gathered = (math.ldexp(slack[up], slack_exponent[up] - top) + math.ldexp(slack[child], slack_exponent[child] - top)
+                    + math.ldexp(lost, scale - top)) * (1 + 2.0**-50)
+        if 0.0 < gathered < 2.0**-1000:
+            gathered += 2.0**-1070
+        mantissa, power = math.frexp(gathered)
+        slack[up], slack_exponent[up] = mantissa, power + top
+    return eta

@@ -5,18 +5,14 @@ exactly (Knuth, *The Art of Computer Programming* 2, 4.2.2); ``two_product(a, b)
 ``p = fl(a b)`` and ``e`` with ``a b = p + e`` exactly (Dekker, *A floating-point technique for
 extending the available precision*, Numer. Math. 18, 1971), provided no partial product under- or
 overflows: exact when ``|a b| >= 2**-969`` and ``|a|, |b| < 2**996``. Sums of such pairs carry about
-32 significant digits ("double-double"); callers that need a bound on what remains add
-:data:`DD_UNIT` per operation relative to the sum of the magnitudes.
+32 significant digits ("double-double").
 """
 
 from __future__ import annotations
 
 import numba
 
-__all__ = ["DD_UNIT", "two_product", "two_sum"]
-
-#: Unit roundoff of a double, squared: the relative error of one double-double accumulation step.
-DD_UNIT = 2.0**-106
+__all__ = ["two_product", "two_sum"]
 
 _SPLIT = 134217729.0  # 2**27 + 1
 

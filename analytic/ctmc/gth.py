@@ -706,7 +706,8 @@ class Factorization:
             raise FloatingPointError("a GTH pivot vanished before the root: the chain is numerically reducible")
 
     def measure(self) -> Measure:
-        """The invariant measure of the scaled chain."""
+        """The invariant measure of the scaled chain (values whose censored rates fell more than the
+        double range below the rest of their row come out zero: :meth:`Balance.positive`)."""
         zero = np.zeros(self.balance.n)
         return self._flows_to_measure(*self._back(zero, zero.astype(np.int64), 1.0))
 

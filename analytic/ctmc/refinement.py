@@ -85,8 +85,9 @@ class ScaledSolver:
             else:
                 self._factor = ILU0(self._matrix, order)
 
-    def solve(self, rhs: np.ndarray, rtol: float) -> np.ndarray:
-        """``S y = rhs`` to a relative 2-norm residual ``rtol`` where possible (the best iterate otherwise)."""
+    def solve(self, rhs: np.ndarray, rtol: float, weights: np.ndarray | None = None) -> np.ndarray:
+        """``S y = rhs`` to a relative residual ``rtol`` in the 2-norm of ``weights * (S y - rhs)`` where
+        possible (the best iterate otherwise; the factorizations solve exactly, whatever the weights)."""
         if not np.any(rhs):
             return np.zeros_like(rhs)
         if self.factorization is not None:
@@ -95,7 +96,9 @@ class ScaledSolver:
             y = self._factor.solve(rhs)
             y = y + self._factor.solve(rhs - self._matrix @ y)
         else:
-            y, iterations, _ = gmres(self._matrix.__matmul__, self._factor.solve, rhs, rtol, RESTART, _CYCLES)
+            w = np.ones_like(rhs) if weights is None else weights
+            y, iterations, _ = gmres(lambda v: w * (self._matrix @ v), lambda v: self._factor.solve(v / w), w * rhs,
+                                     rtol, RESTART, _CYCLES)
             self.iterations += iterations
         if not np.all(np.isfinite(y)):
             raise FloatingPointError(f"the {self.kind} solve of the scaled system left the double range")

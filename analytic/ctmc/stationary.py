@@ -33,7 +33,7 @@ import scipy.sparse as sp
 
 from analytic.ctmc import extended, gth
 from analytic.ctmc.balance import Balance, Measure
-from analytic.ctmc.certificate import Certificate, certify, normalized_bound
+from analytic.ctmc.certificate import Certificate, certify, normalized_bound, tree_bound
 from analytic.ctmc.refinement import RESTART, ScaledSolver, refine
 from analytic.ctmc.spaces import vector_result
 from analytic.errors import ConvergenceError, InvalidParameterError, StateSpaceTooLargeError
@@ -263,7 +263,7 @@ def _attempt(balance: Balance, name: str, first: int | None, tolerance: float,
     else:
         if name == "gth":
             factorization = _rooted_factorization(balance, plan)
-            x, reference = factorization.measure(), factorization.root
+            x, reference = balance.positive(factorization.measure()), factorization.root
             solver = ScaledSolver(balance, "gth", factorization)
             label = f"gth (multifrontal, subtraction-free; {plan.largest_front}-state largest front)"
         else:
@@ -276,13 +276,19 @@ def _attempt(balance: Balance, name: str, first: int | None, tolerance: float,
             x, reference, rounds = refined.x, refined.reference, refined.rounds
         certificate, x, more = _certified(balance, x, reference, tolerance, solver)
         iterations, rounds = solver.iterations, rounds + more
-    probabilities, bounds = _law(balance, x, certificate)
+    probabilities, bounds = _law(balance, x, certificate.relative)
+    how = (f"an inverse-positive system and a checked supersolution (relative residual {certificate.residual:.2g} "
+           f"amplified at most {certificate.amplification:.3g} times; {rounds} refinement rounds)")
     vouched = probabilities >= FLOOR
+    if not vouched.any() or float(bounds[vouched].max()) > tolerance:   # the bound free of the conditioning
+        uniform, eta = tree_bound(balance, x)
+        if uniform < float(bounds[vouched].max(initial=math.inf)):
+            probabilities, bounds = _law(balance, x, np.full(balance.n, np.inf), uniform)
+            how = (f"a backward error of {eta:.2g} relative on the rates of a spanning tree and the Markov chain "
+                   "tree theorem")
     accuracy = float(bounds[vouched].max()) if vouched.any() else math.inf
-    check_text = (f"certified: an inverse-positive system and a checked supersolution bound every probability's "
-                  f"error (largest bound {accuracy:.2g} over the {int(vouched.sum())} probabilities >= {FLOOR:g}; "
-                  f"relative residual {certificate.residual:.2g} amplified at most {certificate.amplification:.3g} "
-                  f"times; {rounds} refinement rounds)")
+    check_text = (f"certified by {how}: every probability's error is bounded, the largest bound being "
+                  f"{accuracy:.2g} over the {int(vouched.sum())} probabilities >= {FLOOR:g}")
     return Solution(probabilities, bounds, certificate.amplification, label, iterations, check_text), accuracy
 
 
@@ -319,9 +325,12 @@ def _certified(balance: Balance, x: Measure, reference: int, tolerance: float,
         x, reference, rounds = refined.x, refined.reference, rounds + refined.rounds
 
 
-def _law(balance: Balance, x: Measure, certificate: Certificate) -> tuple[np.ndarray, np.ndarray]:
-    """The normalized law of ``Q`` and each probability's bound, including its rounding to doubles
-    (relative, and absolute for a subnormal result: up to 2**-1075 at each of its two roundings)."""
+def _law(balance: Balance, x: Measure, relative: np.ndarray,
+         uniform: float = math.inf) -> tuple[np.ndarray, np.ndarray]:
+    """The normalized law of ``Q`` and each probability's bound: the smaller of the certificate's
+    (from the per-state bounds ``relative`` on the pinned measure) and ``uniform``, plus the
+    result's own rounding to doubles (relative, and absolute for a subnormal result: up to
+    2**-1075 at each of its two roundings)."""
     mantissa, exponent = balance.probabilities(x)
     top = int(exponent[mantissa > 0].max())
     values = np.ldexp(mantissa, np.maximum(exponent - top, -1100))
@@ -329,5 +338,5 @@ def _law(balance: Balance, x: Measure, certificate: Certificate) -> tuple[np.nda
     rounding = (math.log2(len(values)) + 8) * 2.0**-53     # hi + lo, the sum, the quotient
     with np.errstate(divide="ignore"):
         absolute = np.where(probabilities > 0, 2.0**-1074 / probabilities, np.inf)
-    bound = (1 + normalized_bound(certificate.relative, probabilities)) * (1 + rounding) - 1
+    bound = (1 + np.minimum(normalized_bound(relative, probabilities), uniform)) * (1 + rounding) - 1
     return probabilities, np.where(probabilities >= 2.0**-1022, bound, bound + absolute)
