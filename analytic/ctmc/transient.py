@@ -2,8 +2,9 @@
 
 With ``Λ`` at least every state's total outflow, ``P = I + Q / Λ`` is stochastic and
 ``p(t) = sum_k Poisson(k; Λt) p(0) P^k`` (Jensen 1953): every term is non-negative, so the sum is
-accurate entry by entry. The Poisson weights are taken in log space between quantiles that leave
-less than 1e-16 of mass outside. For large ``Λt`` the iterates ``v_k = p(0) P^k`` are compared with
+accurate entry by entry: each iterate adds about one unit roundoff, so ``p(t)`` is good to about
+``Λ t`` times ``2**-53`` relative (4e-11 measured at ``Λ t = 34 600``). The Poisson weights are
+taken in log space between quantiles that leave less than 1e-16 of mass outside. For large ``Λt`` the iterates ``v_k = p(0) P^k`` are compared with
 the stationary law ``pi`` (one solve): the ratio ``v_k / pi`` is, state by state, an average of the
 previous ratios under the time-reversed chain, so ``max_j |v_k(j) / pi(j) - 1|`` never increases
 with k; once it is below ``TOLERANCE`` every later iterate is ``pi`` within it, and the remaining
@@ -90,7 +91,10 @@ def _stationary_by(v: np.ndarray, target: np.ndarray) -> bool:
 def transient(generator: sp.csr_array, times: np.ndarray, initial: np.ndarray,
               stationary: Callable[[], np.ndarray]) -> np.ndarray:
     """The laws ``p(t)`` for the (flattened) ``times``, one row each; ``stationary()`` returns the
-    stationary law when steady-state detection needs it."""
+    limiting law from ``initial`` when steady-state detection needs it (the stationary law, or for
+    a reducible chain the mix of its closed classes' laws: the ratio argument above holds within
+    each closed class, and the transient states' mass, below ``TOLERANCE * FLOOR`` at detection,
+    only decreases)."""
     outflow = -generator.diagonal()
     rate = float(outflow.max())
     means = rate * times
