@@ -60,9 +60,9 @@ def test_analysis_picks_the_banded_order_on_a_line_and_dissection_on_a_grid():
 
 
 def test_analysis_puts_the_root_last():
-    rates = Balance(CTMC.from_lattice((20, 20), [((1, 0), lambda X: 0.5 * (X[:, 0] < 20)), ((-1, 0), lambda X: 1.0 * (X[:, 0] > 0)),
-                                                 ((0, 1), lambda X: 0.5 * (X[:, 1] < 20)),
-                                                 ((0, -1), lambda X: 1.0 * (X[:, 1] > 0))]).generator).rates
+    moves = [((1, 0), lambda X: 0.5 * (X[:, 0] < 20)), ((-1, 0), lambda X: 1.0 * (X[:, 0] > 0)),
+             ((0, 1), lambda X: 0.5 * (X[:, 1] < 20)), ((0, -1), lambda X: 1.0 * (X[:, 1] > 0))]
+    rates = Balance(CTMC.from_lattice((20, 20), moves).generator).rates
     for root in (0, 210, 440):
         assert multifrontal.analyse(rates, root=root).order[-1] == root
 

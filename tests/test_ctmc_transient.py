@@ -91,12 +91,13 @@ def test_stiff_chain_not_yet_mixed_is_refused_rather_than_answered_inaccurately(
     ([1.0, -2.0], 0, "times = .*must be finite real numbers >= 0"),
     (np.nan, 0, "times = nan: must be finite"),
     ([[1.0]], 0, "a scalar or a 1-D sequence"),
-    ([], 0, "must be finite real numbers"),
-    ("soon", 0, "times = 'soon': must be real numbers >= 0"),
+    ([], 0, "times = \\[\\]: must be a non-empty real number or an array"),
+    ("soon", 0, "times = 'soon': must be a non-empty real number"),
+    ([1.0, True], 0, "times = .*a bool at index"),
     (1.0, 7, "initial = 7: is not a state of this chain"),
     (1.0, np.array([0.5, 0.5]), "initial = .*probability vector of length 3"),
     (1.0, np.array([0.5, 0.5, 0.5]), "initial = .*summing to 1"),
-    (1.0, np.array([1 + 1j, 0, 0]), "initial = .*real probabilities"),
+    (1.0, np.array([1 + 1j, 0, 0]), "initial = .*array of real numbers \\(a vector of probabilities\\)"),
 ])
 def test_bad_input(times, initial, match):
     chain = birth_death(2, lambda x: 1.0, lambda x: 1.0)

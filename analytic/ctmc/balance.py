@@ -19,7 +19,6 @@ Two quantities are computed here for an approximate invariant measure ``x``:
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
@@ -62,12 +61,6 @@ class Measure:
         hi = np.where(exact, hi, self.hi * factor)
         lo = np.where(exact, lo, 0.0)
         return Measure.from_parts(hi, self.exponent, lo)
-
-    def normalized(self) -> np.ndarray:
-        """The probabilities ``x / sum(x)`` as doubles (values below the double range become 0)."""
-        top = int(self.exponent[self.hi > 0].max())
-        values = np.ldexp(self.hi + self.lo, np.maximum(self.exponent - top, -1100))
-        return values / values.sum()
 
     def relative_to_top(self) -> np.ndarray:
         """``x / 2**max(exponent)`` as doubles (for sums and comparisons)."""
@@ -133,17 +126,19 @@ class Balance:
         self._into = (self.into.indptr.astype(np.int64), self.into.indices.astype(np.int64), self.into.data)
         self._outflow_hi, self._outflow_lo, self._outflow_error = _row_sums(self.rates.indptr.astype(np.int64), scaled)
         self.outflow = self._outflow_hi + self._outflow_lo
+        self._orders: dict[int, np.ndarray] = {}
 
-    @functools.lru_cache(maxsize=4)
     def order_toward(self, reference: int) -> np.ndarray:
         """The states by decreasing distance (in transitions) from ``reference``, which comes last: a
         Cuthill–McKee order from ``reference``, reversed. Eliminating towards the pinned state keeps
         an LU of the scaled system from subtracting nearly equal numbers (its pivots are then
         probabilities of escaping towards the pinned state, not of avoiding it), and keeps the
         bandwidth of a level structure."""
-        graph = (self.rates + self.into).tocsr()
-        found = breadth_first_order(graph, reference, directed=False, return_predecessors=False)
-        return found[::-1].astype(np.int64)
+        if reference not in self._orders:
+            found = breadth_first_order((self.rates + self.into).tocsr(), reference, directed=False,
+                                        return_predecessors=False)
+            self._orders[reference] = found[::-1].astype(np.int64)
+        return self._orders[reference]
 
     def positive(self, x: Measure) -> Measure:
         """``x`` with its zero entries (values that underflowed, far below the others) replaced by

@@ -40,7 +40,7 @@ from analytic.errors import (
 )
 from analytic.memory import available_bytes, require
 from analytic.reproduce import Row, reproduces
-from analytic.validation import integer, numeric_array, option
+from analytic.validation import integer, option, real_array
 
 __all__ = ["CTMC", "lattice_bytes"]
 
@@ -433,11 +433,8 @@ class CTMC:
         >>> chain.transient([0.0, 1e12], 0).round(6).tolist()
         [[1.0, 0.0], [0.666667, 0.333333]]
         """
-        try:
-            t = np.asarray(times, dtype=float)
-        except (TypeError, ValueError):
-            raise InvalidParameterError("times", times, "must be real numbers >= 0") from None
-        if t.ndim > 1 or t.size == 0 or not np.all(np.isfinite(t)) or np.any(t < 0):
+        t = real_array("times", times, " >= 0 (a scalar or a 1-D sequence)", allow_empty=False)
+        if t.ndim > 1 or np.any(t < 0):
             raise InvalidParameterError("times", times, "must be finite real numbers >= 0 (a scalar or a 1-D sequence)")
         p = self._initial_distribution(initial)
         out = uniformized(self._generator, t.ravel(), p, lambda: self._limit(p))
@@ -536,9 +533,8 @@ class CTMC:
 
     def _check_distribution(self, values: Any, name: str) -> np.ndarray:
         """``values`` as a probability vector of length n_states, or an error saying why not."""
-        pi = values.probabilities if isinstance(values, Stationary) else numeric_array(
-            name, values, "must be a vector of real probabilities")
-        pi = pi.astype(float)
+        pi = values.probabilities if isinstance(values, Stationary) else real_array(
+            name, values, " (a vector of probabilities)", allow_nan=True)
         if pi.shape != (self.n_states,) or not np.all(np.isfinite(pi)) or np.any(pi < 0) \
                 or not np.isclose(pi.sum(), 1.0, rtol=0, atol=1e-9):
             raise InvalidParameterError(name, values, f"must be a probability vector of length {self.n_states} "
