@@ -101,7 +101,8 @@ def test_a_perturbed_measure_is_bounded_by_at_least_its_error():
     for b, d in zip(births, deaths, strict=True):
         weights.append(weights[-1] * mpmath.mpf(b) / mpmath.mpf(d))
     exact = [w / weights[root] for w in weights]
-    values = [mpmath.ldexp(mpmath.mpf(float(h)), int(e) - int(r)) for h, e, r in zip(hi, x.exponent, balance.row_exponent, strict=True)]
+    values = [mpmath.ldexp(mpmath.mpf(float(h)), int(e) - int(r))
+              for h, e, r in zip(hi, x.exponent, balance.row_exponent, strict=True)]
     values = [v / values[root] for v in values]
     error = np.array([float(abs(v / w - 1)) for v, w in zip(values, exact, strict=True)])
     assert error[moved] > 5e-7

@@ -5,8 +5,9 @@ With ``Λ`` at least every state's total outflow, ``P = I + Q / Λ`` is stochast
 accurate entry by entry: each iterate adds about one unit roundoff, so ``p(t)`` is good to about
 ``Λ t`` times ``2**-53`` relative (4e-11 measured at ``Λ t = 34 600``). The Poisson weights are
 taken in log space between quantiles that leave less than 1e-16 of mass outside. For large
-``Λt`` the iterates ``v_k = p(0) P^k`` are compared with the stationary law ``pi`` (one solve): the ratio ``v_k / pi`` is, state by state, an average of the
-previous ratios under the time-reversed chain, so ``max_j |v_k(j) / pi(j) - 1|`` never increases
+``Λt`` the iterates ``v_k = p(0) P^k`` are compared with the stationary law ``pi`` (one solve):
+the ratio ``v_k / pi`` is, state by state, an average of the previous ratios under the
+time-reversed chain, so ``max_j |v_k(j) / pi(j) - 1|`` never increases
 with k; once it is below ``TOLERANCE`` every later iterate is ``pi`` within it, and the remaining
 Poisson mass goes to ``pi`` at once (steady-state detection; Sericola 1999). A chain that has mixed
 costs about one stationary solve whatever ``t``.
