@@ -50,9 +50,6 @@ numpydoc_validation_checks = {"PR01", "RT01", "EX01", "GL08"}
 numpydoc_validation_overrides = {"PR01": [r"(?m)^\s*Attributes\n\s*-{5,}"]}
 # Attributes (properties, constants) are not callables: only GL08 applies, checked by tests/test_docs.py.
 numpydoc_validation_exclude = api.non_callables()
-# TEMPORARY_CTMC_EXCLUSION: the lead is rewriting analytic.ctmc; its docstrings are validated once the
-# rewrite lands. Remove this line then (the failing names are listed in the report of issue 22).
-numpydoc_validation_exclude |= {r"^analytic\.ctmc\."}
 
 # Internal links: every cross-reference must resolve (-n), with Python's and numpy's names, which
 # have no inventory here (no network), the only exceptions. A docstring may name an object the

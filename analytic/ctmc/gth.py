@@ -39,11 +39,15 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import reverse_cuthill_mckee
+from tqdm.auto import tqdm
 
 from analytic.ctmc.balance import Balance, Measure
 from analytic.ctmc.ordering import nested_dissection
 
 __all__ = ["Factorization", "GTHPlan", "analyse"]
+
+#: A factorization needing more multiply-adds than this shows a progress bar (about half a minute).
+PROGRESS_FLOPS = 1e11
 
 #: Columns eliminated together before the trailing update of a front (the BLAS block size).
 _BLOCK = 64
@@ -67,6 +71,8 @@ class GTHPlan:
         contribution stack).
     flops : float
         Multiply-adds of the elimination (about ``sum_fronts pivots * front_size**2``).
+    work : numpy.ndarray
+        The multiply-adds done before each supernode (the last entry is ``flops``).
     """
 
     order: np.ndarray
@@ -77,8 +83,13 @@ class GTHPlan:
     stored: int
     stack: int
     largest_front: int
-    flops: float
+    work: np.ndarray
     transitions: int
+
+    @property
+    def flops(self) -> float:
+        """Multiply-adds of the elimination (about ``sum_fronts pivots * front_size**2``)."""
+        return float(self.work[-1])
 
     @property
     def bytes(self) -> int:
@@ -240,10 +251,11 @@ def _fronts(indptr, indices, parent, start, n):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def _sizes(start, update_ptr, n_children):  # pragma: no cover - compiled
-    """Stored factor entries, peak contribution stack, largest front and multiply-adds."""
+    """Stored factor entries, peak contribution stack, largest front, and the multiply-adds done
+    before each supernode (and in all)."""
     m = len(start) - 1
     stored, largest, alive, peak = 0, 0, 0, 0
-    flops = 0.0
+    work = np.zeros(m + 1)
     blocks = np.zeros(m + 1, np.int64)
     depth = 0
     for s in range(m):
@@ -251,7 +263,7 @@ def _sizes(start, update_ptr, n_children):  # pragma: no cover - compiled
         rest = update_ptr[s + 1] - update_ptr[s]
         size = pivots + rest
         stored += pivots * size
-        flops += pivots * float(size) * size
+        work[s + 1] = work[s] + pivots * float(size) * size
         largest = max(largest, size)
         for _ in range(n_children[s]):
             depth -= 1
@@ -260,7 +272,7 @@ def _sizes(start, update_ptr, n_children):  # pragma: no cover - compiled
         depth += 1
         alive += rest * rest
         peak = max(peak, alive)
-    return stored, peak, largest, flops
+    return stored, peak, largest, work
 
 
 # ---------------------------------------------------------------------------------------------
@@ -365,33 +377,20 @@ def _exponent_slots(start, update_ptr, block):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def _factor(out_ptr, out_idx, out_val, in_ptr, in_idx, in_val, start, update_ptr, update, n_children,
-            stored, stack_size, block):  # pragma: no cover - compiled
-    """Multifrontal GTH: per state its pivot (mantissa and exponent), per supernode its factor
-    blocks ``lower`` and ``upper`` (row-major, pivots x front, see ``_eliminate``) and the row
-    exponents of ``lower``.
+def _factor(begin, end_supernode, counters, out_ptr, out_idx, out_val, in_ptr, in_idx, in_val, start, update_ptr,
+            update, n_children, block, pivot, pivot_exponent, lower, upper, exponent_ptr, lower_exponent, factor_ptr,
+            local, stack, stack_exponent, block_at, block_of, exponent_at):  # pragma: no cover - compiled
+    """Multifrontal GTH of supernodes ``begin..end_supernode - 1`` (in order; ``counters`` holds the
+    contribution stack's depth, top and exponent top between calls): per state its pivot (mantissa
+    and exponent), per supernode its factor blocks ``lower`` and ``upper`` (row-major, pivots x
+    front, see ``_eliminate``) and the row exponents of ``lower``.
 
     ``out_*`` is the CSR of the embedded (permuted) rates, row c = rates out of c; ``in_*`` the CSR
     of its transpose, row c = rates into c. Each contribution block leaves a front with its rows'
     exponents; extend-add aligns a row's contributions to the largest of their exponents.
     """
-    n = len(out_ptr) - 1
-    m = len(start) - 1
-    pivot = np.zeros(n)
-    pivot_exponent = np.zeros(n, np.int64)
-    lower = np.empty(stored)
-    upper = np.empty(stored)
-    exponent_ptr = _exponent_slots(start, update_ptr, block)
-    lower_exponent = np.empty(exponent_ptr[m], np.int64)
-    factor_ptr = np.zeros(m + 1, np.int64)
-    local = np.empty(n, np.int64)
-    stack = np.empty(max(stack_size, 1))
-    stack_exponent = np.empty(max(stack_size, 1), np.int64)
-    block_at = np.empty(m + 1, np.int64)
-    block_of = np.empty(m + 1, np.int64)
-    depth, top, top_exponent = 0, 0, 0
-    exponent_at = np.empty(m + 1, np.int64)
-    for s in range(m):
+    depth, top, top_exponent = counters[0], counters[1], counters[2]
+    for s in range(begin, end_supernode):
         first, end = start[s], start[s + 1]
         p = end - first
         base = update_ptr[s]
@@ -455,7 +454,7 @@ def _factor(out_ptr, out_idx, out_val, in_ptr, in_idx, in_val, start, update_ptr
         depth += 1
         top += rest * rest
         top_exponent += rest
-    return pivot, pivot_exponent, factor_ptr, lower, upper, exponent_ptr, lower_exponent
+    counters[0], counters[1], counters[2] = depth, top, top_exponent
 
 
 @numba.njit(cache=True)
@@ -639,9 +638,9 @@ def _plan(pattern: sp.csr_array, order: np.ndarray, transitions: int) -> GTHPlan
     parent = _etree(indptr, indices, n)
     start = _supernodes(parent, _column_counts(indptr, indices, parent, n), n, _RELAX)
     update_ptr, update, n_children = _fronts(indptr, indices, parent, start, n)
-    stored, stack, largest, flops = _sizes(start, update_ptr, n_children)
-    return GTHPlan(order, start, update_ptr, update, n_children, int(stored), int(stack), int(largest),
-                   float(flops), transitions)
+    stored, stack, largest, work = _sizes(start, update_ptr, n_children)
+    return GTHPlan(order, start, update_ptr, update, n_children, int(stored), int(stack), int(largest), work,
+                   transitions)
 
 
 def analyse(rates: sp.csr_array, root: int | None = None) -> GTHPlan:
@@ -679,6 +678,14 @@ def _rooted(order: np.ndarray, root: int | None) -> np.ndarray:
     return order if root is None else np.append(order[order != root], root)
 
 
+def _chunks(plan: GTHPlan) -> np.ndarray:
+    """Supernode boundaries splitting the factorization into steps of about ``PROGRESS_FLOPS / 20``
+    multiply-adds (one step for a small plan): the progress bar advances between them."""
+    step = PROGRESS_FLOPS / 20
+    marks = np.searchsorted(plan.work, np.arange(step, plan.flops, step))
+    return np.unique(np.concatenate([[0], marks, [len(plan.start) - 1]]))
+
+
 class Factorization:
     """The sparse GTH factorization of a scaled chain (:class:`~analytic.ctmc.balance.Balance`),
     eliminated in the order of ``plan`` towards its root, the last state.
@@ -697,11 +704,25 @@ class Factorization:
         self.root = int(plan.order[-1])
         scaled = _permuted(_embedded(balance.rates, balance.outflow), plan.order)
         into = scaled.T.tocsr()
-        (self._pivot, self._pivot_exponent, self._factor_ptr, self._lower, self._upper, self._exponent_ptr,
-         self._lower_exponent) = _factor(
-            scaled.indptr.astype(np.int64), scaled.indices.astype(np.int64), scaled.data,
-            into.indptr.astype(np.int64), into.indices.astype(np.int64), into.data,
-            plan.start, plan.update_ptr, plan.update, plan.n_children, plan.stored, plan.stack, _BLOCK)
+        n, m = balance.n, len(plan.start) - 1
+        self._pivot, self._pivot_exponent = np.zeros(n), np.zeros(n, np.int64)
+        self._lower, self._upper = np.empty(plan.stored), np.empty(plan.stored)
+        self._exponent_ptr = _exponent_slots(plan.start, plan.update_ptr, _BLOCK)
+        self._lower_exponent = np.empty(self._exponent_ptr[m], np.int64)
+        self._factor_ptr = np.zeros(m + 1, np.int64)
+        work = (np.empty(n, np.int64), np.empty(max(plan.stack, 1)), np.empty(max(plan.stack, 1), np.int64),
+                np.empty(m + 1, np.int64), np.empty(m + 1, np.int64), np.empty(m + 1, np.int64))
+        counters = np.zeros(3, np.int64)
+        chunks = _chunks(plan)
+        with tqdm(total=round(plan.flops), unit=" multiply-adds", unit_scale=True, desc="GTH factorization",
+                  disable=None if plan.flops > PROGRESS_FLOPS else True, leave=False) as progress:
+            for begin, end in zip(chunks[:-1], chunks[1:], strict=True):
+                _factor(begin, end, counters, scaled.indptr.astype(np.int64), scaled.indices.astype(np.int64),
+                        scaled.data, into.indptr.astype(np.int64), into.indices.astype(np.int64), into.data,
+                        plan.start, plan.update_ptr, plan.update, plan.n_children, _BLOCK, self._pivot,
+                        self._pivot_exponent, self._lower, self._upper, self._exponent_ptr, self._lower_exponent,
+                        self._factor_ptr, *work)
+                progress.update(round(plan.work[end] - plan.work[begin]))
         if np.count_nonzero(self._pivot == 0.0) != 1 or self._pivot[-1] != 0.0:
             raise FloatingPointError("a GTH pivot vanished before the root: the chain is numerically reducible")
 
