@@ -55,12 +55,12 @@ FLOOR = 1e-290
 #: ``method="auto"`` starts with GTH when its factorization needs at most this many multiply-adds
 #: (a fraction of a second), or at most ``GTH_FLOPS_PER_STATE`` per state (chains of low dimension,
 #: whose fronts stay small: birth–death chains, the two-queue lattices, where GMRES needs many
-#: iterations); otherwise the iterative rounds come first and GTH is a fallback. Measured
-#: (benchmarks/ctmc.py): the BS-FCFS sequence chain of 5 251 states needs 1.3e9 multiply-adds
-#: in fronts of up to 1 199 states (4 s) and 0.1 s of iterative rounds; the 10^6-state lattice
-#: 1.4e10 (1.4e4 per state, 3 s) and more than ten minutes of GMRES.
+#: iterations; on a k x k lattice it grows like 14 k); otherwise the iterative rounds come first
+#: and GTH is a fallback. Measured (benchmarks/ctmc.py): the BS-FCFS sequence chain of 5 251
+#: states needs 2.5e5 multiply-adds per state (fronts of up to 1 199 states: 4 s) and 0.1 s of
+#: iterative rounds; the 10^6- and 10^7-state lattices 1.4e4 and 4.5e4 per state.
 GTH_FLOPS = 1e8
-GTH_FLOPS_PER_STATE = 3e4
+GTH_FLOPS_PER_STATE = 1e5
 
 #: ``method="auto"`` tries SuperLU on the scaled system up to this many states.
 DIRECT_STATES = 3000
