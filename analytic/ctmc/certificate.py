@@ -46,6 +46,9 @@ __all__ = ["Certificate", "certify", "normalized_bound", "relative_residual", "t
 #: Relative rounding of one double operation.
 _UNIT = 2.0**-53
 
+#: The floor of the supersolution's right-hand side, relative to the largest need (``_floor_level``).
+_LEVEL = 1e-6
+
 #: Refinement steps of the supersolution at most.
 _STEPS = 4
 
@@ -89,13 +92,14 @@ def certify(balance: Balance, x: Measure, reference: int,
     """Bound the error of ``x`` (see the module docstring); ``solve(rhs, rtol, weights)`` solves the
     scaled system ``S y = rhs`` to a relative residual ``rtol`` in the 2-norm of ``weights * (S y -
     rhs)`` (approximately: the result is checked). The right-hand side is twice each row's own
-    need, so that a state far in the tail, whose relative residual may be large, weighs on the
-    others only through the probability that the reversed chain passes by it."""
+    need (but not below a floor, :func:`_floor_level`), so that a state far in the tail, whose
+    relative residual may be large, weighs on the others only through the probability that the
+    reversed chain passes by it."""
     _, need = relative_residual(balance, x, reference)
     largest = float(need.max())
     if not math.isfinite(largest):
         return Certificate(np.full(balance.n, np.inf), False, math.inf, math.inf)
-    rhs = 2 * need + 2.0**-1000      # twice what each row needs: GMRES may leave each a little short
+    rhs = np.maximum(2 * need, _floor_level(x, need))   # twice what each row needs, at least a floor
     rhs[reference] = 0.0
     weights = 1 / np.where(rhs > 0, rhs, 1.0)
     rtol = 1 / (4 * math.sqrt(balance.n))
@@ -109,6 +113,15 @@ def certify(balance: Balance, x: Measure, reference: int,
             return Certificate(g * (1 + 4 * _UNIT) / (1 - 2 * _UNIT), True, largest, amplification)
         g = g + solve(rhs - supplied, rtol, weights)
     return Certificate(np.full(balance.n, np.inf), False, largest, amplification)
+
+
+def _floor_level(x: Measure, need: np.ndarray) -> float:
+    """The least right-hand side of the supersolution's equations: ``_LEVEL`` times the largest need
+    among the states within the double range of the likeliest (a far tail with large relative
+    residuals does not set it). Below it, a row's ``(S g)_i`` could not be resolved: ``g`` carries
+    relative roundings of ``2**-53`` and is about the mean hitting time times the largest need."""
+    above = x.relative_to_top() >= 2.0**-960
+    return _LEVEL * 2 * float(need[above].max(initial=0.0)) + 2.0**-1000
 
 
 def _supplied(balance: Balance, x: Measure, u_hi: np.ndarray, u_lo: np.ndarray,

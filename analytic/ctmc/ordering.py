@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 
-__all__ = ["nested_dissection"]
+__all__ = ["minimum_degree", "nested_dissection"]
 
 #: Parts of at most this many states are not split further.
 LEAF_SIZE = 64
@@ -158,3 +160,27 @@ def nested_dissection(indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
     """
     n = len(indptr) - 1
     return _dissect(indptr.astype(np.int64), indices.astype(np.int64), n, LEAF_SIZE)
+
+
+def minimum_degree(pattern: sp.csr_array) -> np.ndarray:
+    """A minimum-degree elimination order of a symmetric pattern: the multiple minimum degree
+    ordering of SuperLU (Liu, *Modification of the minimum-degree algorithm by multiple
+    elimination*, ACM TOMS 11, 1985), read off the column permutation of a SuperLU factorization
+    of the pattern made diagonally dominant (so that no pivot is ever exchanged). Costs one
+    factorization: for chains of moderate size whose breadth-first separators are wide.
+
+    Examples
+    --------
+    A star (state 0 joined to all others) is eliminated leaves first, the centre last:
+
+    >>> star = sp.csr_array((np.ones(8), (np.r_[np.zeros(4, int), 1:5], np.r_[1:5, np.zeros(4, int)])), shape=(5, 5))
+    >>> int(minimum_degree(star)[-1])
+    0
+    """
+    n = pattern.shape[0]
+    degree = np.diff(pattern.indptr).astype(float)
+    dominant = (abs(pattern) + sp.diags_array(degree + 1.0)).tocsc()
+    factor = spla.splu(dominant, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options=dict(SymmetricMode=True))
+    order = np.empty(n, np.int64)
+    order[factor.perm_c] = np.arange(n)
+    return order

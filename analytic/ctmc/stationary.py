@@ -52,13 +52,13 @@ MINIMUM_TOLERANCE = 2.0**-50
 #: keeps the relative accuracy of values rescaled near the bottom of the range).
 FLOOR = 1e-290
 
-#: ``method="auto"`` starts with GTH when its factorization needs at most this many multiply-adds
-#: (a fraction of a second), or at most ``GTH_FLOPS_PER_STATE`` per state (chains of low dimension,
-#: whose fronts stay small: birth–death chains, the two-queue lattices, where GMRES needs many
-#: iterations; on a k x k lattice it grows like 14 k); otherwise the iterative rounds come first
-#: and GTH is a fallback. Measured (benchmarks/ctmc.py): the BS-FCFS sequence chain of 5 251
-#: states needs 2.5e5 multiply-adds per state (fronts of up to 1 199 states: 4 s) and 0.1 s of
-#: iterative rounds; the 10^6- and 10^7-state lattices 1.4e4 and 4.5e4 per state.
+#: ``method="auto"`` starts with GTH when its factorization costs (``GTHPlan.cost``) at most this
+#: many multiply-adds (a fraction of a second), or at most ``GTH_FLOPS_PER_STATE`` per state (chains
+#: of low dimension, whose fronts stay small: birth–death chains, the two-queue lattices, where
+#: GMRES needs many iterations; on a k x k lattice it grows like 14 k); otherwise the iterative
+#: rounds come first and GTH is a fallback. Measured (benchmarks/ctmc.py): the BS-FCFS sequence
+#: chain of 5 251 states costs 3e5 per state (fronts of up to 831 states: 2 s) against 0.1 to 1 s
+#: of iterative rounds; the 10^6- and 10^7-state lattices about 2e4 and 5e4 per state.
 GTH_FLOPS = 1e8
 GTH_FLOPS_PER_STATE = 1e5
 
@@ -242,7 +242,7 @@ def _plan_methods(balance: Balance, method: str) -> tuple[list[str], gth.GTHPlan
     if method != "auto":
         return [method], plan
     fits = plan.bytes <= available_bytes()
-    cheap = plan.flops <= GTH_FLOPS or plan.flops <= GTH_FLOPS_PER_STATE * balance.n
+    cheap = plan.cost <= GTH_FLOPS or plan.cost <= GTH_FLOPS_PER_STATE * balance.n
     ladder = ["gth", "iterative"] if fits and cheap else ["iterative"]
     if balance.n <= DIRECT_STATES:
         ladder.append("direct")
