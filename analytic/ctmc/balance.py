@@ -127,6 +127,7 @@ class Balance:
         self._outflow_hi, self._outflow_lo, self._outflow_error = _row_sums(self.rates.indptr.astype(np.int64), scaled)
         self.outflow = self._outflow_hi + self._outflow_lo
         self._orders: dict[int, np.ndarray] = {}
+        self._rough: Measure | None = None
 
     def order_toward(self, reference: int) -> np.ndarray:
         """The states by decreasing distance (in transitions) from ``reference``, which comes last: a
@@ -159,8 +160,9 @@ class Balance:
         any range: the better balanced (by the median relative flow excess) of two cheap guesses,
         :meth:`_tree_measure` (exact for reversible chains) and :meth:`_jump_measure` (good where
         the jump chain mixes fast)."""
-        guesses = [self._tree_measure(), self._jump_measure()]
-        return min(guesses, key=self._imbalance)
+        if self._rough is None:
+            self._rough = min([self._tree_measure(), self._jump_measure()], key=self._imbalance)
+        return self._rough
 
     def _imbalance(self, x: Measure) -> float:
         value, _ = self.excess(x.hi, x.lo, x.exponent)
@@ -184,11 +186,12 @@ class Balance:
         return Measure.from_parts(np.exp2(log_x - whole), whole.astype(np.int64))
 
     def _jump_measure(self) -> Measure:
-        """Steps of the lazy jump chain from the uniform law (about 2e8 multiply-adds' worth, between
-        100 and 10 000 steps), divided by the outflows; values below ``2**-1000`` of the largest are
+        """Steps of the lazy jump chain from the uniform law (about 2e7 multiply-adds' worth, between
+        100 and 2 000 steps), divided by the outflows; values below ``2**-1000`` of the largest are
         raised to it."""
-        steps = int(np.clip(2e8 / max(self.rates.nnz, 1), 100, 10_000))
-        flow = _lazy_jumps(*self._into, self.outflow, steps)
+        steps = int(np.clip(2e7 / max(self.rates.nnz, 1), 100, 2_000))
+        indptr, indices, data = self._into
+        flow = _lazy_jumps(indptr, indices, data / self.outflow[indices], steps)
         flow = np.maximum(flow, flow.max() * 2.0**-1000)
         return Measure.from_parts(flow / self.outflow, np.zeros(self.n, np.int64))
 
@@ -251,17 +254,17 @@ def _tree_logs(order, parent, indptr, indices, data, outflow):  # pragma: no cov
 
 
 @numba.njit(cache=True)
-def _lazy_jumps(indptr, indices, data, outflow, steps):  # pragma: no cover - compiled
-    """``steps`` steps ``v <- (v + v P) / 2`` of the jump chain ``P_ji = q'_ji / q'_j`` from the uniform law."""
-    n = len(outflow)
+def _lazy_jumps(indptr, indices, probability, steps):  # pragma: no cover - compiled
+    """``steps`` steps ``v <- (v + v P) / 2`` of the jump chain from the uniform law; ``probability``
+    holds ``P_ji`` in the CSR layout of the rates into each state."""
+    n = len(indptr) - 1
     v = np.full(n, 1.0 / n)
     w = np.empty(n)
     for _ in range(steps):
         for i in range(n):
             s = 0.0
             for p in range(indptr[i], indptr[i + 1]):
-                j = indices[p]
-                s += v[j] * data[p] / outflow[j]
+                s += v[indices[p]] * probability[p]
             w[i] = 0.5 * (v[i] + s)
         v, w = w, v
     return v

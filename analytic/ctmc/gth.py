@@ -662,7 +662,7 @@ def _plan(pattern: sp.csr_array, order: np.ndarray, transitions: int) -> GTHPlan
                    float(traffic), transitions)
 
 
-def analyse(rates: sp.csr_array, root: int | None = None) -> GTHPlan:
+def analyse(rates: sp.csr_array, root: int | None = None, thorough: bool = False) -> GTHPlan:
     """Symbolic analysis of the GTH factorization of an irreducible chain given by its off-diagonal
     ``rates``: the elimination order and the exact memory and work of the numerical phase,
     computed without allocating it. ``root``, if given, is eliminated last (the pinned state of the
@@ -690,7 +690,7 @@ def analyse(rates: sp.csr_array, root: int | None = None) -> GTHPlan:
     if _profile(pattern, banded) <= dissection.stored:
         return _plan(pattern, banded, rates.nnz)
     n = pattern.shape[0]
-    if n <= MINIMUM_DEGREE_STATES and dissection.flops > WIDE_SEPARATORS * n:
+    if thorough and n <= MINIMUM_DEGREE_STATES and dissection.flops > WIDE_SEPARATORS * n:
         degree = _plan(pattern, _rooted(minimum_degree(pattern), root), rates.nnz)
         return min(dissection, degree, key=lambda plan: plan.flops)
     return dissection

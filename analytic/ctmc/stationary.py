@@ -297,13 +297,14 @@ def _rooted_factorization(balance: Balance, plan: gth.GTHPlan) -> gth.Factorizat
     at the root, and its amplification is the mean number of jumps to reach it. When the measure
     shows the guessed root a thousand times less likely than the likeliest state, the chain is
     factored again with that state as root."""
+    plan = gth.analyse(balance.rates, root=int(plan.order[-1]), thorough=True)
     require(plan.bytes, "the GTH factorization", balance.n)
     factorization = gth.Factorization(balance, plan)
     weights = factorization.measure().relative_to_top()
     likeliest = int(np.argmax(weights))
     if weights[likeliest] <= 1e3 * weights[factorization.root]:
         return factorization
-    return gth.Factorization(balance, gth.analyse(balance.rates, root=likeliest))
+    return gth.Factorization(balance, gth.analyse(balance.rates, root=likeliest, thorough=True))
 
 
 def _certified(balance: Balance, x: Measure, reference: int, tolerance: float,
