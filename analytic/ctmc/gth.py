@@ -478,16 +478,20 @@ def _factor(begin, end_supernode, counters, out_ptr, out_idx, out_val, in_ptr, i
 
 @numba.njit(cache=True)
 def _add(mantissa, exponent, i, value, power):  # pragma: no cover - compiled
-    """``x_i += value * 2**power`` for ``x`` held as mantissas and exponents (value >= 0)."""
+    """``x_i += value * 2**power`` for ``x`` held as mantissas and exponents (value >= 0). The
+    mantissas are kept below ``2**500`` and renormalized only then, so an addition costs one ``ldexp``."""
     if value <= 0.0:
         return
     if mantissa[i] == 0.0:
-        m, e = math.frexp(value)
-        mantissa[i], exponent[i] = m, e + power
+        mantissa[i], exponent[i] = value, power
         return
-    top = max(exponent[i], power)
-    m, e = math.frexp(math.ldexp(mantissa[i], exponent[i] - top) + math.ldexp(value, power - top))
-    mantissa[i], exponent[i] = m, e + top
+    shift = power - exponent[i]
+    if shift > 500:     # the new term dominates: move to its scale
+        mantissa[i], exponent[i], shift = math.ldexp(mantissa[i], -shift), power, 0
+    mantissa[i] += math.ldexp(value, shift)
+    if mantissa[i] > 2.0**500:
+        m, e = math.frexp(mantissa[i])
+        mantissa[i], exponent[i] = m, exponent[i] + e
 
 
 @numba.njit(cache=True)
@@ -553,7 +557,10 @@ def _back_substitute(start, update_ptr, update, pivot, pivot_exponent, factor_pt
                 total = 0.0
                 for j in range(t + 1, f):
                     if scaled[j] > 0.0:
-                        total += math.ldexp(lower[at + t * f + j] * scaled[j], lower_exponent[rows + j])
+                        if lower_exponent[rows + j] == 0:
+                            total += lower[at + t * f + j] * scaled[j]
+                        else:
+                            total += math.ldexp(lower[at + t * f + j] * scaled[j], lower_exponent[rows + j])
                 if source[g] > 0.0 and total > 0.0:
                     total += math.ldexp(source[g], source_exponent[g] - shift)
                 reference = shift
