@@ -82,6 +82,15 @@ class GTHPlan:
         The multiply-adds done before each supernode (the last entry is ``flops``).
     traffic : float
         Entries of all fronts together.
+
+    Examples
+    --------
+    An M/M/1/2 queue is one front of its three states: 3 pivots times ``3**2`` entries.
+
+    >>> import scipy.sparse as sp
+    >>> plan = analyse(sp.csr_array([[0, 1.0, 0], [2.0, 0, 1.0], [0, 2.0, 0]]), root=0)
+    >>> int(plan.order[-1]), plan.largest_front, plan.flops
+    (0, 3, 27.0)
     """
 
     order: np.ndarray
@@ -681,6 +690,23 @@ def analyse(rates: sp.csr_array, root: int | None = None, thorough: bool = False
     creates no long-range censored rates, which could otherwise underflow where probabilities
     span more than the double range.
 
+    Parameters
+    ----------
+    rates : scipy.sparse.csr_array
+        The off-diagonal rates of the chain, shape (n, n) (only their pattern matters here).
+    root : int, optional
+        The state eliminated last (default: wherever the order puts it).
+    thorough : bool
+        Whether a minimum-degree order (:func:`~analytic.ctmc.ordering.minimum_degree`, one SuperLU
+        factorization) competes too, on chains of at most ``MINIMUM_DEGREE_STATES`` states whose
+        nested dissection needs more than ``WIDE_SEPARATORS`` multiply-adds per state; the order
+        with fewer multiply-adds is kept.
+
+    Returns
+    -------
+    GTHPlan
+        The order, supernodes and fronts, with :attr:`GTHPlan.bytes` and :attr:`GTHPlan.flops`.
+
     Examples
     --------
     A birth–death chain of 1000 states needs no fill:
@@ -727,6 +753,27 @@ class Factorization:
 
     Raises ``FloatingPointError`` when a pivot vanishes before the root (the chain is numerically
     reducible), where no accurate answer exists.
+
+    Parameters
+    ----------
+    balance : Balance
+        The scaled balance equations of an irreducible chain.
+    plan : GTHPlan
+        Its symbolic analysis (:func:`analyse` of ``balance.rates``); the memory it states is
+        allocated here.
+
+    Examples
+    --------
+    An M/M/1/2 queue (arrivals at rate 1, service at rate 2) has the geometric law
+    ``(4, 2, 1) / 7``:
+
+    >>> import scipy.sparse as sp
+    >>> balance = Balance(sp.csr_array([[-1.0, 1.0, 0], [2.0, -3.0, 1.0], [0, 2.0, -2.0]]))
+    >>> factorization = Factorization(balance, analyse(balance.rates))
+    >>> mantissa, exponent = balance.probabilities(factorization.measure())
+    >>> law = np.ldexp(mantissa, exponent)
+    >>> (law / law.sum()).round(12).tolist()
+    [0.571428571429, 0.285714285714, 0.142857142857]
     """
 
     def __init__(self, balance: Balance, plan: GTHPlan) -> None:
@@ -758,13 +805,65 @@ class Factorization:
 
     def measure(self) -> Measure:
         """The invariant measure of the scaled chain (values whose censored rates fell more than the
-        double range below the rest of their row come out zero: :meth:`Balance.positive`)."""
+        double range below the rest of their row come out zero: :meth:`Balance.positive`).
+
+        Returns
+        -------
+        Measure
+            The measure, unnormalized, non-negative (positive but for such underflows).
+
+        Raises
+        ------
+        FloatingPointError
+            A value of the back-substitution left the double range.
+
+        Examples
+        --------
+        Rates 1 (0 -> 1) and 2 (1 -> 0) scale to 1/2 both ways: the measure is uniform.
+
+        >>> import scipy.sparse as sp
+        >>> balance = Balance(sp.csr_array([[-1.0, 1.0], [2.0, -2.0]]))
+        >>> Factorization(balance, analyse(balance.rates)).measure().relative_to_top().tolist()
+        [0.5, 0.5]
+        """
         zero = np.zeros(self.balance.n)
         return self._flows_to_measure(*self._back(zero, zero.astype(np.int64), 1.0))
 
     def solve(self, mantissa: np.ndarray, exponent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``u`` with ``u_i q'_i - sum_j u_j q'_ji = w_i`` for every state but the root and ``u_root = 0``,
-        for sources ``w = mantissa * 2**exponent >= 0``: mantissas and exponents of ``u``."""
+        for sources ``w = mantissa * 2**exponent >= 0``: mantissas and exponents of ``u``.
+
+        Parameters
+        ----------
+        mantissa : numpy.ndarray
+            Mantissas of the sources, >= 0, aligned with the states.
+        exponent : numpy.ndarray
+            Their binary exponents (integers).
+
+        Returns
+        -------
+        mantissa : numpy.ndarray
+            Mantissas of ``u`` (0 at the root).
+        exponent : numpy.ndarray
+            Their binary exponents: ``u = mantissa * 2**exponent``.
+
+        Raises
+        ------
+        FloatingPointError
+            A value of the back-substitution left the double range.
+
+        Examples
+        --------
+        With rates 1/2 both ways (the scaled chain of rates 1 and 2) and the root 1, state 0's
+        equation is ``u_0 / 2 = w_0``:
+
+        >>> import scipy.sparse as sp
+        >>> balance = Balance(sp.csr_array([[-1.0, 1.0], [2.0, -2.0]]))
+        >>> factorization = Factorization(balance, analyse(balance.rates, root=1))
+        >>> mantissa, exponent = factorization.solve(np.ones(2), np.zeros(2, np.int64))
+        >>> np.ldexp(mantissa, exponent).tolist()
+        [2.0, 0.0]
+        """
         order = self.plan.order
         source, power = np.ascontiguousarray(mantissa[order], dtype=float), exponent[order].astype(np.int64)
         _forward(self.plan.start, self.plan.update_ptr, self.plan.update, self._factor_ptr, self._upper, source, power)

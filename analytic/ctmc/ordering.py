@@ -148,15 +148,32 @@ def nested_dissection(indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
     """Elimination order of the states of an undirected graph given in CSR form (both directions
     of every edge present, no self-loops): a permutation of ``0..n-1``, separators last.
 
+    Parameters
+    ----------
+    indptr : numpy.ndarray
+        CSR row pointers of the graph, length ``n + 1``.
+    indices : numpy.ndarray
+        CSR column indices: the neighbours of each state.
+
+    Returns
+    -------
+    numpy.ndarray
+        The elimination order (int64): ``order[k]`` is the k-th state eliminated.
+
     Examples
     --------
-    A path of 5 states is cut at its middle state, which comes last:
+    A path of at most ``LEAF_SIZE`` (64) states is not split: it is ordered from one end. A path
+    of 200 states is cut by one state with at least a quarter of the states on each side, which
+    comes last:
 
     >>> import scipy.sparse as sp
     >>> path = sp.diags_array([np.ones(4), np.ones(4)], offsets=[-1, 1]).tocsr()
+    >>> nested_dissection(path.indptr, path.indices).tolist()
+    [0, 1, 2, 3, 4]
+    >>> path = sp.diags_array([np.ones(199), np.ones(199)], offsets=[-1, 1]).tocsr()
     >>> order = nested_dissection(path.indptr, path.indices)
-    >>> sorted(order.tolist()) == [0, 1, 2, 3, 4]
-    True
+    >>> sorted(order.tolist()) == list(range(200)), bool(min(order[-1], 199 - order[-1]) >= 200 // 4)
+    (True, True)
     """
     n = len(indptr) - 1
     return _dissect(indptr.astype(np.int64), indices.astype(np.int64), n, LEAF_SIZE)
@@ -168,6 +185,16 @@ def minimum_degree(pattern: sp.csr_array) -> np.ndarray:
     elimination*, ACM TOMS 11, 1985), read off the column permutation of a SuperLU factorization
     of the pattern made diagonally dominant (so that no pivot is ever exchanged). Costs one
     factorization: for chains of moderate size whose breadth-first separators are wide.
+
+    Parameters
+    ----------
+    pattern : scipy.sparse.csr_array
+        A symmetric sparsity pattern, shape (n, n) (only where its entries are stored matters).
+
+    Returns
+    -------
+    numpy.ndarray
+        The elimination order (int64): ``order[k]`` is the k-th state eliminated.
 
     Examples
     --------
