@@ -32,6 +32,7 @@ allocated, so callers can refuse a chain that does not fit.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -684,11 +685,12 @@ def analyse(rates: sp.csr_array, root: int | None = None, thorough: bool = False
     computed without allocating it. ``root``, if given, is eliminated last (the pinned state of the
     systems :meth:`Factorization.solve` solves).
 
-    Two orders are considered: nested dissection, and the banded reverse Cuthill–McKee order,
-    taken whenever its envelope is no larger than nested dissection's factor. A banded order
-    censors only between nearby states, so on birth–death and other level-structured chains it
-    creates no long-range censored rates, which could otherwise underflow where probabilities
-    span more than the double range.
+    The orders considered: nested dissection; the banded reverse Cuthill–McKee order, taken
+    whenever its envelope is no larger than nested dissection's factor (a banded order censors only
+    between nearby states, so on birth–death and other level-structured chains it creates no
+    long-range censored rates, which could otherwise underflow where probabilities span more than
+    the double range); and with ``thorough``, on chains of at most ``MINIMUM_DEGREE_STATES``
+    states whose dissection is costly, a minimum-degree order, the cheaper of the two kept.
 
     Parameters
     ----------
@@ -793,7 +795,7 @@ class Factorization:
         chunks = _chunks(plan)
         with tqdm(total=round(plan.flops), unit=" multiply-adds", unit_scale=True, desc="GTH factorization",
                   disable=None if plan.flops > PROGRESS_FLOPS else True, leave=False) as progress:
-            for begin, end in zip(chunks[:-1], chunks[1:], strict=True):
+            for begin, end in itertools.pairwise(chunks):
                 _factor(begin, end, counters, scaled.indptr.astype(np.int64), scaled.indices.astype(np.int64),
                         scaled.data, into.indptr.astype(np.int64), into.indices.astype(np.int64), into.data,
                         plan.start, plan.update_ptr, plan.update, plan.n_children, _BLOCK, self._pivot,

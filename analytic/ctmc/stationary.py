@@ -40,7 +40,7 @@ from analytic.ctmc.refinement import RESTART, ScaledSolver, refine
 from analytic.ctmc.spaces import vector_result
 from analytic.errors import ConvergenceError, InvalidParameterError, StateSpaceTooLargeError
 from analytic.memory import available_bytes, require
-from analytic.validation import integer, option, unit_fraction
+from analytic.validation import integer, option, unit_fraction, user_code
 
 __all__ = ["ACCURACY", "FLOOR", "GTH_FLOPS", "Stationary", "check_tolerance", "solve", "solve_bytes"]
 
@@ -172,8 +172,11 @@ class Stationary:
         >>> round(queue.stationary().expected(lambda x: x), 12)
         0.571428571429
         """
-        values = self._space.evaluate(reward) if callable(reward) else vector_result(
-            reward, len(self.probabilities), "reward")
+        if callable(reward):
+            with user_code("reward", reward, "it must return one finite value per state"):
+                values = self._space.evaluate(reward)
+        else:
+            values = vector_result(reward, len(self.probabilities), "reward")
         if not np.all(np.isfinite(values)):
             bad = int(np.flatnonzero(~np.isfinite(values))[0])
             raise InvalidParameterError("reward", values[bad], f"must be finite (at state {self.states[bad]})")
@@ -361,7 +364,12 @@ def solve(generator: sp.csr_array, method: str, first: int | None, tolerance: fl
     for name in ladder:
         try:
             outcome = _attempt(balance, name, first, tolerance, plan)
-        except (FloatingPointError, StateSpaceTooLargeError) as exc:
+        except StateSpaceTooLargeError as exc:
+            if method != "auto":
+                raise
+            attempts.record(name, math.inf, str(exc))
+            continue
+        except FloatingPointError as exc:
             if method != "auto":
                 raise ConvergenceError(f"{name} cannot solve this chain: {exc}") from exc
             attempts.record(name, math.inf, str(exc))
