@@ -408,7 +408,7 @@ def _exponent_slots(start, update_ptr, block):  # pragma: no cover - compiled
 @numba.njit(cache=True)
 def _factor(begin, end_supernode, counters, out_ptr, out_idx, out_val, in_ptr, in_idx, in_val, start, update_ptr,
             update, n_children, block, pivot, pivot_exponent, lower, upper, exponent_ptr, lower_exponent, factor_ptr,
-            local, stack, stack_exponent, block_at, block_of, exponent_at):  # pragma: no cover - compiled
+            local, stack, stack_exponent, block_at, block_of, exponent_at, front):  # pragma: no cover - compiled
     """Multifrontal GTH of supernodes ``begin..end_supernode - 1`` (in order; ``counters`` holds the
     contribution stack's depth, top and exponent top between calls): per state its pivot (mantissa
     and exponent), per supernode its factor blocks ``lower`` and ``upper`` (row-major, pivots x
@@ -425,7 +425,8 @@ def _factor(begin, end_supernode, counters, out_ptr, out_idx, out_val, in_ptr, i
         base = update_ptr[s]
         rest = update_ptr[s + 1] - base
         f = p + rest
-        G = np.zeros((f, f))
+        G = front[: f * f].reshape((f, f))    # one workspace for every front: no allocation per supernode
+        G[:, :] = 0.0
         row_exponent = np.full(f, _NONE)
         for t in range(p):
             local[first + t] = t
@@ -790,7 +791,8 @@ class Factorization:
         self._lower_exponent = np.empty(self._exponent_ptr[m], np.int64)
         self._factor_ptr = np.zeros(m + 1, np.int64)
         work = (np.empty(n, np.int64), np.empty(max(plan.stack, 1)), np.empty(max(plan.stack, 1), np.int64),
-                np.empty(m + 1, np.int64), np.empty(m + 1, np.int64), np.empty(m + 1, np.int64))
+                np.empty(m + 1, np.int64), np.empty(m + 1, np.int64), np.empty(m + 1, np.int64),
+                np.empty(plan.largest_front**2))
         counters = np.zeros(3, np.int64)
         chunks = _chunks(plan)
         with tqdm(total=round(plan.flops), unit=" multiply-adds", unit_scale=True, desc="GTH factorization",
