@@ -187,7 +187,8 @@ def certify(balance: Balance, x: Measure, reference: int,
         g = np.maximum(g, 0.0)
         g[reference] = 0.0
         supplied, lowered = _supplied(balance, x, x.hi * g, np.zeros_like(g), reference)
-        amplification = float(g.max() / rhs.max())
+        with np.errstate(over="ignore"):     # an unbounded amplification is reported as inf
+            amplification = float(g.max() / rhs.max())
         if (lowered >= need).all():
             return Certificate(g * (1 + 4 * _UNIT) / (1 - 2 * _UNIT), True, largest, amplification)
         g = g + solve(rhs - supplied, rtol, weights)
@@ -249,7 +250,7 @@ def normalized_bound(relative: np.ndarray, probabilities: np.ndarray) -> np.ndar
     positive = probabilities > 0
     total = float(np.sum(probabilities[positive] * relative[positive])) * (1 + (math.log2(n) + 12) * _UNIT)
     total += float(np.sum(relative[~positive])) * 2.0**-1070   # states whose probability underflowed
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
         bound = (1 + total) / (1 - relative) - 1
     return np.where(relative < 1, bound, np.inf)
 

@@ -67,6 +67,10 @@ GTH_FLOPS_PER_STATE = 1e5
 #: ``method="auto"`` tries SuperLU on the scaled system up to this many states.
 DIRECT_STATES = 3000
 
+#: At most this many certificates per method: each pass after the first must have halved the
+#: residual (a check that keeps failing while the refinement still improves cannot loop).
+CERTIFICATION_PASSES = 8
+
 METHODS = ("auto", "gth", "direct", "iterative")
 
 
@@ -463,20 +467,25 @@ def _certified(balance: Balance, x: Measure, reference: int, tolerance: float,
     """Certify ``x``; while the check fails (rows whose relative excess is large, typically states
     far below the double range that the first measure got wrong) or the bound misses the tolerance
     because the residual is too large for the amplification, refine further and certify again."""
-    rounds = 0
-    while True:
+    rounds, previous = 0, math.inf
+    for _ in range(CERTIFICATION_PASSES):
         solver.update(x, reference, refactor=True)
         certificate = certify(balance, x, reference, solver.solve)
         if certificate.holds and float(certificate.relative.max()) <= tolerance / 3:
-            return certificate, x, rounds
-        target = (tolerance / (8 * max(certificate.amplification, 1.0)) if certificate.holds
-                  else 1e-6 * tolerance)
-        if target >= certificate.residual:       # the residual is not what limits the bound
-            return certificate, x, rounds
+            break
+        if certificate.holds:
+            previous = min(previous, certificate.residual)
+            target = tolerance / (8 * max(certificate.amplification, 1.0))
+        else:                                    # a failed check has no residual (inf): refine's counts
+            target = 1e-6 * tolerance
+        if target >= previous:                   # the residual is not what limits the bound
+            break
         refined = refine(balance, x, reference, target, solver)
-        if refined.residual >= certificate.residual / 2:
-            return certificate, x, rounds + refined.rounds
-        x, reference, rounds = refined.x, refined.reference, rounds + refined.rounds
+        rounds += refined.rounds
+        if refined.residual >= previous / 2:     # no progress
+            break
+        x, reference, previous = refined.x, refined.reference, refined.residual
+    return certificate, x, rounds
 
 
 def _law(balance: Balance, x: Measure, relative: np.ndarray,
