@@ -222,6 +222,7 @@ INTERNAL: dict[str, str] = {
     **{f"analytic.ctmc.{name}": _CTMC_KERNEL for name in [
         "balance.Balance", "balance.Balance.order_toward", "balance.Balance.positive", "balance.Balance.rough_measure",
         "balance.Balance.probabilities", "balance.Balance.excess", "balance.Balance.scaled_matrix", "balance.Measure",
+        "balance.Measure.from_parts", "ordering.minimum_degree",
         "balance.Measure.corrected", "balance.Measure.relative_to_top", "certificate.Certificate",
         "certificate.certify", "certificate.normalized_bound", "certificate.relative_residual",
         "certificate.tree_bound", "compensated.two_product", "compensated.two_sum", "extended.certified_measure",
