@@ -288,3 +288,21 @@ def test_finite_n_insensitivity_is_the_packages_question():
                             executor=SerialExecutor())
     check = compare(sim.blocking_estimate, exact, level=0.999)
     assert not check.agrees and check.z < -10
+
+
+def test_corollary1_sent_to_the_helpers_at_the_sizes_of_figures_1_and_3():
+    """Anselmi & Doncel, Corollary 1 read as 'sent to H upon arrival': under BS-FCFS P_H is 2.2 to 5.9 times eq. (16) at
+    k = 256 and 2048 (Figure 1, scaling (8b)) and at SDSC SP2, k = 1024, load 0.8 (the notebook, seed 2), while the
+    probability of being served by H stays below eq. (16). Reference: eq. (16) by Erlang's formula on the balanced
+    partition; here seed 12, 10^6 arrivals, each ratio through its 95 % interval."""
+    from analytic.simulation import SerialExecutor
+    from analytic.splitting import SDSC_SP2, figure1_systems, figure3_systems, helper_probability_bound, simulate_multiserver
+
+    systems = [*figure1_systems((256, 2048)), *figure3_systems(SDSC_SP2, 1024, (0.8,))]
+    for system, (low, high) in zip(systems, ((3.5, 4.7), (5.2, 6.4), (2.0, 2.5)), strict=True):
+        bound = helper_probability_bound(system.servers, system.arrival_rate, system.classes)
+        sim = simulate_multiserver("bs-fcfs", system.servers, system.classes, system.arrival_rate, jobs=10**6, seed=12,
+                                   executor=SerialExecutor())
+        sent = (sim.helper_probability - sim.helper_probability_ci, sim.helper_probability + sim.helper_probability_ci)
+        assert low <= sent[0] / bound and sent[1] / bound <= high          # the notebook's 4.15, 5.85, 2.24
+        assert sim.helper_service_probability + sim.helper_service_probability_ci < bound
