@@ -37,7 +37,7 @@ regularized upper incomplete gamma function.
 Accuracy, measured by ``benchmarks/erlang.py`` against mpmath at 50 digits on 4834 points
 (servers from 0.01 to 1e9, real and integer; loads from 1e-3·s to 1e3·s and s ± 40√s): the
 relative error of ``E`` is at most 4.0e-15 on the 3830 points where ``E >= 1e-300`` (median
-9e-17), and the error of ``log E`` at most 3.6e-15 (absolute where |log E| < 1, relative beyond).
+9e-17), and the error of ``log E`` at most 3.6e-15 (absolute where ``|log E|`` < 1, relative beyond).
 Speed: 1.1 to 1.8 million values per second vectorized, whatever the size.
 """
 
@@ -612,7 +612,7 @@ def log_erlang_b(servers: Any, load: Any) -> Any:
     -------
     float or numpy.ndarray
         log E_s(a) <= 0: finite for every load > 0 (e.g. about -5.9e9 at s = 1e9, a = 1e6), and
-        -inf only for load = 0 with servers > 0. Error below 1e-14: absolute where |log E| < 1,
+        -inf only for load = 0 with servers > 0. Error below 1e-14: absolute where ``|log E|`` < 1,
         relative beyond (3.6e-15 at most on the grid of ``benchmarks/erlang.py``).
 
     Raises

@@ -21,7 +21,29 @@ __all__ = [
 
 
 def describe(value: object, limit: int = 8) -> str:
-    """A short rendering of a parameter value for an error message (long values are cut)."""
+    """A short rendering of a parameter value for an error message (long values are cut).
+
+    Parameters
+    ----------
+    value : object
+        The value to render.
+    limit : int
+        Most entries of an array shown.
+
+    Returns
+    -------
+    str
+        The value: floats to ten significant digits, arrays cut after ``limit`` entries with their
+        shape, other reprs cut at 120 characters.
+
+    Examples
+    --------
+    >>> describe(0.1 + 0.2)
+    '0.3'
+    >>> import numpy as np
+    >>> describe(np.arange(10.0), limit=3)
+    '[0., 1., 2., ...] (shape (10,))'
+    """
     if isinstance(value, np.ndarray):
         head = np.array2string(value.ravel()[:limit], separator=", ", precision=10)
         return head if value.size <= limit else f"{head[:-1]}, ...] (shape {value.shape})"
@@ -32,7 +54,17 @@ def describe(value: object, limit: int = 8) -> str:
 
 
 class AnalyticError(Exception):
-    """Base class of every error raised by :mod:`analytic`."""
+    """Base class of every error raised by :mod:`analytic`.
+
+    Examples
+    --------
+    >>> from analytic.erlang import erlang_b
+    >>> try:
+    ...     erlang_b(-1, 2.0)
+    ... except AnalyticError as error:
+    ...     print(type(error).__name__)
+    InvalidParameterError
+    """
 
 
 class InvalidParameterError(AnalyticError, ValueError):
@@ -49,6 +81,11 @@ class InvalidParameterError(AnalyticError, ValueError):
         The value received (rendered with :func:`describe`).
     condition : str
         The condition the value violates, phrased as a requirement.
+
+    Examples
+    --------
+    >>> str(InvalidParameterError("servers", -1, "must be >= 0"))
+    'servers = -1: must be >= 0'
     """
 
     def __init__(self, parameter: str, value: object, condition: str) -> None:
@@ -61,8 +98,23 @@ class InvalidParameterError(AnalyticError, ValueError):
 class UnstableSystemError(AnalyticError, ValueError):
     """A stability condition fails, so the requested stationary quantity does not exist.
 
-    The message names the quantity, its value, the limit it must stay below and the excess, e.g.
-    ``unstable: load per server = 1.05 must be < 1 (exceeds it by 0.05)``.
+    The message names the quantity, its value, the limit it must stay below and the excess.
+
+    Parameters
+    ----------
+    quantity : str
+        What must stay below the limit, e.g. ``"load per server"``.
+    value : float
+        Its value.
+    limit : float
+        The bound it must stay below.
+    context : str, optional
+        Which condition of which paper fails, appended to the message.
+
+    Examples
+    --------
+    >>> str(UnstableSystemError("load per server", 1.05, 1.0))
+    'unstable: load per server = 1.05 must be < 1 (exceeds it by 0.05)'
     """
 
     def __init__(self, quantity: str, value: float, limit: float, context: str = "") -> None:
@@ -98,6 +150,11 @@ class StateSpaceTooLargeError(AnalyticError, ValueError):
     advice : str, optional
         What to do instead, when the model has a better route than a larger chain (replaces the
         default advice to raise ``max_states`` or reduce the model).
+
+    Examples
+    --------
+    >>> print(StateSpaceTooLargeError(2000, 1000, "the lattice"))
+    the lattice needs 2,000 states, above max_states=1,000; raise max_states if the memory allows it, or reduce the model size
     """
 
     def __init__(self, needed: int, limit: int, what: str = "the chain", at_least: bool = False,
@@ -126,8 +183,23 @@ class ReducibleChainError(AnalyticError, ValueError):
 
     Raised for absorbing states, several closed classes, or transient states: the message
     counts the classes and names example states.
+
+    Examples
+    --------
+    >>> from analytic.ctmc import CTMC
+    >>> try:
+    ...     CTMC.from_function(0, lambda x: [(x + 1, 1.0)] * (x < 2)).stationary()
+    ... except ReducibleChainError:
+    ...     print("state 2 is absorbing")
+    state 2 is absorbing
     """
 
 
 class ConvergenceError(AnalyticError, RuntimeError):
-    """An iterative solver stopped before reaching its tolerance; the message gives the residual."""
+    """A solver stopped before reaching the accuracy it vouches for; the message says what it reached.
+
+    Examples
+    --------
+    >>> issubclass(ConvergenceError, AnalyticError), issubclass(ConvergenceError, RuntimeError)
+    (True, True)
+    """

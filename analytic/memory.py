@@ -57,7 +57,19 @@ def _address_space_left() -> int | None:
 
 
 def available_bytes() -> int:
-    """Bytes one computation may plan to allocate now."""
+    """Bytes one computation may plan to allocate now.
+
+    Returns
+    -------
+    int
+        A fraction of the memory the system reports available, capped by what the address-space
+        limit (``ulimit -v``) leaves; 2**62 when neither is known.
+
+    Examples
+    --------
+    >>> available_bytes() > 0
+    True
+    """
     limits = [int(FRACTION * b) for b in (_meminfo_available(),) if b is not None]
     limits += [b for b in (_address_space_left(),) if b is not None]
     return min(limits) if limits else 2**62
@@ -66,8 +78,36 @@ def available_bytes() -> int:
 def require(bytes_needed: float, what: str, states: int, at_least: bool = False, advice: str | None = None) -> None:
     """Raise :class:`StateSpaceTooLargeError` unless ``bytes_needed`` fit in :func:`available_bytes`.
 
-    ``states`` is the size of the model (a lower bound when ``at_least``), for the message; ``advice``
-    replaces its default advice when the model has a better route than more memory.
+    Parameters
+    ----------
+    bytes_needed : float
+        Bytes the computation would allocate (>= 0; ``inf`` allowed, and refused).
+    what : str
+        What would be built, for the message.
+    states : int
+        The size of the model (a lower bound when ``at_least``), for the message.
+    at_least : bool
+        Whether ``states`` is a lower bound.
+    advice : str, optional
+        Replaces the message's default advice when the model has a better route than more memory.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    StateSpaceTooLargeError
+        The bytes do not fit; the message gives both amounts.
+
+    Examples
+    --------
+    >>> require(1e3, "a small chain", 10)
+    >>> try:
+    ...     require(float("inf"), "an infinite chain", 10)
+    ... except StateSpaceTooLargeError:
+    ...     print("refused")
+    refused
     """
     bytes_needed = real("bytes_needed", bytes_needed, allow_infinite=True)
     states = integer("states", states, minimum=0)

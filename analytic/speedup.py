@@ -162,6 +162,17 @@ class SpeedUp:
     def linear(cls, d: int) -> SpeedUp:
         """The linear speed-up ``s_i = i`` up to ``d`` servers.
 
+        Parameters
+        ----------
+        d : int
+            Largest number of servers a job can use (>= 1).
+
+        Returns
+        -------
+        SpeedUp
+
+        Examples
+        --------
         >>> SpeedUp.linear(3).values.tolist()
         [1.0, 2.0, 3.0]
         """
@@ -171,6 +182,19 @@ class SpeedUp:
     def amdahl(cls, parallel_fraction: float, d: int) -> SpeedUp:
         """Amdahl's law ``s_i = 1 / ((1 - f) + f / i)`` for a parallel fraction ``f`` in (0, 1].
 
+        Parameters
+        ----------
+        parallel_fraction : float
+            f in (0, 1].
+        d : int
+            Largest number of servers a job can use (>= 1).
+
+        Returns
+        -------
+        SpeedUp
+
+        Examples
+        --------
         >>> SpeedUp.amdahl(0.5, 3).values.round(4).tolist()
         [1.0, 1.3333, 1.5]
         """
@@ -182,6 +206,19 @@ class SpeedUp:
     def power(cls, exponent: float, d: int) -> SpeedUp:
         """The power law ``s_i = i ** exponent`` for an exponent in (0, 1].
 
+        Parameters
+        ----------
+        exponent : float
+            In (0, 1].
+        d : int
+            Largest number of servers a job can use (>= 1).
+
+        Returns
+        -------
+        SpeedUp
+
+        Examples
+        --------
         >>> SpeedUp.power(0.5, 4).values.tolist()
         [1.0, 1.4142135623730951, 1.7320508075688772, 2.0]
         """
@@ -334,7 +371,22 @@ class ConcaveSpeedup:
         return None if self.discrete is None else self.discrete.d
 
     def derivative(self, servers: np.ndarray | float) -> np.ndarray:
-        """s'(k) for k >= 0, elementwise (infinite at k = 0 for k^p; the left slope at a knot of an interpolation)."""
+        """s'(k) for k >= 0, elementwise (infinite at k = 0 for k^p; the left slope at a knot of an interpolation).
+
+        Parameters
+        ----------
+        servers : float or array_like
+            k >= 0.
+
+        Returns
+        -------
+        numpy.ndarray
+
+        Examples
+        --------
+        >>> float(ConcaveSpeedup.power(0.5).derivative(4.0))
+        0.25
+        """
         return self._derivative(_server_counts("servers", servers))
 
     def inverse_derivative(self, slope: np.ndarray, upper: float) -> np.ndarray:
@@ -342,6 +394,22 @@ class ConcaveSpeedup:
 
         Closed form for :meth:`power`, :meth:`amdahl` and :meth:`from_discrete`; bisection in log k
         to 2^-80 relative for a callable (s' is non-increasing because s is concave).
+
+        Parameters
+        ----------
+        slope : float or array_like
+            The slopes.
+        upper : float
+            Largest server count considered (> 0).
+
+        Returns
+        -------
+        numpy.ndarray
+
+        Examples
+        --------
+        >>> float(ConcaveSpeedup.power(0.5).inverse_derivative(0.25, upper=100.0))
+        4.0
         """
         slope = real_array("slope", slope)
         upper = positive("upper", upper)
@@ -365,6 +433,16 @@ class ConcaveSpeedup:
     def power(cls, p: float) -> ConcaveSpeedup:
         """s(k) = k^p, 0 < p < 1: the family of the heSRPT paper (Section 1, Figure 1).
 
+        Parameters
+        ----------
+        p : float
+            The exponent, in (0, 1).
+
+        Returns
+        -------
+        ConcaveSpeedup
+
+
         Raises
         ------
         InvalidParameterError
@@ -387,6 +465,16 @@ class ConcaveSpeedup:
         """Amdahl's law s(k) = 1/((1 - f) + f/k) = k/((1 - f) k + f), 0 < f < 1 (the paper's [17]).
 
         s(1) = 1, s(0) = 0, s'(0) = 1/f is finite, and s(k) -> 1/(1 - f) as k grows.
+
+        Parameters
+        ----------
+        parallel_fraction : float
+            f in (0, 1).
+
+        Returns
+        -------
+        ConcaveSpeedup
+
 
         Raises
         ------
@@ -453,6 +541,20 @@ class ConcaveSpeedup:
         (relative slack 1e-12). The derivative is taken by complex step when ``function`` accepts
         complex input (exact to rounding), otherwise by central differences (about 1e-10 relative).
 
+        Parameters
+        ----------
+        function : callable
+            s(k) on numpy arrays of server counts.
+        servers : float
+            The interval [0, servers] on which it is checked (> 0).
+        name : str, optional
+            Shown in the repr (default: the function's name).
+
+        Returns
+        -------
+        ConcaveSpeedup
+
+
         Raises
         ------
         InvalidParameterError
@@ -482,6 +584,18 @@ def as_curve(speedup: ConcaveSpeedup | SpeedUp | float | Callable | object, serv
     A curve is returned as is; a :class:`SpeedUp` or a sequence ``s_1, ..., s_d`` gives its
     interpolation (:meth:`ConcaveSpeedup.from_discrete`); a number p means k^p; a callable is
     validated on [0, servers] (:meth:`ConcaveSpeedup.from_callable`).
+
+    Parameters
+    ----------
+    speedup : ConcaveSpeedup, SpeedUp, sequence of float, float or callable
+        The speed-up in any of its forms.
+    servers : float, optional
+        For a callable: the interval [0, servers] on which it is validated.
+
+    Returns
+    -------
+    ConcaveSpeedup
+
 
     Raises
     ------
@@ -517,6 +631,16 @@ def as_discrete(speedup: SpeedUp | ConcaveSpeedup | object) -> SpeedUp:
     """A :class:`SpeedUp` from a table, a sequence ``s_1, ..., s_d`` or the interpolation of a table.
 
     A curve that does not interpolate a table has no ``d``; :meth:`SpeedUp.from_curve` samples it.
+
+    Parameters
+    ----------
+    speedup : SpeedUp, sequence of float or ConcaveSpeedup
+        A table, ``s_1, ..., s_d``, or the interpolation of a table.
+
+    Returns
+    -------
+    SpeedUp
+
 
     Raises
     ------

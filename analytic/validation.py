@@ -45,6 +45,19 @@ def as_number(value: Any) -> Real | None:
     float scalars, and 0-d arrays of them. Refused: ``bool`` and ``numpy.bool_``, complex numbers,
     text, anything else.
 
+    Parameters
+    ----------
+    value : object
+        The value to read.
+
+    Returns
+    -------
+    numbers.Real or None
+        ``value`` itself (a ``Decimal`` as a float, a 0-d array as its scalar), or ``None`` when it
+        is not a real number.
+
+    Examples
+    --------
     >>> from fractions import Fraction
     >>> as_number(Fraction(1, 2)), as_number(np.array(3)), as_number(True)
     (Fraction(1, 2), 3, None)
@@ -59,7 +72,37 @@ def as_number(value: Any) -> Real | None:
 
 
 def real(name: str, value: Any, meaning: str = "", allow_infinite: bool = False) -> float:
-    """``value`` as a ``float``; a real number (:func:`as_number`, not NaN), finite unless ``allow_infinite``."""
+    """``value`` as a ``float``: a real number by :func:`as_number` (not NaN), finite unless ``allow_infinite``.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    value : object
+        The value to check.
+    meaning : str
+        Appended to the condition in the message, e.g. ``" (servers)"``.
+    allow_infinite : bool
+        Whether ``±inf`` is accepted.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    InvalidParameterError
+        ``value`` is not such a number.
+
+    Examples
+    --------
+    >>> real("load", 3)
+    3.0
+    >>> real("load", float("nan"))
+    Traceback (most recent call last):
+    ...
+    analytic.errors.InvalidParameterError: load = nan: must be a finite real number
+    """
     number = as_number(value)
     if number is None or math.isnan(number) or (not allow_infinite and math.isinf(number)):
         kind = "a real number" if allow_infinite else "a finite real number"
@@ -94,6 +137,31 @@ def numeric_array(name: str, value: Any, condition: str, booleans: bool = False)
 
     Refuses what numpy would turn into text, objects, complex numbers or a raw error (ragged nesting),
     and booleans unless ``booleans`` (a mask is meant, not numbers); a mix of booleans and numbers never passes.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    value : object
+        The value to convert.
+    condition : str
+        The message's condition when ``value`` is refused.
+    booleans : bool
+        Whether an all-boolean array (a mask) is accepted.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Raises
+    ------
+    InvalidParameterError
+        ``value`` is not an array of real numbers.
+
+    Examples
+    --------
+    >>> numeric_array("counts", [1, 2], "must be integers").dtype.kind
+    'i'
     """
     try:
         if isinstance(value, str | bytes | dict) or value is None:
@@ -112,10 +180,40 @@ def real_array(name: str, value: Any, meaning: str = "", ndim: int | None = None
                allow_empty: bool = True, allow_nan: bool = False) -> np.ndarray:
     """``value`` as a new float array of real numbers: no string, complex, ragged, NaN (or inf) entry.
 
-    ``ndim`` fixes the number of dimensions (a scalar has 0); ``allow_empty=False`` requires an entry;
-    ``allow_nan=True`` leaves the values to a caller that names the offending one in its own terms.
     Every entry must be a number by :func:`as_number`: a ``bool`` is refused, inside a list or as a
     boolean array too; ``Fraction`` and ``Decimal`` entries are converted to the nearest float.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    value : object
+        The value to convert.
+    meaning : str
+        Appended to the condition in the message.
+    ndim : int, optional
+        The required number of dimensions (a scalar has 0).
+    allow_infinite : bool
+        Whether ``±inf`` entries are accepted.
+    allow_empty : bool
+        Whether an array without entries is accepted.
+    allow_nan : bool
+        Leave NaN entries to a caller that names the offending one in its own terms.
+
+    Returns
+    -------
+    numpy.ndarray
+        A new float array.
+
+    Raises
+    ------
+    InvalidParameterError
+        Not such an array; the message names the first bad entry.
+
+    Examples
+    --------
+    >>> real_array("rates", [1, 2.5], ndim=1)
+    array([1. , 2.5])
     """
     kind = {None: "a real number or an array of real numbers", 0: "a real number",
             1: "a 1-D sequence of real numbers"}.get(ndim, f"a {ndim}-D array of real numbers")
@@ -144,7 +242,33 @@ def real_array(name: str, value: Any, meaning: str = "", ndim: int | None = None
 
 
 def instances(name: str, value: Any, kind: type | tuple[type, ...], meaning: str = "") -> tuple:
-    """``value`` (one ``kind`` instance or a non-empty iterable of them) as a tuple of ``kind`` instances."""
+    """``value`` (one ``kind`` instance or a non-empty iterable of them) as a tuple of ``kind`` instances.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    value : object
+        One instance or an iterable of them.
+    kind : type or tuple of type
+        The accepted types.
+    meaning : str
+        Appended to the condition in the message.
+
+    Returns
+    -------
+    tuple
+
+    Raises
+    ------
+    InvalidParameterError
+        Empty, not iterable, or an entry of another type (the message gives its index).
+
+    Examples
+    --------
+    >>> instances("sizes", 2.0, float)
+    (2.0,)
+    """
     kinds = kind if isinstance(kind, tuple) else (kind,)
     label = " or ".join(k.__name__ for k in kinds)
     condition = f"must be a non-empty sequence of {label}{meaning}"
@@ -166,14 +290,61 @@ def instances(name: str, value: Any, kind: type | tuple[type, ...], meaning: str
 
 
 def flag(name: str, value: Any) -> bool:
-    """``value`` as a ``bool``; it must be ``True`` or ``False`` (numpy's booleans included), not any truthy object."""
+    """``value`` as a ``bool``: it must be ``True`` or ``False`` (numpy's booleans included), not any truthy object.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    value : object
+        The value to check.
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    InvalidParameterError
+        Anything else, e.g. ``1`` or ``"yes"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> flag("progress", np.True_)
+    True
+    """
     if not isinstance(value, bool | np.bool_):
         raise InvalidParameterError(name, value, "must be True or False")
     return bool(value)
 
 
 def option(name: str, value: Any, options: Any) -> str:
-    """``value``, which must be one of the strings ``options``."""
+    """``value``, which must be one of the strings ``options``.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    value : object
+        The value to check.
+    options : iterable of str
+        The accepted strings.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    InvalidParameterError
+        ``value`` is not one of them; the message lists them.
+
+    Examples
+    --------
+    >>> option("solver", "highs", ("highs", "cvxpy"))
+    'highs'
+    """
     choices = tuple(options)
     if not isinstance(value, str) or value not in choices:
         raise InvalidParameterError(name, value, f"must be one of {', '.join(map(repr, choices))}")
@@ -181,7 +352,37 @@ def option(name: str, value: Any, options: Any) -> str:
 
 
 def integer(name: str, value: Any, minimum: int = 1, meaning: str = "") -> int:
-    """``value`` as an ``int``; it must be an integer (not a bool, not a float) ``>= minimum``."""
+    """``value`` as an ``int``: it must be an integer (not a bool, not a float) ``>= minimum``.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    value : object
+        The value to check.
+    minimum : int
+        The smallest value accepted.
+    meaning : str
+        Appended to the condition in the message.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    InvalidParameterError
+        Not an integer, or below ``minimum``.
+
+    Examples
+    --------
+    >>> integer("servers", 4)
+    4
+    >>> integer("servers", 4.0)
+    Traceback (most recent call last):
+    ...
+    analytic.errors.InvalidParameterError: servers = 4: must be a positive integer
+    """
     number = as_number(value)
     if not isinstance(number, Integral) or number < minimum:
         bound = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
@@ -190,7 +391,31 @@ def integer(name: str, value: Any, minimum: int = 1, meaning: str = "") -> int:
 
 
 def positive(name: str, value: Any, meaning: str = "") -> float:
-    """``value`` as a ``float``; it must be a real number (:func:`as_number`) with ``0 < value < inf`` (NaN fails)."""
+    """``value`` as a ``float``: it must be a real number (:func:`as_number`) with ``0 < value < inf`` (NaN fails).
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    value : object
+        The value to check.
+    meaning : str
+        Appended to the condition in the message.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    InvalidParameterError
+        Not positive and finite.
+
+    Examples
+    --------
+    >>> positive("rate", 2)
+    2.0
+    """
     number = as_number(value)
     if number is None or not 0 < number < math.inf:
         raise InvalidParameterError(name, value, f"must be positive and finite{meaning}")
@@ -198,7 +423,33 @@ def positive(name: str, value: Any, meaning: str = "") -> float:
 
 
 def unit_fraction(name: str, value: Any, closed: bool = False, meaning: str = "") -> float:
-    """``value`` as a ``float`` in the open interval (0, 1), or in (0, 1] with ``closed=True`` (NaN fails)."""
+    """``value`` as a ``float`` in the open interval (0, 1), or in (0, 1] with ``closed=True`` (NaN fails).
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    value : object
+        The value to check.
+    closed : bool
+        Whether 1 is accepted.
+    meaning : str
+        Appended to the condition in the message.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    InvalidParameterError
+        Outside the interval.
+
+    Examples
+    --------
+    >>> unit_fraction("p", 1, closed=True)
+    1.0
+    """
     interval = "(0, 1]" if closed else "the open interval (0, 1)"
     number = as_number(value)
     if number is None or not (0 < number < 1 or (closed and number == 1)):
@@ -207,7 +458,34 @@ def unit_fraction(name: str, value: Any, closed: bool = False, meaning: str = ""
 
 
 def probabilities(name: str, value: Any, length: int | None = None, meaning: str = "") -> np.ndarray:
-    """``value`` as a float vector of finite entries ``>= 0`` summing to one within 1e-9, renormalized."""
+    """``value`` as a float vector of finite entries ``>= 0`` summing to one within 1e-9, renormalized.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    value : object
+        The vector to check.
+    length : int, optional
+        The required length.
+    meaning : str
+        Appended to the condition in the message.
+
+    Returns
+    -------
+    numpy.ndarray
+        The vector divided by its sum.
+
+    Raises
+    ------
+    InvalidParameterError
+        Not a vector, a negative or non-finite entry, or a sum off one by more than 1e-9.
+
+    Examples
+    --------
+    >>> probabilities("p", [0.25, 0.75]).tolist()
+    [0.25, 0.75]
+    """
     size = "" if length is None else f" of length {length}"
     try:
         vector = real_array(name, value, ndim=1, allow_empty=False, allow_infinite=True, allow_nan=True)
@@ -227,6 +505,27 @@ def confidence(name: str, value: Any) -> float:
     """``value`` as a ``float`` strictly between 0 and 1 (a confidence level), by more than double precision resolves.
 
     A level within machine epsilon of 0 or 1 has no finite two-sided quantile in double precision.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    value : object
+        The level to check.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    InvalidParameterError
+        Outside ``[eps, 1 - eps]``.
+
+    Examples
+    --------
+    >>> confidence("level", 0.95)
+    0.95
     """
     epsilon = float(np.finfo(float).eps)
     number = as_number(value)
@@ -245,6 +544,23 @@ def user_code(name: str, argument: Any, requirement: str) -> Iterator[None]:
     ``requirement`` it must meet, with the original exception chained (as ``CTMC.from_function``
     does for a transition function). Errors of :mod:`analytic` itself and ``MemoryError`` pass through.
 
+    Parameters
+    ----------
+    name : str
+        The name of the parameter that holds the callable.
+    argument : object
+        The input the callable is called on, for the message.
+    requirement : str
+        What the callable must do, for the message.
+
+    Raises
+    ------
+    InvalidParameterError
+        The code inside raised an exception other than an error of :mod:`analytic` or a
+        ``MemoryError``.
+
+    Examples
+    --------
     >>> with user_code("f", 0, "f maps x to 1/x"):
     ...     1 / 0
     Traceback (most recent call last):

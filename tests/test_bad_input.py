@@ -220,7 +220,15 @@ _CTMC_KERNEL = "a kernel of analytic.ctmc: CTMC validates the generator and the 
 _NUMBA = "a numba kernel of compiled event loops: its arguments are the loop's own arrays"
 INTERNAL: dict[str, str] = {
     **{f"analytic.ctmc.{name}": _CTMC_KERNEL for name in [
-        "gth.GTHPlan", "gth.analyse", "gth.stationary", "linear.Refined", "linear.solve", "ordering.nested_dissection",
+        "balance.Balance", "balance.Balance.order_toward", "balance.Balance.positive", "balance.Balance.rough_measure",
+        "balance.Balance.probabilities", "balance.Balance.excess", "balance.Balance.scaled_matrix", "balance.Measure",
+        "balance.Measure.corrected", "balance.Measure.relative_to_top", "certificate.Certificate",
+        "certificate.certify", "certificate.normalized_bound", "certificate.relative_residual",
+        "certificate.tree_bound", "compensated.two_product", "compensated.two_sum", "extended.certified_measure",
+        "extended.digits", "gth.Factorization", "gth.Factorization.measure", "gth.Factorization.solve",
+        "gth.GTHPlan", "gth.analyse", "krylov.gmres", "ordering.nested_dissection", "preconditioner.ILU0",
+        "preconditioner.ILU0.solve", "refinement.Refinement", "refinement.ScaledSolver",
+        "refinement.ScaledSolver.update", "refinement.ScaledSolver.solve", "refinement.refine",
         "spaces.ExplicitSpace", "spaces.ExplicitSpace.evaluate", "spaces.ExplicitSpace.index",
         "spaces.ExplicitSpace.subset", "spaces.LatticeSpace", "spaces.LatticeSpace.evaluate",
         "spaces.LatticeSpace.index", "spaces.LatticeSpace.positions", "spaces.LatticeSpace.subset",
@@ -264,6 +272,8 @@ BASELINES: dict[str, Any] = {
     "analytic.ctmc.CTMC.stationary": method("chain", "auto"),
     "analytic.ctmc.CTMC.detailed_balance_residual": method("chain", [2 / 3, 1 / 3]),
     "analytic.ctmc.CTMC.transient": method("chain", [0.0, 1.0], 0),
+    "analytic.ctmc.CTMC.limit": method("chain", 0),
+    "analytic.ctmc.stationary.check_tolerance": call(1e-6),
     "analytic.ctmc.Stationary": RESULT,
     "analytic.ctmc.Stationary.expected": method("stationary", [1.0, 2.0]),
     "analytic.ctmc.Stationary.probability": method("stationary", 1),
@@ -598,6 +608,7 @@ WORK = {"jobs": (10**18,), "time": (10**18,), "replications": (10**18,), "runs":
 ANY_HASHABLE = {("analytic.ctmc.CTMC.from_function", "initial"), ("analytic.ctmc.CTMC", "states"),
                 ("analytic.ctmc.CTMC.stationary", "reference"), ("analytic.ctmc.CTMC.index", "state"),
                 ("analytic.ctmc.CTMC.reachable", "initial"), ("analytic.ctmc.CTMC.transient", "initial"),
+                ("analytic.ctmc.CTMC.limit", "initial"),
                 ("analytic.ctmc.Stationary.probability", "state")}
 
 
@@ -1254,9 +1265,8 @@ def judge_entry(baseline: Call, parameter: str, place: Callable[[Any], Any], lab
     return f"{label} {_short(replacement)}: a different answer than with {plain!r}: {where}" if where else None
 
 
-#: The shared checks themselves are tested in tests/test_validation.py. analytic.ctmc is being rewritten (its own
-#: issue): CTMC.transient took True and "2" inside ``times`` when this sweep was written; it joins the sweep then.
-ENTRY_SWEPT = [key for key in SWEPT if not key.startswith(("analytic.validation.", "analytic.memory.", "analytic.ctmc."))]
+#: The shared checks themselves are tested in tests/test_validation.py.
+ENTRY_SWEPT = [key for key in SWEPT if not key.startswith(("analytic.validation.", "analytic.memory."))]
 
 
 @pytest.mark.parametrize("key", ENTRY_SWEPT)

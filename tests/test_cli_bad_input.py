@@ -33,6 +33,24 @@ BAD_COMMAND_LINES = [
     # refused deep inside, before allocating: at least n/2 + 1 = 5e8 + 1 states
     (["moldable", "--speedup", "1", "1.8", "--arrival-rate", "0.8", "--servers", "1000000000"],
      "the greedy(p) chain needs more than 30,000,000 states"),
+    (["moldable", "--speedup", "1", "1.8", "--arrival-rate", "0.8", "--scheme", "greedy(p*)"], "invalid choice: 'greedy(p*)'"),
+    (["moldable", "--speedup", "1", "1.8", "--arrival-rate", "0.8", "--servers", "4", "--tolerance", "nan"], "tolerance = nan"),
+    (["bs-partition", "--servers", "8", "--class", "1:0.6"], "invalid class: '1:0.6'"),
+    (["bs-partition", "--servers", "8", "--class", "1:0.6:1"], "probabilities must sum to 1"),
+    (["bs-partition", "--servers", "8", "--classes", "sdsc-sp2", "--class", "1:1:1"], "not allowed with argument"),
+    (["bs-partition", "--servers", "8", "--class", "1:1:1", "--load", "nan"], "load = nan: must be positive"),
+    (["multiserver-exact", "fcfs", "--servers", "2", "--class", "1:1:1"], "one of the arguments --load --arrival-rate"),
+    (["multiserver-exact", "server-filling", "--servers", "2", "--class", "1:1:1", "--load", "0.5"], "invalid choice"),
+    (["multiserver-simulate", "fcfs", "--servers", "2", "--class", "1:1:1", "--load", "1.5"], "load"),
+    (["fairness-stability", "--servers-of", "0,x", "--capacities", "1", "--arrival-rates", "1"], "invalid list of integers"),
+    (["fairness-metrics", "--servers-of", "0,1", "--capacities", "1", "1", "--arrival-rates", "5"],
+     "classes (0,) = 5 must be < 2"),
+    (["graph-gamma", "--slots", "2", "2", "--nodes", "2", "--edges", "0:1"], "invalid edge: '0:1'"),
+    (["graph-pi-star", "--slots", "2", "2", "--nodes", "2", "--queue-weights", "1", "--beta", "-1"], "beta = -1"),
+    (["simulate", "--servers", "10", "--load", "0", "--jobs", "1000"], "load = 0"),
+    (["compare", "--exact", "1"], "give either --observations FILE or --estimate VALUE"),
+    (["compare", "--exact", "1", "--estimate", "1"], "--estimate needs --half-width and --samples"),
+    (["compare", "--exact", "1", "--observations", "/nonexistent/x"], "cannot read /nonexistent/x"),
 ]
 
 

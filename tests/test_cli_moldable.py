@@ -49,7 +49,18 @@ def test_simulation_prints_what_simulate_moldable_returns(capsys):
 
 def test_simulation_needs_servers(capsys):
     assert main(["moldable", "--speedup", "1", "2", "--arrival-rate", "0.9", "--simulate", "1000"]) == 2
-    assert "servers = None: is needed with --simulate" in capsys.readouterr().err
+    captured = capsys.readouterr()
+    assert captured.err == "analytic moldable: error: --simulate needs --servers N (the number of servers to simulate)\n"
+    assert captured.out == ""
+
+
+def test_no_result_is_printed_before_an_error(capsys):
+    """The optimum used to be printed before the simulation refused 10 arrivals."""
+    assert main(["moldable", "--speedup", "1", "1.8", "2.5", "--arrival-rate", "0.8", "--servers", "20",
+                 "--simulate", "10"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "jobs = 10: must give each of the 1 replications at least" in captured.err
 
 
 def test_bad_speedup_is_a_clean_error():

@@ -13,9 +13,10 @@ from scipy.sparse.csgraph import connected_components
 
 from analytic.ctmc import CTMC
 from analytic.ctmc import gth as multifrontal
+from analytic.ctmc.balance import Balance
 from analytic.ctmc.ordering import LEAF_SIZE, nested_dissection
 from analytic.ctmc.stationary import ACCURACY, FLOOR
-from analytic.errors import ConvergenceError
+from analytic.errors import InvalidParameterError
 
 mpmath.mp.dps = 50
 
@@ -50,27 +51,52 @@ def test_analysis_picks_the_banded_order_on_a_line_and_dissection_on_a_grid():
     assert line.stored <= 10 * 10_000  # no fill beyond the relaxed supernodes
     lattice = CTMC.from_lattice((99, 99), [((1, 0), lambda X: 0.5 * (X[:, 0] < 99)), ((-1, 0), lambda X: 1.0 * (X[:, 0] > 0)),
                                            ((0, 1), lambda X: 0.5 * (X[:, 1] < 99)), ((0, -1), lambda X: 1.0 * (X[:, 1] > 0))])
-    plan = multifrontal.analyse(lattice.generator)
-    banded = multifrontal._profile(multifrontal._symmetric(multifrontal._embedded(lattice.generator)[0]),
-                                   np.arange(lattice.n_states))
+    rates = Balance(lattice.generator).rates
+    plan = multifrontal.analyse(rates)
+    banded = multifrontal._profile(multifrontal._symmetric(rates), np.arange(lattice.n_states))
     assert plan.stored < banded  # nested dissection beats the band of width 100
-    assert plan.bytes > 8 * plan.stored
+    assert plan.bytes > 16 * plan.stored  # both factors
     assert repr(plan).startswith("GTHPlan(n_states=10000, supernodes=")
 
 
-def test_plan_sizes_match_the_factorization():
+def test_analysis_puts_the_root_last():
+    moves = [((1, 0), lambda X: 0.5 * (X[:, 0] < 20)), ((-1, 0), lambda X: 1.0 * (X[:, 0] > 0)),
+             ((0, 1), lambda X: 0.5 * (X[:, 1] < 20)), ((0, -1), lambda X: 1.0 * (X[:, 1] > 0))]
+    rates = Balance(CTMC.from_lattice((20, 20), moves).generator).rates
+    for root in (0, 210, 440):
+        assert multifrontal.analyse(rates, root=root).order[-1] == root
+
+
+def test_factorization_is_subtraction_free_and_sized_as_planned():
     chain = CTMC.from_lattice((30, 30), [((1, 0), lambda X: 0.7 * (X[:, 0] < 30)), ((-1, 0), lambda X: 1.0 * (X[:, 0] > 0)),
                                          ((0, 1), lambda X: 0.9 * (X[:, 1] < 30)), ((0, -1), lambda X: 1.0 * (X[:, 1] > 0))])
-    plan = multifrontal.analyse(chain.generator)
-    rates, _ = multifrontal._embedded(chain.generator)
-    scaled = multifrontal._permuted(rates, plan.order)
-    into = scaled.T.tocsr()
-    pivots, coef_ptr, coef = multifrontal._factor(
-        scaled.indptr, scaled.indices, scaled.data, into.indptr.astype(np.int64), into.indices.astype(np.int64),
-        into.data, plan.start, plan.update_ptr, plan.update, plan.n_children, plan.stored, plan.stack, 64)
-    assert coef_ptr[-1] == plan.stored == len(coef)
+    balance = Balance(chain.generator)
+    plan = multifrontal.analyse(balance.rates, root=0)
+    factorization = multifrontal.Factorization(balance, plan)
+    assert len(factorization._lower) == len(factorization._upper) == plan.stored
+    pivots = factorization._pivot
     assert np.count_nonzero(pivots == 0) == 1 and pivots[-1] == 0  # only the root has nothing left after it
-    assert np.all(pivots[:-1] > 0) and np.all(coef >= 0)  # subtraction-free: nothing negative anywhere
+    assert np.all(pivots[:-1] > 0) and np.all(factorization._lower >= 0) and np.all(factorization._upper >= 0)
+
+
+def test_solve_with_sources_matches_a_dense_solve():
+    # u with u_i q_i - sum_j u_j q_ji = w_i off the root and u_root = 0: the pinned system of the
+    # certificate, against numpy's dense solve of the same equations.
+    rng = np.random.default_rng(7)
+    rates = rng.uniform(0.1, 10, (30, 30)) * (rng.random((30, 30)) < 0.3)
+    rates[np.arange(29), np.arange(1, 30)] = 1.0
+    rates[np.arange(1, 30), np.arange(29)] = 2.0
+    np.fill_diagonal(rates, 0)
+    balance = Balance(CTMC(rates).generator)
+    factorization = multifrontal.Factorization(balance, multifrontal.analyse(balance.rates, root=5))
+    sources = rng.uniform(0, 1, 30)
+    sources[5] = 0
+    mantissa, exponent = factorization.solve(sources, np.zeros(30, np.int64))
+    scaled = balance.rates.toarray()
+    system = np.diag(scaled.sum(axis=1)) - scaled.T
+    system[5] = 0
+    system[5, 5] = 1
+    assert np.ldexp(mantissa, exponent) == pytest.approx(np.linalg.solve(system, sources), rel=1e-12, abs=0)
 
 
 @pytest.mark.parametrize("n,load", [(1000, 4.0), (3000, 0.25), (3000, 4.0)])
@@ -105,7 +131,7 @@ def test_rates_spanning_three_hundred_decades():
     assert np.asarray(pi)[vouched] == pytest.approx(exact[vouched], rel=pi.accuracy, abs=0)
 
 
-@pytest.mark.parametrize("rates", [(1e200, 1e150), (1e300, 0.5), (1e-200, 1e200)])
+@pytest.mark.parametrize("rates", [(1e200, 1e150), (1e300, 0.5), (1e-150, 1e150)])
 def test_loss_systems_at_huge_arrival_rates(rates):
     """Two independent M/M/c/c queues (c = 3, 4): a product of truncated Poisson laws, in mpmath.
     Pivots of 1e-200 made the back-substitution's total / pivot overflow to inf (NaN probabilities
@@ -125,21 +151,46 @@ def test_loss_systems_at_huge_arrival_rates(rates):
     assert np.all(np.asarray(pi)[~vouched] <= 1e-280)
 
 
-def test_underflowing_pivot_is_refused_by_gth_and_auto_falls_back():
+def test_rates_out_of_one_state_beyond_the_double_range_are_refused_by_name():
+    # Out of (0, 0): 1e-200 and 1e200. Scaled to a unit outflow, the first is 1e-400: no double holds
+    # it, and dropping it would change the law.
+    moves = [((1, 0), lambda X: 1e-200 * (X[:, 0] < 3)), ((-1, 0), lambda X: X[:, 0] * 1.0),
+             ((0, 1), lambda X: 1e200 * (X[:, 1] < 4)), ((0, -1), lambda X: X[:, 1] * 1.0)]
+    with pytest.raises(InvalidParameterError, match=r"rate = 1e-200: from state 0 to 5 is below 2\*\*-1074 times"):
+        CTMC.from_lattice((3, 4), moves).stationary()
+
+
+def test_two_wells_whose_escape_probability_underflows():
     # Two wells of a birth–death chain separated by a barrier 2000 states wide with drift 4:1
     # towards each well: in the censored chain the escape probability from one well to the other
-    # is 4^-1000 ~ 1e-602, below the double range, and the banded order meets it at a pivot.
+    # is 4^-1000 ~ 1e-602, below the double range. The old solver's pivot underflowed; GTH rooted
+    # at a likely state (and auto) must give the two equal wells.
     width = 1000
     births = [1.0] * 50 + [0.25] * width + [1.0] * width + [1.0] * 50
     deaths = [1.0] * 50 + [1.0] * width + [0.25] * width + [1.0] * 50
     n = len(births)
     chain = CTMC.from_function(0, lambda x: ([(x + 1, births[x])] if x < n else []) + ([(x - 1, deaths[x - 1])] if x > 0 else []))
-    plan = multifrontal.analyse(chain.generator)
-    try:
-        pi = multifrontal.stationary(chain.generator, plan)
-    except FloatingPointError as underflow:
-        with pytest.raises(ConvergenceError, match="GTH cannot vouch for this chain"):
-            chain.stationary(method="gth")
-        assert "pivot underflowed" in str(underflow)
-    else:  # the order avoided the underflow: then the answer must be right (two equal wells)
-        assert pi[:50].sum() == pytest.approx(pi[-50:].sum(), rel=1e-10, abs=0)
+    pi = chain.stationary(method="gth")
+    weights = [mpmath.mpf(1)]
+    for b, d in zip(births, deaths, strict=True):
+        weights.append(weights[-1] * mpmath.mpf(b) / mpmath.mpf(d))
+    total = mpmath.fsum(weights)
+    exact = np.array([float(w / total) for w in weights])
+    vouched = exact >= FLOOR
+    assert np.asarray(pi)[vouched] == pytest.approx(exact[vouched], rel=ACCURACY, abs=0)
+    assert pi.probabilities[:50].sum() == pytest.approx(pi.probabilities[-50:].sum(), rel=1e-13, abs=0)
+    assert np.asarray(chain.stationary())[vouched] == pytest.approx(exact[vouched], rel=ACCURACY, abs=0)
+
+
+def test_censored_rates_below_the_double_range_carry_row_exponents():
+    # M/M/1/1000 at load 4 eliminated from the empty state up to the full one (the root): the rate
+    # from the root into state t, censored on {t, ..., 1000}, is about 4^-(1000 - t), down to
+    # 1e-602; without the row exponents it underflowed to zero and with it pi(0).
+    n = 1000
+    chain = CTMC.from_function(0, lambda x: ([(x + 1, 4.0)] if x < n else []) + ([(x - 1, 1.0)] if x > 0 else []))
+    balance = Balance(chain.generator)
+    factorization = multifrontal.Factorization(balance, multifrontal.analyse(balance.rates, root=n))
+    assert factorization._lower_exponent.min() < -1000
+    x = factorization.measure()
+    log_x = np.log2(x.hi) + x.exponent - balance.row_exponent
+    assert np.diff(log_x) == pytest.approx(np.full(n, 2.0), abs=1e-12)  # pi(t+1)/pi(t) = 4 all the way down

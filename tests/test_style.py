@@ -8,7 +8,7 @@ ROOT = Path(__file__).parent.parent
 
 
 def test_ruff_check_is_clean():
-    result = subprocess.run([sys.executable, "-m", "ruff", "check", "analytic", "tests", "benchmarks"],
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", "analytic", "tests", "benchmarks", "docs"],
                             cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 

@@ -1,7 +1,7 @@
-"""The numbers behind README's list of where the papers do not hold, each from an independent reference.
+"""The numbers behind the list of where the papers do not hold (docs/papers/), each from an independent reference.
 
 Every statement of that list is a row of ``analytic reproduce`` (checked by test_reproduce.py to come
-out as documented); the tests here keep the numbers the README quotes, computed a second way.
+out as documented); the tests here keep the numbers the documentation quotes, computed a second way.
 """
 
 import math
@@ -38,7 +38,7 @@ def _psi_below_one(k: int) -> bool:
 
 
 def test_eq15_psi_below_one_recurs_at_every_scale():
-    """Anselmi & Doncel, eq. (15): of 100 k log-spaced over 1e6..1e18, the README says 51 have ψ < 1, the
+    """Anselmi & Doncel, eq. (15): of 100 k log-spaced over 1e6..1e18, the documentation says 51 have ψ < 1, the
     largest 5.7e17. Reference: the exact-integer criterion above, against balanced_partition's bisection."""
     ks = [int(k) for k in np.unique(np.round(np.logspace(6, 18, 100)))]
     below = [k for k in ks if _psi_below_one(k)]
@@ -49,7 +49,7 @@ def test_eq15_psi_below_one_recurs_at_every_scale():
 
 def test_section42_left_side_of_5_grows_like_sqrt_k_over_f():
     """Anselmi & Doncel, Sec. 4.2 under scaling (8): the left side of (5) is 7.95, 22.4, 90.4 at k = 2^20,
-    2^30, 2^40; the README's explanation, growth like √(k/f_k), predicts the growth over the twenty
+    2^30, 2^40; the documentation's explanation, growth like √(k/f_k), predicts the growth over the twenty
     doublings within 10 % (|H| moves with the floors, so single steps scatter more)."""
     ks = (2**20, 2**30, 2**40)
     margins = []
@@ -76,7 +76,7 @@ def test_hyperexponential_standard_deviation_is_sqrt_7_4():
     law = SIZE_LAWS["hyperexponential"]
     assert law.mean == pytest.approx(1.0, rel=1e-15, abs=0)
     assert law.variance == pytest.approx(7.4, rel=1e-14, abs=0)
-    assert math.sqrt(7.4) == pytest.approx(2.7203, abs=5e-5)          # README: 2.72, not 2.05
+    assert math.sqrt(7.4) == pytest.approx(2.7203, abs=5e-5)          # docs: 2.72, not 2.05
 
 
 # --------------------------------------------------------------------------------------------------

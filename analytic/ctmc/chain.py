@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
+import mpmath
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, connected_components
@@ -40,7 +41,7 @@ from analytic.errors import (
 )
 from analytic.memory import available_bytes, require
 from analytic.reproduce import Row, reproduces
-from analytic.validation import integer, numeric_array, option
+from analytic.validation import integer, option, real_array
 
 __all__ = ["CTMC", "lattice_bytes"]
 
@@ -300,7 +301,34 @@ class CTMC:
         return self._generator.shape[0]
 
     def index(self, state: Any) -> int:
-        """Position of ``state`` in :attr:`states`."""
+        """Position of ``state`` in :attr:`states`.
+
+        Parameters
+        ----------
+        state : hashable or sequence of int
+            A state of the chain: a label (chains built by the constructor or
+            :meth:`from_function`) or an integer vector ``0 <= x <= upper`` (:meth:`from_lattice`).
+
+        Returns
+        -------
+        int
+            Its index, from 0 to ``n_states - 1``: its row and column in :attr:`generator`.
+
+        Raises
+        ------
+        InvalidParameterError
+            ``state`` is not a state of the chain.
+
+        Examples
+        --------
+        Lattice states are sorted by rank, the last coordinate varying fastest: in the box
+        ``0 <= x <= (2, 1)`` the state ``(1, 0)`` has rank ``1 * 2 + 0 = 2``.
+
+        >>> moves = [((1, 0), lambda X: 1.0 * (X[:, 0] < 2)), ((-1, 0), lambda X: 1.0 * (X[:, 0] > 0)),
+        ...          ((0, 1), lambda X: 1.0 * (X[:, 1] < 1)), ((0, -1), lambda X: 1.0 * (X[:, 1] > 0))]
+        >>> CTMC.from_lattice((2, 1), moves).index((1, 0))
+        2
+        """
         return self._space.index(state)
 
     def reachable(self, initial: Any = None) -> CTMC:
@@ -309,6 +337,21 @@ class CTMC:
         A reachable set is closed, so the rows of the restricted generator still sum to zero.
         States keep their relative order (a lattice chain stays sorted by rank); the chain itself
         is returned when every state is reachable.
+
+        Parameters
+        ----------
+        initial : state, optional
+            A state of the chain (default: the state of index 0).
+
+        Returns
+        -------
+        CTMC
+            The chain on the reachable states (``self`` when every state is reachable).
+
+        Raises
+        ------
+        InvalidParameterError
+            ``initial`` is not a state of the chain.
 
         Examples
         --------
@@ -334,30 +377,29 @@ class CTMC:
     # -- analysis -------------------------------------------------------------------------------
 
     def stationary(self, method: str = "auto", reference: Any = None, tolerance: float = stationary_law.ACCURACY) -> Stationary:
-        """Stationary distribution ``pi`` (``pi Q = 0``, ``sum pi = 1``), with a stated accuracy.
+        """Stationary distribution ``pi`` (``pi Q = 0``, ``sum pi = 1``), with a proven accuracy.
 
-        Every probability at or above ``result.floor`` is within ``result.accuracy`` of the exact
-        stationary probability *relative to itself* (1e-10 down to 1e-290 by default), or this
-        raises :class:`~analytic.errors.ConvergenceError`: a small residual is not taken as
-        evidence. See :mod:`analytic.ctmc.stationary` for how each method vouches for its answer.
+        Every probability at or above ``result.floor`` (1e-290) is within ``tolerance`` of the
+        exact stationary probability *relative to itself*, or this raises
+        :class:`~analytic.errors.ConvergenceError` saying the best accuracy reached. Whatever the
+        method, the answer is certified state by state (:mod:`analytic.ctmc.certificate`): a small
+        residual is not taken as evidence; ``result.error_bounds`` holds the proven bounds.
 
         Parameters
         ----------
         method : {"auto", "gth", "direct", "iterative"}
             ``"gth"``: the subtraction-free Grassmann–Taksar–Heyman algorithm as a sparse
-            multifrontal factorization, entrywise accurate. ``"direct"`` (SuperLU) and
-            ``"iterative"`` (GMRES with an incomplete-LU preconditioner) are followed by
-            mixed-precision refinement, which measures each probability's error. ``"auto"``
-            (default): GTH when its factorization fits in memory and needs at most
-            ``GTH_FLOPS`` multiply-adds, else direct up to ``DIRECT_SOLVE_LIMITS`` states (a
-            limit that falls with the mean number of transitions per state), else iterative.
+            multifrontal factorization. ``"iterative"``: rounds of relative correction by GMRES
+            with an ILU(0) preconditioner; ``"direct"``: the same with SuperLU. ``"auto"``
+            (default): GTH when it fits in memory and costs at most ``GTH_FLOPS`` multiply-adds
+            (or ``GTH_FLOPS_PER_STATE`` per state), the iterative rounds otherwise, and the other
+            methods in turn when the certificate falls short of the tolerance (see
+            :mod:`analytic.ctmc.stationary`).
         reference : state, optional
-            For ``"direct"`` and ``"iterative"``: the state whose balance equation is replaced by
-            ``pi = 1`` first (default: state 0). Accuracy and GMRES convergence are best when it
-            is among the likeliest states; likelier states are tried automatically when the
-            residual is poor.
+            For ``"direct"`` and ``"iterative"``: the state pinned first (default: the likeliest
+            state of a first rough measure); the rounds move it to the likeliest state.
         tolerance : float
-            The componentwise relative accuracy to vouch for, in (0, 1) (default 1e-10).
+            The componentwise relative accuracy to vouch for, in [2**-50, 1) (default 1e-10).
 
         Returns
         -------
@@ -366,6 +408,9 @@ class CTMC:
 
         Raises
         ------
+        InvalidParameterError
+            ``method``, ``reference`` or ``tolerance`` is invalid, or the rates out of one state
+            span more than the double range.
         ReducibleChainError
             The chain is not irreducible (an absorbing state, several closed classes, or
             transient states), so no stationary law with full support exists.
@@ -378,24 +423,59 @@ class CTMC:
         Examples
         --------
         A nearly completely decomposable chain: two pairs of states coupled by rates of 1e-14.
-        Its exact stationary law is uniform; GTH gets it to the last digit:
+        Its exact stationary law is ``(1, 1, 1 + 1e-14, 1) / (4 + 1e-14)``, uniform to 14 digits;
+        GTH gets it to the last digit:
 
         >>> chain = CTMC([[0, 1, 1e-14, 0], [1, 0, 0, 0], [0, 0, 0, 1], [1e-14, 0, 1, 0]])
-        >>> chain.stationary().probabilities.round(14).tolist()
+        >>> pi = chain.stationary().probabilities
+        >>> pi.round(14).tolist()
         [0.25, 0.25, 0.25, 0.25]
+        >>> exact = np.array([1, 1, 1 + 1e-14, 1]) / (4 + 1e-14)
+        >>> bool(np.abs(pi / exact - 1).max() < 1e-15)
+        True
         """
         method = option("method", method, stationary_law.METHODS)
         tolerance = stationary_law.check_tolerance(tolerance)
         first = None if reference is None else self._space.index(reference, "reference")
         self._require_irreducible()
-        pi, accuracy, floor, label, iterations, check = stationary_law.solve(self._generator, method, first, tolerance)
+        solution = stationary_law.solve(self._generator, method, first, tolerance)
+        pi = solution.probabilities
         residual = float(np.abs(self._generator.T @ pi).sum())
-        return Stationary(pi, accuracy, floor, residual, label, iterations, check, self.states, self._space)
+        return Stationary(pi, tolerance, stationary_law.FLOOR, solution.error_bounds, solution.conditioning, residual,
+                          solution.method, solution.iterations, solution.check, self.states, self._space)
 
     def detailed_balance_residual(self, probabilities: np.ndarray | Stationary) -> float:
         """Total imbalance of the probability flows, ``sum_{i<j} |pi_i q_ij - pi_j q_ji|``.
 
         Zero (up to round-off) exactly when the chain is reversible with respect to ``pi``.
+
+        Parameters
+        ----------
+        probabilities : numpy.ndarray or Stationary
+            A probability vector aligned with :attr:`states` (non-negative, summing to 1 within
+            1e-9), or the result of :meth:`stationary`.
+
+        Returns
+        -------
+        float
+            The imbalance, in probability per unit time (>= 0).
+
+        Raises
+        ------
+        InvalidParameterError
+            ``probabilities`` is not a probability vector of length :attr:`n_states`.
+
+        Examples
+        --------
+        A birth–death chain is reversible. A cycle 0 -> 1 -> 2 -> 0 at unit rates is not: under
+        its uniform law each of the three pairs carries a net flow of 1/3.
+
+        >>> queue = CTMC.from_function(0, lambda x: [(x + 1, 1.0)] * (x < 2) + [(x - 1, 2.0)] * (x > 0))
+        >>> round(queue.detailed_balance_residual(queue.stationary()), 12)
+        0.0
+        >>> cycle = CTMC([[0, 1.0, 0], [0, 0, 1.0], [1.0, 0, 0]])
+        >>> round(cycle.detailed_balance_residual([1 / 3, 1 / 3, 1 / 3]), 12)
+        1.0
         """
         pi = self._check_distribution(probabilities, "probabilities")
         flows = sp.diags_array(pi) @ self._generator
@@ -424,8 +504,9 @@ class CTMC:
         Raises
         ------
         ConvergenceError
-            A stiff chain with more than ``transient.DENSE_STATES`` states that has not mixed
-            within ``transient.MAX_WORK`` operations.
+            A stiff chain that has not mixed by time t and would need more than
+            ``transient.MAX_WORK`` operations (whether a chain of at most
+            ``transient.SPECTRAL_STATES`` states has mixed is decided by its eigen-decomposition).
 
         Examples
         --------
@@ -433,15 +514,92 @@ class CTMC:
         >>> chain.transient([0.0, 1e12], 0).round(6).tolist()
         [[1.0, 0.0], [0.666667, 0.333333]]
         """
-        try:
-            t = np.asarray(times, dtype=float)
-        except (TypeError, ValueError):
-            raise InvalidParameterError("times", times, "must be real numbers >= 0") from None
-        if t.ndim > 1 or t.size == 0 or not np.all(np.isfinite(t)) or np.any(t < 0):
+        t = real_array("times", times, " >= 0 (a scalar or a 1-D sequence)", allow_empty=False)
+        if t.ndim > 1 or np.any(t < 0):
             raise InvalidParameterError("times", times, "must be finite real numbers >= 0 (a scalar or a 1-D sequence)")
         p = self._initial_distribution(initial)
-        out = uniformized(self._generator, t.ravel(), p, lambda: self.stationary().probabilities)
+        out = uniformized(self._generator, t.ravel(), p, lambda: self._limit(p))
         return out[0] if t.ndim == 0 else out
+
+    def limit(self, initial: Any) -> np.ndarray:
+        """The limiting law ``lim_{t -> inf} p(t)`` from ``initial``: the stationary law for an
+        irreducible chain; otherwise, for each closed class, the probability of being absorbed in
+        it times its own stationary law (transient states get 0).
+
+        The absorption probabilities are the stationary law of an auxiliary irreducible chain — the
+        transient states, one state per closed class, and a restart from each class into the
+        initial law on the transient states at rate 1 — so they carry the same certified
+        accuracy as every stationary law here (:meth:`stationary`).
+
+        Parameters
+        ----------
+        initial : state or array
+            A state of the chain (point mass) or a probability vector aligned with :attr:`states`.
+
+        Returns
+        -------
+        numpy.ndarray
+            Probabilities aligned with :attr:`states`.
+
+        Examples
+        --------
+        From state 1, a step to 0 (rate 1) or to 2 (rate 3), both absorbing: absorbed in 2 w.p. 3/4.
+
+        >>> chain = CTMC([[0, 0, 0], [1.0, 0, 3.0], [0, 0, 0]])
+        >>> chain.limit(1).round(12).tolist()
+        [0.25, 0.0, 0.75]
+        """
+        return self._limit(self._initial_distribution(initial))
+
+    def _limit(self, p: np.ndarray) -> np.ndarray:
+        """:meth:`limit` from a probability vector."""
+        n_classes, labels = connected_components(self._generator, directed=True, connection="strong")
+        if n_classes == 1:
+            return self.stationary().probabilities
+        graph = self._generator.tocoo()
+        leaving = (labels[graph.row] != labels[graph.col]) & (graph.data > 0)
+        open_class = np.zeros(n_classes, dtype=bool)
+        open_class[labels[graph.row[leaving]]] = True
+        absorbed = np.bincount(labels, weights=p, minlength=n_classes) * ~open_class
+        transient_mass = float(p[open_class[labels]].sum())
+        if transient_mass > 0:
+            absorbed += transient_mass * self._absorption(p, labels, open_class)
+        limit = np.zeros(self.n_states)
+        for c in np.flatnonzero(absorbed > 0):
+            members = np.flatnonzero(labels == c)
+            inner = CTMC.__new__(CTMC)
+            inner._space, inner._generator = ExplicitSpace(list(range(len(members)))), self._generator[members][:, members]
+            limit[members] = absorbed[c] * (inner.stationary().probabilities if len(members) > 1 else 1.0)
+        return limit
+
+    def _absorption(self, p: np.ndarray, labels: np.ndarray, open_class: np.ndarray) -> np.ndarray:
+        """Probability of being absorbed in each closed class from the law ``p`` restricted to the
+        transient states: the stationary law of the auxiliary chain of :meth:`limit`, at its class states."""
+        transient = np.flatnonzero(open_class[labels])
+        closed = np.flatnonzero(~open_class)
+        position = np.full(self.n_states, -1)
+        position[transient] = np.arange(len(transient))
+        class_state = np.full(len(open_class), -1)
+        class_state[closed] = len(transient) + np.arange(len(closed))
+        graph = self._generator.tocoo()
+        off = (graph.row != graph.col) & (graph.data > 0) & (position[graph.row] >= 0)
+        rows = position[graph.row[off]]
+        cols = np.where(position[graph.col[off]] >= 0, position[graph.col[off]], class_state[labels[graph.col[off]]])
+        start = p[transient] / p[transient].sum()
+        restart_rows = np.repeat(class_state[closed], np.count_nonzero(start))
+        restart_cols = np.tile(np.flatnonzero(start > 0), len(closed))
+        size = len(transient) + len(closed)
+        auxiliary = sp.coo_array((np.concatenate([graph.data[off], np.tile(start[start > 0], len(closed))]),
+                                  (np.concatenate([rows, restart_rows]), np.concatenate([cols, restart_cols]))),
+                                 shape=(size, size))
+        reached = CTMC(auxiliary).reachable(int(restart_rows[0]) if len(restart_rows) else 0)
+        law = reached.stationary().probabilities
+        found = np.asarray(reached.states)
+        weights = np.zeros(size)
+        weights[found] = law
+        result = np.zeros(len(open_class))
+        result[closed] = weights[class_state[closed]]
+        return result / result.sum()
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -456,9 +614,8 @@ class CTMC:
 
     def _check_distribution(self, values: Any, name: str) -> np.ndarray:
         """``values`` as a probability vector of length n_states, or an error saying why not."""
-        pi = values.probabilities if isinstance(values, Stationary) else numeric_array(
-            name, values, "must be a vector of real probabilities")
-        pi = pi.astype(float)
+        pi = values.probabilities if isinstance(values, Stationary) else real_array(
+            name, values, " (a vector of probabilities)", allow_nan=True)
         if pi.shape != (self.n_states,) or not np.all(np.isfinite(pi)) or np.any(pi < 0) \
                 or not np.isclose(pi.sum(), 1.0, rtol=0, atol=1e-9):
             raise InvalidParameterError(name, values, f"must be a probability vector of length {self.n_states} "
@@ -494,8 +651,29 @@ def lattice_bytes(states: int, dimension: int, moves: int) -> int:
     ``dimension`` coordinates and ``moves`` moves (an upper estimate: greedy(p*)'s 4-dimensional
     chains with 8 moves measured 630 bytes per state, this gives 848).
 
+    Parameters
+    ----------
+    states : int
+        Number of states (>= 0).
+    dimension : int
+        Number of coordinates of a state (>= 0).
+    moves : int
+        Number of moves (>= 0).
+
+    Returns
+    -------
+    int
+        Bytes: 48 per state, plus 8 per state and coordinate, plus 96 per state and move.
+
+    Raises
+    ------
+    InvalidParameterError
+        An argument is not an integer >= 0.
+
     Examples
     --------
+    A million states of two coordinates with four moves: ``10**6 * (48 + 2 * 8 + 4 * 96)``.
+
     >>> lattice_bytes(10**6, 2, 4)
     448000000
     """
@@ -567,8 +745,12 @@ def _product_form_row() -> Row:
 
 @reproduces
 def _gth_row() -> Row:
-    chain = CTMC([[0, 1, 1e-14, 0], [1, 0, 0, 0], [0, 0, 0, 1], [1e-14, 0, 1, 0]])
+    coupling = 1e-14
+    chain = CTMC([[0, 1, coupling, 0], [1, 0, 0, 0], [0, 0, 0, 1], [coupling, 0, 1, 0]])
+    with mpmath.workdps(50):        # pi ∝ (1, 1, 1 + c, 1): state 2 receives c more from state 0
+        weights = [mpmath.mpf(1), mpmath.mpf(1), 1 + mpmath.mpf(coupling), mpmath.mpf(1)]
+        exact = np.array([float(w / mpmath.fsum(weights)) for w in weights])
     return Row(paper="Grassmann, Taksar & Heyman (1985), GTH",
-               statement="two state pairs coupled by rates 1e-14 (uniform law): max relative error of pi",
-               paper_value=0.0, value=float(np.abs(np.asarray(chain.stationary()) / 0.25 - 1).max()), tolerance=1e-14,
+               statement="two state pairs coupled by rates 1e-14, pi ∝ (1, 1, 1 + 1e-14, 1): max relative error of pi",
+               paper_value=0.0, value=float(np.abs(np.asarray(chain.stationary()) / exact - 1).max()), tolerance=2e-15,
                note="a pinned LU solve was off by 4e-4 with a residual of 3e-18")

@@ -32,6 +32,7 @@ allocated, so callers can refuse a chain that does not fit.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -39,10 +40,22 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import reverse_cuthill_mckee
+from tqdm.auto import tqdm
 
-from analytic.ctmc.ordering import nested_dissection
+from analytic.ctmc.balance import Balance, Measure
+from analytic.ctmc.ordering import minimum_degree, nested_dissection
 
-__all__ = ["GTHPlan", "analyse", "stationary"]
+__all__ = ["Factorization", "GTHPlan", "analyse"]
+
+#: Up to this many states, a nested dissection needing more than ``WIDE_SEPARATORS`` multiply-adds
+#: per state (its breadth-first separators are wide: the sequence chains of Anselmi & Doncel) is
+#: compared with a minimum-degree order, which costs one SuperLU factorization (0.4 s on the
+#: BS-FCFS chain of 5 251 states, where it cuts the work from 1.3e9 to 4.9e8 multiply-adds).
+MINIMUM_DEGREE_STATES = 50_000
+WIDE_SEPARATORS = 1e4
+
+#: A factorization needing more multiply-adds than this shows a progress bar (about half a minute).
+PROGRESS_FLOPS = 1e11
 
 #: Columns eliminated together before the trailing update of a front (the BLAS block size).
 _BLOCK = 64
@@ -66,6 +79,19 @@ class GTHPlan:
         contribution stack).
     flops : float
         Multiply-adds of the elimination (about ``sum_fronts pivots * front_size**2``).
+    work : numpy.ndarray
+        The multiply-adds done before each supernode (the last entry is ``flops``).
+    traffic : float
+        Entries of all fronts together.
+
+    Examples
+    --------
+    An M/M/1/2 queue is one front of its three states: 3 pivots times ``3**2`` entries.
+
+    >>> import scipy.sparse as sp
+    >>> plan = analyse(sp.csr_array([[0, 1.0, 0], [2.0, 0, 1.0], [0, 2.0, 0]]), root=0)
+    >>> int(plan.order[-1]), plan.largest_front, plan.flops
+    (0, 3, 27.0)
     """
 
     order: np.ndarray
@@ -76,13 +102,28 @@ class GTHPlan:
     stored: int
     stack: int
     largest_front: int
-    flops: float
+    work: np.ndarray
+    traffic: float
     transitions: int
 
     @property
+    def flops(self) -> float:
+        """Multiply-adds of the elimination (about ``sum_fronts pivots * front_size**2``)."""
+        return float(self.work[-1])
+
+    @property
+    def cost(self) -> float:
+        """The elimination's time in multiply-adds' worth: ``flops``, plus eight per front entry
+        (fronts with few pivots cost their memory passes more than their arithmetic; measured on the
+        sequence chains of Anselmi & Doncel)."""
+        return self.flops + 8 * self.traffic
+
+    @property
     def bytes(self) -> int:
-        floats = self.stored + self.stack + self.largest_front**2 + 2 * self.transitions + 4 * len(self.order)
-        integers = len(self.update) + 2 * self.transitions + 8 * len(self.order)
+        """Bytes of the numerical phase: both factors, the contribution stack with its row exponents,
+        the largest front, the permuted rates and the per-state arrays."""
+        floats = 2 * self.stored + self.stack + self.largest_front**2 + 2 * self.transitions + 6 * len(self.order)
+        integers = len(self.update) + self.stack + self.stored // _BLOCK + 2 * self.transitions + 10 * len(self.order)
         return 8 * (floats + integers)
 
     def __repr__(self) -> str:
@@ -237,10 +278,12 @@ def _fronts(indptr, indices, parent, start, n):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def _sizes(start, update_ptr, n_children):  # pragma: no cover - compiled
-    """Stored factor entries, peak contribution stack, largest front and multiply-adds."""
+    """Stored factor entries, peak contribution stack, largest front, the multiply-adds done before
+    each supernode (and in all), and the entries of all fronts (each is cleared, assembled and
+    scanned a few times)."""
     m = len(start) - 1
-    stored, largest, alive, peak = 0, 0, 0, 0
-    flops = 0.0
+    stored, largest, alive, peak, traffic = 0, 0, 0, 0, 0.0
+    work = np.zeros(m + 1)
     blocks = np.zeros(m + 1, np.int64)
     depth = 0
     for s in range(m):
@@ -248,7 +291,8 @@ def _sizes(start, update_ptr, n_children):  # pragma: no cover - compiled
         rest = update_ptr[s + 1] - update_ptr[s]
         size = pivots + rest
         stored += pivots * size
-        flops += pivots * float(size) * size
+        traffic += float(size) * size
+        work[s + 1] = work[s] + pivots * float(size) * size
         largest = max(largest, size)
         for _ in range(n_children[s]):
             depth -= 1
@@ -257,7 +301,7 @@ def _sizes(start, update_ptr, n_children):  # pragma: no cover - compiled
         depth += 1
         alive += rest * rest
         peak = max(peak, alive)
-    return stored, peak, largest, flops
+    return stored, peak, largest, work, traffic
 
 
 # ---------------------------------------------------------------------------------------------
@@ -265,25 +309,58 @@ def _sizes(start, update_ptr, n_children):  # pragma: no cover - compiled
 # ---------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
-def _eliminate(G, pivots, first, p, block):  # pragma: no cover - compiled
-    """GTH elimination of the first p states of a dense front, in place.
+#: Exponent marking a front row that has received nothing yet.
+_NONE = -(1 << 60)
 
-    ``G[j, i]`` is the censored rate from front state j to front state i (row j: j's outflows).
-    Eliminating pivot t: ``s_t = sum_{i > t} G[t, i]`` (the pivot), ``G[t, i] /= s_t`` (routing
-    probabilities), and ``G[j, i] += G[j, t] * G[t, i]`` for later j, i. Done in blocks: the block's
-    own columns first (panel), then a forward substitution on the rows below, then one matrix
-    product for the trailing part. Afterwards ``G[j, t]`` (j > t) holds rate(j -> t) in the chain
-    censored on {t, t+1, ...}: the back-substitution coefficients.
+#: A row of a front whose largest entry falls below this is rescaled by a power of two (its
+#: exponent carried separately), so that censored rates never underflow.
+_TINY = 2.0**-500
+
+
+@numba.njit(cache=True)
+def _rescale(G, exponent, first):  # pragma: no cover - compiled
+    """Rows ``first..`` of ``G``, columns ``first..``: a row whose largest entry is below ``_TINY``
+    is multiplied by a power of two bringing it to [1/2, 1), and its exponent lowered to match.
+    Diagonal entries (the censored self-loops, which GTH never uses: a pivot sums the rates to
+    *later* states) are cleared first, lest a return probability near one hide a row of vanishing
+    outflows."""
+    f = G.shape[0]
+    for j in range(first, f):
+        G[j, j] = 0.0
+        top = 0.0
+        for i in range(first, f):
+            top = max(top, G[j, i])
+        if 0.0 < top < _TINY:
+            power = -math.frexp(top)[1]
+            for i in range(first, f):
+                G[j, i] = math.ldexp(G[j, i], power)
+            exponent[j] -= power
+
+
+@numba.njit(cache=True)
+def _eliminate(G, exponent, pivot, pivot_exponent, lower, upper, lower_exponent, at, at_exponent, first, p,
+               block):  # pragma: no cover - compiled
+    """GTH elimination of the first p states of a dense front, in place; row j of ``G`` holds the
+    censored rates out of front state j, times ``2**-exponent[j]``.
+
+    Eliminating pivot t: ``s_t = sum_{i > t} G[t, i]`` (the pivot, never a difference),
+    ``G[t, i] /= s_t`` (routing probabilities), and ``G[j, i] += G[j, t] * G[t, i]`` for later j, i.
+    Done in blocks: each block's rows are first rescaled where they became tiny (``_rescale``), its
+    own columns eliminated (panel), then a forward substitution on the rows below and one matrix
+    product (BLAS) for the trailing part. After each block its factor is stored: ``lower[t, j] =
+    G[j, t]`` (the rate from j into t in the chain censored on {t, t+1, ...}; row j's exponent in
+    ``lower_exponent``, one entry per block and front row) and ``upper[t, i] = G[t, i]`` (t's
+    routing probabilities, free of scale).
     """
     f = G.shape[0]
     for b0 in range(0, p, block):
         b1 = min(b0 + block, p)
+        _rescale(G, exponent, b0)
         for t in range(b0, b1):
             total = 0.0
             for i in range(t + 1, f):
                 total += G[t, i]
-            pivots[first + t] = total
+            pivot[first + t], pivot_exponent[first + t] = total, exponent[t]
             if total > 0.0:
                 for i in range(t + 1, f):
                     G[t, i] /= total
@@ -308,81 +385,159 @@ def _eliminate(G, pivots, first, p, block):  # pragma: no cover - compiled
                         if w != 0.0:
                             for i in range(b1, f):
                                 G[j, i] += w * G[t, i]
+        for j in range(f):
+            lower_exponent[at_exponent + (b0 // block) * f + j] = exponent[j]
+        for t in range(b0, b1):
+            for j in range(f):
+                lower[at + t * f + j] = G[j, t] if j > t else 0.0
+                upper[at + t * f + j] = G[t, j] if j > t else 0.0
 
 
 @numba.njit(cache=True)
-def _factor(out_ptr, out_idx, out_val, in_ptr, in_idx, in_val, start, update_ptr, update, n_children,
-            stored, stack_size, block):  # pragma: no cover - compiled
-    """Multifrontal GTH: pivots ``s_t`` and, per supernode, the back-substitution coefficients
-    ``coef[t, j] = rate(front state j -> pivot t)`` in the censored chain (row-major, pivots x front).
-
-    ``out_*`` is the CSR of the (scaled, permuted) rates, row c = rates out of c; ``in_*`` the CSR
-    of its transpose, row c = rates into c.
-    """
-    n = len(out_ptr) - 1
+def _exponent_slots(start, update_ptr, block):  # pragma: no cover - compiled
+    """Offsets of each supernode's row exponents in the factor: one per block and front row."""
     m = len(start) - 1
-    pivots = np.zeros(n)
-    coef_ptr = np.zeros(m + 1, np.int64)
-    coef = np.empty(stored)
-    local = np.empty(n, np.int64)
-    stack = np.empty(max(stack_size, 1))
-    block_at = np.empty(m + 1, np.int64)
-    block_of = np.empty(m + 1, np.int64)
-    depth, top = 0, 0
+    offsets = np.zeros(m + 1, np.int64)
     for s in range(m):
+        p = start[s + 1] - start[s]
+        f = p + update_ptr[s + 1] - update_ptr[s]
+        offsets[s + 1] = offsets[s] + ((p + block - 1) // block) * f
+    return offsets
+
+
+@numba.njit(cache=True)
+def _factor(begin, end_supernode, counters, out_ptr, out_idx, out_val, in_ptr, in_idx, in_val, start, update_ptr,
+            update, n_children, block, pivot, pivot_exponent, lower, upper, exponent_ptr, lower_exponent, factor_ptr,
+            local, stack, stack_exponent, block_at, block_of, exponent_at, front):  # pragma: no cover - compiled
+    """Multifrontal GTH of supernodes ``begin..end_supernode - 1`` (in order; ``counters`` holds the
+    contribution stack's depth, top and exponent top between calls): per state its pivot (mantissa
+    and exponent), per supernode its factor blocks ``lower`` and ``upper`` (row-major, pivots x
+    front, see ``_eliminate``) and the row exponents of ``lower``.
+
+    ``out_*`` is the CSR of the embedded (permuted) rates, row c = rates out of c; ``in_*`` the CSR
+    of its transpose, row c = rates into c. Each contribution block leaves a front with its rows'
+    exponents; extend-add aligns a row's contributions to the largest of their exponents.
+    """
+    depth, top, top_exponent = counters[0], counters[1], counters[2]
+    for s in range(begin, end_supernode):
         first, end = start[s], start[s + 1]
         p = end - first
         base = update_ptr[s]
         rest = update_ptr[s + 1] - base
         f = p + rest
-        G = np.zeros((f, f))
+        G = front[: f * f].reshape((f, f))    # one workspace for every front: no allocation per supernode
+        G[:, :] = 0.0
+        row_exponent = np.full(f, _NONE)
         for t in range(p):
             local[first + t] = t
         for a in range(rest):
             local[update[base + a]] = p + a
-        for t in range(p):  # original rates out of the pivots, and into them from later states
+        for t in range(p):  # original (embedded) rates have exponent 0
             c = first + t
             for q in range(out_ptr[c], out_ptr[c + 1]):
                 if out_idx[q] >= first:
-                    G[t, local[out_idx[q]]] += out_val[q]
+                    row_exponent[t] = max(row_exponent[t], 0)
             for q in range(in_ptr[c], in_ptr[c + 1]):
                 if in_idx[q] >= end:
-                    G[local[in_idx[q]], t] += in_val[q]
+                    row_exponent[local[in_idx[q]]] = max(row_exponent[local[in_idx[q]]], 0)
+        depth_children = depth
+        for _ in range(n_children[s]):  # the children's rows: their exponents first
+            depth_children -= 1
+            child = block_of[depth_children]
+            cbase = update_ptr[child]
+            crest = update_ptr[child + 1] - cbase
+            for a in range(crest):
+                row = local[update[cbase + a]]
+                row_exponent[row] = max(row_exponent[row], stack_exponent[exponent_at[depth_children] + a])
+        for r in range(f):
+            if row_exponent[r] == _NONE:
+                row_exponent[r] = 0
+        for t in range(p):
+            c = first + t
+            for q in range(out_ptr[c], out_ptr[c + 1]):
+                if out_idx[q] >= first:
+                    G[t, local[out_idx[q]]] += math.ldexp(out_val[q], -row_exponent[t])
+            for q in range(in_ptr[c], in_ptr[c + 1]):
+                if in_idx[q] >= end:
+                    row = local[in_idx[q]]
+                    G[row, t] += math.ldexp(in_val[q], -row_exponent[row])
         for _ in range(n_children[s]):  # extend-add the children's censored rates
             depth -= 1
             child, at = block_of[depth], block_at[depth]
             cbase = update_ptr[child]
             crest = update_ptr[child + 1] - cbase
-            top = at
+            top, top_exponent = at, exponent_at[depth]
             for a in range(crest):
                 row = local[update[cbase + a]]
+                shift = stack_exponent[top_exponent + a] - row_exponent[row]
                 for b in range(crest):
-                    G[row, local[update[cbase + b]]] += stack[at + a * crest + b]
-        _eliminate(G, pivots, first, p, block)
-        at = coef_ptr[s]
-        for t in range(p):
-            for j in range(f):
-                coef[at + t * f + j] = G[j, t]
-        coef_ptr[s + 1] = at + p * f
+                    G[row, local[update[cbase + b]]] += math.ldexp(stack[at + a * crest + b], shift)
+        _eliminate(G, row_exponent, pivot, pivot_exponent, lower, upper, lower_exponent, factor_ptr[s],
+                   exponent_ptr[s], first, p, block)
+        factor_ptr[s + 1] = factor_ptr[s] + p * f
+        _rescale(G, row_exponent, p)
         for a in range(rest):
+            stack_exponent[top_exponent + a] = row_exponent[p + a]
             for b in range(rest):
                 stack[top + a * rest + b] = G[p + a, p + b]
-        block_at[depth], block_of[depth] = top, s
+        block_at[depth], block_of[depth], exponent_at[depth] = top, s, top_exponent
         depth += 1
         top += rest * rest
-    return pivots, coef_ptr, coef
+        top_exponent += rest
+    counters[0], counters[1], counters[2] = depth, top, top_exponent
 
 
 @numba.njit(cache=True)
-def _back_substitute(start, update_ptr, update, pivots, coef_ptr, coef):  # pragma: no cover - compiled
-    """``nu_t = sum_j coef[t, j] nu_j / s_t`` from the root (``nu = 1``) down, each ``nu`` held as a
-    mantissa and a binary exponent so that no value over- or underflows.
+def _add(mantissa, exponent, i, value, power):  # pragma: no cover - compiled
+    """``x_i += value * 2**power`` for ``x`` held as mantissas and exponents (value >= 0). The
+    mantissas are kept below ``2**500`` and renormalized only then, so an addition costs one ``ldexp``."""
+    if value <= 0.0:
+        return
+    if mantissa[i] == 0.0:
+        mantissa[i], exponent[i] = value, power
+        return
+    shift = power - exponent[i]
+    if shift > 500:     # the new term dominates: move to its scale
+        mantissa[i], exponent[i], shift = math.ldexp(mantissa[i], -shift), power, 0
+    mantissa[i] += math.ldexp(value, shift)
+    if mantissa[i] > 2.0**500:
+        m, e = math.frexp(mantissa[i])
+        mantissa[i], exponent[i] = m, exponent[i] + e
+
+
+@numba.njit(cache=True)
+def _forward(start, update_ptr, update, factor_ptr, upper, mantissa, exponent):  # pragma: no cover - compiled
+    """Carry sources down the elimination: the source reaching pivot t (all of it once t's turn
+    comes) is routed on to the later states by t's routing probabilities, in place."""
+    m = len(start) - 1
+    for s in range(m):
+        first, end = start[s], start[s + 1]
+        p = end - first
+        base = update_ptr[s]
+        f = p + update_ptr[s + 1] - base
+        at = factor_ptr[s]
+        for t in range(p):
+            g = first + t
+            if mantissa[g] == 0.0:
+                continue
+            for i in range(t + 1, f):
+                u = upper[at + t * f + i]
+                if u > 0.0:
+                    _add(mantissa, exponent, first + i if i < p else update[base + i - p], mantissa[g] * u, exponent[g])
+
+
+@numba.njit(cache=True)
+def _back_substitute(start, update_ptr, update, pivot, pivot_exponent, factor_ptr, lower, exponent_ptr,
+                     lower_exponent, block, source, source_exponent, root):  # pragma: no cover - compiled
+    """``nu_t = (W_t + sum_j lower[t, j] nu_j) / s_t`` from the root (``nu = root``) down, where
+    ``W`` is the source routed to t (:func:`_forward`); every value held as a mantissa and a binary
+    exponent so that nothing over- or underflows.
 
     Each front's sums are formed in doubles scaled by a common power of two (the largest exponent
     among its later states, raised when a new value exceeds it by 2^900); a row whose terms all
     underflow at that scale is summed at the scale of its own largest term instead.
     """
-    n = len(pivots)
+    n = len(pivot)
     m = len(start) - 1
     mantissa = np.zeros(n)
     exponent = np.zeros(n, np.int64)
@@ -391,7 +546,7 @@ def _back_substitute(start, update_ptr, update, pivots, coef_ptr, coef):  # prag
         p = end - first
         base = update_ptr[s]
         f = p + update_ptr[s + 1] - base
-        at = coef_ptr[s]
+        at, at_exponent = factor_ptr[s], exponent_ptr[s]
         index = np.empty(f, np.int64)
         for j in range(f):
             index[j] = first + j if j < p else update[base + j - p]
@@ -405,27 +560,41 @@ def _back_substitute(start, update_ptr, update, pivots, coef_ptr, coef):  # prag
                 scaled[j] = math.ldexp(mantissa[index[j]], exponent[index[j]] - shift)
         for t in range(p - 1, -1, -1):
             g = first + t
-            if pivots[g] == 0.0:  # the root: nothing left after it
-                mantissa[g], exponent[g] = 0.5, 1
+            rows = at_exponent + (t // block) * f
+            if pivot[g] == 0.0:  # the root: nothing left after it
+                if root > 0.0:
+                    mantissa[g], exponent[g] = math.frexp(root)
             else:
                 total = 0.0
                 for j in range(t + 1, f):
-                    total += coef[at + t * f + j] * scaled[j]
+                    if scaled[j] > 0.0:
+                        if lower_exponent[rows + j] == 0:
+                            total += lower[at + t * f + j] * scaled[j]
+                        else:
+                            total += math.ldexp(lower[at + t * f + j] * scaled[j], lower_exponent[rows + j])
+                if source[g] > 0.0 and total > 0.0:
+                    total += math.ldexp(source[g], source_exponent[g] - shift)
                 reference = shift
-                if not total > 1e-280:  # every term tiny at this scale: sum at the largest term's scale
+                if not 1e-280 < total < 1e280:  # tiny (or no) terms at this scale: sum at the largest term's scale
                     reference = -(1 << 60)
                     for j in range(t + 1, f):
-                        if coef[at + t * f + j] > 0.0 and mantissa[index[j]] > 0.0:
-                            reference = max(reference, exponent[index[j]] + math.frexp(coef[at + t * f + j])[1])
+                        if lower[at + t * f + j] > 0.0 and mantissa[index[j]] > 0.0:
+                            reference = max(reference, exponent[index[j]] + lower_exponent[rows + j]
+                                            + math.frexp(lower[at + t * f + j])[1])
+                    if source[g] > 0.0:
+                        reference = max(reference, source_exponent[g] + math.frexp(source[g])[1])
                     total = 0.0
                     for j in range(t + 1, f):
-                        if coef[at + t * f + j] > 0.0 and mantissa[index[j]] > 0.0:
-                            total += math.ldexp(coef[at + t * f + j] * mantissa[index[j]], exponent[index[j]] - reference)
+                        if lower[at + t * f + j] > 0.0 and mantissa[index[j]] > 0.0:
+                            total += math.ldexp(lower[at + t * f + j] * mantissa[index[j]],
+                                                exponent[index[j]] + lower_exponent[rows + j] - reference)
+                    if source[g] > 0.0:
+                        total += math.ldexp(source[g], source_exponent[g] - reference)
                 if total > 0.0:  # total / pivot by mantissas and exponents: it overflowed at a pivot of 1e-200
                     top, top_power = math.frexp(total)
-                    bottom, bottom_power = math.frexp(pivots[g])
+                    bottom, bottom_power = math.frexp(pivot[g])
                     value, power = math.frexp(top / bottom)
-                    mantissa[g], exponent[g] = value, power + top_power - bottom_power + reference
+                    mantissa[g], exponent[g] = value, power + top_power - bottom_power + reference - pivot_exponent[g]
             if mantissa[g] > 0.0:
                 if exponent[g] > shift + 900:
                     for j in range(t + 1, f):
@@ -440,13 +609,9 @@ def _back_substitute(start, update_ptr, update, pivots, coef_ptr, coef):  # prag
 # ---------------------------------------------------------------------------------------------
 
 
-def _embedded(generator: sp.csr_array) -> tuple[sp.csr_array, np.ndarray]:
-    """Off-diagonal rates divided by each state's total outflow, and the outflows."""
-    rates = generator.copy()
-    rates.setdiag(0.0)
-    rates.eliminate_zeros()
-    outflow = np.asarray(rates.sum(axis=1)).ravel()
-    return (sp.diags_array(1.0 / outflow) @ rates).tocsr(), outflow
+def _embedded(rates: sp.csr_array, outflow: np.ndarray) -> sp.csr_array:
+    """The jump chain: off-diagonal rates divided by each state's total outflow."""
+    return (sp.diags_array(1.0 / outflow) @ rates).tocsr()
 
 
 def _symmetric(rates: sp.csr_array) -> sp.csr_array:
@@ -510,20 +675,40 @@ def _plan(pattern: sp.csr_array, order: np.ndarray, transitions: int) -> GTHPlan
     parent = _etree(indptr, indices, n)
     start = _supernodes(parent, _column_counts(indptr, indices, parent, n), n, _RELAX)
     update_ptr, update, n_children = _fronts(indptr, indices, parent, start, n)
-    stored, stack, largest, flops = _sizes(start, update_ptr, n_children)
-    return GTHPlan(order, start, update_ptr, update, n_children, int(stored), int(stack), int(largest),
-                   float(flops), transitions)
+    stored, stack, largest, work, traffic = _sizes(start, update_ptr, n_children)
+    return GTHPlan(order, start, update_ptr, update, n_children, int(stored), int(stack), int(largest), work,
+                   float(traffic), transitions)
 
 
-def analyse(generator: sp.csr_array) -> GTHPlan:
-    """Symbolic analysis of the GTH factorization of an irreducible generator: the elimination
-    order and the exact memory and work of the numerical phase, computed without allocating it.
+def analyse(rates: sp.csr_array, root: int | None = None, thorough: bool = False) -> GTHPlan:
+    """Symbolic analysis of the GTH factorization of an irreducible chain given by its off-diagonal
+    ``rates``: the elimination order and the exact memory and work of the numerical phase,
+    computed without allocating it. ``root``, if given, is eliminated last (the pinned state of the
+    systems :meth:`Factorization.solve` solves).
 
-    Two orders are considered: nested dissection, and the banded reverse Cuthill–McKee order,
-    taken whenever its envelope is no larger than nested dissection's factor. A banded order
-    censors only between nearby states, so on birth–death and other level-structured chains it
-    creates no long-range censored rates, which could otherwise underflow where probabilities
-    span more than the double range.
+    The orders considered: nested dissection; the banded reverse Cuthill–McKee order, taken
+    whenever its envelope is no larger than nested dissection's factor (a banded order censors only
+    between nearby states, so on birth–death and other level-structured chains it creates no
+    long-range censored rates, which could otherwise underflow where probabilities span more than
+    the double range); and with ``thorough``, on chains of at most ``MINIMUM_DEGREE_STATES``
+    states whose dissection is costly, a minimum-degree order, the cheaper of the two kept.
+
+    Parameters
+    ----------
+    rates : scipy.sparse.csr_array
+        The off-diagonal rates of the chain, shape (n, n) (only their pattern matters here).
+    root : int, optional
+        The state eliminated last (default: wherever the order puts it).
+    thorough : bool
+        Whether a minimum-degree order (:func:`~analytic.ctmc.ordering.minimum_degree`, one SuperLU
+        factorization) competes too, on chains of at most ``MINIMUM_DEGREE_STATES`` states whose
+        nested dissection needs more than ``WIDE_SEPARATORS`` multiply-adds per state; the order
+        with fewer multiply-adds is kept.
+
+    Returns
+    -------
+    GTHPlan
+        The order, supernodes and fronts, with :attr:`GTHPlan.bytes` and :attr:`GTHPlan.flops`.
 
     Examples
     --------
@@ -535,39 +720,173 @@ def analyse(generator: sp.csr_array) -> GTHPlan:
     >>> plan.stored <= 10 * 1000
     True
     """
-    rates, _ = _embedded(generator)
     pattern = _symmetric(rates)
-    dissection = _plan(pattern, nested_dissection(pattern.indptr, pattern.indices), rates.nnz)
-    banded = reverse_cuthill_mckee(pattern, symmetric_mode=True).astype(np.int64)
+    dissection = _plan(pattern, _rooted(nested_dissection(pattern.indptr, pattern.indices), root), rates.nnz)
+    banded = _rooted(reverse_cuthill_mckee(pattern, symmetric_mode=True).astype(np.int64), root)
     if _profile(pattern, banded) <= dissection.stored:
         return _plan(pattern, banded, rates.nnz)
+    n = pattern.shape[0]
+    if thorough and n <= MINIMUM_DEGREE_STATES and dissection.flops > WIDE_SEPARATORS * n:
+        degree = _plan(pattern, _rooted(minimum_degree(pattern), root), rates.nnz)
+        return min(dissection, degree, key=lambda plan: plan.flops)
     return dissection
 
 
-def stationary(generator: sp.csr_array, plan: GTHPlan) -> np.ndarray:
-    """The stationary law of an irreducible generator by sparse GTH (probabilities below the
-    smallest subnormal double come out as 0).
+def _rooted(order: np.ndarray, root: int | None) -> np.ndarray:
+    """``order`` with ``root`` moved to the end."""
+    return order if root is None else np.append(order[order != root], root)
 
-    Raises ``FloatingPointError`` when a pivot underflows to zero before the last state (rates
-    within one state spanning more than about 300 decades), or a value leaves the double range,
-    where no accurate answer is given.
+
+def _chunks(plan: GTHPlan) -> np.ndarray:
+    """Supernode boundaries splitting the factorization into steps of about ``PROGRESS_FLOPS / 20``
+    multiply-adds (one step for a small plan): the progress bar advances between them."""
+    step = PROGRESS_FLOPS / 20
+    marks = np.searchsorted(plan.work, np.arange(step, plan.flops, step))
+    return np.unique(np.concatenate([[0], marks, [len(plan.start) - 1]]))
+
+
+class Factorization:
+    """The sparse GTH factorization of a scaled chain (:class:`~analytic.ctmc.balance.Balance`),
+    eliminated in the order of ``plan`` towards its root, the last state.
+
+    :meth:`measure` is the invariant measure; :meth:`solve` the solution of the balance equations
+    with non-negative sources, killed at the root (the pinned system of
+    :mod:`analytic.ctmc.certificate`): both by additions, multiplications and divisions of
+    non-negative numbers only, so every entry comes out with a small relative error.
+
+    Raises ``FloatingPointError`` when a pivot vanishes before the root (the chain is numerically
+    reducible), where no accurate answer exists.
+
+    Parameters
+    ----------
+    balance : Balance
+        The scaled balance equations of an irreducible chain.
+    plan : GTHPlan
+        Its symbolic analysis (:func:`analyse` of ``balance.rates``); the memory it states is
+        allocated here.
+
+    Examples
+    --------
+    An M/M/1/2 queue (arrivals at rate 1, service at rate 2) has the geometric law
+    ``(4, 2, 1) / 7``:
+
+    >>> import scipy.sparse as sp
+    >>> balance = Balance(sp.csr_array([[-1.0, 1.0, 0], [2.0, -3.0, 1.0], [0, 2.0, -2.0]]))
+    >>> factorization = Factorization(balance, analyse(balance.rates))
+    >>> mantissa, exponent = balance.probabilities(factorization.measure())
+    >>> law = np.ldexp(mantissa, exponent)
+    >>> (law / law.sum()).round(12).tolist()
+    [0.571428571429, 0.285714285714, 0.142857142857]
     """
-    rates, outflow = _embedded(generator)
-    order = plan.order
-    scaled = _permuted(rates, order)
-    into = scaled.T.tocsr()
-    pivots, coef_ptr, coef = _factor(
-        scaled.indptr.astype(np.int64), scaled.indices.astype(np.int64), scaled.data,
-        into.indptr.astype(np.int64), into.indices.astype(np.int64), into.data,
-        plan.start, plan.update_ptr, plan.update, plan.n_children, plan.stored, plan.stack, _BLOCK)
-    if np.count_nonzero(pivots == 0.0) != 1 or pivots[-1] != 0.0:
-        raise FloatingPointError("a GTH pivot underflowed to zero before the last state")
-    mantissa, exponent = np.empty(len(order)), np.empty(len(order), np.int64)
-    mantissa[order], exponent[order] = _back_substitute(plan.start, plan.update_ptr, plan.update, pivots, coef_ptr, coef)
-    mantissa, power = np.frexp(mantissa / outflow)
-    exponent += power
-    exponent -= exponent[mantissa > 0].max()
-    if not np.all(np.isfinite(mantissa)):  # never a NaN vouched for: the caller falls back or refuses
-        raise FloatingPointError("a value of the back-substitution left the double range")
-    pi = np.ldexp(mantissa, np.maximum(exponent, -1100))
-    return pi / pi.sum()
+
+    def __init__(self, balance: Balance, plan: GTHPlan) -> None:
+        self.balance, self.plan = balance, plan
+        self.root = int(plan.order[-1])
+        scaled = _permuted(_embedded(balance.rates, balance.outflow), plan.order)
+        into = scaled.T.tocsr()
+        n, m = balance.n, len(plan.start) - 1
+        self._pivot, self._pivot_exponent = np.zeros(n), np.zeros(n, np.int64)
+        self._lower, self._upper = np.empty(plan.stored), np.empty(plan.stored)
+        self._exponent_ptr = _exponent_slots(plan.start, plan.update_ptr, _BLOCK)
+        self._lower_exponent = np.empty(self._exponent_ptr[m], np.int64)
+        self._factor_ptr = np.zeros(m + 1, np.int64)
+        work = (np.empty(n, np.int64), np.empty(max(plan.stack, 1)), np.empty(max(plan.stack, 1), np.int64),
+                np.empty(m + 1, np.int64), np.empty(m + 1, np.int64), np.empty(m + 1, np.int64),
+                np.empty(plan.largest_front**2))
+        counters = np.zeros(3, np.int64)
+        chunks = _chunks(plan)
+        with tqdm(total=round(plan.flops), unit=" multiply-adds", unit_scale=True, desc="GTH factorization",
+                  disable=None if plan.flops > PROGRESS_FLOPS else True, leave=False) as progress:
+            for begin, end in itertools.pairwise(chunks):
+                _factor(begin, end, counters, scaled.indptr.astype(np.int64), scaled.indices.astype(np.int64),
+                        scaled.data, into.indptr.astype(np.int64), into.indices.astype(np.int64), into.data,
+                        plan.start, plan.update_ptr, plan.update, plan.n_children, _BLOCK, self._pivot,
+                        self._pivot_exponent, self._lower, self._upper, self._exponent_ptr, self._lower_exponent,
+                        self._factor_ptr, *work)
+                progress.update(round(plan.work[end] - plan.work[begin]))
+        if np.count_nonzero(self._pivot == 0.0) != 1 or self._pivot[-1] != 0.0:
+            raise FloatingPointError("a GTH pivot vanished before the root: the chain is numerically reducible")
+
+    def measure(self) -> Measure:
+        """The invariant measure of the scaled chain (values whose censored rates fell more than the
+        double range below the rest of their row come out zero: :meth:`Balance.positive`).
+
+        Returns
+        -------
+        Measure
+            The measure, unnormalized, non-negative (positive but for such underflows).
+
+        Raises
+        ------
+        FloatingPointError
+            A value of the back-substitution left the double range.
+
+        Examples
+        --------
+        Rates 1 (0 -> 1) and 2 (1 -> 0) scale to 1/2 both ways: the measure is uniform.
+
+        >>> import scipy.sparse as sp
+        >>> balance = Balance(sp.csr_array([[-1.0, 1.0], [2.0, -2.0]]))
+        >>> Factorization(balance, analyse(balance.rates)).measure().relative_to_top().tolist()
+        [0.5, 0.5]
+        """
+        zero = np.zeros(self.balance.n)
+        return self._flows_to_measure(*self._back(zero, zero.astype(np.int64), 1.0))
+
+    def solve(self, mantissa: np.ndarray, exponent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``u`` with ``u_i q'_i - sum_j u_j q'_ji = w_i`` for every state but the root and ``u_root = 0``,
+        for sources ``w = mantissa * 2**exponent >= 0``: mantissas and exponents of ``u``.
+
+        Parameters
+        ----------
+        mantissa : numpy.ndarray
+            Mantissas of the sources, >= 0, aligned with the states.
+        exponent : numpy.ndarray
+            Their binary exponents (integers).
+
+        Returns
+        -------
+        mantissa : numpy.ndarray
+            Mantissas of ``u`` (0 at the root).
+        exponent : numpy.ndarray
+            Their binary exponents: ``u = mantissa * 2**exponent``.
+
+        Raises
+        ------
+        FloatingPointError
+            A value of the back-substitution left the double range.
+
+        Examples
+        --------
+        With rates 1/2 both ways (the scaled chain of rates 1 and 2) and the root 1, state 0's
+        equation is ``u_0 / 2 = w_0``:
+
+        >>> import scipy.sparse as sp
+        >>> balance = Balance(sp.csr_array([[-1.0, 1.0], [2.0, -2.0]]))
+        >>> factorization = Factorization(balance, analyse(balance.rates, root=1))
+        >>> mantissa, exponent = factorization.solve(np.ones(2), np.zeros(2, np.int64))
+        >>> np.ldexp(mantissa, exponent).tolist()
+        [2.0, 0.0]
+        """
+        order = self.plan.order
+        source, power = np.ascontiguousarray(mantissa[order], dtype=float), exponent[order].astype(np.int64)
+        _forward(self.plan.start, self.plan.update_ptr, self.plan.update, self._factor_ptr, self._upper, source, power)
+        flow, flow_exponent = self._back(source, power, 0.0)
+        x = self._flows_to_measure(flow, flow_exponent)
+        return x.hi, x.exponent
+
+    def _back(self, source: np.ndarray, power: np.ndarray, root: float) -> tuple[np.ndarray, np.ndarray]:
+        """Back-substitution, returned in the states' own order."""
+        order = self.plan.order
+        values, exponents = _back_substitute(self.plan.start, self.plan.update_ptr, self.plan.update, self._pivot,
+                                             self._pivot_exponent, self._factor_ptr, self._lower, self._exponent_ptr,
+                                             self._lower_exponent, _BLOCK, source, power, root)
+        if not np.all(np.isfinite(values)):
+            raise FloatingPointError("a value of the GTH back-substitution left the double range")
+        mantissa, exponent = np.empty(len(order)), np.empty(len(order), np.int64)
+        mantissa[order], exponent[order] = values, exponents
+        return mantissa, exponent
+
+    def _flows_to_measure(self, flow: np.ndarray, exponent: np.ndarray) -> Measure:
+        """Flows ``nu_i`` (embedded units) divided by the outflows: the measure ``u_i = nu_i / q'_i``."""
+        return Measure.from_parts(flow / self.balance.outflow, exponent)

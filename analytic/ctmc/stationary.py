@@ -1,26 +1,31 @@
 """The stationary law of a chain: which solver runs, what it vouches for, and the result.
 
-The contract: every probability at or above :attr:`Stationary.floor` is within
-:attr:`Stationary.accuracy` of the exact stationary probability, *relative to itself*, or the call
-raises :class:`~analytic.errors.ConvergenceError` saying that it cannot vouch for the answer.
+The contract: every probability at or above :data:`FLOOR` is within ``tolerance`` of the exact
+stationary probability, *relative to itself*, or the call raises
+:class:`~analytic.errors.ConvergenceError` saying the best accuracy it reached (the tolerance that
+would have been vouched for). The vouching is a proof, state by state, not an estimate: the
+certificate of :mod:`analytic.ctmc.certificate` (an inverse-positive system and a checked
+supersolution) bounds the error of every probability, whichever method computed it, and
+:attr:`Stationary.error_bounds` holds those bounds.
 
-* ``"gth"`` (the default whenever its factorization fits in memory and in about half a minute of
-  work, which covers every chain of the package's papers up to millions of states): the sparse
-  GTH algorithm of :mod:`analytic.ctmc.gth`, subtraction-free and entrywise stable. It vouches
-  for ``ACCURACY = 1e-10`` down to ``FLOOR = 1e-290``; the test suite holds it on birth–death
-  chains with rates over 8 decades, random reversible chains, nearly completely decomposable
-  chains with couplings down to 1e-15 and lattices with rates over many decades (measured errors
-  are about 1e-13), and ``benchmarks/ctmc.py`` on 10^6 states.
-* ``"direct"`` / ``"iterative"`` (above that size, or when asked for): SuperLU or GMRES, then
-  mixed-precision refinement (:mod:`analytic.ctmc.linear`). Where GTH fits, the answer is checked
-  against it; above, against solves pinned at other states and against the probability flow
-  across cuts, which *measure* each probability's remaining error. The states measured within
-  ``ACCURACY`` are vouched for and the floor is set above the others; a chain whose probabilities
-  leave the double range along the way, or whose checks disagree, is refused.
+Methods:
+
+* ``"gth"``: the subtraction-free Grassmann–Taksar–Heyman elimination (:mod:`analytic.ctmc.gth`)
+  gives the measure; refinement adds double-double digits when the certificate needs them.
+* ``"iterative"``: rounds of relative correction by GMRES with an ILU(0) preconditioner from a
+  rough measure (:meth:`Balance.rough_measure`, :mod:`analytic.ctmc.refinement`): memory linear in
+  the transitions.
+* ``"direct"``: the same rounds with SuperLU factorizations of the scaled system.
+* ``"auto"`` (default): GTH when its factorization fits in memory and costs at most
+  :data:`GTH_FLOPS` multiply-adds (or ``GTH_FLOPS_PER_STATE`` per state), the iterative rounds
+  otherwise; when the certificate does not reach the tolerance it keeps working — refinement, a
+  direct factorization, GTH whatever its flop count if it fits in memory, extended precision
+  (:mod:`analytic.ctmc.extended`) for a small chain — and refuses only when none reaches it.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,24 +33,43 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from analytic.ctmc import gth, linear
+from analytic.ctmc import extended, gth
+from analytic.ctmc.balance import Balance, Measure
+from analytic.ctmc.certificate import Certificate, certify, normalized_bound, tree_bound
+from analytic.ctmc.refinement import RESTART, ScaledSolver, refine
 from analytic.ctmc.spaces import vector_result
-from analytic.errors import ConvergenceError, InvalidParameterError
+from analytic.errors import ConvergenceError, InvalidParameterError, StateSpaceTooLargeError
 from analytic.memory import available_bytes, require
-from analytic.validation import integer, option, unit_fraction
+from analytic.validation import integer, option, unit_fraction, user_code
 
-__all__ = ["ACCURACY", "FLOOR", "Stationary", "solve", "solve_bytes"]
+__all__ = ["ACCURACY", "FLOOR", "GTH_FLOPS", "Stationary", "check_tolerance", "solve", "solve_bytes"]
 
-#: Componentwise relative accuracy vouched for every probability at or above the floor.
+#: Default componentwise relative accuracy vouched for every probability at or above the floor.
 ACCURACY = 1e-10
 
-#: Smallest probability the accuracy is vouched for by GTH (normal doubles reach 2.2e-308; the
-#: margin keeps the relative accuracy of values rescaled near the bottom of the range).
+#: Smallest tolerance a caller may ask for.
+MINIMUM_TOLERANCE = 2.0**-50
+
+#: Smallest probability the accuracy is vouched for (normal doubles reach 2.2e-308; the margin
+#: keeps the relative accuracy of values rescaled near the bottom of the range).
 FLOOR = 1e-290
 
-#: ``method="auto"`` runs GTH when its factorization needs at most this many multiply-adds (about
-#: half a minute on one core; the 10^6-state two-queue lattice needs 1.4e10).
-GTH_FLOPS = 5e10
+#: ``method="auto"`` starts with GTH when its factorization costs (``GTHPlan.cost``) at most this
+#: many multiply-adds (a fraction of a second), or at most ``GTH_FLOPS_PER_STATE`` per state (chains
+#: of low dimension, whose fronts stay small: birth–death chains, the two-queue lattices, where
+#: GMRES needs many iterations; on a k x k lattice it grows like 14 k); otherwise the iterative
+#: rounds come first and GTH is a fallback. Measured (benchmarks/ctmc.py): the BS-FCFS sequence
+#: chain of 5 251 states costs 3e5 per state (fronts of up to 831 states: 2 s) against 0.1 to 1 s
+#: of iterative rounds; the 10^6- and 10^7-state lattices about 2e4 and 5e4 per state.
+GTH_FLOPS = 1e8
+GTH_FLOPS_PER_STATE = 1e5
+
+#: ``method="auto"`` tries SuperLU on the scaled system up to this many states.
+DIRECT_STATES = 3000
+
+#: At most this many certificates per method: each pass after the first must have halved the
+#: residual (a check that keeps failing while the refinement still improves cannot loop).
+CERTIFICATION_PASSES = 8
 
 METHODS = ("auto", "gth", "direct", "iterative")
 
@@ -61,10 +85,16 @@ class Stationary:
     probabilities : numpy.ndarray
         ``pi``, aligned with ``states``; non-negative, sums to one.
     accuracy : float
-        Every probability ``>= floor`` has relative error at most this.
+        The tolerance vouched for: every probability ``>= floor`` has relative error at most this.
     floor : float
-        Probabilities below it carry no relative guarantee (their absolute error is below
-        ``floor * accuracy``).
+        Probabilities below it are not part of the promise (their own bounds are in
+        ``error_bounds``).
+    error_bounds : numpy.ndarray
+        A proven bound on the relative error of each probability (``inf`` where none holds).
+    conditioning : float
+        How much the chain amplifies a relative residual into relative errors of its probabilities:
+        the largest mean number of jumps of the time-reversed chain to reach the pinned state
+        (:mod:`analytic.ctmc.certificate`). Near ``1e16`` double precision no longer suffices.
     residual : float
         ``||pi Q||_1`` of the returned vector, for information only: a small residual certifies
         nothing.
@@ -76,11 +106,24 @@ class Stationary:
         How the accuracy was established.
     states : list or numpy.ndarray
         The chain's states, as in :attr:`CTMC.states`.
+
+    Examples
+    --------
+    A chain with rates 1 (0 -> 1) and 2 (1 -> 0) has ``pi = (2, 1) / 3``:
+
+    >>> from analytic.ctmc import CTMC
+    >>> result = CTMC([[0, 1.0], [2.0, 0]]).stationary()
+    >>> np.asarray(result).round(12).tolist(), len(result)
+    ([0.666666666667, 0.333333333333], 2)
+    >>> bool(result.error_bounds.max() <= result.accuracy)
+    True
     """
 
     probabilities: np.ndarray
     accuracy: float
     floor: float
+    error_bounds: np.ndarray
+    conditioning: float
     residual: float
     method: str
     iterations: int
@@ -103,104 +146,360 @@ class Stationary:
 
         ``reward`` is an array aligned with the states, or a function: for lattice chains it is
         called once with the array of all states (one row each) and returns one value per row;
-        for chains built from a transition function it is called on each state.
+        for chains built from a transition function it is called on each state. For a
+        non-negative reward the relative error is at most the largest error bound of the states
+        where it is positive.
+
+        Parameters
+        ----------
+        reward : numpy.ndarray or callable
+            One finite value per state, aligned with :attr:`states` (a scalar is taken for every
+            state), or a function of the states as above.
+
+        Returns
+        -------
+        float
+            ``sum_x pi(x) r(x)``, in the reward's unit.
+
+        Raises
+        ------
+        InvalidParameterError
+            The reward does not have one value per state, or a value is NaN or infinite.
+
+        Examples
+        --------
+        The mean number in an M/M/1/2 queue (arrivals at rate 1, service at rate 2), whose law is
+        geometric, ``pi = (4, 2, 1) / 7``: ``(1 * 2 + 2 * 1) / 7 = 4/7``.
+
+        >>> from analytic.ctmc import CTMC
+        >>> queue = CTMC.from_function(0, lambda x: [(x + 1, 1.0)] * (x < 2) + [(x - 1, 2.0)] * (x > 0))
+        >>> round(queue.stationary().expected(lambda x: x), 12)
+        0.571428571429
         """
-        values = self._space.evaluate(reward) if callable(reward) else vector_result(
-            reward, len(self.probabilities), "reward")
+        if callable(reward):
+            with user_code("reward", reward, "it must return one finite value per state"):
+                values = self._space.evaluate(reward)
+        else:
+            values = vector_result(reward, len(self.probabilities), "reward")
         if not np.all(np.isfinite(values)):
             bad = int(np.flatnonzero(~np.isfinite(values))[0])
             raise InvalidParameterError("reward", values[bad], f"must be finite (at state {self.states[bad]})")
         return float(self.probabilities @ values)
 
     def probability(self, state: Any) -> float:
-        """Stationary probability of one state."""
+        """Stationary probability of one state.
+
+        Parameters
+        ----------
+        state : hashable or sequence of int
+            A state of the chain, as in :meth:`CTMC.index`.
+
+        Returns
+        -------
+        float
+            Its stationary probability.
+
+        Raises
+        ------
+        InvalidParameterError
+            ``state`` is not a state of the chain.
+
+        Examples
+        --------
+        The M/M/1/2 queue with arrival rate 1 and service rate 2 is full with probability 1/7:
+
+        >>> from analytic.ctmc import CTMC
+        >>> queue = CTMC.from_function(0, lambda x: [(x + 1, 1.0)] * (x < 2) + [(x - 1, 2.0)] * (x > 0))
+        >>> round(queue.stationary().probability(2), 12)
+        0.142857142857
+        """
         return float(self.probabilities[self._space.index(state)])
 
 
 def check_tolerance(tolerance: object) -> float:
-    """``tolerance`` as a float in (0, 1): the componentwise relative accuracy a caller asks for."""
-    return unit_fraction("tolerance", tolerance, meaning=" (a relative accuracy, e.g. 1e-10)")
+    """``tolerance`` as a float in [``2**-50``, 1): the componentwise relative accuracy a caller asks
+    for. Below ``2**-50`` (8.9e-16) nothing can be vouched for: the probabilities are returned as
+    doubles, whose normalization and rounding alone cost a few units of ``2**-53``.
+
+    Parameters
+    ----------
+    tolerance : float
+        The componentwise relative accuracy asked for, in [``2**-50``, 1).
+
+    Returns
+    -------
+    float
+        ``tolerance`` as a float.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``tolerance`` is not a real number in [``2**-50``, 1).
+
+    Examples
+    --------
+    >>> check_tolerance(1e-6)
+    1e-06
+    """
+    value = unit_fraction("tolerance", tolerance, meaning=" (a relative accuracy, e.g. 1e-10)")
+    if value < MINIMUM_TOLERANCE:
+        raise InvalidParameterError("tolerance", tolerance, f"must be at least 2**-50 = {MINIMUM_TOLERANCE:.3g}: "
+                                    "the probabilities are returned as doubles, whose rounding alone is a few 1e-16")
+    return value
 
 
 def solve_bytes(states: int, entries: int) -> int:
     """The least memory :meth:`CTMC.stationary` needs for a generator with ``entries`` stored
-    entries: the iterative solver's (the tighter incomplete LU, ten times the generator, and the
-    GMRES basis); GTH and SuperLU need more wherever they fill in.
+    entries: the iterative rounds' (the scaled system, its ILU(0) and the GMRES basis); GTH and
+    SuperLU need more wherever they fill in.
+
+    Parameters
+    ----------
+    states : int
+        Number of states (>= 0).
+    entries : int
+        Stored entries of the generator (>= 0).
+
+    Returns
+    -------
+    int
+        Bytes: 72 per entry and ``RESTART + 30`` vectors of ``states`` doubles (the GMRES basis
+        and work vectors).
+
+    Raises
+    ------
+    InvalidParameterError
+        An argument is not an integer >= 0.
 
     Examples
     --------
+    A million states and five million entries: ``5 * 10**6 * 72 + (100 + 30) * 10**6 * 8`` bytes.
+
     >>> solve_bytes(10**6, 5 * 10**6)
-    1464000000
+    1400000000
     """
     states, entries = integer("states", states, minimum=0), integer("entries", entries, minimum=0)
-    return entries * 10 * 12 + (linear.RESTART + 8) * states * 8
+    return entries * 6 * 12 + (RESTART + 30) * states * 8
 
 
-def _gth(generator: sp.csr_array, plan: gth.GTHPlan, tolerance: float) -> tuple[np.ndarray, float, float, str, int, str]:
-    if tolerance < ACCURACY:
-        raise ConvergenceError(f"GTH vouches for a relative accuracy of {ACCURACY:g}, not tolerance={tolerance:g}")
-    pi = gth.stationary(generator, plan)
-    return (pi, tolerance, FLOOR, "gth (multifrontal, subtraction-free)", 0,
-            f"GTH is entrywise stable (O'Cinneide 1993); {plan.largest_front}-state largest front")
+@dataclass(frozen=True)
+class Solution:
+    """What :func:`solve` returns: probabilities, their bounds, and how they were obtained."""
+
+    probabilities: np.ndarray
+    error_bounds: np.ndarray
+    conditioning: float
+    method: str
+    iterations: int
+    check: str
 
 
-def _refined(generator: sp.csr_array, method: str, first: int | None, why: str,
-             exact: np.ndarray | None, tolerance: float) -> tuple[np.ndarray, float, float, str, int, str]:
-    n = generator.shape[0]
-    if method == "iterative":
-        require(solve_bytes(n, generator.nnz), "the iterative solve", n)
-    try:
-        refined = linear.solve(generator, method, first, FLOOR, tolerance, exact)
-    except ConvergenceError as exc:
-        raise ConvergenceError(f"{exc}{why} (method='gth' is exact where it fits)") from None
-    pi, error = refined.probabilities, refined.error
-    unsettled = error > tolerance
-    floor = max(FLOOR, float(pi[unsettled].max()) * (1 + 1e-12)) if unsettled.any() else FLOOR
-    if floor >= float(pi.max()):
-        raise ConvergenceError(
-            f"{refined.label} with mixed-precision refinement cannot vouch for any probability: the likeliest "
-            f"state's estimated relative error is {error[np.argmax(pi)]:.3g} > {tolerance:g}{why}; the chain is too "
-            "ill conditioned for double precision (use method='gth')")
-    vouched = pi >= floor
-    how = "agrees with GTH" if exact is not None else "estimated relative error"
-    return (pi, tolerance, floor, refined.label, refined.iterations,
-            f"mixed-precision refinement, {refined.steps} steps; {how}: <= {float(error[vouched].max()):.2g} for the "
-            f"{int(vouched.sum())} probabilities >= {floor:.3g}{why}")
+@dataclass
+class _Attempts:
+    """The methods tried so far and the best certified accuracy among them."""
+
+    tolerance: float
+    tried: list[str] = field(default_factory=list)
+    best: float = math.inf
+
+    def record(self, label: str, accuracy: float, why: str = "") -> None:
+        self.tried.append(f"{label}: {why or f'{accuracy:.3g}'}")
+        self.best = min(self.best, accuracy)
+
+    def refusal(self) -> ConvergenceError:
+        reached = (f"the best accuracy reached is {self.best:.3g} (tolerance={self.best * 1.01:.3g} would be vouched for)"
+                   if self.best < math.inf else "no method produced a certified bound")
+        return ConvergenceError(f"cannot vouch for every probability >= {FLOOR:g} within tolerance={self.tolerance:g}: "
+                                f"{reached}; tried {'; '.join(self.tried)}")
 
 
-def _fits(plan: gth.GTHPlan) -> bool:
-    """Whether ``method="auto"`` runs (or checks with) GTH: within ``GTH_FLOPS`` and in memory."""
-    return plan.flops <= GTH_FLOPS and plan.bytes <= available_bytes()
+def solve(generator: sp.csr_array, method: str, first: int | None, tolerance: float = ACCURACY) -> Solution:
+    """Stationary law of an irreducible generator with certified per-state bounds (module docstring).
 
+    Parameters
+    ----------
+    generator : scipy.sparse.csr_array
+        The generator ``Q`` of an irreducible chain, shape (n, n); only its off-diagonal rates
+        (finite, >= 0) are read.
+    method : {"auto", "gth", "direct", "iterative"}
+        The method, or ``"auto"`` for the ladder of the module docstring.
+    first : int or None
+        For ``"direct"`` and ``"iterative"``: the index of the state pinned first (None: the
+        likeliest state of a rough measure); the rounds move it to the likeliest state.
+    tolerance : float
+        The componentwise relative accuracy to vouch for, in [``2**-50``, 1) (checked by
+        :func:`check_tolerance`).
 
-def solve(generator: sp.csr_array, method: str, first: int | None, tolerance: float = ACCURACY) -> tuple[np.ndarray, float, float, str, int, str]:
-    """Stationary law of an irreducible generator: probabilities, accuracy, floor, method label,
-    Krylov iterations and how the accuracy was established (see the module docstring)."""
+    Returns
+    -------
+    Solution
+        The probabilities, their proven relative error bounds, the conditioning, the method
+        used, the Krylov iterations and how the accuracy was established.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``method`` is not one of the methods, or the rates out of one state span more than the
+        double range.
+    ConvergenceError
+        No method vouches for every probability >= :data:`FLOOR` within ``tolerance`` (the message
+        gives the best accuracy reached), or the method asked for cannot solve the chain.
+
+    Examples
+    --------
+    The cycle 0 -> 1 -> 2 -> 0 with rates 1, 2 and 3 spends in each state a time proportional to
+    its mean sojourn: ``pi = (1, 1/2, 1/3) / (11/6) = (6, 3, 2) / 11``.
+
+    >>> import scipy.sparse as sp
+    >>> cycle = sp.csr_array([[-1.0, 1.0, 0], [0, -2.0, 2.0], [3.0, 0, -3.0]])
+    >>> solution = solve(cycle, "auto", None)
+    >>> solution.probabilities.round(12).tolist()
+    [0.545454545455, 0.272727272727, 0.181818181818]
+    >>> bool(solution.error_bounds.max() <= ACCURACY)
+    True
+    """
     option("method", method, METHODS)
     n = generator.shape[0]
     if n == 1:
-        return np.ones(1), 0.0, 0.0, "trivial", 0, "one state"
-    plan = gth.analyse(generator)
-    why = ""
-    if method == "gth":
-        require(plan.bytes, "the GTH factorization", n)
-    if method == "gth" or (method == "auto" and _fits(plan)):
+        return Solution(np.ones(1), np.zeros(1), 0.0, "trivial", 0, "one state")
+    balance = Balance(generator)
+    attempts = _Attempts(tolerance)
+    ladder, plan = _plan_methods(balance, method)
+    for name in ladder:
         try:
-            return _gth(generator, plan, tolerance)
+            outcome = _attempt(balance, name, first, tolerance, plan)
+        except StateSpaceTooLargeError as exc:
+            if method != "auto":
+                raise
+            attempts.record(name, math.inf, str(exc))
+            continue
         except FloatingPointError as exc:
-            if method == "gth":
-                raise ConvergenceError(f"GTH cannot vouch for this chain: {exc} (probabilities span more "
-                                       "than the double range between states censored together)") from exc
-            why = f" (GTH: {exc})"
-    exact = None
-    if method == "auto":
-        why = why or f" (GTH would need {plan.flops:.2g} multiply-adds and {plan.bytes / 2**30:.3g} GiB)"
-        degree = (generator.nnz - n) / n
-        limit = next(states for bound, states in linear.DIRECT_SOLVE_LIMITS if degree <= bound)
-        method = "direct" if n <= limit else "iterative"
-    elif _fits(plan):
-        try:
-            exact = gth.stationary(generator, plan)
-        except FloatingPointError:
-            exact = None
-    return _refined(generator, method, first, why, exact, tolerance)
+            if method != "auto":
+                raise ConvergenceError(f"{name} cannot solve this chain: {exc}") from exc
+            attempts.record(name, math.inf, str(exc))
+            continue
+        solution, accuracy = outcome
+        if accuracy <= tolerance:
+            return solution
+        attempts.record(solution.method, accuracy, "" if math.isfinite(accuracy) else (
+            f"no supersolution checked; the chain amplifies relative residuals about {solution.conditioning:.2g} "
+            "times (mean jumps of the reversed chain to the pinned state), beyond what double precision resolves"))
+    raise attempts.refusal()
+
+
+def _plan_methods(balance: Balance, method: str) -> tuple[list[str], gth.GTHPlan | None]:
+    """The methods to try in turn (the one asked for, or the ``auto`` ladder), and the GTH plan,
+    rooted at the likeliest state of a rough measure (the pinned state of its certificate)."""
+    plan = None
+    if method in ("auto", "gth"):
+        plan = gth.analyse(balance.rates, root=int(np.argmax(balance.rough_measure().relative_to_top())))
+    if method != "auto":
+        return [method], plan
+    fits = plan.bytes <= available_bytes()
+    cheap = plan.cost <= GTH_FLOPS or plan.cost <= GTH_FLOPS_PER_STATE * balance.n
+    ladder = ["gth", "iterative"] if fits and cheap else ["iterative"]
+    if balance.n <= DIRECT_STATES:
+        ladder.append("direct")
+    if fits and "gth" not in ladder:
+        ladder.append("gth")
+    if balance.n <= extended.EXTENDED_STATES:
+        ladder.append("extended")
+    return ladder, plan
+
+
+def _attempt(balance: Balance, name: str, first: int | None, tolerance: float,
+             plan: gth.GTHPlan | None) -> tuple[Solution, float]:
+    """One method: its measure, refined and certified; the solution and the accuracy it reached."""
+    iterations, rounds = 0, 0
+    if name == "extended":
+        x, certificate = extended.certified_measure(balance)
+        label = "extended precision (GTH and the certificate's supersolution in mpmath)"
+    else:
+        if name == "gth":
+            factorization = _rooted_factorization(balance, plan)
+            x, reference = balance.positive(factorization.measure()), factorization.root
+            solver = ScaledSolver(balance, "gth", factorization)
+            label = f"gth (multifrontal, subtraction-free; {plan.largest_front}-state largest front)"
+        else:
+            x = balance.rough_measure()
+            reference = int(np.argmax(x.relative_to_top())) if first is None else first
+            solver = ScaledSolver(balance, name)
+            label = ("direct (SuperLU of the scaled system)" if name == "direct"
+                     else "iterative (GMRES(100), ILU(0) of the scaled system)")
+            refined = refine(balance, x, reference, tolerance * 1e-6, solver)
+            x, reference, rounds = refined.x, refined.reference, refined.rounds
+        certificate, x, more = _certified(balance, x, reference, tolerance, solver)
+        iterations, rounds = solver.iterations, rounds + more
+    probabilities, bounds = _law(balance, x, certificate.relative)
+    how = (f"an inverse-positive system and a checked supersolution (relative residual {certificate.residual:.2g} "
+           f"amplified at most {certificate.amplification:.3g} times; {rounds} refinement rounds)")
+    vouched = probabilities >= FLOOR
+    if not vouched.any() or float(bounds[vouched].max()) > tolerance:   # the bound free of the conditioning
+        uniform, eta = tree_bound(balance, x)
+        if uniform < float(bounds[vouched].max(initial=math.inf)):
+            probabilities, bounds = _law(balance, x, np.full(balance.n, np.inf), uniform)
+            how = (f"a backward error of {eta:.2g} relative on the rates of a spanning tree and the Markov chain "
+                   "tree theorem")
+    accuracy = float(bounds[vouched].max()) if vouched.any() else math.inf
+    check_text = (f"certified by {how}: every probability's error is bounded, the largest bound being "
+                  f"{accuracy:.2g} over the {int(vouched.sum())} probabilities >= {FLOOR:g}")
+    return Solution(probabilities, bounds, certificate.amplification, label, iterations, check_text), accuracy
+
+
+def _rooted_factorization(balance: Balance, plan: gth.GTHPlan) -> gth.Factorization:
+    """The GTH factorization rooted at a likely state of the jump chain: the certificate is pinned
+    at the root, and its amplification is the mean number of jumps to reach it. When the measure
+    shows the guessed root a thousand times less likely than the likeliest state, the chain is
+    factored again with that state as root."""
+    if balance.n <= gth.MINIMUM_DEGREE_STATES:     # the minimum-degree order may do better
+        plan = gth.analyse(balance.rates, root=int(plan.order[-1]), thorough=True)
+    require(plan.bytes, "the GTH factorization", balance.n)
+    factorization = gth.Factorization(balance, plan)
+    weights = factorization.measure().relative_to_top()
+    likeliest = int(np.argmax(weights))
+    if weights[likeliest] <= 1e3 * weights[factorization.root]:
+        return factorization
+    return gth.Factorization(balance, gth.analyse(balance.rates, root=likeliest, thorough=True))
+
+
+def _certified(balance: Balance, x: Measure, reference: int, tolerance: float,
+               solver: ScaledSolver) -> tuple[Certificate, Measure, int]:
+    """Certify ``x``; while the check fails (rows whose relative excess is large, typically states
+    far below the double range that the first measure got wrong) or the bound misses the tolerance
+    because the residual is too large for the amplification, refine further and certify again."""
+    rounds, previous = 0, math.inf
+    for _ in range(CERTIFICATION_PASSES):
+        solver.update(x, reference, refactor=True)
+        certificate = certify(balance, x, reference, solver.solve)
+        if certificate.holds and float(certificate.relative.max()) <= tolerance / 3:
+            break
+        if certificate.holds:
+            previous = min(previous, certificate.residual)
+            target = tolerance / (8 * max(certificate.amplification, 1.0))
+        else:                                    # a failed check has no residual (inf): refine's counts
+            target = 1e-6 * tolerance
+        if target >= previous:                   # the residual is not what limits the bound
+            break
+        refined = refine(balance, x, reference, target, solver)
+        rounds += refined.rounds
+        if refined.residual >= previous / 2:     # no progress
+            break
+        x, reference, previous = refined.x, refined.reference, refined.residual
+    return certificate, x, rounds
+
+
+def _law(balance: Balance, x: Measure, relative: np.ndarray,
+         uniform: float = math.inf) -> tuple[np.ndarray, np.ndarray]:
+    """The normalized law of ``Q`` and each probability's bound: the smaller of the certificate's
+    (from the per-state bounds ``relative`` on the pinned measure) and ``uniform``, plus the
+    result's own rounding to doubles (relative, and absolute for a subnormal result: up to
+    2**-1075 at each of its two roundings)."""
+    mantissa, exponent = balance.probabilities(x)
+    top = int(exponent[mantissa > 0].max())
+    values = np.ldexp(mantissa, np.maximum(exponent - top, -1100))
+    probabilities = values / values.sum()
+    rounding = (math.log2(len(values)) + 8) * 2.0**-53     # hi + lo, the sum, the quotient
+    with np.errstate(divide="ignore"):
+        absolute = np.where(probabilities > 0, 2.0**-1074 / probabilities, np.inf)
+    bound = (1 + np.minimum(normalized_bound(relative, probabilities), uniform)) * (1 + rounding) - 1
+    return probabilities, np.where(probabilities >= 2.0**-1022, bound, bound + absolute)

@@ -37,10 +37,17 @@ class BalanceChecks:
     Attributes
     ----------
     saturation : float
-        max over x of |Σ_{i∈A(x)} φ_i(x) − μ(A(x))| / μ(A(x)) (Corollary 1, second part).
+        max over x of ``|Σ_{i∈A(x)} φ_i(x) − μ(A(x))|`` / μ(A(x)) (Corollary 1, second part).
     capacity_excess : float
         max over x and sets A of (Σ_{i∈A} φ_i(x) − μ(A)) / μ(A), at most 0 up to rounding (Corollary 1,
         first part).
+
+    Examples
+    --------
+    >>> from analytic.fairness import CompatibilityGraph, balance_function
+    >>> checks = balance_function(CompatibilityGraph([[0, 2], [1, 2]]), [1.0, 0.5], 10).check()
+    >>> bool(checks.saturation < 1e-13)
+    True
     """
 
     saturation: float
@@ -62,6 +69,13 @@ class BalanceFunction:
         log q(x) = log(π̄(x)/π̄(0)) = log Φ(x) + Σ_i x_i log λ_i, aligned with ``states``.
     parents : numpy.ndarray of int64, shape (M, N)
         Index of x − e_i, or M where x_i = 0.
+
+    Examples
+    --------
+    >>> from analytic.fairness import CompatibilityGraph, balance_function
+    >>> phi = balance_function(CompatibilityGraph([[0, 2], [1, 2]]), [1.0, 1.0], 6)
+    >>> len(phi.states), phi.max_jobs
+    (28, 6)
     """
 
     graph: CompatibilityGraph
@@ -81,10 +95,28 @@ class BalanceFunction:
 
     @property
     def max_jobs(self) -> int:
+        """The truncation: most jobs in a state of the lattice."""
         return self.lattice.max_jobs
 
     def log_phi(self, x: Any = None) -> np.ndarray:
         """log Φ(x), eq. (4), at the given states (rows of ``x``), or at every state if ``x`` is None.
+
+        Parameters
+        ----------
+        x : array_like of int, shape (..., N), optional
+            States of the lattice.
+
+        Returns
+        -------
+        numpy.ndarray
+
+        Examples
+        --------
+        >>> from analytic.fairness import CompatibilityGraph
+        >>> phi = balance_function(CompatibilityGraph([[0, 2], [1, 2]]), [1.0, 1.0], 4)
+        >>> round(float(np.exp(phi.log_phi([[1, 1]])[0])), 12)   # Φ(1, 1) = (Φ(0, 1) + Φ(1, 0)) / μ = (1/2 + 1/2) / 3
+        0.333333333333
+
 
         Raises
         ------
@@ -98,7 +130,23 @@ class BalanceFunction:
 
     def phi(self, x: Any = None) -> np.ndarray:
         """Φ(x), eq. (4), at the given states, or at every state (under- or overflows beyond a few
-        hundred jobs: use :meth:`log_phi`)."""
+        hundred jobs: use :meth:`log_phi`).
+
+        Parameters
+        ----------
+        x : array_like of int, shape (..., N), optional
+            States of the lattice.
+
+        Returns
+        -------
+        numpy.ndarray
+
+        Examples
+        --------
+        >>> from analytic.fairness import CompatibilityGraph
+        >>> balance_function(CompatibilityGraph([[0, 2], [1, 2]]), [1.0, 1.0], 4).phi([[1, 0], [0, 1]]).tolist()
+        [0.5, 0.5]
+        """
         return np.exp(self.log_phi(x))
 
     def whittle_rates(self) -> np.ndarray:
@@ -106,6 +154,17 @@ class BalanceFunction:
 
         Bonald & Comte, eq. (7) and Theorem 2: the mean service rate of class i in aggregate
         state x, i.e. balanced fairness.
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, N)
+
+        Examples
+        --------
+        >>> from analytic.fairness import CompatibilityGraph
+        >>> phi = balance_function(CompatibilityGraph([[0, 2], [1, 2]]), [1.0, 1.0], 4)
+        >>> phi.whittle_rates()[phi.lattice.index(np.array([1, 1]))].round(12).tolist()   # Theorem 2: 3/2 each
+        [1.5, 1.5]
         """
         padded = np.append(self.log_measure, -np.inf)
         return self.arrival_rates * np.exp(padded[self.parents] - self.log_measure[:, None])
@@ -114,6 +173,11 @@ class BalanceFunction:
         """Corollary 1 on every state of the lattice: saturation of μ(A(x)) and the capacity set.
 
         The capacity-set part enumerates the 2^N sets A (N up to about 20).
+
+        Returns
+        -------
+        BalanceChecks
+
 
         Examples
         --------
@@ -139,6 +203,17 @@ class BalanceFunction:
 
         This is the stationary law of the queue whose arrivals are blocked at ``max_jobs`` jobs
         in total (the truncation keeps the partial balance of eq. (1)).
+
+        Returns
+        -------
+        numpy.ndarray, shape (M,)
+
+        Examples
+        --------
+        >>> from analytic.fairness import CompatibilityGraph
+        >>> law = balance_function(CompatibilityGraph([[0, 2], [1, 2]]), [1.0, 1.0], 6).probabilities()
+        >>> round(float(law.sum()), 12)
+        1.0
         """
         top = self.log_measure.max()
         weights = np.exp(self.log_measure - top)
@@ -146,7 +221,23 @@ class BalanceFunction:
 
 
 def parent_indices(lattice: SimplexLattice) -> np.ndarray:
-    """For every state x and class i, the index of x − e_i, or ``len(lattice)`` where x_i = 0."""
+    """For every state x and class i, the index of x − e_i, or ``len(lattice)`` where x_i = 0.
+
+    Parameters
+    ----------
+    lattice : SimplexLattice
+        The states.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (M, N)
+
+    Examples
+    --------
+    >>> from analytic.fairness import simplex_lattice
+    >>> parent_indices(simplex_lattice(2, 1)).tolist()   # states (0, 0), (0, 1), (1, 0)
+    [[3, 3], [3, 0], [0, 3]]
+    """
     if not isinstance(lattice, SimplexLattice):
         raise InvalidParameterError("lattice", lattice, "must be a SimplexLattice")
     states = lattice.states

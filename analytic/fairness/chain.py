@@ -90,6 +90,13 @@ class OIQueueLaw:
         Number of job sequences in the chain.
     residual : float
         ||π Q||_1 of the solution.
+
+    Examples
+    --------
+    >>> from analytic.fairness import CompatibilityGraph, oi_queue_law
+    >>> law = oi_queue_law(CompatibilityGraph([[0, 2], [1, 2]]), [1.0, 1.0], 6, interruptions=5.0)
+    >>> law.n_states, round(law.blocking, 4)
+    (127, 0.0515)
     """
 
     lattice: SimplexLattice
@@ -207,6 +214,30 @@ def oi_queue_law(graph: CompatibilityGraph, arrival_rates: Any, max_jobs: int, i
     With exponential sizes this equals :meth:`~analytic.fairness.BalanceFunction.probabilities` at
     the same truncation (eqs. 2–3), for every number of interruptions. ``method`` and ``tolerance`` are
     passed to :meth:`analytic.ctmc.CTMC.stationary`; other parameters as in :func:`oi_queue_chain`.
+
+    Parameters
+    ----------
+    graph : CompatibilityGraph
+        Classes, servers and capacities.
+    arrival_rates : array_like
+        λ_i > 0, one per class.
+    max_jobs : int
+        Truncation: arrivals are blocked at this many jobs.
+    interruptions : float
+        Mean number of interruptions per job (Algorithm 1; 0 is FCFS).
+    size : ErlangMixture or str, optional
+        The job-size law (default exponential).
+    max_states : int
+        Largest chain to build.
+    method : {"auto", "gth", "direct", "iterative"}
+        Stationary solver.
+    tolerance : float
+        Relative accuracy of the stationary probabilities.
+
+    Returns
+    -------
+    OIQueueLaw
+
 
     Examples
     --------

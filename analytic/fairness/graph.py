@@ -194,6 +194,16 @@ def subset_service_rates(graph: CompatibilityGraph) -> np.ndarray:
     Built by doubling: the sets containing class i are the sets of classes < i with i added, and
     the servers they cover are tracked as bits of 64-bit words.
 
+    Parameters
+    ----------
+    graph : CompatibilityGraph
+        Classes, servers and capacities.
+
+    Returns
+    -------
+    numpy.ndarray, shape (2^N,)
+
+
     Examples
     --------
     >>> subset_service_rates(CompatibilityGraph([[0, 2], [1, 2]])).tolist()
@@ -217,7 +227,28 @@ def subset_service_rates(graph: CompatibilityGraph) -> np.ndarray:
 
 
 def check_rates(name: str, rates: Any, graph: CompatibilityGraph, allow_zero: bool = False) -> np.ndarray:
-    """``rates`` as a float vector with one finite entry per class of ``graph``, each > 0 (or >= 0)."""
+    """``rates`` as a float vector with one finite entry per class of ``graph``, each > 0 (or >= 0).
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    rates : array_like
+        The rates.
+    graph : CompatibilityGraph
+        Gives the number of classes.
+    allow_zero : bool
+        Whether zero rates are accepted.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> check_rates("arrival_rates", [1, 2], CompatibilityGraph([[0], [1]])).tolist()
+    [1.0, 2.0]
+    """
     check_graph(graph)
     allow_zero = flag("allow_zero", allow_zero)
     condition = f"must be a sequence of {graph.n_classes} rates, one per class"
@@ -244,7 +275,22 @@ def check_graph(graph: Any) -> CompatibilityGraph:
 
 
 def check_mean_size(mean_size: Any) -> float:
-    """The mean job size σ (work units), positive and finite."""
+    """The mean job size σ (work units), positive and finite.
+
+    Parameters
+    ----------
+    mean_size : float
+        σ.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> check_mean_size(3)
+    3.0
+    """
     return positive("mean_size", mean_size, " (mean job size, in the work units of the capacities)")
 
 

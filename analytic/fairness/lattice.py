@@ -39,6 +39,12 @@ class SimplexLattice:
         The points, level 0 first; within a level, lexicographic order.
     offsets : numpy.ndarray of int64, shape (n + 2,)
         Level k is ``states[offsets[k]:offsets[k + 1]]``.
+
+    Examples
+    --------
+    >>> lattice = simplex_lattice(2, 2)
+    >>> len(lattice), lattice.states.tolist()
+    (6, [[0, 0], [0, 1], [1, 0], [0, 2], [1, 1], [2, 0]])
     """
 
     dimension: int
@@ -54,7 +60,22 @@ class SimplexLattice:
         return int(self.offsets[-1])
 
     def level(self, k: int) -> np.ndarray:
-        """The states with ``k`` jobs in total, shape (C(k + N - 1, N - 1), N)."""
+        """The states with ``k`` jobs in total, shape (C(k + N - 1, N - 1), N).
+
+        Parameters
+        ----------
+        k : int
+            Jobs in total, from 0 to ``max_jobs``.
+
+        Returns
+        -------
+        numpy.ndarray of int
+
+        Examples
+        --------
+        >>> simplex_lattice(2, 3).level(2).tolist()
+        [[0, 2], [1, 1], [2, 0]]
+        """
         k = integer("k", k, minimum=0)
         if k > self.max_jobs:
             raise InvalidParameterError("k", k, f"must be <= max_jobs = {self.max_jobs}")
@@ -65,6 +86,20 @@ class SimplexLattice:
 
         Raises :class:`~analytic.errors.InvalidParameterError` for a point outside the lattice
         (see :meth:`contains`).
+
+        Parameters
+        ----------
+        points : array_like of int, shape (..., N)
+            Lattice points.
+
+        Returns
+        -------
+        numpy.ndarray of int
+
+        Examples
+        --------
+        >>> simplex_lattice(2, 3).index(np.array([[0, 0], [1, 1]])).tolist()
+        [0, 4]
         """
         x = check_points(self, points, "points")
         remaining = x.sum(axis=-1)
@@ -80,7 +115,22 @@ class SimplexLattice:
         return index
 
     def contains(self, points: np.ndarray) -> np.ndarray:
-        """Whether each row of ``points`` (real vectors of length N) lies in the lattice."""
+        """Whether each row of ``points`` (real vectors of length N) lies in the lattice.
+
+        Parameters
+        ----------
+        points : array_like, shape (..., N)
+            Points to test.
+
+        Returns
+        -------
+        numpy.ndarray of bool
+
+        Examples
+        --------
+        >>> simplex_lattice(2, 3).contains(np.array([[1, 1], [2, 2], [0, -1]])).tolist()
+        [True, False, False]
+        """
         x = real_array("points", points, allow_infinite=True)
         if x.shape[-1:] != (self.dimension,):
             raise InvalidParameterError("points", points, f"must be vectors of length {self.dimension}")

@@ -48,6 +48,18 @@ def job_service_rates(graph: CompatibilityGraph, sequence: Sequence[int]) -> np.
     Each job gets the servers of its class that no earlier job holds; a job whose servers are
     all taken (e.g. the second job of a class) waits at rate 0.
 
+    Parameters
+    ----------
+    graph : CompatibilityGraph
+        Classes, servers and capacities.
+    sequence : sequence of int
+        The classes of the jobs, in arrival order.
+
+    Returns
+    -------
+    numpy.ndarray
+
+
     Examples
     --------
     >>> graph = CompatibilityGraph([[0, 2], [1, 2]])
@@ -67,6 +79,20 @@ def job_service_rates(graph: CompatibilityGraph, sequence: Sequence[int]) -> np.
 def sequence_measure(graph: CompatibilityGraph, arrival_rates: Any, sequence: Sequence[int]) -> float:
     """π(c)/π(∅) = Π_k λ_{c_k}/μ(A(c_1..c_k)), eq. (1).
 
+    Parameters
+    ----------
+    graph : CompatibilityGraph
+        Classes, servers and capacities.
+    arrival_rates : array_like
+        λ_i > 0, one per class.
+    sequence : sequence of int
+        The classes of the jobs, in arrival order.
+
+    Returns
+    -------
+    float
+
+
     Examples
     --------
     >>> graph = CompatibilityGraph([[0, 2], [1, 2]])
@@ -81,7 +107,23 @@ def sequence_measure(graph: CompatibilityGraph, arrival_rates: Any, sequence: Se
 
 @dataclass(frozen=True)
 class OrderedState:
-    """One ordering c of an aggregate state x: its measure π(c)/π(∅) and μ_i(c) for each class."""
+    """One ordering c of an aggregate state x: its measure π(c)/π(∅) and μ_i(c) for each class.
+
+    Attributes
+    ----------
+    sequence : tuple of int
+        The classes in arrival order.
+    measure : float
+        π(c)/π(∅), eq. (1).
+    first_job_rates : numpy.ndarray
+        μ_i(c): the service rate of the first class-i job (0 if none).
+
+    Examples
+    --------
+    >>> graph = CompatibilityGraph([[0, 2], [1, 2]])
+    >>> next(orderings(graph, [1.0, 1.0], [1, 1])).first_job_rates.tolist()
+    [2.0, 1.0]
+    """
 
     sequence: tuple[int, ...]
     measure: float
@@ -90,11 +132,27 @@ class OrderedState:
 
 def orderings(graph: CompatibilityGraph, arrival_rates: Any, x: Sequence[int],
               max_orderings: int = DEFAULT_MAX_ORDERINGS) -> Iterator[OrderedState]:
-    """Every distinct sequence c with |c| = x, with π(c)/π(∅) (eq. 1) and μ_i(c).
+    """Every distinct sequence c with ``|c|`` = x, with π(c)/π(∅) (eq. 1) and μ_i(c).
 
     μ_i(c) is the service rate of the first class-i job of c (0 if x_i = 0), as in Theorem 2.
     Sequences are generated depth first; the measure and the rates of a prefix are shared by
     all its extensions.
+
+    Parameters
+    ----------
+    graph : CompatibilityGraph
+        Classes, servers and capacities.
+    arrival_rates : array_like
+        λ_i > 0, one per class.
+    x : sequence of int
+        Jobs of each class.
+    max_orderings : int
+        Most orderings enumerated.
+
+    Yields
+    ------
+    OrderedState
+
 
     Raises
     ------
@@ -102,6 +160,12 @@ def orderings(graph: CompatibilityGraph, arrival_rates: Any, x: Sequence[int],
         ``x`` not a vector of N non-negative integers.
     StateSpaceTooLargeError
         More than ``max_orderings`` orderings (the multinomial coefficient of x).
+
+    Examples
+    --------
+    >>> graph = CompatibilityGraph([[0, 2], [1, 2]])
+    >>> [(state.sequence, round(float(state.measure), 12)) for state in orderings(graph, [1.0, 1.0], [1, 1])]
+    [((0, 1), 0.166666666667), ((1, 0), 0.166666666667)]
     """
     rates = check_rates("arrival_rates", arrival_rates, graph)
     counts = _counts(graph, x)
@@ -144,9 +208,25 @@ def _counts(graph: CompatibilityGraph, x: Any) -> np.ndarray:
 
 def aggregate_measure(graph: CompatibilityGraph, arrival_rates: Any, x: Sequence[int],
                       max_orderings: int = DEFAULT_MAX_ORDERINGS) -> float:
-    """π̄(x)/π̄(0) = Σ_{c : |c| = x} π(c)/π(∅), eq. (2), by enumerating the orderings of x.
+    """π̄(x)/π̄(0) = Σ_{c : ``|c|`` = x} π(c)/π(∅), eq. (2), by enumerating the orderings of x.
 
     The brute-force counterpart of eq. (3): it equals Φ(x) Π λ_i^{x_i} with Φ from recursion (4).
+
+    Parameters
+    ----------
+    graph : CompatibilityGraph
+        Classes, servers and capacities.
+    arrival_rates : array_like
+        λ_i > 0, one per class.
+    x : sequence of int
+        Jobs of each class.
+    max_orderings : int
+        Most orderings enumerated.
+
+    Returns
+    -------
+    float
+
 
     Examples
     --------
@@ -159,10 +239,26 @@ def aggregate_measure(graph: CompatibilityGraph, arrival_rates: Any, x: Sequence
 
 def permutation_rates(graph: CompatibilityGraph, arrival_rates: Any, x: Sequence[int],
                       max_orderings: int = DEFAULT_MAX_ORDERINGS) -> np.ndarray:
-    """φ_i(x) = Σ_{c : |c| = x} π(c) μ_i(c) / π̄(x), eq. (8) of Theorem 2, by enumeration.
+    """φ_i(x) = Σ_{c : ``|c|`` = x} π(c) μ_i(c) / π̄(x), eq. (8) of Theorem 2, by enumeration.
 
     The average service rate of class i over the orderings of x; Theorem 2 states that it equals
     Φ(x − e_i)/Φ(x) (eq. 7), i.e. balanced fairness.
+
+    Parameters
+    ----------
+    graph : CompatibilityGraph
+        Classes, servers and capacities.
+    arrival_rates : array_like
+        λ_i > 0, one per class.
+    x : sequence of int
+        Jobs of each class.
+    max_orderings : int
+        Most orderings enumerated.
+
+    Returns
+    -------
+    numpy.ndarray
+
 
     Examples
     --------

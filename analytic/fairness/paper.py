@@ -83,7 +83,24 @@ PRINTED_MEAN = {"bimodal": 1.0, "hyperexponential": 1.0, "zipf": 3.58}
 
 @dataclass(frozen=True)
 class Figure:
-    """One figure of Section 5: a three-server graph (``capacities``) or random assignment (``d``)."""
+    """One figure of Section 5: a three-server graph (``capacities``) or random assignment (``d``).
+
+    Attributes
+    ----------
+    number : int
+        1 to 4.
+    capacities : tuple of 3 floats, optional
+        (μ_1, μ_2, μ_3) of the three-server graph (Figures 1–2).
+    d : int, optional
+        Servers per class of the random-assignment system (Figures 3–4).
+    servers : int
+        S of the random-assignment system.
+
+    Examples
+    --------
+    >>> FIGURES[2].capacities, FIGURES[3].d
+    ((1.0, 0.0, 1.0), 2)
+    """
 
     number: int
     capacities: tuple[float, float, float] | None = None
@@ -113,6 +130,20 @@ FIGURES = {1: Figure(1, capacities=(1.0, 1.0, 1.0)), 2: Figure(2, capacities=(1.
 def figure_rates(figure: Figure, load: float, mean_size: float = 1.0) -> np.ndarray:
     """Arrival rates at load ρ: λ_1 = λ_2 = ρ Σμ / (2σ) (Figures 1–2), or λ = ρ S/σ (Figures 3–4).
 
+    Parameters
+    ----------
+    figure : Figure
+        One of :data:`FIGURES`.
+    load : float
+        ρ > 0.
+    mean_size : float
+        σ.
+
+    Returns
+    -------
+    numpy.ndarray
+
+
     Examples
     --------
     >>> figure_rates(FIGURES[2], 0.5).tolist(), figure_rates(FIGURES[3], 0.5).tolist()
@@ -130,7 +161,28 @@ def figure_rates(figure: Figure, load: float, mean_size: float = 1.0) -> np.ndar
 
 
 def exact_point(figure: Figure, load: float, mean_size: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """Balanced fairness at load ρ: (mean service rates, mean delays), one entry per class (one for Figures 3–4)."""
+    """Balanced fairness at load ρ: (mean service rates, mean delays), one entry per class (one for Figures 3–4).
+
+    Parameters
+    ----------
+    figure : Figure
+        One of :data:`FIGURES`.
+    load : float
+        ρ in (0, 1).
+    mean_size : float
+        σ.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        γ and δ.
+
+    Examples
+    --------
+    >>> rates, delays = exact_point(FIGURES[1], 0.5)
+    >>> rates.round(6).tolist()
+    [1.029412, 1.029412]
+    """
     rates = figure_rates(figure, load, mean_size)
     if figure.capacities is not None:
         result = balanced_fairness(three_server_graph(figure.capacities), rates, mean_size)
@@ -141,7 +193,38 @@ def exact_point(figure: Figure, load: float, mean_size: float = 1.0) -> tuple[np
 
 def simulate_point(figure: Figure, load: float, law: str, interruptions: float, jobs: int, seed: Any = None,
                    replications: int = 1, executor: Executor | None = None, **options: Any) -> InterruptionSimulation:
-    """Algorithm 1 simulated at one point of a figure, with a size law of :data:`SIZE_LAWS`."""
+    """Algorithm 1 simulated at one point of a figure, with a size law of :data:`SIZE_LAWS`.
+
+    Parameters
+    ----------
+    figure : Figure
+        One of :data:`FIGURES`.
+    load : float
+        ρ.
+    law : str
+        A key of :data:`SIZE_LAWS`.
+    interruptions : float
+        m.
+    jobs : int
+        Arrivals.
+    seed : int, SeedSequence, Generator or None
+        The seed.
+    replications : int
+        Independent replications.
+    executor : concurrent.futures.Executor, optional
+        Where to run them.
+    **options
+        Passed to the simulator.
+
+    Returns
+    -------
+    InterruptionSimulation
+
+    Examples
+    --------
+    >>> simulate_point(FIGURES[1], 0.5, "zipf", 1.0, 20_000, seed=1).mean_delay.shape
+    (2,)
+    """
     if not isinstance(law, str) or law not in SIZE_LAWS:
         raise InvalidParameterError("law", law, f"must be one of {sorted(SIZE_LAWS)}")
     size = SIZE_LAWS[law]
@@ -158,7 +241,29 @@ def simulate_point(figure: Figure, load: float, law: str, interruptions: float, 
 
 @dataclass(frozen=True)
 class SweepPoint:
-    """One simulated point of a figure beside balanced fairness (arrays: one entry per class, or one)."""
+    """One simulated point of a figure beside balanced fairness (arrays: one entry per class, or one).
+
+    Attributes
+    ----------
+    figure : int
+        The figure's number.
+    law : str
+        The size law (a key of :data:`SIZE_LAWS`).
+    interruptions : float
+        m, the mean number of interruptions per job.
+    load : float
+        ρ.
+    exact_rate, exact_delay : numpy.ndarray
+        γ and δ under balanced fairness.
+    simulation : InterruptionSimulation
+        Algorithm 1 simulated.
+
+    Examples
+    --------
+    >>> point = figure_sweep([1], ["exponential"], [0.0], [0.5], 20_000, seed=3)[0]
+    >>> point.figure, point.law, point.exact_rate.round(6).tolist()
+    (1, 'exponential', [1.029412, 1.029412])
+    """
 
     figure: int
     law: str
@@ -194,6 +299,30 @@ def figure_sweep(figures: Any, laws: Any, interruptions: Any, loads: Any, jobs: 
     the children of ``SeedSequence(seed)`` in the order of the loops (figures, laws, m, loads), so a
     seed gives the same numbers serially or through ``executor`` (e.g. a process pool: points run in
     parallel; ``seed=None`` draws fresh entropy). ``options`` go to the simulator (``warmup``, ``batches``, ...).
+
+    Parameters
+    ----------
+    figures : sequence of int
+        Figure numbers (1 to 4).
+    laws : sequence of str
+        Keys of :data:`SIZE_LAWS`.
+    interruptions : sequence of float
+        Values of m.
+    loads : sequence of float
+        Values of ρ.
+    jobs : int
+        Arrivals per point.
+    seed : int or None
+        Root of the points' seeds.
+    executor : concurrent.futures.Executor, optional
+        Where to run the points (default: serially).
+    **options
+        Passed to the simulator.
+
+    Returns
+    -------
+    list of SweepPoint
+
 
     Examples
     --------

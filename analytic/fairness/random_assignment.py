@@ -64,6 +64,13 @@ class RandomAssignment:
         λ, total, jobs per unit time.
     mean_size : float
         σ.
+
+    Examples
+    --------
+    >>> from analytic.fairness import random_assignment
+    >>> result = random_assignment(100, 2, 80.0)   # Figure 3 at ρ = 0.8
+    >>> result.load
+    0.8
     """
 
     mean_jobs: float
@@ -198,6 +205,20 @@ def random_assignment_graph(servers: int, d: int, max_classes: int = 100_000) ->
     For cross-checks on small systems: with arrival rates λ/C(S, d) each,
     :func:`~analytic.fairness.balanced_fairness` on this graph gives the same metrics as
     :func:`random_assignment`.
+
+    Parameters
+    ----------
+    servers : int
+        S.
+    d : int
+        Servers per class, 1 <= d <= S.
+    max_classes : int
+        Largest number of classes C(S, d) built.
+
+    Returns
+    -------
+    CompatibilityGraph
+
 
     Examples
     --------

@@ -99,6 +99,13 @@ class InterruptionSimulation:
     size : SizeLaw
     arrival_rates : numpy.ndarray
     max_jobs : int or None
+
+    Examples
+    --------
+    >>> from analytic.fairness import CompatibilityGraph, simulate_interruptions
+    >>> sim = simulate_interruptions(CompatibilityGraph([[0, 2], [1, 2]]), [1.0, 1.0], interruptions=1.0, jobs=20_000, seed=1)
+    >>> sim.mean_delay.shape
+    (2,)
     """
 
     mean_jobs: np.ndarray
@@ -128,15 +135,66 @@ class InterruptionSimulation:
         return Estimate(float(values[k]), float(half_widths[k]), self.level, self.method, self.samples)
 
     def delay_estimate(self, label: int = 0) -> Estimate:
-        """δ of class ``label`` as an :class:`~analytic.simulation.Estimate` (for :func:`~analytic.simulation.compare`)."""
+        """δ of class ``label`` as an :class:`~analytic.simulation.Estimate` (for :func:`~analytic.simulation.compare`).
+
+        Parameters
+        ----------
+        label : int
+            The class (0 for the single class of a random-assignment system).
+
+        Returns
+        -------
+        Estimate
+
+        Examples
+        --------
+        >>> from analytic.fairness import CompatibilityGraph, simulate_interruptions
+        >>> sim = simulate_interruptions(CompatibilityGraph([[0, 2], [1, 2]]), [1.0, 1.0], jobs=20_000, seed=1)
+        >>> sim.delay_estimate(1).samples
+        20
+        """
         return self._estimate(self.mean_delay, self.mean_delay_ci, label)
 
     def service_rate_estimate(self, label: int = 0) -> Estimate:
-        """γ of class ``label`` as an :class:`~analytic.simulation.Estimate`."""
+        """γ of class ``label`` as an :class:`~analytic.simulation.Estimate`.
+
+        Parameters
+        ----------
+        label : int
+            The class (0 for the single class of a random-assignment system).
+
+        Returns
+        -------
+        Estimate
+
+        Examples
+        --------
+        >>> from analytic.fairness import CompatibilityGraph, simulate_interruptions
+        >>> sim = simulate_interruptions(CompatibilityGraph([[0, 2], [1, 2]]), [1.0, 1.0], jobs=20_000, seed=1)
+        >>> sim.service_rate_estimate(1).samples
+        20
+        """
         return self._estimate(self.mean_service_rate, self.mean_service_rate_ci, label)
 
     def jobs_estimate(self, label: int = 0) -> Estimate:
-        """E[x] of class ``label`` as an :class:`~analytic.simulation.Estimate`."""
+        """E[x] of class ``label`` as an :class:`~analytic.simulation.Estimate`.
+
+        Parameters
+        ----------
+        label : int
+            The class (0 for the single class of a random-assignment system).
+
+        Returns
+        -------
+        Estimate
+
+        Examples
+        --------
+        >>> from analytic.fairness import CompatibilityGraph, simulate_interruptions
+        >>> sim = simulate_interruptions(CompatibilityGraph([[0, 2], [1, 2]]), [1.0, 1.0], jobs=20_000, seed=1)
+        >>> sim.jobs_estimate(1).samples
+        20
+        """
         return self._estimate(self.mean_jobs, self.mean_jobs_ci, label)
 
     def __repr__(self) -> str:

@@ -52,6 +52,13 @@ class Stability:
         λ(A*), the total arrival rate of the bottleneck classes.
     service_rate : float
         μ(A*), the service rate of the servers they can use.
+
+    Examples
+    --------
+    >>> from analytic.fairness import CompatibilityGraph, stability
+    >>> result = stability(CompatibilityGraph([[0, 2], [1, 2]]), [2.5, 0.2])
+    >>> result.load, result.bottleneck
+    (1.25, (0,))
     """
 
     stable: bool
@@ -166,6 +173,18 @@ def _bottleneck(graph: CompatibilityGraph, rates: np.ndarray, classes: np.ndarra
 def is_stable(graph: CompatibilityGraph, arrival_rates: Any) -> bool:
     """Whether Σ_{i∈A} λ_i < μ(A) for every non-empty A (Bonald & Comte, Theorem 1, eq. 5).
 
+    Parameters
+    ----------
+    graph : CompatibilityGraph
+        Classes, servers and capacities.
+    arrival_rates : array_like
+        λ_i > 0, one per class.
+
+    Returns
+    -------
+    bool
+
+
     Examples
     --------
     >>> graph = CompatibilityGraph([[0, 2], [1, 2]])
@@ -179,6 +198,18 @@ def stability_violation(graph: CompatibilityGraph, arrival_rates: Any) -> tuple[
     """A set A of classes with Σ_{i∈A} λ_i >= μ(A) (violating Theorem 1), or None if stable.
 
     The set returned is the largest one attaining max_A λ(A)/μ(A) (see :func:`stability`).
+
+    Parameters
+    ----------
+    graph : CompatibilityGraph
+        Classes, servers and capacities.
+    arrival_rates : array_like
+        λ_i > 0, one per class.
+
+    Returns
+    -------
+    tuple of int or None
+
 
     Examples
     --------
@@ -195,6 +226,25 @@ def require_stable(graph: CompatibilityGraph, arrival_rates: Any, what: str = "t
 
     The message names the violating set A, λ(A) and μ(A), e.g. ``unstable: arrival rate of
     classes (0,) = 2.5 must be < 2 ...``.
+
+    Parameters
+    ----------
+    graph : CompatibilityGraph
+        Classes, servers and capacities.
+    arrival_rates : array_like
+        λ_i > 0, one per class.
+    what : str
+        What does not exist when unstable, for the message.
+
+    Returns
+    -------
+    Stability
+
+    Examples
+    --------
+    >>> from analytic.fairness import CompatibilityGraph
+    >>> require_stable(CompatibilityGraph([[0, 2], [1, 2]]), [1.0, 1.0]).load
+    0.6666666666666666
     """
     result = stability(graph, arrival_rates)
     if not result.stable:
@@ -204,7 +254,30 @@ def require_stable(graph: CompatibilityGraph, arrival_rates: Any, what: str = "t
 
 def unstable_error(classes: tuple[int, ...], arrival: float, capacity: float, what: str,
                    quantity: str = "arrival rate") -> UnstableSystemError:
-    """The error for a set of classes whose arrival rate λ(A) is not below μ(A) (Theorem 1)."""
+    """The error for a set of classes whose arrival rate λ(A) is not below μ(A) (Theorem 1).
+
+    Parameters
+    ----------
+    classes : tuple of int
+        The set A.
+    arrival : float
+        λ(A) (or the quantity that must stay below the capacity).
+    capacity : float
+        μ(A).
+    what : str
+        What does not exist, for the message.
+    quantity : str
+        The name of ``arrival`` in the message.
+
+    Returns
+    -------
+    UnstableSystemError
+
+    Examples
+    --------
+    >>> print(unstable_error((0,), 2.5, 2.0, "the stationary law"))  # doctest: +ELLIPSIS
+    unstable: arrival rate of classes (0,) = 2.5 must be < 2 (exceeds it by 0.5)...
+    """
     classes = instances("classes", classes, Integral, " (the class indices of the set A)")
     arrival, capacity = real("arrival", arrival, allow_infinite=True), real("capacity", capacity)
     return UnstableSystemError(f"{quantity} of classes {classes}", arrival, capacity,

@@ -55,6 +55,13 @@ class BalancedFairness:
     arrival_rates : numpy.ndarray
     mean_size : float
         σ, the mean job size in the capacities' work units.
+
+    Examples
+    --------
+    >>> from analytic.fairness import CompatibilityGraph, balanced_fairness
+    >>> exact = balanced_fairness(CompatibilityGraph([[0, 2], [1, 2]]), [1.0, 1.0])
+    >>> exact.mean_delay.round(12).tolist(), round(exact.probability_empty, 12)
+    ([1.4, 1.4], 0.2)
     """
 
     mean_jobs: np.ndarray
@@ -167,6 +174,24 @@ def subset_sums(graph: CompatibilityGraph, rates: np.ndarray) -> SubsetSums:
     The recursion over subsets of the module docstring; raises
     :class:`~analytic.errors.UnstableSystemError` (naming the set with the largest λ(A)/μ(A))
     if some μ(A) <= λ(A).
+
+    Parameters
+    ----------
+    graph : CompatibilityGraph
+        Classes, servers and capacities.
+    rates : numpy.ndarray
+        Arrival rates times the mean size, one per class.
+
+    Returns
+    -------
+    SubsetSums
+
+    Examples
+    --------
+    >>> from analytic.fairness import CompatibilityGraph
+    >>> sums = subset_sums(CompatibilityGraph([[0, 2], [1, 2]]), np.array([1.0, 1.0]))
+    >>> sums.mean_jobs.round(12).tolist()   # δ_i = 1.4 at λ_i = 1 (Section 5)
+    [1.4, 1.4]
     """
     rates = check_rates("rates", rates, graph)
     n = graph.n_classes

@@ -35,6 +35,16 @@ def three_server_graph(capacities: Sequence[float] | None = (1.0, 1.0, 1.0)) -> 
 
     Figure 1 uses capacities (1, 1, 1), Figure 2 (1, 0, 1); ``None`` gives unit capacities.
 
+    Parameters
+    ----------
+    capacities : sequence of 3 floats, or None
+        (μ_1, μ_2, μ_3).
+
+    Returns
+    -------
+    CompatibilityGraph
+
+
     Examples
     --------
     >>> three_server_graph((1, 0, 1)).class_capacities.tolist()
@@ -82,7 +92,22 @@ def three_server_rates(capacities: Sequence[float] | None, arrival_rates: Any) -
 
 @dataclass(frozen=True)
 class SymbolicCheck:
-    """γ_i from the subset recursion, as sympy expressions, and their simplified difference from (10)–(11)."""
+    """γ_i from the subset recursion, as sympy expressions, and their simplified difference from (10)–(11).
+
+    Attributes
+    ----------
+    recursion : tuple of sympy.Expr
+        γ_1, γ_2 from the subset recursion.
+    printed : tuple of sympy.Expr
+        γ_1, γ_2 as eqs. (10)–(11) print them.
+    differences : tuple of sympy.Expr
+        Their simplified differences (0 when the paper's formulas hold).
+
+    Examples
+    --------
+    >>> symbolic_check().differences
+    (0, 0)
+    """
 
     recursion: tuple[Any, Any]
     printed: tuple[Any, Any]
@@ -95,6 +120,11 @@ def symbolic_check() -> SymbolicCheck:
     With G(∅) = 1, G({i}) = λ_i/(μ({i}) − λ_i), G({1, 2}) = (λ_1 G({2}) + λ_2 G({1}))/(μ − λ_1 − λ_2)
     and H_j as in :mod:`analytic.fairness.subsets`, E[x_j] = Σ_A H_j(A)/Σ_A G(A) and
     γ_j = λ_j/E[x_j]. The differences simplify to 0.
+
+    Returns
+    -------
+    SymbolicCheck
+
 
     Examples
     --------

@@ -30,7 +30,7 @@ from analytic.fairness.graph import check_mean_size
 from analytic.fairness.lattice import DEFAULT_MAX_STATES, SimplexLattice, simplex_lattice
 from analytic.validation import flag, integer, positive, real_array, user_code
 
-__all__ = ["WhittleNetwork", "processor_sharing", "whittle_network"]
+__all__ = ["NORMALIZATION_SLACK", "WhittleNetwork", "processor_sharing", "whittle_network"]
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -55,6 +55,13 @@ class WhittleNetwork:
     arrival_rates : numpy.ndarray
     log_phi : numpy.ndarray
         log Φ at every state (−inf outside a table's box).
+
+    Examples
+    --------
+    >>> from analytic.fairness import processor_sharing, whittle_network
+    >>> network = whittle_network(processor_sharing(1.0), [0.25, 0.25], 40, log=True)   # M/M/1-PS at load 1/2
+    >>> round(float(network.mean_jobs.sum()), 6)   # ρ/(1 - ρ) = 1, less the truncation
+    1.0
     """
 
     lattice: SimplexLattice
@@ -73,7 +80,19 @@ class WhittleNetwork:
                 f"mean_delay={np.round(self.mean_delay, 10).tolist()}, mass_outside={outside})")
 
     def service_rates(self) -> np.ndarray:
-        """φ_i(x) = Φ(x − e_i)/Φ(x) at every state, shape (M, N), 0 where x_i = 0 (eq. 7)."""
+        """φ_i(x) = Φ(x − e_i)/Φ(x) at every state, shape (M, N), 0 where x_i = 0 (eq. 7).
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, N)
+
+        Examples
+        --------
+        >>> from analytic.fairness import processor_sharing, whittle_network
+        >>> network = whittle_network(processor_sharing(1.0), [0.25, 0.25], 4, log=True)
+        >>> network.service_rates()[network.lattice.index(np.array([1, 1]))].round(12).tolist()   # PS: 1/2 each
+        [0.5, 0.5]
+        """
         parents = parent_indices(self.lattice)
         padded = np.append(self.log_phi, -np.inf)
         with np.errstate(invalid="ignore"):
@@ -84,9 +103,20 @@ class WhittleNetwork:
 def processor_sharing(capacity: float = 1.0) -> Callable[[np.ndarray], np.ndarray]:
     """log Φ of N classes sharing one server of rate C by processor sharing.
 
-    Φ(x) = (|x| choose x_1, ..., x_N) / C^{|x|}, so that φ_i(x) = C x_i/|x|: each job gets C/|x|.
+    Φ(x) = (``|x|`` choose x_1, ..., x_N) / C^{``|x|``}, so that φ_i(x) = C x_i/``|x|``: each job gets C/``|x|``.
     Returns a function of the array of states giving log Φ (pass ``log=True`` to
     :func:`whittle_network`).
+
+    Parameters
+    ----------
+    capacity : float
+        C > 0.
+
+    Returns
+    -------
+    callable
+        log Φ of an array of states, shape (M, N) -> (M,).
+
 
     Examples
     --------

@@ -121,7 +121,7 @@ def hesrpt_allocation(m: int, p: float) -> np.ndarray:
     θ*_i = (i/m)^(1/(1-p)) - ((i-1)/m)^(1/(1-p)) (Berg et al., *heSRPT*, Theorem 7), where job 1 is
     the *largest* remaining job and job m the smallest; the allocation depends only on the rank of
     the remaining sizes (size invariance, Theorem 6). Evaluated in log space: the relative error
-    of each entry is below 2ε(1 + |log θ*_i|), ε = 2.2e-16, the rounding of its exponent (1e-15
+    of each entry is below 2ε(1 + ``|log θ*_i|``), ε = 2.2e-16, the rounding of its exponent (1e-15
     for the large shares, 3e-13 near 1e-300; tested against mpmath up to c = 1/(1-p) = 1e7);
     entries below 1e-308 underflow to 0.
 
@@ -166,6 +166,12 @@ class HesrptFlowTime:
         T*/M.
     completion_times : numpy.ndarray
         Completion time of each job, in the order of the input sizes.
+
+    Examples
+    --------
+    >>> from analytic.hesrpt import hesrpt_flow_time
+    >>> round(hesrpt_flow_time([1.0, 1.0], 0.5, 10).total, 12)   # Theorem 8
+    0.863950323522
     """
 
     total: float
@@ -322,6 +328,12 @@ class SymbolicCheck:
     coefficients : tuple of sympy.Expr
         A_k^p [k(1+ω_k)^p - (k-1) ω_k^p] - A_k with A_k = k^c - (k-1)^c > 0, for k = 2..m (Lemma 5:
         Theorem 8's coefficient equals A_k^(1-p)).
+
+    Examples
+    --------
+    >>> from analytic.hesrpt import symbolic_check
+    >>> symbolic_check(2).holds
+    True
     """
 
     m: int

@@ -86,6 +86,13 @@ class OptimalAllocation:
         ``allocations[t, i]``: fraction of the system job i holds during phase t (0 once it left).
     multipliers : numpy.ndarray
         μ_i = ∂T*/∂x_i, input order (the dual solution).
+
+    Examples
+    --------
+    >>> from analytic.hesrpt import ConcaveSpeedup, optimal_allocation
+    >>> optimum = optimal_allocation([1.0, 1.0], ConcaveSpeedup.amdahl(0.9), 10)
+    >>> optimum.allocations[0].round(4).tolist()   # Section 1's Amdahl example: 28.93 % / 71.07 %
+    [0.2893, 0.7107]
     """
 
     total: float

@@ -10,24 +10,30 @@ leave together).
 
 Built-in policies (Section 4.2 of the paper; all re-decide at every departure):
 
-``"hesrpt"``  Theorem 7: the i-th largest of m remaining jobs gets (i/m)^c - ((i-1)/m)^c, c = 1/(1-p).
-``"helrpt"``  Theorem 2: fractions x_i^(1/p)/Σ x_j^(1/p) of the remaining sizes (all jobs end together).
-``"srpt"``    all N servers to the job with the shortest remaining size.
-``"equi"``    N/m servers to each of the m remaining jobs.
-``"hell"``    HELL of Lin et al. (the paper's [21]) as the paper describes it, in whole servers:
-              a job's efficiency is s(k)/k and its remaining processing time on k servers is x/s(k),
-              so the ratio of the two is s(k)^2/(k x). Repeatedly, among the jobs without servers,
-              the job and the k <= (free servers) with the highest ratio get k servers; since the
-              ratio factors as s(k)^2/k times 1/x, that is the shortest remaining job, with the
-              k maximizing s(k)^2/k (ties: the largest such k). Each job is served at most once per
-              decision; servers left when every job has its share stay idle. For k^p this gives one
-              server per job when p < 1/2 and SRPT when p >= 1/2.
-``"knee"``    KNEE of Lin et al. (the paper's [21]), in whole servers: a job's knee allocation is the
-              smallest k whose marginal reduction of its remaining run time, x/s(k) - x/s(k+1), is
-              below the threshold α (N if none is). Repeatedly, the job with the lowest knee
-              allocation (equivalently the shortest remaining job) gets its knee allocation, the last
-              one what is left; servers left when every job has its knee allocation stay idle.
-              ``alpha=None`` searches the best α as in Section 4.2 (:func:`knee_search`..
+``"hesrpt"``
+    Theorem 7: the i-th largest of m remaining jobs gets (i/m)^c - ((i-1)/m)^c, c = 1/(1-p).
+``"helrpt"``
+    Theorem 2: fractions x_i^(1/p)/Σ x_j^(1/p) of the remaining sizes (all jobs end together).
+``"srpt"``
+    all N servers to the job with the shortest remaining size.
+``"equi"``
+    N/m servers to each of the m remaining jobs.
+``"hell"``
+    HELL of Lin et al. (the paper's [21]) as the paper describes it, in whole servers:
+    a job's efficiency is s(k)/k and its remaining processing time on k servers is x/s(k),
+    so the ratio of the two is s(k)^2/(k x). Repeatedly, among the jobs without servers,
+    the job and the k <= (free servers) with the highest ratio get k servers; since the
+    ratio factors as s(k)^2/k times 1/x, that is the shortest remaining job, with the
+    k maximizing s(k)^2/k (ties: the largest such k). Each job is served at most once per
+    decision; servers left when every job has its share stay idle. For k^p this gives one
+    server per job when p < 1/2 and SRPT when p >= 1/2.
+``"knee"``
+    KNEE of Lin et al. (the paper's [21]), in whole servers: a job's knee allocation is the
+    smallest k whose marginal reduction of its remaining run time, x/s(k) - x/s(k+1), is
+    below the threshold α (N if none is). Repeatedly, the job with the lowest knee
+    allocation (equivalently the shortest remaining job) gets its knee allocation, the last
+    one what is left; servers left when every job has its knee allocation stay idle.
+    ``alpha=None`` searches the best α as in Section 4.2 (:func:`knee_search`).
 
 HELL and KNEE are read from the paper's Section 4.2 alone (reference [21] is not available here);
 the interpretation above is the one implemented. A policy can also be any callable: it receives the
@@ -80,6 +86,13 @@ class Trajectory:
         Remaining size of each job (input order) at each epoch.
     allocations : numpy.ndarray, shape (K, M)
         Fraction of the system each job holds during ``[times[k], times[k + 1])``.
+
+    Examples
+    --------
+    >>> from analytic.hesrpt import flow_time
+    >>> trajectory = flow_time([1.0, 2.0], "srpt", 0.5, 1, record=True).trajectory
+    >>> trajectory.remaining_at(1.0).tolist()   # one server: job 0 done at t = 1, job 1 untouched
+    [0.0, 2.0]
     """
 
     times: np.ndarray
@@ -90,7 +103,23 @@ class Trajectory:
         return f"Trajectory(epochs={self.times.size}, jobs={self.remaining.shape[1]})"
 
     def remaining_at(self, t: np.ndarray | float) -> np.ndarray:
-        """Remaining sizes at times ``t`` (exact: linear between epochs), shape ``t.shape + (M,)``."""
+        """Remaining sizes at times ``t`` (exact: linear between epochs), shape ``t.shape + (M,)``.
+
+        Parameters
+        ----------
+        t : float or array_like
+            Times (>= 0; after the last completion every size is 0).
+
+        Returns
+        -------
+        numpy.ndarray
+
+        Examples
+        --------
+        >>> from analytic.hesrpt import flow_time
+        >>> flow_time([1.0, 2.0], "srpt", 0.5, 1, record=True).trajectory.remaining_at([0.0, 2.0]).tolist()
+        [[1.0, 2.0], [0.0, 1.0]]
+        """
         t = real_array("t", t, " (times)", allow_infinite=True)
         columns = [np.interp(t, self.times, column) for column in self.remaining.T]
         return np.stack(columns, axis=-1)
@@ -114,6 +143,13 @@ class FlowTime:
         KNEE's threshold (None for other policies).
     trajectory : Trajectory or None
         The path between departures, when requested with ``record=True``.
+
+    Examples
+    --------
+    >>> from analytic.hesrpt import flow_time
+    >>> result = flow_time([1.0, 2.0], "equi", 0.5, 10)
+    >>> result.policy, round(result.total, 12)   # 1/√5 + (1/√5 + 1/√10)
+    ('equi', 1.210654957017)
     """
 
     policy: str
@@ -143,6 +179,13 @@ class KneeSearch:
         Every threshold tried, increasing.
     means : numpy.ndarray
         Mean flow time under each of them.
+
+    Examples
+    --------
+    >>> from analytic.hesrpt import knee_search
+    >>> search = knee_search([1.0, 2.0, 3.0], 0.5, 100)
+    >>> round(search.mean, 9), len(search.alphas) == len(search.means)
+    (0.297145405, True)
     """
 
     alpha: float

@@ -67,6 +67,19 @@ def traffic_regime(alpha: float, beta: float) -> str:
     Halfin–Whitt; ``1/2 < α < 1``: super-Halfin–Whitt; ``α >= 1``: super-NDS (non-degenerate
     slowdown).
 
+    Parameters
+    ----------
+    alpha : float
+        α >= 0.
+    beta : float
+        β > 0 (β < 1 when α = 0).
+
+    Returns
+    -------
+    str
+        ``"mean-field"``, ``"sub-Halfin-Whitt"``, ``"Halfin-Whitt"``, ``"super-Halfin-Whitt"`` or ``"super-NDS"``.
+
+
     Examples
     --------
     >>> traffic_regime(2 / 3, 0.1)
@@ -115,6 +128,13 @@ class SteinBounds:
     mean_time_gap_single : float or None
         For ``|I*| = 1``: ``1 / (n λ (1 - P_b))``, the sharper one-sided bound on ``E[D] - D*``
         after eq. (34); None when ``|I*| = 2``.
+
+    Examples
+    --------
+    >>> from analytic.moldable import stein_bounds
+    >>> from analytic.speedup import SpeedUp
+    >>> round(stein_bounds(SpeedUp.linear(5), 4000, 0.5, 0.1).distance, 6)
+    0.074412
     """
 
     arrival_rate: float

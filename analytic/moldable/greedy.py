@@ -52,6 +52,14 @@ class GreedyMetrics:
         Smallest element of the support of ``y*``.
     servers : int
     arrival_rate : float
+
+    Examples
+    --------
+    >>> from analytic.moldable import greedy_metrics
+    >>> from analytic.speedup import SpeedUp
+    >>> metrics = greedy_metrics(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.8, 20)
+    >>> metrics.n_states, round(metrics.blocking, 6)
+    (686, 0.233769)
     """
 
     blocking: float
@@ -144,6 +152,13 @@ class LossChain:
         (``c = min(λ, 1/Σ i p_i/s_i)``): the reference state of the stationary solve. The empty
         system, exponentially unlikely at high load, is a poor one (with it GMRES ran 4000
         iterations in vain at n = 40 before a likelier reference state succeeded).
+
+    Examples
+    --------
+    >>> from analytic.moldable import greedy_chain
+    >>> from analytic.speedup import SpeedUp
+    >>> greedy_chain(SpeedUp.linear(5), 0.9, 4000).sizes.tolist()
+    [5]
     """
 
     chain: CTMC

@@ -81,6 +81,14 @@ class HeterogeneousOptimum:
         ``(1/λ) Σ y_ij``, the optimal mean execution time over all jobs.
     method : str
         ``"Q1/Q2"`` (closed form), ``"highs"`` or ``"cvxpy (Clarabel)"``.
+
+    Examples
+    --------
+    >>> from analytic.moldable import JobClass, heterogeneous_optimum
+    >>> from analytic.speedup import SpeedUp
+    >>> optimum = heterogeneous_optimum([JobClass(SpeedUp.linear(5), 0.3), JobClass(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.5)])
+    >>> round(optimum.mean_time, 12), optimum.method
+    (0.271428571429, 'Q1/Q2')
     """
 
     reserved: np.ndarray

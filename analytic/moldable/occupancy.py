@@ -32,7 +32,7 @@ from analytic.validation import as_number, real, real_array
 if TYPE_CHECKING:  # sympy is imported by the symbolic check only (it takes ~0.7 s)
     import sympy
 
-__all__ = ["LPOptimum", "Occupancy", "kkt_residual", "occupancy_lp", "optimal_occupancy", "symbolic_kkt_residuals"]
+__all__ = ["FEASIBILITY", "LPOptimum", "Occupancy", "kkt_residual", "occupancy_lp", "optimal_occupancy", "symbolic_kkt_residuals"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -66,6 +66,14 @@ class Occupancy:
         (Appendix B): ``theta_i = 1/λ + nu s_i + theta0 i >= 0``, zero on ``I*``.
     arrival_rate : float
         λ, arrivals per server per unit time.
+
+    Examples
+    --------
+    >>> from analytic.moldable import optimal_occupancy
+    >>> from analytic.speedup import SpeedUp
+    >>> optimum = optimal_occupancy(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.8)
+    >>> optimum.case, optimum.support, round(optimum.mean_time, 12)
+    ('iii', (3, 4), 0.375)
     """
 
     case: str
@@ -103,6 +111,13 @@ class LPOptimum:
         Multipliers of ``y_i >= 0`` (>= 0), indexed like ``y``.
     solver : str
         ``"highs"`` or ``"cvxpy"`` (with the conic solver used).
+
+    Examples
+    --------
+    >>> from analytic.moldable import occupancy_lp
+    >>> from analytic.speedup import SpeedUp
+    >>> round(occupancy_lp(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.8).mean_time, 9)
+    0.375
     """
 
     y: np.ndarray

@@ -169,7 +169,38 @@ PAPER_JOBS = 5_000_000
 
 def table1_simulation(speedup: SpeedUp, alpha: float, beta: float, law: str, runs: int, jobs: int, seed: int | None,
                       executor=None, **procedure) -> MoldableSimulation:
-    """A Table 1 cell simulated at n = 4000: ``runs`` replications of ``jobs`` arrivals each (``seed=None``: fresh entropy)."""
+    """A Table 1 cell simulated at n = 4000: ``runs`` replications of ``jobs`` arrivals each.
+
+    Parameters
+    ----------
+    speedup : SpeedUp
+        The row's speed-up (:data:`LINEAR` or :data:`SUBLINEAR`).
+    alpha, beta : float
+        The row's traffic ``λ = 1 - β n^(-α)``.
+    law : str
+        The column's size law (a name of :data:`analytic.simulation.LAW_NAMES`).
+    runs : int
+        Replications.
+    jobs : int
+        Arrivals per replication.
+    seed : int or None
+        Seed of the replications (None: fresh entropy).
+    executor : concurrent.futures.Executor, optional
+        Where to run them (default: serially).
+    **procedure
+        Passed to :func:`~analytic.moldable.simulate_moldable` (``start``, ``warmup``, ``mean_time_of``).
+
+    Returns
+    -------
+    MoldableSimulation
+
+    Examples
+    --------
+    >>> from analytic.moldable.paper import LINEAR
+    >>> cell = table1_simulation(LINEAR, 0.5, 0.1, "pareto", 2, 20_000, seed=1)   # Erlang: E_800(800 λ) = 0.0267
+    >>> round(cell.blocking, 4), cell.method
+    (0.0268, 'independent replications')
+    """
     lam = float(traffic(TABLE1_SERVERS, alpha, beta))
     option("law", law, LAW_NAMES)
     runs, per_run = integer("runs", runs), integer("jobs", jobs)

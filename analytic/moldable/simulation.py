@@ -109,6 +109,14 @@ class MoldableSimulation:
     mean_time_of : str
     servers : int
     arrival_rate : float
+
+    Examples
+    --------
+    >>> from analytic.moldable import simulate_moldable
+    >>> from analytic.speedup import SpeedUp
+    >>> sim = simulate_moldable(SpeedUp([1.0]), 0.7, 10, jobs=20_000, seed=1)   # M/M/10/10 at load 7
+    >>> sim.samples, sim.method
+    (20, 'batch means')
     """
 
     blocking: float
@@ -146,7 +154,25 @@ class MoldableSimulation:
         return self._estimate(self.mean_time, self.mean_time_ci)
 
     def occupancy_estimate(self, servers: int) -> Estimate:
-        """``E[X_i] / n`` for ``i = servers`` as an :class:`~analytic.simulation.Estimate`."""
+        """``E[X_i] / n`` for ``i = servers`` as an :class:`~analytic.simulation.Estimate`.
+
+        Parameters
+        ----------
+        servers : int
+            i, from 1 to d.
+
+        Returns
+        -------
+        Estimate
+
+        Examples
+        --------
+        >>> from analytic.moldable import simulate_moldable
+        >>> from analytic.speedup import SpeedUp
+        >>> sim = simulate_moldable(SpeedUp([1.0]), 0.7, 10, jobs=20_000, seed=1)
+        >>> sim.occupancy_estimate(1).samples
+        20
+        """
         i = integer("servers", servers, minimum=1)
         if i > self.mean_occupancy.size:
             raise InvalidParameterError("servers", servers, f"must be at most d = {self.mean_occupancy.size}")

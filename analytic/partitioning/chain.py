@@ -147,8 +147,15 @@ def lump(space: Configurations, configuration: Sequence[tuple[int, Sequence[int]
 
     Parameters
     ----------
+    space : Configurations
+        The lumped states (:func:`~analytic.partitioning.state_space`).
     configuration : sequence of (int, sequence of int)
         ``(type, slot of each node)`` for every template, as in the states of ``reduce="none"``.
+
+    Returns
+    -------
+    int
+        The index of the state.
 
     Raises
     ------
@@ -255,6 +262,22 @@ def loss_chain(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], reduce: st
 
     Its stationary law is γ of eq. (14).
 
+    Parameters
+    ----------
+    cluster : Cluster
+        Machines and their slots.
+    jobs : GraphJob or sequence of GraphJob
+        The job types.
+    reduce : str
+        ``"machines"`` (lumped up to identical slots and machines), or ``"none"`` (explicit templates).
+    max_states : int
+        Largest chain to build.
+
+    Returns
+    -------
+    CTMC
+
+
     Examples
     --------
     >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
@@ -274,6 +297,28 @@ def adgp_chain(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], clock_rate
     kept with probability ``e^(-b_A/β)``; templates leave at rate μ_j and are always removed.
     Without ``queue_weights`` the clocks tick at λ̂ and every placement is kept: the loss system
     of γ̂ (33).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        Machines and their slots.
+    jobs : GraphJob or sequence of GraphJob
+        The job types.
+    clock_rate : float
+        λ̂ > 0.
+    queue_weights : float or sequence of float, optional
+        q_j; omitted: the loss system of γ̂.
+    beta : float, optional
+        β > 0, with ``queue_weights``.
+    reduce : str
+        As in :func:`loss_chain`.
+    max_states : int
+        Largest chain to build.
+
+    Returns
+    -------
+    CTMC
+
 
     Examples
     --------
@@ -308,6 +353,19 @@ def adgp_chain(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], clock_rate
 def uniformization_rate(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -> float:
     """ξ = 2 (Σ_j λ_j + M Σ_j μ_j) of eq. (18).
 
+    Parameters
+    ----------
+    cluster : Cluster
+        Machines and their slots.
+    jobs : GraphJob or sequence of GraphJob
+        The job types.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
     >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
     >>> uniformization_rate(FIGURE1_CLUSTER, FIGURE1_JOB)
     26.0
@@ -319,6 +377,19 @@ def uniformization_rate(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -
 def lemma1_log_k0(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -> float:
     """``log K_0`` of Lemma 1: ``K_0 = ((ρ_min ∧ 1)/(ρ_max ∨ 1))^M ∧_j(μ_j ∧ λ_j) / (|𝒞| (M!)²)``.
 
+    Parameters
+    ----------
+    cluster : Cluster
+        Machines and their slots.
+    jobs : GraphJob or sequence of GraphJob
+        The job types.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
     >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
     >>> round(lemma1_log_k0(FIGURE1_CLUSTER, FIGURE1_JOB), 6)   # -log(119845441) - 2 log(12!)
     -58.576142
@@ -337,6 +408,22 @@ def lemma1_log_bound(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], queu
 
     ``α f(Q_max + h)`` is taken as ``max_j q_j`` (in DGP, ``q_j = α f^(j)(h + Q) <= α f(h + Q_max)``);
     ``b_max`` is the largest template cost of any type and ``|𝒞|`` the number of configurations.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        Machines and their slots.
+    jobs : GraphJob or sequence of GraphJob
+        The job types.
+    queue_weights : float or sequence of float
+        q_j, one per type (a scalar is repeated).
+    beta : float
+        β > 0.
+
+    Returns
+    -------
+    float
+
 
     Raises
     ------
@@ -376,6 +463,14 @@ class SpectralGap:
         ``1/(1 - θ_2) = ξ/gap``, in jump-chain steps.
     states : int
         States of the chain.
+
+    Examples
+    --------
+    >>> from analytic.ctmc import CTMC
+    >>> from analytic.partitioning import spectral_gap
+    >>> chain = CTMC.from_function(0, lambda x: [(1, 1.0)] if x == 0 else [(0, 2.0)])
+    >>> spectral_gap(chain, xi=6.0).gap
+    3.0
     """
 
     gap: float
@@ -390,6 +485,18 @@ def spectral_gap(chain: CTMC, xi: float) -> SpectralGap:
 
     ``S = D^(1/2) Q D^(-1/2)`` with ``D = diag(π)`` is symmetric for a reversible chain and shares
     Q's eigenvalues; they are computed densely up to 200 states and by shift-invert Lanczos above.
+
+    Parameters
+    ----------
+    chain : CTMC
+        A reversible chain.
+    xi : float
+        The uniformization rate ξ (for the relaxation time in steps).
+
+    Returns
+    -------
+    SpectralGap
+
 
     Examples
     --------

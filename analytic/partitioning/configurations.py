@@ -7,12 +7,12 @@ DGP-bar's chain — depends on C only through how many templates of each *class*
 holds (type, nodes per machine, cost; :mod:`.templates`). The package therefore enumerates count
 vectors ``c`` (one count per class) with ``Σ_k c_k u_k <= |m|`` on every machine, each standing for
 
-    n(c) = Π_ℓ (|m_ℓ|)_(U_ℓ) · Π_k N_k^(c_k) / c_k!          (U = Σ_k c_k u_k, the used slots)
+    ``n(c) = Π_ℓ (|m_ℓ|)_(U_ℓ) · Π_k N_k^(c_k) / c_k!``          (U = Σ_k c_k u_k, the used slots)
 
 configurations: order the templates within each class, give each a node-to-machine map (``N_k``
 per class) and give the U_ℓ nodes on machine ℓ distinct slots; a set of distinct templates is
 counted ``Π_k c_k!`` times this way. DGP-bar's chain is exactly lumpable on this partition (its
-rates out of C depend on C only through c; :mod:`.chain` checks the lumped chain against the
+rates out of C depend on C only through c; :mod:`~analytic.partitioning.chain` checks the lumped chain against the
 unreduced one).
 
 Identical machines (equal slot counts, a distance matrix invariant under swapping them) reduce the
@@ -71,6 +71,13 @@ class ClassTable:
         ``N_k``, node-to-machine maps in the class.
     nodes : numpy.ndarray, shape (K,)
         ``|V_j|`` of the class's type.
+
+    Examples
+    --------
+    >>> from analytic.partitioning import Cluster, GraphJob, class_table
+    >>> table = class_table(Cluster([2, 2]), GraphJob(2, [(0, 1)], 1.0, 1.0))
+    >>> table.costs.tolist()   # both nodes on machine 0, split, both on machine 1
+    [0.0, 1.0, 0.0]
     """
 
     job: np.ndarray
@@ -92,6 +99,20 @@ def class_table(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], cheapest:
     ``cheapest=True`` keeps, for each type and load vector, only the cheapest class: a template can
     always be exchanged for a cheaper one with the same load vector without touching the others, so
     optimisation over configurations (Definition 2, eq. 10) never needs the others.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        Machines and their slots.
+    jobs : GraphJob or sequence of GraphJob
+        The job types.
+    cheapest : bool
+        Keep only the cheapest class of each load vector.
+
+    Returns
+    -------
+    ClassTable
+
 
     Examples
     --------
@@ -120,7 +141,7 @@ def machine_symmetries(cluster: Cluster, limit: int = MAX_SYMMETRIES) -> np.ndar
     ----------
     cluster : Cluster
     limit : int
-        Largest candidate group tried, at most :data:`MAX_SYMMETRY_LIMIT`.
+        Largest candidate group tried, at most ``MAX_SYMMETRY_LIMIT``.
 
     Returns
     -------
@@ -178,6 +199,13 @@ class ConfigurationCount:
         Count vectors up to the machine symmetries as well (Burnside's lemma): the states stored.
     symmetries : int
         Order of the group of machine permutations used.
+
+    Examples
+    --------
+    >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+    >>> from analytic.partitioning import configuration_count
+    >>> configuration_count(FIGURE1_CLUSTER, FIGURE1_JOB).orbits
+    105
     """
 
     count_vectors: int
@@ -217,6 +245,22 @@ def configuration_count(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], s
     ``Π_ℓ (|m_ℓ| + 1)`` points); the orbits under the machine symmetries by Burnside's lemma,
     ``(1/|G|) Σ_σ #{c : c∘σ = c}``, a count vector fixed by σ being constant on the cycles of σ's
     action on the classes.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        Machines and their slots.
+    jobs : GraphJob or sequence of GraphJob
+        The job types.
+    symmetry : bool
+        Count the orbits under the machine symmetries too.
+    cheapest : bool
+        As in :func:`class_table`.
+
+    Returns
+    -------
+    ConfigurationCount
+
 
     Raises
     ------
@@ -340,6 +384,14 @@ class Configurations:
         ``Σ_j Σ_(A ∈ C^(j)) b_A``, the partition cost of the configuration.
     symmetries : numpy.ndarray, shape (G, L)
         The machine permutations the states are reduced by (identity only when none is used).
+
+    Examples
+    --------
+    >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+    >>> from analytic.partitioning import state_space
+    >>> space = state_space(FIGURE1_CLUSTER, FIGURE1_JOB)
+    >>> len(space), space.configuration_count
+    (105, 119845441)
     """
 
     cluster: Cluster
@@ -375,7 +427,24 @@ class Configurations:
         return float(top + np.log(np.exp(self.log_multiplicity - top).sum()))
 
     def multiplicity(self, i: int) -> int:
-        """``n(c)`` of state i as an exact integer."""
+        """``n(c)`` of state i as an exact integer.
+
+        Parameters
+        ----------
+        i : int
+            A state.
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+        >>> space = state_space(FIGURE1_CLUSTER, FIGURE1_JOB)
+        >>> sum(space.multiplicity(i) for i in range(len(space))) == space.configuration_count
+        True
+        """
         i = self._state(i)
         present = np.flatnonzero(self.counts[i])
         counts = [int(k) for k in self.counts[i, present]]
@@ -386,7 +455,23 @@ class Configurations:
     def key(self, counts: Sequence[int]) -> tuple[int, ...]:
         """The key of a count vector's orbit: the class ids of its representative's templates, decreasing.
 
-        Keys label the states of the chains of :mod:`.chain` (short tuples, cheap to hash).
+        Keys label the states of the chains of :mod:`~analytic.partitioning.chain` (short tuples, cheap to hash).
+
+        Parameters
+        ----------
+        counts : sequence of int
+            A count vector (templates of each class).
+
+        Returns
+        -------
+        tuple of int
+
+        Examples
+        --------
+        >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+        >>> space = state_space(FIGURE1_CLUSTER, FIGURE1_JOB)
+        >>> space.index(space.key(space.counts_of(space.key(space.counts[7])))) == 7
+        True
         """
         vector = numeric_array("counts", counts, f"must be {len(self.classes)} template counts >= 0, one per class")
         if vector.shape != (len(self.classes),) or vector.dtype.kind not in "iu" or np.any(vector < 0):
@@ -399,14 +484,48 @@ class Configurations:
         return max(tuple(_descending_image(ids, perm)[0].tolist()) for perm in self._perms)
 
     def counts_of(self, key: Sequence[int]) -> np.ndarray:
-        """The count vector of a key (the orbit's representative)."""
+        """The count vector of a key (the orbit's representative).
+
+        Parameters
+        ----------
+        key : sequence of int
+            A key of :meth:`key`.
+
+        Returns
+        -------
+        numpy.ndarray of int
+
+        Examples
+        --------
+        >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+        >>> space = state_space(FIGURE1_CLUSTER, FIGURE1_JOB)
+        >>> int(space.counts_of(()).sum())   # the empty configuration
+        0
+        """
         ids = numeric_array("key", key, f"must be class ids in 0..{len(self.classes) - 1}")
         if ids.ndim != 1 or (ids.size and (ids.dtype.kind not in "iu" or np.any((ids < 0) | (ids >= len(self.classes))))):
             raise InvalidParameterError("key", key, f"must be class ids in 0..{len(self.classes) - 1}")
         return np.bincount(ids.astype(np.int64), minlength=len(self.classes))
 
     def index(self, key: Sequence[int]) -> int:
-        """Position among the states of the orbit with this key (see :meth:`key`)."""
+        """Position among the states of the orbit with this key (see :meth:`key`).
+
+        Parameters
+        ----------
+        key : sequence of int
+            A key of :meth:`key`.
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+        >>> space = state_space(FIGURE1_CLUSTER, FIGURE1_JOB)
+        >>> space.describe(space.index(()))
+        []
+        """
         try:
             ids = numeric_array("key", key, "must be the key of a state (see key())")
             if ids.size and ids.dtype.kind not in "iu":
@@ -416,14 +535,54 @@ class Configurations:
             raise InvalidParameterError("key", key, "must be the key of a state (see key())") from None
 
     def weight(self, queue_weights: Sequence[float]) -> np.ndarray:
-        """``Σ_j Σ_(A ∈ C^(j)) w_A = Σ_j q_j |C^(j)| - Σ_A b_A`` for ``w_A = q_j - b_A`` (eqs. 10, 11)."""
+        """``Σ_j Σ_(A ∈ C^(j)) w_A = Σ_j q_j |C^(j)| - Σ_A b_A`` for ``w_A = q_j - b_A`` (eqs. 10, 11).
+
+        Parameters
+        ----------
+        queue_weights : sequence of float
+            q_j, one per type.
+
+        Returns
+        -------
+        numpy.ndarray
+            One weight per state.
+
+        Examples
+        --------
+        >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+        >>> space = state_space(FIGURE1_CLUSTER, FIGURE1_JOB)
+        >>> float(space.weight([3.0]).max())   # two cost-1 templates: 2 (3 - 1)
+        4.0
+        """
         weights = real_array("queue_weights", queue_weights, ndim=1)
         if weights.shape != (len(self.jobs),):
             raise InvalidParameterError("queue_weights", queue_weights, f"must hold {len(self.jobs)} weights, one per job type")
         return self.templates @ weights - self.cost
 
     def describe(self, i: int) -> list[tuple[int, tuple[int, ...], float]]:
-        """The templates of state i as ``(type, nodes per machine, cost)``, one entry per template."""
+        """The templates of state i as ``(type, nodes per machine, cost)``, one entry per template.
+
+        Parameters
+        ----------
+        i : int
+            A state.
+
+        Returns
+        -------
+        list of (int, tuple of int, float)
+
+        Examples
+        --------
+        >>> from analytic.partitioning import Cluster, GraphJob
+        >>> space = state_space(Cluster([2, 2]), GraphJob(2, [(0, 1)], 1.0, 1.0))
+        >>> for state in sorted(space.describe(i) for i in range(len(space))):
+        ...     print(state)
+        []
+        [(0, (0, 2), 0.0), (0, (2, 0), 0.0)]
+        [(0, (1, 1), 1.0)]
+        [(0, (1, 1), 1.0), (0, (1, 1), 1.0)]
+        [(0, (2, 0), 0.0)]
+        """
         i = self._state(i)
         return [(int(self.classes.job[k]), tuple(self.classes.loads[k].tolist()), float(self.classes.costs[k]))
                 for k in np.flatnonzero(self.counts[i]) for _ in range(int(self.counts[i, k]))]
@@ -529,5 +688,24 @@ def state_space(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], cheapest:
     The distributions, the static problem and the chains of this package call it, so a sweep
     over β or over queue weights enumerates the configurations once. Clusters and jobs are
     compared by identity.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        Machines and their slots.
+    jobs : GraphJob or sequence of GraphJob
+        The job types.
+    cheapest : bool
+        As in :func:`class_table`.
+
+    Returns
+    -------
+    Configurations
+
+    Examples
+    --------
+    >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+    >>> len(state_space(FIGURE1_CLUSTER, FIGURE1_JOB))
+    105
     """
     return _cached(cluster, check_jobs(cluster, jobs), flag("cheapest", cheapest))

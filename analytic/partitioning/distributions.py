@@ -47,6 +47,14 @@ class ConfigurationLaw:
         Log of each state's probability (the total over the configurations it stands for).
     log_normalizer : float
         ``log Z`` of the law over single configurations, e.g. ``log Z_γ`` of eq. (14).
+
+    Examples
+    --------
+    >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+    >>> from analytic.partitioning import loss_distribution
+    >>> law = loss_distribution(FIGURE1_CLUSTER, FIGURE1_JOB)   # γ of eq. (14)
+    >>> law.expected_templates.round(12).tolist()   # Erlang's M/M/2/2 at load 1: 1 - E_2(1) = 0.8
+    [0.8]
     """
 
     name: str
@@ -75,14 +83,46 @@ class ConfigurationLaw:
         return float((self.log_probabilities - self.configurations.log_multiplicity).min())
 
     def expected(self, values: np.ndarray) -> float:
-        """``Σ_states p · values`` for values aligned with the states."""
+        """``Σ_states p · values`` for values aligned with the states.
+
+        Parameters
+        ----------
+        values : array_like, shape (S,)
+            One value per state.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> from analytic.partitioning import loss_distribution
+        >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+        >>> law = loss_distribution(FIGURE1_CLUSTER, FIGURE1_JOB)
+        >>> round(law.expected(law.configurations.cost), 12) == round(law.expected_cost, 12)
+        True
+        """
         vector = real_array("values", values, ndim=1)
         if vector.shape != self.probabilities.shape:
             raise InvalidParameterError("values", values, f"must hold one value per state ({self.probabilities.size})")
         return float(self.probabilities @ vector)
 
     def cost_distribution(self) -> tuple[np.ndarray, np.ndarray]:
-        """The law of the configuration's partition cost: distinct costs and their probabilities."""
+        """The law of the configuration's partition cost: distinct costs and their probabilities.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            The distinct costs, increasing, and their probabilities.
+
+        Examples
+        --------
+        >>> from analytic.partitioning import loss_distribution
+        >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+        >>> costs, probabilities = loss_distribution(FIGURE1_CLUSTER, FIGURE1_JOB).cost_distribution()
+        >>> costs[:3].tolist(), round(float(probabilities[0]), 12)   # cost 0: the empty cluster, 1/(1 + 1 + 1/2)
+        ([0.0, 1.0, 2.0], 0.4)
+        """
         costs, inverse = np.unique(self.configurations.cost, return_inverse=True)
         return costs, np.bincount(inverse, weights=self.probabilities, minlength=len(costs))
 
@@ -93,7 +133,24 @@ class ConfigurationLaw:
 
 
 def queue_weight_vector(queue_weights: Sequence[float] | float, types: int) -> np.ndarray:
-    """The queue weights ``q_j`` as a finite vector with one entry per type (a scalar is repeated)."""
+    """The queue weights ``q_j`` as a finite vector with one entry per type (a scalar is repeated).
+
+    Parameters
+    ----------
+    queue_weights : float or sequence of float
+        q_j.
+    types : int
+        Number of job types.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> queue_weight_vector(1.5, 2).tolist()
+    [1.5, 1.5]
+    """
     types = integer("types", types, meaning=" (job types)")
     q = real_array("queue_weights", queue_weights, " (one per job type)", allow_infinite=True, allow_nan=True)
     q = np.full(types, float(q)) if q.ndim == 0 else q
@@ -226,6 +283,10 @@ def adgp_distribution(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], clo
         ``λ̂ e^(q_j/β)``, templates kept with probability ``e^(-b_A/β)``). Omitted: γ̂ itself.
     beta : float, optional
         β > 0, required with ``queue_weights``.
+
+    Returns
+    -------
+    ConfigurationLaw
 
     Raises
     ------

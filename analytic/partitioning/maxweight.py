@@ -44,6 +44,13 @@ class MaxWeight:
         Number of template-count vectors attaining ``W*`` (Algorithm 1 picks one at random).
     queue_weights : numpy.ndarray
         The ``q_j`` used.
+
+    Examples
+    --------
+    >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+    >>> from analytic.partitioning import max_weight_configuration
+    >>> max_weight_configuration(FIGURE1_CLUSTER, FIGURE1_JOB, [5], alpha=1.0).templates
+    (2,)
     """
 
     weight: float
@@ -119,6 +126,10 @@ def max_weight_configuration(cluster: Cluster, jobs: GraphJob | Sequence[GraphJo
         α > 0, the trade-off parameter.
     f : callable
         A concave increasing function ``R+ -> R+`` applied elementwise (default ``log(1 + x)``).
+
+    Returns
+    -------
+    MaxWeight
 
     Raises
     ------

@@ -103,10 +103,12 @@ class Cluster:
 
     @property
     def machines(self) -> int:
+        """L, the number of machines."""
         return len(self.slots)
 
     @property
     def total_slots(self) -> int:
+        """M, the slots of all machines."""
         return int(self.slots.sum())
 
     @property
@@ -189,6 +191,7 @@ class GraphJob:
 
     @property
     def load(self) -> float:
+        """ρ = λ/μ, the mean number of jobs of this type a system without limits would hold."""
         return self.arrival_rate / self.service_rate
 
     def __repr__(self) -> str:
@@ -228,6 +231,18 @@ def check_cluster(cluster: object) -> Cluster:
 
 def check_jobs(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -> tuple[GraphJob, ...]:
     """The job types as a tuple, checked against the cluster (each graph must fit in its slots).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        Machines and their slots.
+    jobs : GraphJob or sequence of GraphJob
+        The job types.
+
+    Returns
+    -------
+    tuple of GraphJob
+
 
     Raises
     ------

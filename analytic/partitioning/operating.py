@@ -5,7 +5,7 @@ time-scale separation of Step 2 the configuration follows π* of eq. (15) for th
 ``q_j = α f^(j)(h + Q)``; the queues grow while the templates DGP-bar holds serve less than the load
 and shrink otherwise, so they settle where
 
-    E_π*(q)[|C^(j)|] = ρ_j   for every type j.
+    ``E_π*(q)[|C^(j)|] = ρ_j``   for every type j.
 
 The left side is the gradient of ``β log Z(q)``, ``Z(q) = Σ_C γ_C e^(W_q(C)/β)``, so ``q*`` minimises
 the convex function ``β log Z(q) - q·ρ`` (Hessian ``Cov_π*(|C|)/β``); it exists when ρ lies inside Λ.
@@ -48,6 +48,13 @@ class OperatingPoint:
     beta : float
     residual : float
         ``max_j |E|C^(j)| - ρ_j|`` at the solution.
+
+    Examples
+    --------
+    >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+    >>> from analytic.partitioning import operating_point
+    >>> round(operating_point(FIGURE1_CLUSTER, FIGURE1_JOB, beta=0.3).expected_cost, 4)
+    1.323
     """
 
     queue_weights: np.ndarray
@@ -65,6 +72,27 @@ class OperatingPoint:
 
         Returns ``inf`` where the queue overflows a double and a negative number where the bias
         alone exceeds the weight (DGP then runs near empty queues and the fixed point does not apply).
+
+        Parameters
+        ----------
+        alpha : float
+            α > 0.
+        h : float
+            The bias h >= 1.
+        b : float
+            The exponent of f, in [0, 1).
+
+        Returns
+        -------
+        numpy.ndarray
+
+        Examples
+        --------
+        >>> from analytic.partitioning import operating_point
+        >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+        >>> point = operating_point(FIGURE1_CLUSTER, FIGURE1_JOB, beta=0.3)
+        >>> point.queues(0.3, 1.0, 0.0).round(0).tolist()
+        [2119.0]
         """
         scale = positive("alpha", alpha)
         _, power = _exponent(b)

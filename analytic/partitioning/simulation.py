@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 
@@ -102,6 +102,14 @@ class PartitioningSimulation:
     replications : int
     seed : int or tuple of int
         Entropy of the root ``SeedSequence``: pass it as ``seed`` to repeat the run.
+
+    Examples
+    --------
+    >>> from analytic.partitioning import simulate_dgp
+    >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+    >>> run = simulate_dgp(FIGURE1_CLUSTER, FIGURE1_JOB, alpha=0.5, beta=0.5, frozen_queues=[20], time=2_000, seed=1)
+    >>> run.samples, run.method
+    (20, 'batch means')
     """
 
     algorithm: str
@@ -140,12 +148,48 @@ class PartitioningSimulation:
         return self._estimate(self.cost, self.cost_ci)
 
     def templates_estimate(self, job: int = 0) -> Estimate:
-        """``E|C^(j)|`` of type ``job`` as an :class:`~analytic.simulation.Estimate`."""
+        """``E|C^(j)|`` of type ``job`` as an :class:`~analytic.simulation.Estimate`.
+
+        Parameters
+        ----------
+        job : int
+            The job type.
+
+        Returns
+        -------
+        Estimate
+
+        Examples
+        --------
+        >>> from analytic.partitioning import simulate_dgp
+        >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+        >>> run = simulate_dgp(FIGURE1_CLUSTER, FIGURE1_JOB, alpha=0.5, beta=0.5, frozen_queues=[20], time=2_000, seed=1)
+        >>> run.templates_estimate(0).samples
+        20
+        """
         job = self._job(job)
         return self._estimate(self.templates[job], self.templates_ci[job])
 
     def queue_estimate(self, job: int = 0) -> Estimate:
-        """``E Q^(j)`` of type ``job`` as an :class:`~analytic.simulation.Estimate`."""
+        """``E Q^(j)`` of type ``job`` as an :class:`~analytic.simulation.Estimate`.
+
+        Parameters
+        ----------
+        job : int
+            The job type.
+
+        Returns
+        -------
+        Estimate
+
+        Examples
+        --------
+        >>> from analytic.partitioning import simulate_dgp
+        >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+        >>> run = simulate_dgp(FIGURE1_CLUSTER, FIGURE1_JOB, alpha=0.5, beta=0.5, frozen_queues=[20], time=2_000, seed=1)
+        >>> run.queue_estimate(0).method
+        'batch means'
+        """
         job = self._job(job)
         return self._estimate(self.queue[job], self.queue_ci[job])
 
@@ -156,7 +200,25 @@ class PartitioningSimulation:
         return index
 
     def cost_law_estimate(self, cost: float) -> Estimate:
-        """Fraction of time the configuration costs ``cost``, as an :class:`~analytic.simulation.Estimate`."""
+        """Fraction of time the configuration costs ``cost``, as an :class:`~analytic.simulation.Estimate`.
+
+        Parameters
+        ----------
+        cost : float
+            A partition cost.
+
+        Returns
+        -------
+        Estimate
+
+        Examples
+        --------
+        >>> from analytic.partitioning import simulate_dgp
+        >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+        >>> run = simulate_dgp(FIGURE1_CLUSTER, FIGURE1_JOB, alpha=0.5, beta=0.5, frozen_queues=[20], time=2_000, seed=1)
+        >>> 0 <= run.cost_law_estimate(0.0).value <= 1
+        True
+        """
         cost = real("cost", cost)
         hits = np.flatnonzero(np.abs(self.cost_levels - cost) <= 1e-9 * max(1.0, abs(cost)))
         if not hits.size:
@@ -783,6 +845,13 @@ _COMMON = """
 """
 
 
+def _shared_parameters(function: Callable) -> Callable:
+    """Write the parameters the DGP simulators share (:data:`_COMMON`) into ``function``'s docstring."""
+    function.__doc__ = function.__doc__.replace("\n    (parameters shared by the simulators)\n", _COMMON)
+    return function
+
+
+@_shared_parameters
 def simulate_dgp(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], alpha: float, beta: float, *, b: float = 0.5,
                  h: float = math.e, epsilon: float = 0.5, frozen_queues: Sequence[float] | None = None,
                  time: float = 10_000.0, warmup: float | None = None, replications: int = 1,
@@ -792,7 +861,9 @@ def simulate_dgp(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], alpha: f
     """Simulate the Dynamic Graph Partitioning algorithm (Algorithm 3 with Algorithm 2).
 
     Parameters
-    ----------""" + _COMMON + """
+    ----------
+    (parameters shared by the simulators)
+
     Returns
     -------
     PartitioningSimulation
@@ -821,6 +892,7 @@ def simulate_dgp(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], alpha: f
                      seed, executor, level, batches, initial_queues, progress)
 
 
+@_shared_parameters
 def simulate_adgp(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], alpha: float, beta: float, clock_rate: float, *,
                   b: float = 0.5, h: float = math.e, epsilon: float = 0.5, frozen_queues: Sequence[float] | None = None,
                   time: float = 10_000.0, warmup: float | None = None, replications: int = 1,
@@ -830,7 +902,9 @@ def simulate_adgp(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], alpha: 
     """Simulate the Alternative Dynamic Graph Partitioning algorithm (Algorithm 4, dedicated clocks).
 
     Parameters
-    ----------""" + _COMMON + """    clock_rate : float
+    ----------
+    (parameters shared by the simulators)
+    clock_rate : float
         λ̂ > 0, the base rate of the dedicated clocks.
 
     Returns

@@ -4,7 +4,7 @@ Ghaderi, Shakkottai & Srikant, Section 3. Λ is the set of template-count vector
 over the configurations supports, ``z_j = Σ_C π(C) |C^(j)|``; the static problem asks for the
 cheapest such time-sharing that serves the loads:
 
-    G(x*) = min_π Σ_C π(C) b(C)   s.t.  Σ_C π(C) |C^(j)| >= ρ_j  (7),  π >= 0, Σ_C π(C) = 1  (8)-(9)
+    ``G(x*) = min_π Σ_C π(C) b(C)   s.t.  Σ_C π(C) |C^(j)| >= ρ_j  (7),  π >= 0, Σ_C π(C) = 1  (8)-(9)``
 
 with ``b(C) = Σ_j Σ_(A ∈ C^(j)) b_A`` and ``x_A = Σ_C π(C) 1{A ∈ C}``. Only the cheapest class of each
 (type, load vector) matters (:func:`~.configurations.class_table` with ``cheapest=True``), and a
@@ -51,6 +51,13 @@ class Packings:
         Index of a cheapest configuration in ``configurations``.
     configurations : Configurations
         The reduced states (cheapest classes only).
+
+    Examples
+    --------
+    >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+    >>> from analytic.partitioning import cheapest_packings
+    >>> cheapest_packings(FIGURE1_CLUSTER, FIGURE1_JOB).cost.tolist()
+    [0.0, 1.0, 2.0]
     """
 
     templates: np.ndarray
@@ -61,6 +68,18 @@ class Packings:
 
 def cheapest_packings(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -> Packings:
     """Every feasible template-count vector with the cheapest configuration realising it.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        Machines and their slots.
+    jobs : GraphJob or sequence of GraphJob
+        The job types.
+
+    Returns
+    -------
+    Packings
+
 
     Examples
     --------
@@ -84,6 +103,18 @@ def capacity_margin(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -> fl
     """δ* of Definition 1: the largest δ with ``ρ(1 + δ) ∈ Λ`` (negative when ρ lies outside Λ).
 
     Solved by HiGHS: ``max t`` subject to ``Σ_n π_n n_j >= t ρ_j``, ``Σ_n π_n = 1``, ``π >= 0``; δ* = t - 1.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        Machines and their slots.
+    jobs : GraphJob or sequence of GraphJob
+        The job types.
+
+    Returns
+    -------
+    float
+
 
     Examples
     --------
@@ -128,6 +159,14 @@ class StaticPartition:
         ``Σ_n π_n n_j``, templates of each type held on average (>= ρ_j).
     solver : str
         ``"highs"`` or ``"cvxpy"``.
+
+    Examples
+    --------
+    >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+    >>> from analytic.partitioning import static_partitioning
+    >>> result = static_partitioning(FIGURE1_CLUSTER, FIGURE1_JOB)
+    >>> result.cost, result.interior
+    (1.0, True)
     """
 
     cost: float

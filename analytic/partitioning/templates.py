@@ -4,7 +4,7 @@ A template A of 𝒢_j is an injective map from the graph's nodes to the cluster
 ``b_A`` (eq. 2) counts the edges whose ends sit on different machines (weighted by the edge weights
 and the machine-pair costs when given). With ``F`` free slots there are
 
-    |𝒜^(j)(C)| = C(F, |V_j|) |V_j|! = F! / (F - |V_j|)!                  (proof of Prop. 1)
+    ``|𝒜^(j)(C)| = C(F, |V_j|) |V_j|! = F! / (F - |V_j|)!``                  (proof of Prop. 1)
 
 feasible templates (:func:`template_count`). The cost of a template depends only on which
 *machine* each node lands on, so templates fall into classes ``(u, b)``: the load vector ``u``
@@ -42,10 +42,20 @@ MAX_DIGITS = 1_000_000
 def falling_factorial(n: int, k: int) -> int:
     """``(n)_k = n (n-1) ... (n-k+1)``, exact; 0 when ``k > n``.
 
+    Parameters
+    ----------
+    n, k : int
+        Non-negative integers.
+
+    Returns
+    -------
+    int
+
+
     Raises
     ------
     InvalidParameterError
-        Negative or non-integer arguments, or a result of more than :data:`MAX_DIGITS` digits.
+        Negative or non-integer arguments, or a result of more than ``MAX_DIGITS`` digits.
 
     Examples
     --------
@@ -69,7 +79,7 @@ def partition_cost(cluster: Cluster, job: GraphJob, template: Any) -> float | np
     ----------
     cluster : Cluster
     job : GraphJob
-    template : array_like of int, shape (|V|,) or (T, |V|)
+    template : array_like of int, shape (``|V|``,) or (T, ``|V|``)
         The slot of each node (``template[x]`` for node x), distinct, in ``0 ... M-1``; slots are
         numbered machine by machine (:attr:`Cluster.machine_of_slot`). A 2-D array holds one
         template per row.
@@ -162,9 +172,18 @@ def template_count(cluster: Cluster, job: GraphJob, free: int | Sequence[int] | 
 def templates(cluster: Cluster, job: GraphJob, max_templates: int = 2_000_000) -> np.ndarray:
     """Every template of a graph on an empty cluster, one row each (brute-force enumeration).
 
+    Parameters
+    ----------
+    cluster : Cluster
+        Machines and their slots.
+    job : GraphJob
+        The graph.
+    max_templates : int
+        Most templates enumerated.
+
     Returns
     -------
-    numpy.ndarray, shape (M! / (M - |V|)!, |V|)
+    numpy.ndarray, shape (M! / (M - ``|V|``)!, ``|V|``)
         ``row[x]`` is the slot of node x; rows in lexicographic order.
 
     Raises
@@ -197,13 +216,19 @@ class TemplateClasses:
     Attributes
     ----------
     loads : numpy.ndarray, shape (K, L)
-        ``u``: nodes on each machine (each row sums to |V|, ``u_ℓ <= |m_ℓ|``).
+        ``u``: nodes on each machine (each row sums to ``|V|``, ``u_ℓ <= |m_ℓ|``).
     costs : numpy.ndarray, shape (K,)
         ``b``, the partition cost of every template in the class (eq. 2).
     assignments : numpy.ndarray, shape (K,)
         ``N(u, b)``: node-to-machine maps with these loads and this cost.
     templates : tuple of int
         Templates of the class on the empty cluster, ``N(u, b) Π_ℓ (|m_ℓ|)_(u_ℓ)`` (exact).
+
+    Examples
+    --------
+    >>> from analytic.partitioning import Cluster, GraphJob, template_classes
+    >>> template_classes(Cluster([2, 2]), GraphJob(2, [(0, 1)], 1.0, 1.0)).costs.tolist()
+    [0.0, 1.0, 0.0]
     """
 
     loads: np.ndarray
@@ -279,6 +304,12 @@ class TemplateCosts:
         Templates of each cost (exact).
     total : int
         All templates, ``M! / (M - |V|)!``.
+
+    Examples
+    --------
+    >>> from analytic.partitioning import Cluster, GraphJob, cost_distribution
+    >>> cost_distribution(Cluster([2, 2]), GraphJob(3, [(0, 1), (1, 2)], 1.0, 1.0)).counts
+    (16, 8)
     """
 
     costs: np.ndarray
@@ -287,6 +318,7 @@ class TemplateCosts:
 
     @property
     def probabilities(self) -> np.ndarray:
+        """The fraction of the templates with each cost."""
         return np.array([count / self.total for count in self.counts])
 
     @property
@@ -300,6 +332,20 @@ class TemplateCosts:
 
 def cost_distribution(cluster: Cluster, job: GraphJob, max_assignments: int = MAX_ASSIGNMENTS) -> TemplateCosts:
     """How many templates of a graph have each partition cost (eq. 2), from the template classes.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        Machines and their slots.
+    job : GraphJob
+        The graph.
+    max_assignments : int
+        Most node-to-machine maps enumerated.
+
+    Returns
+    -------
+    TemplateCosts
+
 
     Examples
     --------
@@ -317,6 +363,19 @@ def cost_distribution(cluster: Cluster, job: GraphJob, max_assignments: int = MA
 def max_template_cost(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -> float:
     """``b_max``, the largest partition cost of any template of any type (Theorem 2; at most ``M²``).
 
+    Parameters
+    ----------
+    cluster : Cluster
+        Machines and their slots.
+    jobs : GraphJob or sequence of GraphJob
+        The job types.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
     >>> max_template_cost(Cluster([2, 2]), GraphJob(3, [(0, 1), (1, 2)], 1.0, 1.0))
     2.0
     """

@@ -54,9 +54,21 @@ def variational_objective(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob],
 
     Parameters
     ----------
+    cluster : Cluster
+        Machines and their slots.
+    jobs : GraphJob or sequence of GraphJob
+        The job types.
     probabilities : array_like, shape (S,)
         π's total probability on each state of :func:`~.configurations.state_space` (spread
         uniformly over the configurations a state stands for); non-negative, summing to 1.
+    queue_weights : float or sequence of float
+        q_j, one per type (a scalar is repeated).
+    beta : float
+        β > 0.
+
+    Returns
+    -------
+    float
 
     Raises
     ------
@@ -85,6 +97,22 @@ def variational_optimum(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], q
                         beta: float) -> float:
     """``max_π F^(β)(π) = F^(β)(π*) = β log E_γ[e^(W/β)]`` (proof of Prop. 1), in log space.
 
+    Parameters
+    ----------
+    cluster : Cluster
+        Machines and their slots.
+    jobs : GraphJob or sequence of GraphJob
+        The job types.
+    queue_weights : float or sequence of float
+        q_j, one per type (a scalar is repeated).
+    beta : float
+        β > 0.
+
+    Returns
+    -------
+    float
+
+
     Examples
     --------
     >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
@@ -107,6 +135,14 @@ class VariationalSolution:
         ``F^(β)`` at the optimum, as reported by the solver.
     solver : str
         The conic solver used.
+
+    Examples
+    --------
+    >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+    >>> from analytic.partitioning import solve_variational
+    >>> solution = solve_variational(FIGURE1_CLUSTER, FIGURE1_JOB, 1.5, 0.5)
+    >>> round(float(solution.probabilities.sum()), 6)
+    1.0
     """
 
     probabilities: np.ndarray
@@ -126,6 +162,22 @@ def solve_variational(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], que
     ``optimal_inaccurate``, recorded in ``solver``); on Figure 1's setting it reproduces π* of
     eq. (15) to 1e-7 in total variation or better and F(π*) to 1e-9 (a strictly concave objective
     is flat at its maximum: the value is the sharper check).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        Machines and their slots.
+    jobs : GraphJob or sequence of GraphJob
+        The job types.
+    queue_weights : float or sequence of float
+        q_j, one per type (a scalar is repeated).
+    beta : float
+        β > 0.
+
+    Returns
+    -------
+    VariationalSolution
+
 
     Raises
     ------
@@ -179,6 +231,13 @@ class Corollary2:
         ``F^(β)(π*)``, which lies between the bound and W* and tends to W* as β -> 0.
     holds : bool
         ``expected_weight >= bound``.
+
+    Examples
+    --------
+    >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+    >>> from analytic.partitioning import corollary2
+    >>> corollary2(FIGURE1_CLUSTER, FIGURE1_JOB, 1.5, 0.2).holds
+    True
     """
 
     expected_weight: float
@@ -192,6 +251,22 @@ class Corollary2:
 def corollary2(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], queue_weights: Sequence[float] | float,
                beta: float) -> Corollary2:
     """Evaluate both sides of Corollary 2 for fixed weights ``w_A = q_j - b_A``.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        Machines and their slots.
+    jobs : GraphJob or sequence of GraphJob
+        The job types.
+    queue_weights : float or sequence of float
+        q_j, one per type (a scalar is repeated).
+    beta : float
+        β > 0.
+
+    Returns
+    -------
+    Corollary2
+
 
     Examples
     --------

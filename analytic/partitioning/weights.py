@@ -11,7 +11,7 @@ Theorem 2 assumes ``ρ(1 + δ*) ∈ Λ`` for some ``0 < δ* < 1``, ``α <= β < 
 (:func:`~.static.capacity_margin`): the package takes ``δ* = min(δ_max, 1)`` (the bounds improve
 with δ*). The proof needs
 
-    C_0 >= 8M (8M b_max + 2 |log(512 ξ² / K_0²)| + 2 + (8M)^(2/b) μ_max^((1-b)/b)).
+    C_0 >= 8M (8M b_max + 2 ``|log(512 ξ² / K_0²)|`` + 2 + (8M)^(2/b) μ_max^((1-b)/b)).
 
 :func:`theorem2_conditions` evaluates each condition with that C_0 and says which fail;
 :func:`theorem2_bounds` evaluates the two bounds of the theorem with ``K̂_2 = f'(h)(M + Σ ρ_j)``
@@ -55,6 +55,10 @@ def log_power(x: float | np.ndarray, b: float) -> float | np.ndarray:
     b : float
         In [0, 1); ``b = 0`` is the plain logarithm.
 
+    Returns
+    -------
+    float or numpy.ndarray
+
     Raises
     ------
     InvalidParameterError
@@ -92,6 +96,10 @@ def dgp_queue_weights(queues: Sequence[float], alpha: float, h: float, epsilon: 
     b : float
         The exponent of f, in [0, 1).
 
+    Returns
+    -------
+    numpy.ndarray
+
     Examples
     --------
     The floor ``ε/(8M) f(x_max)`` lifts a short queue's weight:
@@ -127,6 +135,13 @@ class Theorem2Conditions:
         The C_0 used.
     conditions : tuple of (str, bool)
         Each hypothesis in words and whether it holds.
+
+    Examples
+    --------
+    >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+    >>> from analytic.partitioning import theorem2_conditions
+    >>> theorem2_conditions(FIGURE1_CLUSTER, FIGURE1_JOB, 0.01, 0.1, 0.5, 100.0, 0.5).holds
+    False
     """
 
     delta_star: float
@@ -136,6 +151,7 @@ class Theorem2Conditions:
 
     @property
     def holds(self) -> bool:
+        """Whether every hypothesis of Theorem 2 holds."""
         return all(ok for _, ok in self.conditions)
 
     @property
@@ -150,12 +166,20 @@ def theorem2_conditions(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], a
 
     Parameters
     ----------
+    cluster : Cluster
+        Machines and their slots.
+    jobs : GraphJob or sequence of GraphJob
+        The job types.
     alpha, beta, epsilon : float
         The algorithm's parameters (positive).
     log_h : float
         ``log h``, the logarithm of the bias (h itself overflows at the theorem's scale).
     b : float
         The exponent of ``f = log^(1-b)``, in (0, 1).
+
+    Returns
+    -------
+    Theorem2Conditions
 
     Examples
     --------
@@ -209,6 +233,12 @@ class Corollary1Parameters:
     alpha, epsilon : float
     log_h : float
         ``log h = β^(-1/(1-b))``.
+
+    Examples
+    --------
+    >>> from analytic.partitioning import corollary1_parameters
+    >>> round(corollary1_parameters(0.1, 0.5).alpha, 12)   # α = β²
+    0.01
     """
 
     alpha: float
@@ -218,6 +248,18 @@ class Corollary1Parameters:
 
 def corollary1_parameters(beta: float, b: float) -> Corollary1Parameters:
     """The parameters of Corollary 1 (α = β², h = exp((1/β)^(1/(1-b))), ε = β^(b²/4)).
+
+    Parameters
+    ----------
+    beta : float
+        β in (0, 1).
+    b : float
+        The exponent of f, in (0, 1).
+
+    Returns
+    -------
+    Corollary1Parameters
+
 
     Examples
     --------
@@ -246,6 +288,13 @@ class Theorem2Bounds:
         ``G(x*)``.
     log_gamma_min : float
         ``log γ_min``.
+
+    Examples
+    --------
+    >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+    >>> from analytic.partitioning import theorem2_bounds
+    >>> theorem2_bounds(FIGURE1_CLUSTER, FIGURE1_JOB, 0.1, 0.1, 0.5, 10.0, 0.5).static_cost
+    1.0
     """
 
     queue: float
@@ -260,6 +309,24 @@ def theorem2_bounds(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], alpha
 
     queue: ``(2/(ρ_min δ*)) (K̂_2 + K̂_3 - (β/α) log γ_min + (1 + δ*/2) G(x*)/α + ε b_max/α)``;
     cost: ``G(x*) + α(K̂_2 + K̂_3) - β log γ_min + ε b_max``.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        Machines and their slots.
+    jobs : GraphJob or sequence of GraphJob
+        The job types.
+    alpha, beta, epsilon : float
+        The algorithm's parameters (positive).
+    log_h : float
+        ``log h``.
+    b : float
+        The exponent of ``f = log^(1-b)``, in (0, 1).
+
+    Returns
+    -------
+    Theorem2Bounds
+
 
     Examples
     --------

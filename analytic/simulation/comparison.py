@@ -51,6 +51,13 @@ class Comparison:
         Two-sided ``P(|T| >= |z|)``, ``T`` Student-t with ``estimate.samples - 1`` degrees of freedom.
     agrees : bool
         ``|z| <= t_{samples-1, (1+level)/2}``: the exact value lies in the interval at ``level``.
+
+    Examples
+    --------
+    >>> from analytic.simulation import Estimate, compare
+    >>> c = compare(Estimate(0.0280, 0.0010, 0.95, "batch means", 20), 0.0267)
+    >>> c.verdict, round(c.p_value, 4)
+    ('disagrees', 0.0136)
     """
 
     estimate: Estimate
@@ -128,6 +135,22 @@ def coverage_band(runs: int, level: float = 0.95, false_alarm: float = 1e-4) -> 
     ``false_alarm``, split evenly between ``P(count < low)`` and ``P(count > high)``. Use it to test
     a simulator over many fixed seeds.
 
+    Parameters
+    ----------
+    runs : int
+        Number of seeded intervals.
+    level : float
+        Their confidence level.
+    false_alarm : float
+        Probability that a correct simulator falls outside the band.
+
+    Returns
+    -------
+    tuple of (int, int)
+        ``(low, high)``.
+
+    Examples
+    --------
     >>> coverage_band(200)
     (176, 199)
     """

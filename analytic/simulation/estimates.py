@@ -37,6 +37,19 @@ METHODS = ("independent replications", "batch means")
 def t_quantile(level: float, samples: int) -> float:
     """The two-sided Student-t quantile ``t_{samples-1, (1+level)/2}``.
 
+    Parameters
+    ----------
+    level : float
+        Confidence level in (0, 1).
+    samples : int
+        Number of replications or batches (>= 2).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
     >>> round(t_quantile(0.95, 11), 6)
     2.228139
     """
@@ -60,6 +73,12 @@ class Estimate:
         ``"independent replications"`` or ``"batch means"`` (:data:`METHODS`).
     samples : int
         Number of replications or batches (>= 2).
+
+    Examples
+    --------
+    >>> e = Estimate(2.0, 0.1, 0.95, "batch means", 20)
+    >>> e.interval, round(e.standard_error, 6)
+    ((1.9, 2.1), 0.047778)
     """
 
     value: float

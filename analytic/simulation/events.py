@@ -38,9 +38,39 @@ CHUNK = 1 << 16
 
 @numba.njit(cache=True)
 def heap_push(keys: np.ndarray, items: np.ndarray, size: int, key: float, item: int) -> int:
-    """Insert ``(key, item)`` into the heap of ``size`` entries; return the new size.
+    """Insert ``(key, item)`` into the 4-ary heap of ``size`` entries (compiled with numba).
 
-    Raises ``IndexError`` when the arrays are full.
+    Parameters
+    ----------
+    keys : numpy.ndarray of float
+        The heap's keys (event times); entries ``0 .. size - 1`` are in use.
+    items : numpy.ndarray of int
+        The item of each key.
+    size : int
+        Entries in use.
+    key : float
+        The new key.
+    item : int
+        Its item.
+
+    Returns
+    -------
+    int
+        The new size.
+
+    Raises
+    ------
+    IndexError
+        The arrays are full.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> keys, items = np.empty(4), np.empty(4, dtype=np.int64)
+    >>> size = heap_push(keys, items, 0, 2.5, 7)
+    >>> size = heap_push(keys, items, size, 1.0, 3)
+    >>> heap_pop(keys, items, size)
+    (1.0, 3, 1)
     """
     if size >= keys.shape[0]:
         raise IndexError("event heap is full")
@@ -59,9 +89,33 @@ def heap_push(keys: np.ndarray, items: np.ndarray, size: int, key: float, item: 
 
 @numba.njit(cache=True)
 def heap_pop(keys: np.ndarray, items: np.ndarray, size: int) -> tuple[float, int, int]:
-    """Remove the entry of smallest key; return ``(key, item, new size)``.
+    """Remove the entry of smallest key from the heap of ``size`` entries (compiled with numba).
 
-    Raises ``IndexError`` when the heap is empty.
+    Parameters
+    ----------
+    keys : numpy.ndarray of float
+        The heap's keys.
+    items : numpy.ndarray of int
+        The item of each key.
+    size : int
+        Entries in use (>= 1).
+
+    Returns
+    -------
+    tuple of (float, int, int)
+        The key, its item and the new size.
+
+    Raises
+    ------
+    IndexError
+        The heap is empty.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> keys, items = np.empty(2), np.empty(2, dtype=np.int64)
+    >>> heap_pop(keys, items, heap_push(keys, items, 0, 0.5, 1))
+    (0.5, 1, 0)
     """
     if size <= 0:
         raise IndexError("event heap is empty")
@@ -88,7 +142,25 @@ def heap_pop(keys: np.ndarray, items: np.ndarray, size: int) -> tuple[float, int
 
 
 def chunks(total: int, length: int = CHUNK) -> Iterator[tuple[int, int]]:
-    """``(first, count)`` of consecutive chunks covering ``0 .. total - 1``."""
+    """``(first, count)`` of consecutive chunks covering ``0 .. total - 1``.
+
+    Parameters
+    ----------
+    total : int
+        Number of items (>= 0).
+    length : int
+        Items per chunk (the last may be shorter).
+
+    Yields
+    ------
+    tuple of (int, int)
+        First index and length of each chunk.
+
+    Examples
+    --------
+    >>> list(chunks(5, 2))
+    [(0, 2), (2, 2), (4, 1)]
+    """
     n = integer("total", total, minimum=0)
     step = integer("length", length)
     for first in range(0, n, step):

@@ -73,7 +73,18 @@ ERLANG_MIXTURE, DISCRETE, PARETO = 0, 1, 2
 
 
 class SizeLaw(ABC):
-    """A job-size law: exact moments, CDF, samplers of the law and of its stationary-excess law."""
+    """A job-size law: exact moments, CDF, samplers of the law and of its stationary-excess law.
+
+    Subclasses: :class:`ErlangMixture`, :class:`Discrete`, :class:`Pareto`; build them with
+    :func:`exponential`, :func:`erlang`, :func:`hyperexponential`, :func:`mixed_erlang`,
+    :func:`deterministic`, :func:`bimodal`, :func:`pareto`, :func:`fitted` or :func:`size_law`.
+
+    Examples
+    --------
+    >>> law = erlang(2, mean=3.0)
+    >>> law.mean, law.scv, law.excess_mean
+    (3.0, 0.5, 2.25)
+    """
 
     @property
     @abstractmethod
@@ -101,23 +112,107 @@ class SizeLaw(ABC):
         return self.second_moment / (2.0 * self.mean)
 
     def cdf(self, x: float | np.ndarray) -> np.ndarray:
-        """``P(S <= x)``, vectorized over real ``x`` (±inf allowed)."""
+        """``P(S <= x)``, vectorized over real ``x`` (±inf allowed).
+
+        Parameters
+        ----------
+        x : float or array_like
+            Where to evaluate.
+
+        Returns
+        -------
+        numpy.ndarray
+            The probabilities, of the shape of ``x``.
+
+        Examples
+        --------
+        >>> float(deterministic(1.0).cdf(1.0))
+        1.0
+        """
         return self._cdf(validation.real_array("x", x, allow_infinite=True))
 
     def excess_cdf(self, x: float | np.ndarray) -> np.ndarray:
-        """``F_e(x) = (1/E[S]) ∫_0^x P(S > u) du``, vectorized over real ``x`` (±inf allowed)."""
+        """``F_e(x) = (1/E[S]) ∫_0^x P(S > u) du``, vectorized over real ``x`` (±inf allowed).
+
+        Parameters
+        ----------
+        x : float or array_like
+            Where to evaluate.
+
+        Returns
+        -------
+        numpy.ndarray
+            The probabilities, of the shape of ``x``.
+
+        Examples
+        --------
+        >>> float(deterministic(2.0).excess_cdf(1.0))   # the excess of a constant 2 is uniform on [0, 2]
+        0.5
+        """
         return self._excess_cdf(validation.real_array("x", x, allow_infinite=True))
 
     def sample(self, rng: np.random.Generator | None, size: int) -> np.ndarray:
-        """``size`` independent sizes drawn with ``rng`` (None: a generator with fresh entropy)."""
+        """``size`` independent sizes drawn with ``rng`` (None: a generator with fresh entropy).
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator or None
+            The random numbers.
+        size : int
+            How many sizes (>= 0).
+
+        Returns
+        -------
+        numpy.ndarray, shape (size,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> exponential().sample(np.random.default_rng(1), 4).shape
+        (4,)
+        """
         return self._sample(*_sampling(rng, size))
 
     def sample_excess(self, rng: np.random.Generator | None, size: int) -> np.ndarray:
-        """``size`` independent draws of the stationary-excess law (``rng`` as in :meth:`sample`)."""
+        """``size`` independent draws of the stationary-excess law (``rng`` as in :meth:`sample`).
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator or None
+            The random numbers.
+        size : int
+            How many draws (>= 0).
+
+        Returns
+        -------
+        numpy.ndarray, shape (size,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> bool(np.all(deterministic(2.0).sample_excess(np.random.default_rng(1), 100) <= 2.0))
+        True
+        """
         return self._sample_excess(*_sampling(rng, size))
 
     def scaled(self, mean: float) -> SizeLaw:
-        """The same law multiplied by a constant so that its mean is ``mean`` (> 0)."""
+        """The same law multiplied by a constant so that its mean is ``mean`` (> 0).
+
+        Parameters
+        ----------
+        mean : float
+            The new mean.
+
+        Returns
+        -------
+        SizeLaw
+            A law of the same family and scv.
+
+        Examples
+        --------
+        >>> pareto().scaled(2.0).mean
+        2.0
+        """
         return _with_mean(mean, lambda m: self._scaled(m / self.mean))
 
     @abstractmethod
@@ -416,6 +511,19 @@ def draw(code: int, parameters: np.ndarray, rng: np.random.Generator) -> float:
     the generator job by job, so it gives other numbers than :meth:`SizeLaw.sample` (which draws all
     component choices first) from the same generator, with the same law.
 
+    Parameters
+    ----------
+    code : int
+        The family (first element of :attr:`SizeLaw.kernel`).
+    parameters : numpy.ndarray
+        Its parameters (second element).
+    rng : numpy.random.Generator
+        The random numbers.
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> import numpy as np
@@ -441,6 +549,17 @@ def draw(code: int, parameters: np.ndarray, rng: np.random.Generator) -> float:
 def exponential(mean: float = 1.0) -> ErlangMixture:
     """The exponential law of the given mean (scv 1).
 
+    Parameters
+    ----------
+    mean : float
+        E[S] > 0.
+
+    Returns
+    -------
+    ErlangMixture
+
+    Examples
+    --------
     >>> exponential(2.0).rates.tolist()
     [0.5]
     """
@@ -450,6 +569,19 @@ def exponential(mean: float = 1.0) -> ErlangMixture:
 def erlang(phases: int, mean: float = 1.0) -> ErlangMixture:
     """The Erlang law of ``phases`` exponential phases and the given mean (scv ``1/phases``).
 
+    Parameters
+    ----------
+    phases : int
+        Number of phases (>= 1).
+    mean : float
+        E[S] > 0.
+
+    Returns
+    -------
+    ErlangMixture
+
+    Examples
+    --------
     >>> erlang(4).scv
     0.25
     """
@@ -460,6 +592,17 @@ def erlang(phases: int, mean: float = 1.0) -> ErlangMixture:
 def deterministic(mean: float = 1.0) -> Discrete:
     """Every size equal to ``mean`` (scv 0).
 
+    Parameters
+    ----------
+    mean : float
+        The size (> 0).
+
+    Returns
+    -------
+    Discrete
+
+    Examples
+    --------
     >>> deterministic(0.5).sample(None, 3).tolist()
     [0.5, 0.5, 0.5]
     """
@@ -469,7 +612,22 @@ def deterministic(mean: float = 1.0) -> Discrete:
 def hyperexponential(probabilities: object, means: object, mean: float | None = None) -> ErlangMixture:
     """Exponential of mean ``means[c]`` with probability ``probabilities[c]``; rescaled to ``mean`` if given.
 
-    Example: Bonald & Comte's hyperexponential law (Section 5), phase means 5 and 1/5, p₁ = 1/6.
+    Parameters
+    ----------
+    probabilities : array_like
+        Probability of each phase (sums to one).
+    means : array_like
+        Mean of each phase (> 0), one per probability.
+    mean : float, optional
+        Rescale the law to this mean.
+
+    Returns
+    -------
+    ErlangMixture
+
+    Examples
+    --------
+    Bonald & Comte's hyperexponential law (Section 5), phase means 5 and 1/5, p₁ = 1/6:
 
     >>> hyperexponential([1 / 6, 5 / 6], [5.0, 0.2]).mean
     1.0
@@ -492,6 +650,19 @@ def mixed_erlang(mean: float = 1.0, probabilities: object = (0.4, 0.6)) -> Erlan
     ``E[S²] = 4.4 / μ²`` and the scv is ``4.4 / 2.56 - 1 = 0.71875`` (between the deterministic
     law's 0 and the exponential's 1), and no rate is left to choose.
 
+    Parameters
+    ----------
+    mean : float
+        E[S] > 0.
+    probabilities : array_like
+        Probability of 1, 2, ... phases.
+
+    Returns
+    -------
+    ErlangMixture
+
+    Examples
+    --------
     >>> law = mixed_erlang()
     >>> law.rates.tolist(), round(law.scv, 12)
     ([1.6, 1.6], 0.71875)
@@ -507,6 +678,19 @@ def pareto(shape: float = 1.5, mean: float = 1.0) -> Pareto:
     With the defaults it is the law of Ghanbarian et al., Section 7: ``P(S <= y) = 1 - (3y)^(-3/2)``
     for ``y >= 1/3``, of mean 1 and infinite variance.
 
+    Parameters
+    ----------
+    shape : float
+        Tail index (> 1, so that the mean is finite).
+    mean : float
+        E[S] > 0.
+
+    Returns
+    -------
+    Pareto
+
+    Examples
+    --------
     >>> pareto().scale
     0.3333333333333333
     """
@@ -519,6 +703,21 @@ def pareto(shape: float = 1.5, mean: float = 1.0) -> Pareto:
 def bimodal(small: float, large: float, p_large: float, mean: float | None = None) -> Discrete:
     """Size ``large`` with probability ``p_large``, else ``small``; rescaled to ``mean`` if given.
 
+    Parameters
+    ----------
+    small, large : float
+        The two sizes (> 0).
+    p_large : float
+        Probability of ``large``, in (0, 1).
+    mean : float, optional
+        Rescale the law to this mean.
+
+    Returns
+    -------
+    Discrete
+
+    Examples
+    --------
     >>> bimodal(0.5, 5.5, 0.1).mean
     1.0
     """
@@ -544,6 +743,20 @@ def fitted(mean: float, std: float) -> SizeLaw:
     Used for the class tables of Anselmi & Doncel (Tables 2–3), which give each class's mean and
     standard deviation of the service time.
 
+    Parameters
+    ----------
+    mean : float
+        E[S] > 0.
+    std : float
+        Standard deviation (>= 0).
+
+    Returns
+    -------
+    SizeLaw
+        :class:`Discrete` for ``std = 0``, else an :class:`ErlangMixture`.
+
+    Examples
+    --------
     >>> law = fitted(1.0, 0.6)
     >>> law.phases.tolist(), round(law.mean, 12), round(law.scv, 12)
     ([2, 3], 1.0, 0.36)
@@ -582,11 +795,24 @@ LAW_NAMES = {"exponential": exponential, "deterministic": deterministic, "mixed_
 def size_law(size: SizeLaw | str, mean: float = 1.0) -> SizeLaw:
     """A law given as an object or by name (:data:`LAW_NAMES`), scaled to ``mean``.
 
+    Parameters
+    ----------
+    size : SizeLaw or str
+        A law, or one of ``"exponential"``, ``"deterministic"``, ``"mixed_erlang"``, ``"pareto"``.
+    mean : float
+        The mean to scale it to.
+
+    Returns
+    -------
+    SizeLaw
+
     Raises
     ------
     InvalidParameterError
         Neither a :class:`SizeLaw` nor a known name.
 
+    Examples
+    --------
     >>> size_law("pareto")
     Pareto(shape=1.5, scale=0.333333, mean=1, second_moment=inf)
     """

@@ -44,11 +44,32 @@ class SerialExecutor(Executor):
 
     For debugging, profiling and small runs, where starting processes costs more than it saves.
 
+    Examples
+    --------
     >>> SerialExecutor().submit(pow, 2, 10).result()
     1024
     """
 
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future:
+        """Run ``fn(*args, **kwargs)`` now and return a future holding its result or its exception.
+
+        Parameters
+        ----------
+        fn : callable
+            The task.
+        *args, **kwargs
+            Its arguments.
+
+        Returns
+        -------
+        concurrent.futures.Future
+            Already done.
+
+        Examples
+        --------
+        >>> SerialExecutor().submit(divmod, 7, 2).result()
+        (3, 1)
+        """
         future: Future = Future()
         try:
             future.set_result(fn(*args, **kwargs))
@@ -64,6 +85,22 @@ def root_seed(seed: int | np.random.SeedSequence | np.random.Generator | None) -
     ``SeedSequence`` is used as is (a copy of it: spawning twice from the same seed gives the same
     children); a ``Generator`` is advanced to draw the entropy, so successive calls differ.
 
+    Parameters
+    ----------
+    seed : int, numpy.random.SeedSequence, numpy.random.Generator or None
+        The seed.
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+
+    Raises
+    ------
+    InvalidParameterError
+        Any other value (a negative integer, a float, ...).
+
+    Examples
+    --------
     >>> root_seed(5).entropy
     5
     """
@@ -82,6 +119,19 @@ def root_seed(seed: int | np.random.SeedSequence | np.random.Generator | None) -
 def streams(seed: int | np.random.SeedSequence | np.random.Generator | None, count: int) -> list[np.random.SeedSequence]:
     """The ``count`` independent child seeds of ``seed`` (``SeedSequence.spawn``), one per replication.
 
+    Parameters
+    ----------
+    seed : int, numpy.random.SeedSequence, numpy.random.Generator or None
+        The root seed (:func:`root_seed`).
+    count : int
+        Number of children (>= 1).
+
+    Returns
+    -------
+    list of numpy.random.SeedSequence
+
+    Examples
+    --------
     >>> [s.spawn_key for s in streams(1, 3)]
     [(0,), (1,), (2,)]
     """
@@ -89,7 +139,27 @@ def streams(seed: int | np.random.SeedSequence | np.random.Generator | None, cou
 
 
 def check_executor(executor: object) -> Executor | None:
-    """``executor`` if it is ``None`` or a :class:`concurrent.futures.Executor`, else an error."""
+    """``executor`` if it is ``None`` or a :class:`concurrent.futures.Executor`, else an error.
+
+    Parameters
+    ----------
+    executor : object
+        The value to check.
+
+    Returns
+    -------
+    concurrent.futures.Executor or None
+
+    Raises
+    ------
+    InvalidParameterError
+        Anything else.
+
+    Examples
+    --------
+    >>> check_executor(None) is None
+    True
+    """
     if executor is not None and not isinstance(executor, Executor):
         raise InvalidParameterError("executor", executor, "must be a concurrent.futures.Executor (e.g. ProcessPoolExecutor, "
                                                           "SerialExecutor, or a dask Client's get_executor()) or None")
@@ -136,6 +206,15 @@ def replicate(function: Callable[[np.random.SeedSequence], T], replications: int
     InvalidParameterError
         ``replications`` not a positive integer, a bad seed, or an executor that is not one.
         ``function`` raised an exception (chained; errors of :mod:`analytic` itself propagate as they are).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> def mean_of_draws(child):
+    ...     return float(np.random.default_rng(child).random(1000).mean())
+    >>> serial = replicate(mean_of_draws, 3, seed=1, executor=SerialExecutor())
+    >>> serial == replicate(mean_of_draws, 3, seed=1, executor=SerialExecutor())   # same seed, same numbers
+    True
     """
     if not callable(function):
         raise InvalidParameterError("function", function, "must be callable: it takes a SeedSequence")

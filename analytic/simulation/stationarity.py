@@ -59,6 +59,11 @@ class Growth:
         Confidence level in (0, 1).
     stationary : bool
         False when ``rate - half_width > 0``: the level grows significantly over the run.
+
+    Examples
+    --------
+    >>> growth_rate([1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0]).stationary
+    False
     """
 
     rate: float
@@ -92,6 +97,13 @@ def growth_rate(levels: object, times: object, level: float = 0.99) -> Growth:
     ------
     InvalidParameterError
         Shapes differ, fewer than three batches, non-finite values, or times not increasing.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> levels = 5.0 + np.random.default_rng(1).normal(0.0, 0.1, 20)   # a level that does not grow
+    >>> growth_rate(levels, np.arange(1.0, 21.0)).stationary
+    True
     """
     y = real_array("levels", levels, ndim=1)
     t = real_array("times", times, ndim=1)

@@ -42,13 +42,19 @@ class Stability:
     Attributes
     ----------
     margin : float
-        λ/|H| sum_i ϱ_i E_{s_i}(λ α_i d_i), the left side of eq. (5) (+inf if H is empty):
+        λ/``|H|`` sum_i ϱ_i E_{s_i}(λ α_i d_i), the left side of eq. (5) (+inf if H is empty):
         the load that the jobs blocked by the A_i bring to the helpers under ModifiedBS.
     stable : bool
         margin < 1: BS-π is stable whenever π is throughput optimal on the helpers.
     load : float
         ρ = λ ϱ / k of eq. (1), which must be < 1 for any policy.
     partition : Partition
+
+    Examples
+    --------
+    >>> from analytic.splitting import JobClass, stability_margin
+    >>> round(stability_margin(64, 30.0, [JobClass(1, 0.5, 1.0), JobClass(4, 0.5, 0.5)]).margin, 4)
+    0.9176
     """
 
     margin: float
@@ -146,6 +152,12 @@ class ResponseTimeBound:
         system contribute per arriving job under ModifiedBS (eq. (4) per class).
     helper_probability : float
         Eq. (16): a job can wait only if it is sent to the helpers, so P(wait > 0) <= this.
+
+    Examples
+    --------
+    >>> from analytic.splitting import JobClass, response_time_bound
+    >>> response_time_bound(11, 1.0, [JobClass(2, 1.0, 2.0)]).lower
+    2.0
     """
 
     lower: float
@@ -195,7 +207,24 @@ def response_time_bound(servers: int, arrival_rate: float, classes: Iterable[Job
 
 
 def split_servers(servers: int, arrival_rate: float, classes: Iterable[JobClass], modified: bool) -> tuple[tuple[int, ...], int]:
-    """The slots s_i of each A_i and the helpers |H| under BS-FCFS or (``modified``) ModifiedBS-FCFS.
+    """The slots s_i of each A_i and the helpers ``|H|`` under BS-FCFS or (``modified``) ModifiedBS-FCFS.
+
+    Parameters
+    ----------
+    servers : int
+        k.
+    arrival_rate : float
+        λ > 0.
+    classes : sequence of JobClass
+        The job classes.
+    modified : bool
+        ModifiedBS-FCFS (True) or BS-FCFS (False).
+
+    Returns
+    -------
+    tuple of (tuple of int, int)
+        ``(s_1, ..., s_N)`` and ``|H|``.
+
 
     Raises
     ------

@@ -5,7 +5,7 @@ description of the jobs present. Truncated at ``max_waiting`` waiting jobs (an a
 it would leave more jobs waiting; the jobs in service are bounded by k anyway), they are solved
 exactly with :mod:`analytic.ctmc`. The fraction of arrivals lost at the cap is reported with every
 result: it bounds the error of the truncation and must be negligible for the values to be those
-of the untruncated queue. The simulator of :mod:`.simulation` is checked against these values.
+of the untruncated queue. The simulator of :mod:`~analytic.splitting.simulation` is checked against these values.
 
 States (``representation``):
 
@@ -80,6 +80,13 @@ class ExactMetrics:
     n_states : int
     residual : float
         ||π Q||_1 of the stationary solution.
+
+    Examples
+    --------
+    >>> from analytic.splitting import JobClass, exact_multiserver
+    >>> exact = exact_multiserver("fcfs", 2, [JobClass(1, 1.0, 1.0)], 1.0)   # M/M/2 at load 1/2: E[R] = 4/3
+    >>> round(exact.mean_response_time, 12)
+    1.333333333333
     """
 
     policy: str
@@ -214,6 +221,12 @@ class Saturation:
     max_load : float
         λ_max ϱ / k, the load at which FCFS becomes unstable (1 for a throughput-optimal policy).
     n_states : int
+
+    Examples
+    --------
+    >>> from analytic.splitting import JobClass, fcfs_saturation
+    >>> round(fcfs_saturation(4, [JobClass(1, 0.8, 1.0), JobClass(4, 0.2, 1.0)]).max_load, 4)
+    0.7136
     """
 
     throughput: float

@@ -1,14 +1,14 @@
 """The compiled event loops of the multiserver-job simulator (numba; ``NUMBA_DISABLE_JIT=1`` runs the same code).
 
 Two loops advance a replication by one chunk of arrivals and keep their state in arrays between
-calls (:mod:`.simulation` drives them and owns the randomness):
+calls (:mod:`~analytic.splitting.simulation` drives them and owns the randomness):
 
-* :func:`advance_dispatch` — the non-preemptive policies: FCFS, First-Fit Back-Filling and myopic
+* ``advance_dispatch`` — the non-preemptive policies: FCFS, First-Fit Back-Filling and myopic
   MaxWeight on a server set, optionally split as in Section 3.2 (BS-FCFS, ModifiedBS-FCFS: reserved
   sets A_i and helpers H). Waiting jobs sit in one FIFO list per class (linked through the job
   table); departures wait in an array heap; each event costs O(C log k) (MaxWeight: a knapsack
   over the idle servers when the waiting jobs do not all fit).
-* :func:`advance_preemptive` — the preemptive policies. Most Servers First and ServerFilling serve
+* ``advance_preemptive`` — the preemptive policies. Most Servers First and ServerFilling serve
   the oldest jobs of each need group, so they keep one arrival-ordered list per group and adjust
   its served prefix: O(groups + changes) per event. The others (SRPT, Gittins orders) put the jobs
   present in the policy's order (partial heap selection, or nothing to do when all fit) and pack

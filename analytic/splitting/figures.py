@@ -80,6 +80,12 @@ class System:
     classes : tuple of JobClass
     arrival_rate : float
     load : float
+
+    Examples
+    --------
+    >>> from analytic.splitting import figure2_subcritical
+    >>> figure2_subcritical(0.8, (32,))[0].label
+    'k = 32'
     """
 
     label: str
@@ -151,6 +157,18 @@ def figure1_systems(servers: Sequence[int] = FIGURE1_SERVERS, theta: float = 0.7
     InvalidParameterError
         Bad inputs (those of :func:`figure1_load`).
 
+    Parameters
+    ----------
+    servers : sequence of int
+        The values of k.
+    theta : float
+        θ of eq. (8).
+
+    Returns
+    -------
+    tuple of System
+
+
     Examples
     --------
     >>> [(s.servers, s.classes[0].need, round(s.load, 4)) for s in figure1_systems((256, 2048))]
@@ -171,6 +189,18 @@ def figure2_heavy_traffic(servers: int = 2048, loads: Sequence[float] = (0.5, 0.
                           ) -> tuple[System, ...]:
     """Figure 2a: Figure 1's classes at fixed k, the load rising towards one.
 
+    Parameters
+    ----------
+    servers : int
+        k.
+    loads : sequence of float
+        The loads ρ.
+
+    Returns
+    -------
+    tuple of System
+
+
     Examples
     --------
     >>> [round(s.arrival_rate, 6) for s in figure2_heavy_traffic(256, (0.5,))]
@@ -183,6 +213,18 @@ def figure2_heavy_traffic(servers: int = 2048, loads: Sequence[float] = (0.5, 0.
 
 def figure2_subcritical(load: float = 0.8, servers: Sequence[int] = FIGURE1_SERVERS) -> tuple[System, ...]:
     """Figure 2b: Figure 1's classes in the subcritical scaling (7) at a fixed load.
+
+    Parameters
+    ----------
+    load : float
+        ρ, fixed.
+    servers : sequence of int
+        The values of k.
+
+    Returns
+    -------
+    tuple of System
+
 
     Examples
     --------
@@ -201,6 +243,20 @@ def figure2_subcritical(load: float = 0.8, servers: Sequence[int] = FIGURE1_SERV
 def figure3_systems(classes: Iterable[JobClass], servers: int,
                     loads: Sequence[float] = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)) -> tuple[System, ...]:
     """Figure 3: a class table (SDSC_SP2 or KIT_FH2) at k servers over a range of loads.
+
+    Parameters
+    ----------
+    classes : sequence of JobClass
+        A class table.
+    servers : int
+        k.
+    loads : sequence of float
+        The loads ρ.
+
+    Returns
+    -------
+    tuple of System
+
 
     Examples
     --------
@@ -223,7 +279,26 @@ def _loads(loads: object) -> list[float]:
 
 @dataclass(frozen=True, repr=False)
 class Sweep:
-    """Simulations of every policy at every system: ``results[p][s]`` for ``policies[p]``, ``systems[s]``."""
+    """Simulations of every policy at every system: ``results[p][s]`` for ``policies[p]``, ``systems[s]``.
+
+    Attributes
+    ----------
+    systems : tuple of System
+        The systems, in order.
+    policies : tuple of str
+        The policies, in order.
+    results : tuple of tuple of MultiserverSimulation
+        One simulation per policy and system.
+    jobs : int
+        Arrivals per simulation.
+
+    Examples
+    --------
+    >>> from analytic.splitting import figure2_subcritical, sweep
+    >>> small = sweep(figure2_subcritical(0.5, (32,)), ("fcfs", "bs-fcfs"), jobs=4000, progress=False)
+    >>> small.mean_response_time.shape
+    (2, 1)
+    """
 
     systems: tuple[System, ...]
     policies: tuple[str, ...]
@@ -240,14 +315,35 @@ class Sweep:
 
     @property
     def mean_response_time_ci(self) -> np.ndarray:
+        """Half-widths of the E[R] intervals, shape (policies, systems)."""
         return self._field("mean_response_time_ci")
 
     @property
     def stationary(self) -> np.ndarray:
+        """Whether each run looked stationary (:class:`~analytic.simulation.Growth`), shape (policies, systems)."""
         return self._field("stationary")
 
     def result(self, policy: str, index: int) -> MultiserverSimulation:
-        """The simulation of ``policy`` at ``systems[index]``."""
+        """The simulation of ``policy`` at ``systems[index]``.
+
+        Parameters
+        ----------
+        policy : str
+            One of :attr:`policies`.
+        index : int
+            Position of the system.
+
+        Returns
+        -------
+        MultiserverSimulation
+
+        Examples
+        --------
+        >>> from analytic.splitting import figure2_subcritical, sweep
+        >>> small = sweep(figure2_subcritical(0.5, (32,)), ("fcfs",), jobs=4000, progress=False)
+        >>> small.result("fcfs", 0).policy
+        'fcfs'
+        """
         if not isinstance(policy, str) or policy not in self.policies:
             raise InvalidParameterError("policy", policy, f"must be one of {', '.join(self.policies)}")
         position = integer("index", index, minimum=0)

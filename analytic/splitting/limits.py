@@ -29,6 +29,12 @@ class ScaledSystem:
         Needs n_i f_k, probabilities and sizes unchanged.
     load : float
         ρ^(k) = λ^(k) ϱ^(k) / k.
+
+    Examples
+    --------
+    >>> from analytic.splitting import JobClass, critical_system
+    >>> critical_system(400, 1, 2.0, [JobClass(1, 1.0, 1.0)]).load
+    0.9
     """
 
     servers: int
@@ -137,6 +143,16 @@ def critical_system(servers: int, need_scale: int, theta: float, classes: Iterab
 
 def theorem1_limit(classes: Iterable[JobClass]) -> float:
     """Theorem 1's limit of the mean response time, sum_i α_i d_i (P_H -> 0 under scaling (7)).
+
+    Parameters
+    ----------
+    classes : sequence of JobClass
+        The job classes.
+
+    Returns
+    -------
+    float
+
 
     Examples
     --------

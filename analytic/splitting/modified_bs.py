@@ -119,6 +119,26 @@ def modified_bs_helper_probability(servers: int, arrival_rate: float, classes: I
     :func:`modified_bs_chain` for the parameters; ``method`` and ``tolerance`` are passed to
     :meth:`analytic.ctmc.CTMC.stationary`.
 
+    Parameters
+    ----------
+    servers : int
+        k.
+    arrival_rate : float
+        λ > 0.
+    classes : sequence of JobClass
+        The job classes (exponential sizes unless ``hyperexponential`` says otherwise).
+    hyperexponential : mapping of int to (float, float), optional
+        As in :func:`modified_bs_chain`.
+    method : {"auto", "gth", "direct", "iterative"}
+        Stationary solver.
+    tolerance : float
+        Relative accuracy of the stationary probabilities.
+
+    Returns
+    -------
+    float
+
+
     Examples
     --------
     >>> round(modified_bs_helper_probability(11, 1.0, [JobClass(2, 1.0, 2.0)]), 12)  # E_4(2) = 2/21

@@ -57,6 +57,16 @@ KIT_FH2 = _table([
 def figure1_need_scale(servers: int) -> int:
     """f_k = floor((k/32)^(2/3)) of Figure 1, computed exactly (integer cube root).
 
+    Parameters
+    ----------
+    servers : int
+        k >= 32.
+
+    Returns
+    -------
+    int
+
+
     Examples
     --------
     >>> figure1_need_scale(1024), figure1_need_scale(32768)  # 32^(2/3) = 10.08, 1024^(2/3) = 101.6
@@ -86,6 +96,16 @@ def figure1_classes(need_scale: int = 1) -> tuple[JobClass, ...]:
 
     Small jobs (f, mean 1) with probability 0.95; large jobs (2f, 40), (4f, 20), (8f, 10), each
     with probability 0.05/3 (kept exact as 1/60). Relative demands 0.95 f and 4 f.
+
+    Parameters
+    ----------
+    need_scale : int
+        f, multiplying every need.
+
+    Returns
+    -------
+    tuple of JobClass
+
 
     Examples
     --------

@@ -34,11 +34,18 @@ class Partition:
         (lower, psi): the x on which (2a) gives the reported partition, lower inclusive; evaluate
         (2a) at ``piece[0]`` to reproduce it.
     reserved : tuple of int
-        a_i = |A_i|, a multiple of n_i, one per class.
+        a_i = ``|A_i|``, a multiple of n_i, one per class.
     servers_per_class : tuple of int
         s_i = a_i / n_i, the servers of the M/GI/s_i/s_i queue of Property 1.
     helpers : int
-        |H| = k - sum_i a_i (>= max_i n_i unless the helper set is empty).
+        ``|H|`` = k - sum_i a_i (>= max_i n_i unless the helper set is empty).
+
+    Examples
+    --------
+    >>> from analytic.splitting import JobClass, balanced_partition
+    >>> partition = balanced_partition(8, [JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5)])
+    >>> partition.reserved, partition.helpers
+    ((2, 4), 2)
     """
 
     servers: int
@@ -50,7 +57,7 @@ class Partition:
 
 
 def balanced_partition(servers: int, classes: Iterable[JobClass]) -> Partition:
-    """The reserved sets a_i and helpers |H| of eqs. (2a)–(2b), with ψ computed exactly.
+    """The reserved sets a_i and helpers ``|H|`` of eqs. (2a)–(2b), with ψ computed exactly.
 
     With c_i = k ϱ_i / (n_i ϱ), the number of servers left to helpers, h(x) = k - sum_i
     floor(x c_i) n_i, is a non-increasing step function of x that jumps at the breakpoints

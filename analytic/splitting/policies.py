@@ -85,6 +85,12 @@ class Policy:
         Whether the servers are split as in Section 3.2 (reserved sets A_i and helpers H).
     rule3 : bool
         Whether a job completing in A_i pulls the oldest class-i job waiting in H (Definition 1).
+
+    Examples
+    --------
+    >>> from analytic.splitting.policies import POLICIES
+    >>> POLICIES["bs-fcfs"].split, POLICIES["server-filling"].preemptive
+    (True, True)
     """
 
     name: str
@@ -139,6 +145,17 @@ class PolicyState:
         Remaining service time (size-aware policies read it; others should not).
     serving : numpy.ndarray of bool
         Whether each job holds servers now.
+
+    Examples
+    --------
+    A callable policy that serves jobs in arrival order while they fit (FCFS without blocking):
+
+    >>> import numpy as np
+    >>> from analytic.splitting import JobClass, simulate_multiserver
+    >>> def first_fit(state):
+    ...     return np.cumsum(state.need) <= state.servers
+    >>> simulate_multiserver(first_fit, 2, [JobClass(1, 1.0, 1.0)], 1.0, jobs=2000, seed=1).policy
+    'callable'
     """
 
     time: float
@@ -158,6 +175,20 @@ def _power_of_two(n: int) -> bool:
 def resolve_policy(policy: str | Callable[[PolicyState], object], servers: int,
                    classes: Sequence[JobClass]) -> Policy | Callable[[PolicyState], object]:
     """The :class:`Policy` named ``policy`` checked against the system, or the callable itself.
+
+    Parameters
+    ----------
+    policy : str or callable
+        A name of :data:`POLICIES` or a callable of a :class:`PolicyState`.
+    servers : int
+        k.
+    classes : sequence of JobClass
+        The job classes.
+
+    Returns
+    -------
+    Policy or callable
+
 
     Raises
     ------
@@ -320,6 +351,19 @@ def gittins_table(law: SizeLaw, points: int = 256) -> tuple[np.ndarray, np.ndarr
     grid from 10^-4 mean sizes to the age where the survival function falls below 10^-12 (two
     points for the exponential law, whose rank is its mean). Beyond the last age the last rank is
     used.
+
+    Parameters
+    ----------
+    law : SizeLaw
+        A job-size law.
+    points : int
+        Points of the geometric grid.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        Ages and ranks.
+
 
     Examples
     --------

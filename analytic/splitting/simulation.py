@@ -2,7 +2,7 @@
 
 k servers; jobs arrive as a Poisson process of total rate λ, are of class i with probability α_i,
 hold n_i servers for their whole service and need a service time drawn from the class's law
-(:attr:`JobClass.law`: exponential unless given). Policies: :mod:`.policies` (BS-FCFS of Definition
+(:attr:`JobClass.law`: exponential unless given). Policies: :mod:`~analytic.splitting.policies` (BS-FCFS of Definition
 1 and ModifiedBS-FCFS of Definition 2 among them) or any callable.
 
 Randomness: each replication has its own ``SeedSequence`` child, spawned into three streams —
@@ -68,6 +68,30 @@ class ClassEstimates:
     ``helper_probability`` (sent to the helpers on arrival) and ``helper_service_probability``
     (served on them) are None unless the policy splits the servers; a value is NaN (with a NaN
     half-width) when no job of the class was counted.
+
+    Attributes
+    ----------
+    need : int
+        n_i.
+    jobs : int
+        Jobs of the class counted.
+    mean_response_time, mean_response_time_ci : float
+        E[R_i] and its half-width.
+    wait_probability, wait_probability_ci : float
+        P(a job of the class waits) and its half-width.
+    helper_probability, helper_probability_ci : float or None
+        P_H of the class.
+    helper_service_probability, helper_service_probability_ci : float or None
+        Probability that a job of the class is served by the helpers.
+    level, method, samples
+        Confidence level; "independent replications" or "batch means"; how many of them.
+
+    Examples
+    --------
+    >>> from analytic.splitting import JobClass, simulate_multiserver
+    >>> sim = simulate_multiserver("fcfs", 4, [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)], 1.0, jobs=4000, seed=1)
+    >>> [c.need for c in sim.per_class]
+    [1, 2]
     """
 
     need: int
@@ -85,8 +109,25 @@ class ClassEstimates:
     samples: int
 
     def estimate(self, name: str) -> Estimate:
-        """A metric (``"mean_response_time"``, ``"wait_probability"``, ``"helper_probability"``,
-        ``"helper_service_probability"``) as an :class:`~analytic.simulation.Estimate`."""
+        """A metric of the class as an :class:`~analytic.simulation.Estimate`.
+
+        Parameters
+        ----------
+        name : str
+            ``"mean_response_time"``, ``"wait_probability"``, ``"helper_probability"`` or
+            ``"helper_service_probability"``.
+
+        Returns
+        -------
+        Estimate
+
+        Examples
+        --------
+        >>> from analytic.splitting import JobClass, simulate_multiserver
+        >>> sim = simulate_multiserver("fcfs", 4, [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)], 1.0, jobs=4000, seed=1)
+        >>> sim.per_class[0].estimate("mean_response_time").samples
+        20
+        """
         return _as_estimate(self, name)
 
     def __repr__(self) -> str:
@@ -132,6 +173,13 @@ class MultiserverSimulation:
         Entropy of the root SeedSequence: pass it as ``seed`` to repeat the run.
     servers, arrival_rate, load
         k, λ and ρ = λ ϱ / k.
+
+    Examples
+    --------
+    >>> from analytic.splitting import JobClass, simulate_multiserver
+    >>> sim = simulate_multiserver("bs-fcfs", 8, [JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5)], 16 / 9, jobs=4000, seed=1)
+    >>> sim.policy, sim.helper_probability is not None
+    ('bs-fcfs', True)
     """
 
     policy: str
@@ -161,9 +209,26 @@ class MultiserverSimulation:
     load: float
 
     def estimate(self, name: str) -> Estimate:
-        """A metric (``"mean_response_time"``, ``"wait_probability"``, ``"helper_probability"``,
-        ``"helper_service_probability"``, ``"mean_jobs"``) as an :class:`~analytic.simulation.Estimate`,
-        for :func:`~analytic.simulation.compare`."""
+        """A metric as an :class:`~analytic.simulation.Estimate`, for :func:`~analytic.simulation.compare`.
+
+        Parameters
+        ----------
+        name : str
+            ``"mean_response_time"``, ``"wait_probability"``, ``"helper_probability"``,
+            ``"helper_service_probability"`` or ``"mean_jobs"``.
+
+        Returns
+        -------
+        Estimate
+
+        Examples
+        --------
+        >>> from analytic.simulation import compare
+        >>> from analytic.splitting import JobClass, simulate_multiserver
+        >>> sim = simulate_multiserver("fcfs", 2, [JobClass(1, 1.0, 1.0)], 1.0, jobs=100_000, seed=3)
+        >>> compare(sim.estimate("mean_response_time"), 4 / 3).verdict   # M/M/2 at load 1/2
+        'agrees'
+        """
         return _as_estimate(self, name)
 
     def __repr__(self) -> str:

@@ -1,0 +1,585 @@
+"""The balance equations of a chain in relative form, and measures that span any range.
+
+A generator ``Q`` is first scaled row by row by powers of two, ``Q' = D Q`` with ``D = diag(2**-e_i)``
+chosen so that every state's total outflow lies in [1/2, 1). The scaling is exact (a rate that would
+lose bits is refused), ``Q'`` is again a generator, and its invariant measures are those of ``Q``
+multiplied by ``2**e_i``: subnormal or huge rates become ordinary numbers, and the exponents are
+carried separately (:class:`Measure`). Every computation of this package's solvers and of the
+certificate (:mod:`analytic.ctmc.certificate`) happens on ``Q'``.
+
+Two quantities are computed here for an approximate invariant measure ``x``:
+
+* the **flow excess** ``E_i(x) = sum_j x_j q'_ji - x_i q'_i`` (inflow minus outflow), in
+  double-double arithmetic with a rigorous bound on what the rounding left, in units of
+  ``2**exponent_i`` so that nothing under- or overflows;
+* the **scaled matrix** ``S = I - P`` with ``P_ij = x_j q'_ji / (x_i q'_i)``, the balance equations
+  in the relative variables ``delta = x_true / x - 1``: ``P`` is the jump chain of the time-reversed
+  chain when ``x`` is exact, so ``S`` is well scaled however widely the probabilities range.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import breadth_first_order, dijkstra, minimum_spanning_tree
+
+from analytic.ctmc.compensated import two_product, two_sum
+from analytic.errors import InvalidParameterError
+
+__all__ = ["Balance", "Measure"]
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A positive measure held as ``(hi + lo) * 2**exponent`` state by state.
+
+    ``hi`` lies in [1/2, 1) (or is 0), ``|lo| <= ulp(hi) / 2``: together about 32 significant digits,
+    at any magnitude.
+
+    Attributes
+    ----------
+    hi : numpy.ndarray
+        Leading mantissas, in [1/2, 1) or 0.
+    lo : numpy.ndarray
+        Trailing parts, in units of ``2**exponent`` like ``hi``.
+    exponent : numpy.ndarray
+        Binary exponents (int64).
+
+    Examples
+    --------
+    ``3 = 0.75 * 2**2`` and ``2**-2000``, far below the double range, as ``0.5 * 2**-1999``:
+
+    >>> Measure.from_parts(np.array([3.0, 1.0]), np.array([0, -2000]))
+    Measure(hi=array([0.75, 0.5 ]), lo=array([0., 0.]), exponent=array([    2, -1999]))
+    """
+
+    hi: np.ndarray
+    lo: np.ndarray
+    exponent: np.ndarray
+
+    @classmethod
+    def from_parts(cls, mantissa: np.ndarray, exponent: np.ndarray, low: np.ndarray | None = None) -> Measure:
+        """``(mantissa + low) * 2**exponent``, renormalized.
+
+        Parameters
+        ----------
+        mantissa : numpy.ndarray
+            Leading parts, finite and >= 0, of any size.
+        exponent : numpy.ndarray
+            Integer binary exponents, aligned with ``mantissa``.
+        low : numpy.ndarray, optional
+            Trailing parts in the same units (default zero).
+
+        Returns
+        -------
+        Measure
+            The same values with ``hi`` in [1/2, 1) (or 0) and ``|lo| <= ulp(hi) / 2``.
+
+        Examples
+        --------
+        ``3 = 0.75 * 2**2``, and ``1 + 2**-60``, which no double holds, as a double-double:
+
+        >>> Measure.from_parts(np.array([3.0]), np.array([0]))
+        Measure(hi=array([0.75]), lo=array([0.]), exponent=array([2]))
+        >>> x = Measure.from_parts(np.array([1.0]), np.array([0]), np.array([2.0**-60]))
+        >>> x.hi.tolist(), x.lo.tolist() == [2.0**-61], x.exponent.tolist()
+        ([0.5], True, [1])
+        """
+        low = np.zeros_like(mantissa) if low is None else low
+        hi, lo = _renormalized_sum(mantissa.astype(float), low.astype(float))
+        fraction, power = np.frexp(hi)
+        return cls(fraction, np.ldexp(lo, -power), exponent.astype(np.int64) + power)
+
+    def corrected(self, delta: np.ndarray, exact: np.ndarray, factor: np.ndarray) -> Measure:
+        """``x * (1 + delta)`` in double-double where ``exact``, ``x * factor`` elsewhere.
+
+        Parameters
+        ----------
+        delta : numpy.ndarray
+            Relative corrections, > -1 where ``exact``.
+        exact : numpy.ndarray
+            Boolean, per state: whether ``delta`` is applied.
+        factor : numpy.ndarray
+            Positive factors applied to the other states.
+
+        Returns
+        -------
+        Measure
+            The corrected measure.
+
+        Examples
+        --------
+        >>> x = Measure.from_parts(np.ones(2), np.zeros(2, np.int64))
+        >>> y = x.corrected(np.array([0.5, -0.5]), np.array([True, False]), np.array([1.0, 0.25]))
+        >>> np.ldexp(y.hi + y.lo, y.exponent).tolist()
+        [1.5, 0.25]
+        """
+        product, error = _products(self.hi, delta)
+        hi, lo = _renormalized_sum(self.hi, product)
+        lo = lo + error + self.lo * (1.0 + delta)
+        hi = np.where(exact, hi, self.hi * factor)
+        lo = np.where(exact, lo, 0.0)
+        return Measure.from_parts(hi, self.exponent, lo)
+
+    def relative_to_top(self) -> np.ndarray:
+        """``x / 2**max(exponent)`` as doubles (for sums and comparisons).
+
+        Returns
+        -------
+        numpy.ndarray
+            The values in (0, 1) or 0, those below about ``2**-1100`` of the top flushed to 0.
+
+        Examples
+        --------
+        ``(3, 1)`` is held as ``(0.75 * 2**2, 0.5 * 2**1)``, hence ``(3, 1) / 4``:
+
+        >>> Measure.from_parts(np.array([3.0, 1.0]), np.array([0, 0])).relative_to_top().tolist()
+        [0.75, 0.25]
+        """
+        top = int(self.exponent[self.hi > 0].max())
+        return np.ldexp(self.hi, np.maximum(self.exponent - top, -1100))
+
+
+def _renormalized_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    s = a + b
+    v = s - a
+    return s, (a - (s - v)) + (b - v)
+
+
+@numba.njit(cache=True)
+def _products(a, b):  # pragma: no cover - compiled
+    p, e = np.empty_like(a), np.empty_like(a)
+    for i in range(len(a)):
+        p[i], e[i] = two_product(a[i], b[i])
+    return p, e
+
+
+class Balance:
+    """The balance equations of an irreducible generator, rows scaled exactly by powers of two.
+
+    Parameters
+    ----------
+    generator : scipy.sparse.csr_array
+        The generator ``Q``, shape (n, n); only its off-diagonal rates (finite, >= 0) are read.
+
+    Attributes
+    ----------
+    n : int
+        Number of states.
+    row_exponent : numpy.ndarray
+        ``e_i``: the rates out of state i were divided by ``2**e_i``.
+    rates : scipy.sparse.csr_array
+        The scaled off-diagonal rates ``q'_ij`` (row i: out of i).
+    into : scipy.sparse.csr_array
+        Its transpose (row i: the rates into i).
+    outflow : numpy.ndarray
+        ``q'_i`` rounded to double, in [1/2, 1] (its double-double value is used in the sums).
+
+    Raises
+    ------
+    InvalidParameterError
+        A rate is below ``2**-1074`` times the total rate out of its state (the rates out of one
+        state span more than the double range).
+
+    Examples
+    --------
+    Rates 1 (0 -> 1) and 2 (1 -> 0) are divided by 2 and 4: both outflows become 1/2, and the
+    scaled chain's invariant measures are uniform.
+
+    >>> import scipy.sparse as sp
+    >>> balance = Balance(sp.csr_array([[-1.0, 1.0], [2.0, -2.0]]))
+    >>> balance.row_exponent.tolist(), balance.outflow.tolist()
+    ([1, 2], [0.5, 0.5])
+    """
+
+    def __init__(self, generator: sp.csr_array) -> None:
+        rates = sp.csr_array(generator, copy=True)
+        rates.setdiag(0.0)
+        rates.eliminate_zeros()
+        rates.sort_indices()
+        self.n = rates.shape[0]
+        rows = np.repeat(np.arange(self.n), np.diff(rates.indptr))
+        largest = np.zeros(self.n)
+        np.maximum.at(largest, rows, rates.data)
+        total = np.asarray(rates.sum(axis=1)).ravel()
+        _, self.row_exponent = np.frexp(np.where(total < np.inf, total, largest))
+        self.row_exponent = self.row_exponent.astype(np.int64)
+        scaled = np.ldexp(rates.data, -self.row_exponent[rows])
+        lost = np.ldexp(scaled, self.row_exponent[rows]) != rates.data
+        if lost.any():
+            at = int(np.flatnonzero(lost)[0])
+            raise InvalidParameterError(
+                "rate", float(rates.data[at]),
+                f"from state {rows[at]} to {rates.indices[at]} is below 2**-1074 times the total rate out of state "
+                f"{rows[at]} ({total[rows[at]]:.3g}): the rates out of one state span more than the double range")
+        self.rates = sp.csr_array((scaled, rates.indices.astype(np.int64), rates.indptr.astype(np.int64)),
+                                  shape=rates.shape)
+        self.into = self.rates.T.tocsr()
+        self.into.sort_indices()
+        self._into = (self.into.indptr.astype(np.int64), self.into.indices.astype(np.int64), self.into.data)
+        self._outflow_hi, self._outflow_lo, self._outflow_error = _row_sums(self.rates.indptr.astype(np.int64), scaled)
+        self.outflow = self._outflow_hi + self._outflow_lo
+        self._orders: dict[int, np.ndarray] = {}
+        self._rough: Measure | None = None
+
+    def order_toward(self, reference: int) -> np.ndarray:
+        """The states by decreasing distance (in transitions) from ``reference``, which comes last: a
+        Cuthill–McKee order from ``reference``, reversed. Eliminating towards the pinned state keeps
+        an LU of the scaled system from subtracting nearly equal numbers (its pivots are then
+        probabilities of escaping towards the pinned state, not of avoiding it), and keeps the
+        bandwidth of a level structure.
+
+        Parameters
+        ----------
+        reference : int
+            The pinned state.
+
+        Returns
+        -------
+        numpy.ndarray
+            The indices of the states (int64), ``reference`` last.
+
+        Examples
+        --------
+        On the path 0 - 1 - 2 - 3, towards state 2: state 0 (two steps away), then 3 and 1:
+
+        >>> import scipy.sparse as sp
+        >>> path = sp.diags_array([np.ones(3), -np.array([1.0, 2, 2, 1]), np.ones(3)], offsets=[-1, 0, 1])
+        >>> Balance(path.tocsr()).order_toward(2).tolist()
+        [0, 3, 1, 2]
+        """
+        if reference not in self._orders:
+            found = breadth_first_order((self.rates + self.into).tocsr(), reference, directed=False,
+                                        return_predecessors=False)
+            self._orders[reference] = found[::-1].astype(np.int64)
+        return self._orders[reference]
+
+    def positive(self, x: Measure) -> Measure:
+        """``x`` with its zero entries (values that underflowed, far below the others) replaced by
+        positive ones: each the inflow from its positive neighbours divided by its outflow, in order
+        of distance from the positive states. The certificate needs every state positive; these
+        values are refined and bounded like any others.
+
+        Parameters
+        ----------
+        x : Measure
+            A measure with at least one positive entry.
+
+        Returns
+        -------
+        Measure
+            ``x`` itself when every entry is positive, else a copy with the zeros filled.
+
+        Examples
+        --------
+        The scaled chain of rates 1 (0 -> 1) and 2 (1 -> 0) has rates 1/2 both ways: state 1's
+        inflow from state 0 over its outflow restores the uniform measure.
+
+        >>> import scipy.sparse as sp
+        >>> balance = Balance(sp.csr_array([[-1.0, 1.0], [2.0, -2.0]]))
+        >>> x = Measure.from_parts(np.array([1.0, 0.0]), np.zeros(2, np.int64))
+        >>> balance.positive(x).relative_to_top().tolist()
+        [0.5, 0.5]
+        """
+        if np.all(x.hi > 0):
+            return x
+        graph = (self.rates + self.into).tocsr()
+        zero = np.flatnonzero(x.hi == 0)
+        distance = dijkstra(graph, unweighted=True, indices=np.flatnonzero(x.hi > 0), min_only=True)
+        hi, lo, exponent = x.hi.copy(), x.lo.copy(), x.exponent.copy()
+        _fill(*self._into, self.outflow, zero[np.argsort(distance[zero], kind="stable")], hi, lo, exponent)
+        return Measure(hi, lo, exponent)
+
+    def rough_measure(self) -> Measure:
+        """A first measure for the rounds of :mod:`analytic.ctmc.refinement`, positive everywhere at
+        any range: the better balanced (by the median relative flow excess) of two cheap guesses,
+        ``_tree_measure`` (exact for reversible chains) and ``_jump_measure`` (good where
+        the jump chain mixes fast).
+
+        Returns
+        -------
+        Measure
+            A positive approximate invariant measure of the scaled chain.
+
+        Examples
+        --------
+        An M/M/1/2 queue (arrivals at rate 1, service at rate 2) is reversible: the rough measure
+        is already its geometric law ``(4, 2, 1) / 7``.
+
+        >>> import scipy.sparse as sp
+        >>> balance = Balance(sp.csr_array([[-1.0, 1.0, 0], [2.0, -3.0, 1.0], [0, 2.0, -2.0]]))
+        >>> mantissa, exponent = balance.probabilities(balance.rough_measure())
+        >>> law = np.ldexp(mantissa, exponent)
+        >>> (law / law.sum()).round(9).tolist()
+        [0.571428571, 0.285714286, 0.142857143]
+        """
+        if self._rough is None:
+            self._rough = min([self._tree_measure(), self._jump_measure()], key=self._imbalance)
+        return self._rough
+
+    def _imbalance(self, x: Measure) -> float:
+        value, _ = self.excess(x.hi, x.lo, x.exponent)
+        return float(np.median(np.abs(value) / (self.outflow * x.hi)))
+
+    def _tree_measure(self) -> Measure:
+        """Detailed balance along a spanning tree, ``x_c = x_p q'_pc / q'_cp`` from a parent p to its
+        child c (``q'_pc / q'_c`` where the chain cannot step back), the tree chosen to use the
+        largest rates both ways, in logarithms."""
+        rates = self.rates.tocoo()
+        back = np.asarray(self.rates[rates.col, rates.row]).ravel()
+        both = back > 0
+        weight = np.where(both, -np.log2(rates.data) - np.log2(np.where(both, back, 1.0)), 0.0)
+        weight = weight - weight.min() + 1 + np.where(both, 0.0, 4096.0)     # one-way steps last
+        graph = sp.coo_array((weight, (rates.row, rates.col)), shape=(self.n, self.n)).tocsr()
+        tree = minimum_spanning_tree((graph + graph.T).tocsr())     # a pair both ways counts twice alike
+        order, parent = breadth_first_order(tree, 0, directed=False)
+        log_x = _tree_logs(order.astype(np.int64), parent.astype(np.int64), self.rates.indptr.astype(np.int64),
+                           self.rates.indices.astype(np.int64), self.rates.data, self.outflow)
+        whole = np.floor(log_x)
+        return Measure.from_parts(np.exp2(log_x - whole), whole.astype(np.int64))
+
+    def _jump_measure(self) -> Measure:
+        """Steps of the lazy jump chain from the uniform law (about 2e7 multiply-adds' worth, between
+        100 and 2 000 steps), divided by the outflows; values below ``2**-1000`` of the largest are
+        raised to it."""
+        steps = int(np.clip(2e7 / max(self.rates.nnz, 1), 100, 2_000))
+        indptr, indices, data = self._into
+        flow = _lazy_jumps(indptr, indices, data / self.outflow[indices], steps)
+        flow = np.maximum(flow, flow.max() * 2.0**-1000)
+        return Measure.from_parts(flow / self.outflow, np.zeros(self.n, np.int64))
+
+    def probabilities(self, x: Measure) -> tuple[np.ndarray, np.ndarray]:
+        """The stationary law of ``Q`` from an invariant measure ``x`` of ``Q'``: mantissas and exponents
+        of the unnormalized values ``x_i 2**-e_i``.
+
+        Parameters
+        ----------
+        x : Measure
+            An invariant measure of the scaled chain.
+
+        Returns
+        -------
+        mantissa : numpy.ndarray
+            ``x.hi + x.lo``.
+        exponent : numpy.ndarray
+            ``x.exponent - row_exponent``: the values are ``mantissa * 2**exponent``, unnormalized.
+
+        Examples
+        --------
+        The uniform measure of the scaled chain of rates 1 (0 -> 1) and 2 (1 -> 0) gives
+        ``pi = (2, 1) / 3``:
+
+        >>> import scipy.sparse as sp
+        >>> balance = Balance(sp.csr_array([[-1.0, 1.0], [2.0, -2.0]]))
+        >>> mantissa, exponent = balance.probabilities(Measure.from_parts(np.ones(2), np.zeros(2, np.int64)))
+        >>> law = np.ldexp(mantissa, exponent)
+        >>> (law / law.sum()).round(12).tolist()
+        [0.666666666667, 0.333333333333]
+        """
+        return x.hi + x.lo, x.exponent - self.row_exponent
+
+    def excess(self, hi: np.ndarray, lo: np.ndarray, exponent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Inflow minus outflow of every state for the measure ``(hi + lo) 2**exponent``, in units of
+        ``2**exponent_i``: the values, and a rigorous bound on their rounding error.
+
+        Parameters
+        ----------
+        hi : numpy.ndarray
+            Leading mantissas of the measure (as :attr:`Measure.hi`).
+        lo : numpy.ndarray
+            Trailing parts (as :attr:`Measure.lo`).
+        exponent : numpy.ndarray
+            Binary exponents (int64).
+
+        Returns
+        -------
+        value : numpy.ndarray
+            ``E_i(x) / 2**exponent_i``: inflow minus outflow, scaled.
+        bound : numpy.ndarray
+            A bound on the absolute rounding error of each value, in the same units.
+
+        Examples
+        --------
+        The scaled chain of rates 1 (0 -> 1) and 2 (1 -> 0) has rates 1/2 both ways. For the
+        measure ``(1, 1.001)``, held as ``(0.5, 0.5005) * 2``, state 0 receives ``0.0005`` more
+        than it sends, ``0.00025`` in units of 2:
+
+        >>> import scipy.sparse as sp
+        >>> balance = Balance(sp.csr_array([[-1.0, 1.0], [2.0, -2.0]]))
+        >>> x = Measure.from_parts(np.array([1.0, 1.001]), np.zeros(2, np.int64))
+        >>> value, bound = balance.excess(x.hi, x.lo, x.exponent)
+        >>> value.round(12).tolist(), bool(bound.max() < 1e-18)
+        ([0.00025, -0.00025], True)
+        """
+        return _excess(*self._into, self._outflow_hi, self._outflow_lo, self._outflow_error, hi, lo, exponent)
+
+    def scaled_matrix(self, x: Measure, reference: int) -> sp.csr_array:
+        """``S = I - P`` with ``P_ij = x_j q'_ji / (x_i q'_i)``, row ``reference`` replaced by the unit row.
+
+        Parameters
+        ----------
+        x : Measure
+            A positive measure of the scaled chain.
+        reference : int
+            The pinned state.
+
+        Returns
+        -------
+        scipy.sparse.csr_array
+            ``S``, shape (n, n), unit diagonal, column indices sorted.
+
+        Examples
+        --------
+        For the exact (uniform) measure of the scaled chain of rates 1 (0 -> 1) and 2 (1 -> 0),
+        all of state 1's inflow comes from state 0:
+
+        >>> import scipy.sparse as sp
+        >>> balance = Balance(sp.csr_array([[-1.0, 1.0], [2.0, -2.0]]))
+        >>> x = Measure.from_parts(np.ones(2), np.zeros(2, np.int64))
+        >>> balance.scaled_matrix(x, 0).toarray().tolist()
+        [[1.0, 0.0], [-1.0, 1.0]]
+        """
+        indptr, indices, data = self._into
+        rows = np.repeat(np.arange(self.n), np.diff(indptr))
+        values = -data / self.outflow[rows] * np.ldexp(x.hi[indices] / x.hi[rows], x.exponent[indices] - x.exponent[rows])
+        values[rows == reference] = 0.0
+        return _with_unit_diagonal(indptr, indices, values, self.n)
+
+
+@numba.njit(cache=True)
+def _fill(indptr, indices, data, outflow, states, hi, lo, exponent):  # pragma: no cover - compiled
+    """In place, for each of ``states`` in turn: its inflow from neighbours already positive over its
+    outflow, as a mantissa and an exponent."""
+    for i in states:
+        top = -(1 << 60)
+        for p in range(indptr[i], indptr[i + 1]):
+            if hi[indices[p]] > 0.0:
+                top = max(top, exponent[indices[p]])
+        total = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            if hi[j] > 0.0:
+                total += math.ldexp(hi[j] * data[p], exponent[j] - top)
+        mantissa, power = math.frexp(total / outflow[i])
+        hi[i], lo[i], exponent[i] = mantissa, 0.0, power + top
+
+
+@numba.njit(cache=True)
+def _tree_logs(order, parent, indptr, indices, data, outflow):  # pragma: no cover - compiled
+    """``log2 x`` by detailed balance down the tree given by ``order`` (root first) and ``parent``."""
+    log_x = np.zeros(len(order))
+    for position in range(1, len(order)):
+        child = order[position]
+        up = parent[child]
+        forward, backward = 0.0, 0.0
+        for p in range(indptr[up], indptr[up + 1]):
+            if indices[p] == child:
+                forward = data[p]
+        for p in range(indptr[child], indptr[child + 1]):
+            if indices[p] == up:
+                backward = data[p]
+        if forward > 0.0:
+            log_x[child] = log_x[up] + math.log2(forward) - math.log2(backward if backward > 0.0 else outflow[child])
+        else:   # only child -> parent: the parent's inflow from the child, the child's outflow
+            log_x[child] = log_x[up] + math.log2(outflow[up]) - math.log2(backward)
+    return log_x
+
+
+@numba.njit(cache=True)
+def _lazy_jumps(indptr, indices, probability, steps):  # pragma: no cover - compiled
+    """``steps`` steps ``v <- (v + v P) / 2`` of the jump chain from the uniform law; ``probability``
+    holds ``P_ji`` in the CSR layout of the rates into each state."""
+    n = len(indptr) - 1
+    v = np.full(n, 1.0 / n)
+    w = np.empty(n)
+    for _ in range(steps):
+        for i in range(n):
+            s = 0.0
+            for p in range(indptr[i], indptr[i + 1]):
+                s += v[indices[p]] * probability[p]
+            w[i] = 0.5 * (v[i] + s)
+        v, w = w, v
+    return v
+
+
+@numba.njit(cache=True)
+def _row_sums(indptr, data):  # pragma: no cover - compiled
+    """Each row's sum as a double-double ``hi + lo``, and a bound on its error: the roundings of the
+    low-order accumulation (``two_sum`` itself is exact)."""
+    n = len(indptr) - 1
+    hi, lo, error = np.zeros(n), np.zeros(n), np.zeros(n)
+    for i in range(n):
+        s, c, bound = 0.0, 0.0, 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            s, e = two_sum(s, data[p])
+            c += e
+            bound += _UNIT * abs(c)
+        hi[i], lo[i] = two_sum(s, c)
+        error[i] = bound
+    return hi, lo, error
+
+
+#: Unit roundoff of a double: the relative error of one rounded operation.
+_UNIT = 2.0**-53
+
+
+@numba.njit(cache=True)
+def _excess(indptr, indices, data, out_hi, out_lo, out_error, hi, lo, exponent):  # pragma: no cover - compiled
+    """See :meth:`Balance.excess`. Products are formed exactly (``two_product``) and scaled to state
+    i's units by powers of two, then accumulated in double-double. The error bound is a running
+    error analysis: every rounded operation adds ``2**-53`` times the size of its result, so a sum
+    whose terms cancel exactly carries no error; products too small for Dekker's product to be
+    exact, scaled values that underflow, the omitted product of the two low parts and the error of
+    the outflow are added."""
+    n = len(hi)
+    value, bound = np.empty(n), np.empty(n)
+    for i in range(n):
+        s, c, error = 0.0, 0.0, 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            shift = exponent[j] - exponent[i]
+            prod, err = two_product(data[p], hi[j])
+            if abs(prod) < 2.0**-960:   # Dekker's error term is not exact this far down (off by < 2**-1070)
+                error += math.ldexp(2.0**-1066, shift)
+            prod, err = math.ldexp(prod, shift), math.ldexp(err, shift)
+            if shift < -960:            # the scaled parts may have lost bits
+                error += 2 * 2.0**-1074
+            s, e = two_sum(s, prod)
+            low = math.ldexp(data[p] * lo[j], shift)
+            both = e + err
+            step = both + low
+            c += step
+            error += _UNIT * (abs(low) + abs(both) + abs(step) + abs(c)) + _subnormal(low, both, step, c)
+        prod, err = two_product(out_hi[i], hi[i])
+        s, e = two_sum(s, -prod)
+        first, second = out_hi[i] * lo[i], out_lo[i] * hi[i]
+        step = ((e - err) - first) - second
+        c += step
+        error += (_UNIT * (abs(first) + abs(second) + abs(e - err) + abs((e - err) - first) + abs(step) + abs(c))
+                  + _subnormal(first, second, step, c))
+        error += abs(out_lo[i] * lo[i]) * 1.01 + out_error[i] * (abs(hi[i]) + abs(lo[i])) * 1.01
+        total = s + c
+        value[i] = total
+        bound[i] = (error + _UNIT * abs(total)) * (1 + 1e-12) + _subnormal(total, 0.0, 0.0, 0.0)
+    return value, bound
+
+
+@numba.njit(cache=True, inline="always")
+def _subnormal(a, b, c, d):  # pragma: no cover - compiled
+    """The absolute rounding error a result may carry beyond ``2**-53`` of its size: nonzero only
+    when one of them lies in the subnormal range, where rounding is absolute (2**-1075)."""
+    if min(abs(a) if a != 0.0 else 1.0, abs(b) if b != 0.0 else 1.0, abs(c) if c != 0.0 else 1.0,
+           abs(d) if d != 0.0 else 1.0) < 2.0**-1021:
+        return 4 * 2.0**-1074
+    return 0.0
+
+
+def _with_unit_diagonal(indptr: np.ndarray, indices: np.ndarray, values: np.ndarray, n: int) -> sp.csr_array:
+    """The CSR matrix of the given off-diagonal entries plus the identity (column indices sorted)."""
+    matrix = sp.csr_array((values, indices, indptr), shape=(n, n)) + sp.identity(n, format="csr")
+    matrix.sort_indices()
+    return matrix

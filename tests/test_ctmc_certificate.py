@@ -1,0 +1,125 @@
+"""The certificate behind CTMC.stationary (analytic.ctmc.certificate) and the whole double range.
+
+Each stationary law returned is bounded state by state by a checked supersolution of an
+inverse-positive system (or by the tree theorem); these tests check that a wrong measure is never
+vouched for, that the check is what decides, and that rates at the bottom of the double range give
+the right law. References: closed forms of two- and three-state chains evaluated in mpmath at 50
+digits (pi_i ∝ products of rates), and GTH's own answer perturbed on purpose.
+"""
+
+import mpmath
+import numpy as np
+import pytest
+
+from analytic.ctmc import CTMC, gth
+from analytic.ctmc.balance import Balance, Measure
+from analytic.ctmc.certificate import _supplied, certify, relative_residual
+from analytic.ctmc.refinement import ScaledSolver
+from analytic.errors import InvalidParameterError
+
+mpmath.mp.dps = 50
+
+
+def exact_law(weights):
+    """Normalized mpmath weights as doubles."""
+    total = mpmath.fsum(weights)
+    return np.array([float(w / total) for w in weights])
+
+
+def factored(chain):
+    """The balance equations, the GTH measure (rooted at the likeliest state) and its solver."""
+    balance = Balance(chain.generator)
+    first = gth.Factorization(balance, gth.analyse(balance.rates))
+    root = int(np.argmax(first.measure().relative_to_top()))
+    factorization = gth.Factorization(balance, gth.analyse(balance.rates, root=root))
+    x = factorization.measure()
+    solver = ScaledSolver(balance, "gth", factorization)
+    solver.update(x, root, True)
+    return balance, x, root, solver
+
+
+# -- the issue's chains at the bottom of the double range -------------------------------------------
+
+
+@pytest.mark.parametrize("rate", [1e-310, 5e-324, 2.2e-308, 1e-300])
+def test_two_state_chain_with_a_subnormal_rate(rate):
+    # pi ∝ (rate, 1): the old solver returned [1, 0] and vouched for it.
+    pi = CTMC(np.array([[0, 1.0], [rate, 0]])).stationary()
+    exact = exact_law([mpmath.mpf(rate), mpmath.mpf(1)])
+    assert pi.probabilities[1] == pytest.approx(1.0, rel=1e-15, abs=0)
+    assert abs(pi.probabilities[0] - exact[0]) <= pi.error_bounds[0] * exact[0]
+    reversed_pi = CTMC(np.array([[0, rate], [1.0, 0]])).stationary()
+    assert reversed_pi.probabilities[::-1] == pytest.approx(pi.probabilities, rel=1e-15, abs=0)
+
+
+def test_three_state_near_trap():
+    # 0 -> 1 at 1, 1 -> 0 and 1 -> 2 at 0.5, 2 -> 1 at 1e-310: pi ∝ (0.5, 1, 0.5e310), so state 2
+    # holds all the mass (the old solver returned [1/3, 2/3, 0]).
+    pi = CTMC(np.array([[0, 1, 0], [0.5, 0, 0.5], [0, 1e-310, 0]])).stationary()
+    exact = exact_law([mpmath.mpf("0.5") * mpmath.mpf(1e-310), mpmath.mpf(1e-310), mpmath.mpf("0.5")])
+    assert np.all(np.abs(pi.probabilities - exact) <= pi.error_bounds * exact)
+    assert pi.probabilities[2] == pytest.approx(1.0, rel=1e-15, abs=0)
+
+
+def test_builders_with_a_rate_of_1e_315():
+    exact = exact_law([mpmath.mpf(1e-315), mpmath.mpf(1)])
+    by_function = CTMC.from_function(0, lambda x: [(1, 1.0)] if x == 0 else [(0, 1e-315)]).stationary()
+    by_lattice = CTMC.from_lattice((1,), [((1,), lambda X: 1.0 * (X[:, 0] == 0)),
+                                          ((-1,), lambda X: 1e-315 * (X[:, 0] == 1))]).stationary()
+    for pi in (by_function, by_lattice):
+        assert pi.probabilities[1] == 1.0
+        assert abs(pi.probabilities[0] - exact[0]) <= pi.error_bounds[0] * exact[0]
+
+
+def test_every_two_state_chain_is_reversible():
+    chain = CTMC(np.array([[0, 1.0], [1e-310, 0]]))
+    assert chain.detailed_balance_residual(chain.stationary()) <= 1e-320
+
+
+def test_tolerance_below_what_doubles_carry_is_refused_by_name():
+    chain = CTMC(np.array([[0, 1.0], [2.0, 0]]))
+    with pytest.raises(InvalidParameterError, match=r"tolerance = 1e-16: must be at least 2\*\*-50"):
+        chain.stationary(tolerance=1e-16)
+    assert chain.stationary(tolerance=2.0**-50).accuracy == 2.0**-50
+
+
+# -- the check decides ------------------------------------------------------------------------------
+
+
+def test_a_perturbed_measure_is_bounded_by_at_least_its_error():
+    # GTH's measure of a birth–death chain with one probability moved by 1e-6: the certificate of
+    # the wrong measure must bound its true error (the product form, in mpmath), never vouch 1e-10.
+    births, deaths = [2.0, 0.5, 3.0, 1.0, 0.25], [1.0, 1.5, 0.5, 2.0, 1.0]
+    chain = CTMC.from_function(0, lambda x: ([(x + 1, births[x])] if x < 5 else []) + ([(x - 1, deaths[x - 1])] if x > 0 else []))
+    balance, x, root, solver = factored(chain)
+    hi = x.hi.copy()
+    moved = (root + 2) % 6
+    hi[moved] *= 1 + 1e-6
+    wrong = Measure(hi, x.lo, x.exponent)
+    certificate = certify(balance, wrong, root, solver.solve)
+    weights = [mpmath.mpf(1)]
+    for b, d in zip(births, deaths, strict=True):
+        weights.append(weights[-1] * mpmath.mpf(b) / mpmath.mpf(d))
+    exact = [w / weights[root] for w in weights]
+    values = [mpmath.ldexp(mpmath.mpf(float(h)), int(e) - int(r))
+              for h, e, r in zip(hi, x.exponent, balance.row_exponent, strict=True)]
+    values = [v / values[root] for v in values]
+    error = np.array([float(abs(v / w - 1)) for v, w in zip(values, exact, strict=True)])
+    assert error[moved] > 5e-7
+    assert np.all(certificate.relative >= error)
+
+
+def test_a_supersolution_scaled_down_fails_the_check():
+    # The certificate's u, scaled by 0.3, no longer dominates the residual in every row: the check
+    # (not the solver that produced u) is what the bound rests on.
+    chain = CTMC.from_lattice((15, 15), [((1, 0), lambda X: 0.6 * (X[:, 0] < 15)), ((-1, 0), lambda X: 1.0 * (X[:, 0] > 0)),
+                                         ((0, 1), lambda X: 0.8 * (X[:, 1] < 15)), ((0, -1), lambda X: 1.0 * (X[:, 1] > 0))])
+    balance, x, root, solver = factored(chain)
+    certificate = certify(balance, x, root, solver.solve)
+    assert certificate.holds
+    _, need = relative_residual(balance, x, root)
+    g = certificate.relative * (1 - 2 * 2.0**-53) / (1 + 4 * 2.0**-53)
+    _, lowered = _supplied(balance, x, x.hi * g, np.zeros_like(g), root)
+    assert np.all(lowered >= need)
+    _, lowered = _supplied(balance, x, x.hi * g * 0.3, np.zeros_like(g), root)
+    assert np.any(lowered < need)
