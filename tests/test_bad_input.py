@@ -556,6 +556,7 @@ BASELINES: dict[str, Any] = {
     "analytic.splitting.exact_multiserver": call("fcfs", 4, _SPLIT, 1.0, max_waiting=5),
     "analytic.splitting.fcfs_saturation": call(4, _SPLIT),
     "analytic.splitting.figure1_systems": call((32, 256)),
+    "analytic.splitting.figure1_load": call(256, 0.7, "as printed"),
     "analytic.splitting.figure2_heavy_traffic": call(256, (0.5,)),
     "analytic.splitting.figure2_subcritical": call(0.8, (32,)),
     "analytic.splitting.figure3_systems": call(_SPLIT, 8, (0.5,)),
