@@ -157,18 +157,6 @@ def figure1_systems(servers: Sequence[int] = FIGURE1_SERVERS, theta: float = 0.7
     InvalidParameterError
         Bad inputs (those of :func:`figure1_load`).
 
-    Parameters
-    ----------
-    servers : sequence of int
-        The values of k.
-    theta : float
-        θ of eq. (8).
-
-    Returns
-    -------
-    tuple of System
-
-
     Examples
     --------
     >>> [(s.servers, s.classes[0].need, round(s.load, 4)) for s in figure1_systems((256, 2048))]
