@@ -333,8 +333,8 @@ def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: flo
         or any probability vector indexed like the speed-up's values.
     method : {"auto", "gth", "direct", "iterative"}
         Stationary solver of :meth:`CTMC.stationary`; ``"auto"`` runs the subtraction-free GTH
-        factorization where it fits (the 4-dimensional chains up to n of about 80) and GMRES with
-        mixed-precision refinement and its checks above.
+        factorization where its cost is small, otherwise GMRES rounds in double-double, then
+        SuperLU and GTH, until the certificate reaches ``tolerance``.
     max_states : int
         Largest chain to build.
     tolerance : float
@@ -344,9 +344,11 @@ def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: flo
     Returns
     -------
     GreedyMetrics
-        Sums of stationary probabilities each within 1e-10 relative of the exact ones (the
+        Sums of stationary probabilities each within ``tolerance`` relative of the exact ones (the
         contract of :meth:`CTMC.stationary`; probabilities below its floor add at most the floor
-        each).
+        each), so ``P_b`` and ``E[x]`` are within ``tolerance`` relative and ``E[D]`` within
+        ``tolerance / (1 - P_b)`` to first order (a ratio whose denominator ``1 - P_b`` moves by at
+        most ``tolerance P_b``).
 
     Raises
     ------
