@@ -44,7 +44,10 @@ class WhittleNetwork:
     probabilities : numpy.ndarray
         The truncated stationary law, aligned with ``lattice.states`` (0 outside a table's box).
     mass_outside : float or None
-        1 − Σ_lattice π̄(x) for the untruncated network, when its normalization was given.
+        1 − Σ_lattice π̄(x) for the untruncated network, when its normalization was given
+        (``-expm1`` of a log ratio, so its absolute error is the relative rounding of the lattice's
+        sum, from 1e-16 upwards with the sum's length: a value below that means "below the
+        rounding of the sum", and a sum that exceeds the normalization by rounding gives 0).
     accepted : numpy.ndarray, shape (N,)
         Probability that a class-i arrival finds room (x + e_i in the lattice).
     mean_jobs : numpy.ndarray, shape (N,)
