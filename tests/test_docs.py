@@ -12,6 +12,7 @@ import contextlib
 import importlib
 import inspect
 import io
+import math
 import pkgutil
 import re
 import shlex
@@ -49,10 +50,40 @@ def test_the_site_builds_without_a_warning(tmp_path):
     assert (tmp_path / "html" / "notebooks" / "moldable_jobs.html").exists()
 
 
+#: A number a comment states: a decimal of three significant digits or more, not after "not " (the
+#: paper's wrong value), "..." meaning truncated rather than rounded.
+CLAIM = re.compile(r"(?<!not )(?<![\d.^])(\d+\.\d+)(\.\.\.)?")
+PRINTED = re.compile(r"-?\d+\.\d+(?:e[-+]?\d+)?")
+
+
+def claims(code: str) -> list[tuple[str, bool]]:
+    found = []
+    for line in code.splitlines():
+        for match in CLAIM.finditer(line.partition("#")[2]):
+            if len(match.group(1).replace(".", "").lstrip("0")) >= 3:
+                found.append((match.group(1), bool(match.group(2))))
+    return found
+
+
 @pytest.mark.parametrize("code", blocks("python"))
-def test_python_block_runs_alone(code):
-    with contextlib.redirect_stdout(io.StringIO()):
+def test_python_block_runs_alone_and_prints_what_its_comments_say(code):
+    """Each block runs in a fresh namespace; every number its comments state (to the digits shown)
+    is among the numbers it prints, so a README value cannot drift from the package's."""
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output):
         exec(compile(code, "<block>", "exec"), {"__name__": "__block__"})
+    printed = [float(v) for v in PRINTED.findall(output.getvalue())]
+    for text, truncated in claims(code):
+        digits = len(text.partition(".")[2])
+        shown = [math.floor(v * 10**digits) / 10**digits if truncated else round(v, digits) for v in printed]
+        assert any(math.isclose(v, float(text), rel_tol=0, abs_tol=10**-digits / 4) for v in shown), \
+            f"a comment says {text}{'...' if truncated else ''}; the block prints {output.getvalue()!r}"
+
+
+def test_comment_claims_are_found():
+    """The rule above reads the comments as intended (rounded, truncated, a paper's wrong value skipped)."""
+    assert claims("print(x)   # eq. (16): 0.0513, not 63.5 %; Theorem 8: 0.8639...; y* = (0.2, 0.1)") == [
+        ("0.0513", False), ("0.8639", True)]
 
 
 @pytest.mark.parametrize("code", blocks("bash"))
