@@ -491,18 +491,24 @@ def _tree_logs(order, parent, indptr, indices, data, outflow):  # pragma: no cov
 
 @numba.njit(cache=True)
 def _lazy_jumps(indptr, indices, probability, steps):  # pragma: no cover - compiled
-    """``steps`` steps ``v <- (v + v P) / 2`` of the jump chain from the uniform law; ``probability``
-    holds ``P_ji`` in the CSR layout of the rates into each state."""
+    """At most ``steps`` steps ``v <- (v + v P) / 2`` of the jump chain from the uniform law, fewer
+    once a step changes no entry by more than 1e-9 of itself (a fixed point to the precision a
+    first guess needs: small chains stop after tens of steps); ``probability`` holds ``P_ji`` in
+    the CSR layout of the rates into each state."""
     n = len(indptr) - 1
     v = np.full(n, 1.0 / n)
     w = np.empty(n)
     for _ in range(steps):
+        change = 0.0
         for i in range(n):
             s = 0.0
             for p in range(indptr[i], indptr[i + 1]):
                 s += v[indices[p]] * probability[p]
             w[i] = 0.5 * (v[i] + s)
+            change = max(change, abs(w[i] - v[i]) / w[i] if w[i] > 0.0 else 0.0)
         v, w = w, v
+        if change <= 1e-9:
+            break
     return v
 
 
