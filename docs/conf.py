@@ -31,8 +31,6 @@ source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb", ".rst": "restructuredtex
 nb_execution_mode = "off"
 myst_enable_extensions = ["dollarmath", "amsmath"]
 myst_heading_anchors = 3
-# balanced_splitting.ipynb goes from a title to ### headings (the notebooks are not edited here).
-suppress_warnings = ["myst.header"]
 
 # Autodoc documents each name where its package exports it (api.py), members in source order, and
 # lists undocumented members too, so that numpydoc reports them (GL08).
