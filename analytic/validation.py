@@ -45,6 +45,19 @@ def as_number(value: Any) -> Real | None:
     float scalars, and 0-d arrays of them. Refused: ``bool`` and ``numpy.bool_``, complex numbers,
     text, anything else.
 
+    Parameters
+    ----------
+    value : object
+        The value to read.
+
+    Returns
+    -------
+    numbers.Real or None
+        ``value`` itself (a ``Decimal`` as a float, a 0-d array as its scalar), or ``None`` when it
+        is not a real number.
+
+    Examples
+    --------
     >>> from fractions import Fraction
     >>> as_number(Fraction(1, 2)), as_number(np.array(3)), as_number(True)
     (Fraction(1, 2), 3, None)
@@ -531,6 +544,23 @@ def user_code(name: str, argument: Any, requirement: str) -> Iterator[None]:
     ``requirement`` it must meet, with the original exception chained (as ``CTMC.from_function``
     does for a transition function). Errors of :mod:`analytic` itself and ``MemoryError`` pass through.
 
+    Parameters
+    ----------
+    name : str
+        The name of the parameter that holds the callable.
+    argument : object
+        The input the callable is called on, for the message.
+    requirement : str
+        What the callable must do, for the message.
+
+    Raises
+    ------
+    InvalidParameterError
+        The code inside raised an exception other than an error of :mod:`analytic` or a
+        ``MemoryError``.
+
+    Examples
+    --------
     >>> with user_code("f", 0, "f maps x to 1/x"):
     ...     1 / 0
     Traceback (most recent call last):

@@ -71,7 +71,7 @@ def test_probability_vectors_of_the_wrong_kind():
     chain = CTMC(np.array([[0, 1.0], [2.0, 0]]))
     with pytest.raises(InvalidParameterError, match="probabilities = .*of length 2"):
         chain.detailed_balance_residual(np.array([1.0]))
-    with pytest.raises(InvalidParameterError, match="probabilities = .*real probabilities"):
+    with pytest.raises(InvalidParameterError, match=r"probabilities = .*array of real numbers \(a vector of probabilities\)"):
         chain.detailed_balance_residual(np.array(["a", "b"]))
     with pytest.raises(InvalidParameterError, match="probabilities = .*summing to 1"):
         chain.detailed_balance_residual(np.array([0.7, 0.7]))

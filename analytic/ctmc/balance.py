@@ -39,6 +39,22 @@ class Measure:
 
     ``hi`` lies in [1/2, 1) (or is 0), ``|lo| <= ulp(hi) / 2``: together about 32 significant digits,
     at any magnitude.
+
+    Attributes
+    ----------
+    hi : numpy.ndarray
+        Leading mantissas, in [1/2, 1) or 0.
+    lo : numpy.ndarray
+        Trailing parts, in units of ``2**exponent`` like ``hi``.
+    exponent : numpy.ndarray
+        Binary exponents (int64).
+
+    Examples
+    --------
+    ``3 = 0.75 * 2**2`` and ``2**-2000``, far below the double range, as ``0.5 * 2**-1999``:
+
+    >>> Measure.from_parts(np.array([3.0, 1.0]), np.array([0, -2000]))
+    Measure(hi=array([0.75, 0.5 ]), lo=array([0., 0.]), exponent=array([    2, -1999]))
     """
 
     hi: np.ndarray
@@ -47,14 +63,61 @@ class Measure:
 
     @classmethod
     def from_parts(cls, mantissa: np.ndarray, exponent: np.ndarray, low: np.ndarray | None = None) -> Measure:
-        """``(mantissa + low) * 2**exponent``, renormalized."""
+        """``(mantissa + low) * 2**exponent``, renormalized.
+
+        Parameters
+        ----------
+        mantissa : numpy.ndarray
+            Leading parts, finite and >= 0, of any size.
+        exponent : numpy.ndarray
+            Integer binary exponents, aligned with ``mantissa``.
+        low : numpy.ndarray, optional
+            Trailing parts in the same units (default zero).
+
+        Returns
+        -------
+        Measure
+            The same values with ``hi`` in [1/2, 1) (or 0) and ``|lo| <= ulp(hi) / 2``.
+
+        Examples
+        --------
+        ``3 = 0.75 * 2**2``, and ``1 + 2**-60``, which no double holds, as a double-double:
+
+        >>> Measure.from_parts(np.array([3.0]), np.array([0]))
+        Measure(hi=array([0.75]), lo=array([0.]), exponent=array([2]))
+        >>> x = Measure.from_parts(np.array([1.0]), np.array([0]), np.array([2.0**-60]))
+        >>> x.hi.tolist(), x.lo.tolist() == [2.0**-61], x.exponent.tolist()
+        ([0.5], True, [1])
+        """
         low = np.zeros_like(mantissa) if low is None else low
         hi, lo = _renormalized_sum(mantissa.astype(float), low.astype(float))
         fraction, power = np.frexp(hi)
         return cls(fraction, np.ldexp(lo, -power), exponent.astype(np.int64) + power)
 
     def corrected(self, delta: np.ndarray, exact: np.ndarray, factor: np.ndarray) -> Measure:
-        """``x * (1 + delta)`` in double-double where ``exact``, ``x * factor`` elsewhere."""
+        """``x * (1 + delta)`` in double-double where ``exact``, ``x * factor`` elsewhere.
+
+        Parameters
+        ----------
+        delta : numpy.ndarray
+            Relative corrections, > -1 where ``exact``.
+        exact : numpy.ndarray
+            Boolean, per state: whether ``delta`` is applied.
+        factor : numpy.ndarray
+            Positive factors applied to the other states.
+
+        Returns
+        -------
+        Measure
+            The corrected measure.
+
+        Examples
+        --------
+        >>> x = Measure.from_parts(np.ones(2), np.zeros(2, np.int64))
+        >>> y = x.corrected(np.array([0.5, -0.5]), np.array([True, False]), np.array([1.0, 0.25]))
+        >>> np.ldexp(y.hi + y.lo, y.exponent).tolist()
+        [1.5, 0.25]
+        """
         product, error = _products(self.hi, delta)
         hi, lo = _renormalized_sum(self.hi, product)
         lo = lo + error + self.lo * (1.0 + delta)
@@ -63,7 +126,20 @@ class Measure:
         return Measure.from_parts(hi, self.exponent, lo)
 
     def relative_to_top(self) -> np.ndarray:
-        """``x / 2**max(exponent)`` as doubles (for sums and comparisons)."""
+        """``x / 2**max(exponent)`` as doubles (for sums and comparisons).
+
+        Returns
+        -------
+        numpy.ndarray
+            The values in (0, 1) or 0, those below about ``2**-1100`` of the top flushed to 0.
+
+        Examples
+        --------
+        ``(3, 1)`` is held as ``(0.75 * 2**2, 0.5 * 2**1)``, hence ``(3, 1) / 4``:
+
+        >>> Measure.from_parts(np.array([3.0, 1.0]), np.array([0, 0])).relative_to_top().tolist()
+        [0.75, 0.25]
+        """
         top = int(self.exponent[self.hi > 0].max())
         return np.ldexp(self.hi, np.maximum(self.exponent - top, -1100))
 
@@ -85,6 +161,11 @@ def _products(a, b):  # pragma: no cover - compiled
 class Balance:
     """The balance equations of an irreducible generator, rows scaled exactly by powers of two.
 
+    Parameters
+    ----------
+    generator : scipy.sparse.csr_array
+        The generator ``Q``, shape (n, n); only its off-diagonal rates (finite, >= 0) are read.
+
     Attributes
     ----------
     n : int
@@ -97,6 +178,22 @@ class Balance:
         Its transpose (row i: the rates into i).
     outflow : numpy.ndarray
         ``q'_i`` rounded to double, in [1/2, 1] (its double-double value is used in the sums).
+
+    Raises
+    ------
+    InvalidParameterError
+        A rate is below ``2**-1074`` times the total rate out of its state (the rates out of one
+        state span more than the double range).
+
+    Examples
+    --------
+    Rates 1 (0 -> 1) and 2 (1 -> 0) are divided by 2 and 4: both outflows become 1/2, and the
+    scaled chain's invariant measures are uniform.
+
+    >>> import scipy.sparse as sp
+    >>> balance = Balance(sp.csr_array([[-1.0, 1.0], [2.0, -2.0]]))
+    >>> balance.row_exponent.tolist(), balance.outflow.tolist()
+    ([1, 2], [0.5, 0.5])
     """
 
     def __init__(self, generator: sp.csr_array) -> None:
@@ -127,13 +224,34 @@ class Balance:
         self._outflow_hi, self._outflow_lo, self._outflow_error = _row_sums(self.rates.indptr.astype(np.int64), scaled)
         self.outflow = self._outflow_hi + self._outflow_lo
         self._orders: dict[int, np.ndarray] = {}
+        self._rough: Measure | None = None
 
     def order_toward(self, reference: int) -> np.ndarray:
         """The states by decreasing distance (in transitions) from ``reference``, which comes last: a
         Cuthill–McKee order from ``reference``, reversed. Eliminating towards the pinned state keeps
         an LU of the scaled system from subtracting nearly equal numbers (its pivots are then
         probabilities of escaping towards the pinned state, not of avoiding it), and keeps the
-        bandwidth of a level structure."""
+        bandwidth of a level structure.
+
+        Parameters
+        ----------
+        reference : int
+            The pinned state.
+
+        Returns
+        -------
+        numpy.ndarray
+            The indices of the states (int64), ``reference`` last.
+
+        Examples
+        --------
+        On the path 0 - 1 - 2 - 3, towards state 2: state 0 (two steps away), then 3 and 1:
+
+        >>> import scipy.sparse as sp
+        >>> path = sp.diags_array([np.ones(3), -np.array([1.0, 2, 2, 1]), np.ones(3)], offsets=[-1, 0, 1])
+        >>> Balance(path.tocsr()).order_toward(2).tolist()
+        [0, 3, 1, 2]
+        """
         if reference not in self._orders:
             found = breadth_first_order((self.rates + self.into).tocsr(), reference, directed=False,
                                         return_predecessors=False)
@@ -144,7 +262,29 @@ class Balance:
         """``x`` with its zero entries (values that underflowed, far below the others) replaced by
         positive ones: each the inflow from its positive neighbours divided by its outflow, in order
         of distance from the positive states. The certificate needs every state positive; these
-        values are refined and bounded like any others."""
+        values are refined and bounded like any others.
+
+        Parameters
+        ----------
+        x : Measure
+            A measure with at least one positive entry.
+
+        Returns
+        -------
+        Measure
+            ``x`` itself when every entry is positive, else a copy with the zeros filled.
+
+        Examples
+        --------
+        The scaled chain of rates 1 (0 -> 1) and 2 (1 -> 0) has rates 1/2 both ways: state 1's
+        inflow from state 0 over its outflow restores the uniform measure.
+
+        >>> import scipy.sparse as sp
+        >>> balance = Balance(sp.csr_array([[-1.0, 1.0], [2.0, -2.0]]))
+        >>> x = Measure.from_parts(np.array([1.0, 0.0]), np.zeros(2, np.int64))
+        >>> balance.positive(x).relative_to_top().tolist()
+        [0.5, 0.5]
+        """
         if np.all(x.hi > 0):
             return x
         graph = (self.rates + self.into).tocsr()
@@ -157,10 +297,29 @@ class Balance:
     def rough_measure(self) -> Measure:
         """A first measure for the rounds of :mod:`analytic.ctmc.refinement`, positive everywhere at
         any range: the better balanced (by the median relative flow excess) of two cheap guesses,
-        :meth:`_tree_measure` (exact for reversible chains) and :meth:`_jump_measure` (good where
-        the jump chain mixes fast)."""
-        guesses = [self._tree_measure(), self._jump_measure()]
-        return min(guesses, key=self._imbalance)
+        ``_tree_measure`` (exact for reversible chains) and ``_jump_measure`` (good where
+        the jump chain mixes fast).
+
+        Returns
+        -------
+        Measure
+            A positive approximate invariant measure of the scaled chain.
+
+        Examples
+        --------
+        An M/M/1/2 queue (arrivals at rate 1, service at rate 2) is reversible: the rough measure
+        is already its geometric law ``(4, 2, 1) / 7``.
+
+        >>> import scipy.sparse as sp
+        >>> balance = Balance(sp.csr_array([[-1.0, 1.0, 0], [2.0, -3.0, 1.0], [0, 2.0, -2.0]]))
+        >>> mantissa, exponent = balance.probabilities(balance.rough_measure())
+        >>> law = np.ldexp(mantissa, exponent)
+        >>> (law / law.sum()).round(9).tolist()
+        [0.571428571, 0.285714286, 0.142857143]
+        """
+        if self._rough is None:
+            self._rough = min([self._tree_measure(), self._jump_measure()], key=self._imbalance)
+        return self._rough
 
     def _imbalance(self, x: Measure) -> float:
         value, _ = self.excess(x.hi, x.lo, x.exponent)
@@ -184,26 +343,106 @@ class Balance:
         return Measure.from_parts(np.exp2(log_x - whole), whole.astype(np.int64))
 
     def _jump_measure(self) -> Measure:
-        """Steps of the lazy jump chain from the uniform law (about 2e8 multiply-adds' worth, between
-        100 and 10 000 steps), divided by the outflows; values below ``2**-1000`` of the largest are
+        """Steps of the lazy jump chain from the uniform law (about 2e7 multiply-adds' worth, between
+        100 and 2 000 steps), divided by the outflows; values below ``2**-1000`` of the largest are
         raised to it."""
-        steps = int(np.clip(2e8 / max(self.rates.nnz, 1), 100, 10_000))
-        flow = _lazy_jumps(*self._into, self.outflow, steps)
+        steps = int(np.clip(2e7 / max(self.rates.nnz, 1), 100, 2_000))
+        indptr, indices, data = self._into
+        flow = _lazy_jumps(indptr, indices, data / self.outflow[indices], steps)
         flow = np.maximum(flow, flow.max() * 2.0**-1000)
         return Measure.from_parts(flow / self.outflow, np.zeros(self.n, np.int64))
 
     def probabilities(self, x: Measure) -> tuple[np.ndarray, np.ndarray]:
         """The stationary law of ``Q`` from an invariant measure ``x`` of ``Q'``: mantissas and exponents
-        of the unnormalized values ``x_i 2**-e_i``."""
+        of the unnormalized values ``x_i 2**-e_i``.
+
+        Parameters
+        ----------
+        x : Measure
+            An invariant measure of the scaled chain.
+
+        Returns
+        -------
+        mantissa : numpy.ndarray
+            ``x.hi + x.lo``.
+        exponent : numpy.ndarray
+            ``x.exponent - row_exponent``: the values are ``mantissa * 2**exponent``, unnormalized.
+
+        Examples
+        --------
+        The uniform measure of the scaled chain of rates 1 (0 -> 1) and 2 (1 -> 0) gives
+        ``pi = (2, 1) / 3``:
+
+        >>> import scipy.sparse as sp
+        >>> balance = Balance(sp.csr_array([[-1.0, 1.0], [2.0, -2.0]]))
+        >>> mantissa, exponent = balance.probabilities(Measure.from_parts(np.ones(2), np.zeros(2, np.int64)))
+        >>> law = np.ldexp(mantissa, exponent)
+        >>> (law / law.sum()).round(12).tolist()
+        [0.666666666667, 0.333333333333]
+        """
         return x.hi + x.lo, x.exponent - self.row_exponent
 
     def excess(self, hi: np.ndarray, lo: np.ndarray, exponent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Inflow minus outflow of every state for the measure ``(hi + lo) 2**exponent``, in units of
-        ``2**exponent_i``: the values, and a rigorous bound on their rounding error."""
+        ``2**exponent_i``: the values, and a rigorous bound on their rounding error.
+
+        Parameters
+        ----------
+        hi : numpy.ndarray
+            Leading mantissas of the measure (as :attr:`Measure.hi`).
+        lo : numpy.ndarray
+            Trailing parts (as :attr:`Measure.lo`).
+        exponent : numpy.ndarray
+            Binary exponents (int64).
+
+        Returns
+        -------
+        value : numpy.ndarray
+            ``E_i(x) / 2**exponent_i``: inflow minus outflow, scaled.
+        bound : numpy.ndarray
+            A bound on the absolute rounding error of each value, in the same units.
+
+        Examples
+        --------
+        The scaled chain of rates 1 (0 -> 1) and 2 (1 -> 0) has rates 1/2 both ways. For the
+        measure ``(1, 1.001)``, held as ``(0.5, 0.5005) * 2``, state 0 receives ``0.0005`` more
+        than it sends, ``0.00025`` in units of 2:
+
+        >>> import scipy.sparse as sp
+        >>> balance = Balance(sp.csr_array([[-1.0, 1.0], [2.0, -2.0]]))
+        >>> x = Measure.from_parts(np.array([1.0, 1.001]), np.zeros(2, np.int64))
+        >>> value, bound = balance.excess(x.hi, x.lo, x.exponent)
+        >>> value.round(12).tolist(), bool(bound.max() < 1e-18)
+        ([0.00025, -0.00025], True)
+        """
         return _excess(*self._into, self._outflow_hi, self._outflow_lo, self._outflow_error, hi, lo, exponent)
 
     def scaled_matrix(self, x: Measure, reference: int) -> sp.csr_array:
-        """``S = I - P`` with ``P_ij = x_j q'_ji / (x_i q'_i)``, row ``reference`` replaced by the unit row."""
+        """``S = I - P`` with ``P_ij = x_j q'_ji / (x_i q'_i)``, row ``reference`` replaced by the unit row.
+
+        Parameters
+        ----------
+        x : Measure
+            A positive measure of the scaled chain.
+        reference : int
+            The pinned state.
+
+        Returns
+        -------
+        scipy.sparse.csr_array
+            ``S``, shape (n, n), unit diagonal, column indices sorted.
+
+        Examples
+        --------
+        For the exact (uniform) measure of the scaled chain of rates 1 (0 -> 1) and 2 (1 -> 0),
+        all of state 1's inflow comes from state 0:
+
+        >>> import scipy.sparse as sp
+        >>> balance = Balance(sp.csr_array([[-1.0, 1.0], [2.0, -2.0]]))
+        >>> x = Measure.from_parts(np.ones(2), np.zeros(2, np.int64))
+        >>> balance.scaled_matrix(x, 0).toarray().tolist()
+        [[1.0, 0.0], [-1.0, 1.0]]
+        """
         indptr, indices, data = self._into
         rows = np.repeat(np.arange(self.n), np.diff(indptr))
         values = -data / self.outflow[rows] * np.ldexp(x.hi[indices] / x.hi[rows], x.exponent[indices] - x.exponent[rows])
@@ -251,17 +490,17 @@ def _tree_logs(order, parent, indptr, indices, data, outflow):  # pragma: no cov
 
 
 @numba.njit(cache=True)
-def _lazy_jumps(indptr, indices, data, outflow, steps):  # pragma: no cover - compiled
-    """``steps`` steps ``v <- (v + v P) / 2`` of the jump chain ``P_ji = q'_ji / q'_j`` from the uniform law."""
-    n = len(outflow)
+def _lazy_jumps(indptr, indices, probability, steps):  # pragma: no cover - compiled
+    """``steps`` steps ``v <- (v + v P) / 2`` of the jump chain from the uniform law; ``probability``
+    holds ``P_ji`` in the CSR layout of the rates into each state."""
+    n = len(indptr) - 1
     v = np.full(n, 1.0 / n)
     w = np.empty(n)
     for _ in range(steps):
         for i in range(n):
             s = 0.0
             for p in range(indptr[i], indptr[i + 1]):
-                j = indices[p]
-                s += v[j] * data[p] / outflow[j]
+                s += v[indices[p]] * probability[p]
             w[i] = 0.5 * (v[i] + s)
         v, w = w, v
     return v

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
+import mpmath
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, connected_components
@@ -300,7 +301,34 @@ class CTMC:
         return self._generator.shape[0]
 
     def index(self, state: Any) -> int:
-        """Position of ``state`` in :attr:`states`."""
+        """Position of ``state`` in :attr:`states`.
+
+        Parameters
+        ----------
+        state : hashable or sequence of int
+            A state of the chain: a label (chains built by the constructor or
+            :meth:`from_function`) or an integer vector ``0 <= x <= upper`` (:meth:`from_lattice`).
+
+        Returns
+        -------
+        int
+            Its index, from 0 to ``n_states - 1``: its row and column in :attr:`generator`.
+
+        Raises
+        ------
+        InvalidParameterError
+            ``state`` is not a state of the chain.
+
+        Examples
+        --------
+        Lattice states are sorted by rank, the last coordinate varying fastest: in the box
+        ``0 <= x <= (2, 1)`` the state ``(1, 0)`` has rank ``1 * 2 + 0 = 2``.
+
+        >>> moves = [((1, 0), lambda X: 1.0 * (X[:, 0] < 2)), ((-1, 0), lambda X: 1.0 * (X[:, 0] > 0)),
+        ...          ((0, 1), lambda X: 1.0 * (X[:, 1] < 1)), ((0, -1), lambda X: 1.0 * (X[:, 1] > 0))]
+        >>> CTMC.from_lattice((2, 1), moves).index((1, 0))
+        2
+        """
         return self._space.index(state)
 
     def reachable(self, initial: Any = None) -> CTMC:
@@ -309,6 +337,21 @@ class CTMC:
         A reachable set is closed, so the rows of the restricted generator still sum to zero.
         States keep their relative order (a lattice chain stays sorted by rank); the chain itself
         is returned when every state is reachable.
+
+        Parameters
+        ----------
+        initial : state, optional
+            A state of the chain (default: the state of index 0).
+
+        Returns
+        -------
+        CTMC
+            The chain on the reachable states (``self`` when every state is reachable).
+
+        Raises
+        ------
+        InvalidParameterError
+            ``initial`` is not a state of the chain.
 
         Examples
         --------
@@ -348,14 +391,15 @@ class CTMC:
             ``"gth"``: the subtraction-free Grassmann–Taksar–Heyman algorithm as a sparse
             multifrontal factorization. ``"iterative"``: rounds of relative correction by GMRES
             with an ILU(0) preconditioner; ``"direct"``: the same with SuperLU. ``"auto"``
-            (default): GTH when it fits in memory and needs at most ``GTH_FLOPS`` multiply-adds,
-            the iterative rounds otherwise, and the other methods in turn when the certificate
-            falls short of the tolerance (see :mod:`analytic.ctmc.stationary`).
+            (default): GTH when it fits in memory and costs at most ``GTH_FLOPS`` multiply-adds
+            (or ``GTH_FLOPS_PER_STATE`` per state), the iterative rounds otherwise, and the other
+            methods in turn when the certificate falls short of the tolerance (see
+            :mod:`analytic.ctmc.stationary`).
         reference : state, optional
-            For ``"direct"`` and ``"iterative"``: the state pinned first (default: state 0); the
-            rounds move it to the likeliest state.
+            For ``"direct"`` and ``"iterative"``: the state pinned first (default: the likeliest
+            state of a first rough measure); the rounds move it to the likeliest state.
         tolerance : float
-            The componentwise relative accuracy to vouch for, in (0, 1) (default 1e-10).
+            The componentwise relative accuracy to vouch for, in [2**-50, 1) (default 1e-10).
 
         Returns
         -------
@@ -364,6 +408,9 @@ class CTMC:
 
         Raises
         ------
+        InvalidParameterError
+            ``method``, ``reference`` or ``tolerance`` is invalid, or the rates out of one state
+            span more than the double range.
         ReducibleChainError
             The chain is not irreducible (an absorbing state, several closed classes, or
             transient states), so no stationary law with full support exists.
@@ -376,11 +423,16 @@ class CTMC:
         Examples
         --------
         A nearly completely decomposable chain: two pairs of states coupled by rates of 1e-14.
-        Its exact stationary law is uniform; GTH gets it to the last digit:
+        Its exact stationary law is ``(1, 1, 1 + 1e-14, 1) / (4 + 1e-14)``, uniform to 14 digits;
+        GTH gets it to the last digit:
 
         >>> chain = CTMC([[0, 1, 1e-14, 0], [1, 0, 0, 0], [0, 0, 0, 1], [1e-14, 0, 1, 0]])
-        >>> chain.stationary().probabilities.round(14).tolist()
+        >>> pi = chain.stationary().probabilities
+        >>> pi.round(14).tolist()
         [0.25, 0.25, 0.25, 0.25]
+        >>> exact = np.array([1, 1, 1 + 1e-14, 1]) / (4 + 1e-14)
+        >>> bool(np.abs(pi / exact - 1).max() < 1e-15)
+        True
         """
         method = option("method", method, stationary_law.METHODS)
         tolerance = stationary_law.check_tolerance(tolerance)
@@ -396,6 +448,34 @@ class CTMC:
         """Total imbalance of the probability flows, ``sum_{i<j} |pi_i q_ij - pi_j q_ji|``.
 
         Zero (up to round-off) exactly when the chain is reversible with respect to ``pi``.
+
+        Parameters
+        ----------
+        probabilities : numpy.ndarray or Stationary
+            A probability vector aligned with :attr:`states` (non-negative, summing to 1 within
+            1e-9), or the result of :meth:`stationary`.
+
+        Returns
+        -------
+        float
+            The imbalance, in probability per unit time (>= 0).
+
+        Raises
+        ------
+        InvalidParameterError
+            ``probabilities`` is not a probability vector of length :attr:`n_states`.
+
+        Examples
+        --------
+        A birth–death chain is reversible. A cycle 0 -> 1 -> 2 -> 0 at unit rates is not: under
+        its uniform law each of the three pairs carries a net flow of 1/3.
+
+        >>> queue = CTMC.from_function(0, lambda x: [(x + 1, 1.0)] * (x < 2) + [(x - 1, 2.0)] * (x > 0))
+        >>> round(queue.detailed_balance_residual(queue.stationary()), 12)
+        0.0
+        >>> cycle = CTMC([[0, 1.0, 0], [0, 0, 1.0], [1.0, 0, 0]])
+        >>> round(cycle.detailed_balance_residual([1 / 3, 1 / 3, 1 / 3]), 12)
+        1.0
         """
         pi = self._check_distribution(probabilities, "probabilities")
         flows = sp.diags_array(pi) @ self._generator
@@ -424,8 +504,9 @@ class CTMC:
         Raises
         ------
         ConvergenceError
-            A stiff chain with more than ``transient.DENSE_STATES`` states that has not mixed
-            within ``transient.MAX_WORK`` operations.
+            A stiff chain that has not mixed by time t and would need more than
+            ``transient.MAX_WORK`` operations (whether a chain of at most
+            ``transient.SPECTRAL_STATES`` states has mixed is decided by its eigen-decomposition).
 
         Examples
         --------
@@ -465,7 +546,7 @@ class CTMC:
         From state 1, a step to 0 (rate 1) or to 2 (rate 3), both absorbing: absorbed in 2 w.p. 3/4.
 
         >>> chain = CTMC([[0, 0, 0], [1.0, 0, 3.0], [0, 0, 0]])
-        >>> chain.limit(1).tolist()
+        >>> chain.limit(1).round(12).tolist()
         [0.25, 0.0, 0.75]
         """
         return self._limit(self._initial_distribution(initial))
@@ -570,8 +651,29 @@ def lattice_bytes(states: int, dimension: int, moves: int) -> int:
     ``dimension`` coordinates and ``moves`` moves (an upper estimate: greedy(p*)'s 4-dimensional
     chains with 8 moves measured 630 bytes per state, this gives 848).
 
+    Parameters
+    ----------
+    states : int
+        Number of states (>= 0).
+    dimension : int
+        Number of coordinates of a state (>= 0).
+    moves : int
+        Number of moves (>= 0).
+
+    Returns
+    -------
+    int
+        Bytes: 48 per state, plus 8 per state and coordinate, plus 96 per state and move.
+
+    Raises
+    ------
+    InvalidParameterError
+        An argument is not an integer >= 0.
+
     Examples
     --------
+    A million states of two coordinates with four moves: ``10**6 * (48 + 2 * 8 + 4 * 96)``.
+
     >>> lattice_bytes(10**6, 2, 4)
     448000000
     """
@@ -643,8 +745,12 @@ def _product_form_row() -> Row:
 
 @reproduces
 def _gth_row() -> Row:
-    chain = CTMC([[0, 1, 1e-14, 0], [1, 0, 0, 0], [0, 0, 0, 1], [1e-14, 0, 1, 0]])
+    coupling = 1e-14
+    chain = CTMC([[0, 1, coupling, 0], [1, 0, 0, 0], [0, 0, 0, 1], [coupling, 0, 1, 0]])
+    with mpmath.workdps(50):        # pi ∝ (1, 1, 1 + c, 1): state 2 receives c more from state 0
+        weights = [mpmath.mpf(1), mpmath.mpf(1), 1 + mpmath.mpf(coupling), mpmath.mpf(1)]
+        exact = np.array([float(w / mpmath.fsum(weights)) for w in weights])
     return Row(paper="Grassmann, Taksar & Heyman (1985), GTH",
-               statement="two state pairs coupled by rates 1e-14 (uniform law): max relative error of pi",
-               paper_value=0.0, value=float(np.abs(np.asarray(chain.stationary()) / 0.25 - 1).max()), tolerance=1e-14,
+               statement="two state pairs coupled by rates 1e-14, pi ∝ (1, 1, 1 + 1e-14, 1): max relative error of pi",
+               paper_value=0.0, value=float(np.abs(np.asarray(chain.stationary()) / exact - 1).max()), tolerance=2e-15,
                note="a pinned LU solve was off by 4e-4 with a residual of 3e-18")

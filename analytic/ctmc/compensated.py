@@ -19,7 +19,27 @@ _SPLIT = 134217729.0  # 2**27 + 1
 
 @numba.njit(cache=True, inline="always")
 def two_sum(a, b):  # pragma: no cover - compiled
-    """``(s, e)`` with ``s = fl(a + b)`` and ``a + b = s + e`` exactly."""
+    """``(s, e)`` with ``s = fl(a + b)`` and ``a + b = s + e`` exactly.
+
+    Parameters
+    ----------
+    a, b : float
+        Finite doubles.
+
+    Returns
+    -------
+    s : float
+        The rounded sum.
+    e : float
+        Its rounding error.
+
+    Examples
+    --------
+    ``2**-60`` is lost in ``1 + 2**-60`` and kept in the error term:
+
+    >>> two_sum(1.0, 2.0**-60) == (1.0, 2.0**-60)
+    True
+    """
     s = a + b
     v = s - a
     return s, (a - (s - v)) + (b - v)
@@ -27,7 +47,27 @@ def two_sum(a, b):  # pragma: no cover - compiled
 
 @numba.njit(cache=True, inline="always")
 def two_product(a, b):  # pragma: no cover - compiled
-    """``(p, e)`` with ``p = fl(a b)`` and ``a b = p + e`` exactly (see the module docstring)."""
+    """``(p, e)`` with ``p = fl(a b)`` and ``a b = p + e`` exactly (see the module docstring).
+
+    Parameters
+    ----------
+    a, b : float
+        Doubles with ``|a b| >= 2**-969`` and ``|a|, |b| < 2**996`` (elsewhere ``e`` may be inexact).
+
+    Returns
+    -------
+    p : float
+        The rounded product.
+    e : float
+        Its rounding error.
+
+    Examples
+    --------
+    ``(1 + 2**-30)**2 = 1 + 2**-29 + 2**-60``: the last term is below the double's resolution.
+
+    >>> two_product(1 + 2.0**-30, 1 + 2.0**-30) == (1 + 2.0**-29, 2.0**-60)
+    True
+    """
     p = a * b
     c = _SPLIT * a
     a_hi = c - (c - a)

@@ -32,6 +32,7 @@ allocated, so callers can refuse a chain that does not fit.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -42,9 +43,16 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee
 from tqdm.auto import tqdm
 
 from analytic.ctmc.balance import Balance, Measure
-from analytic.ctmc.ordering import nested_dissection
+from analytic.ctmc.ordering import minimum_degree, nested_dissection
 
 __all__ = ["Factorization", "GTHPlan", "analyse"]
+
+#: Up to this many states, a nested dissection needing more than ``WIDE_SEPARATORS`` multiply-adds
+#: per state (its breadth-first separators are wide: the sequence chains of Anselmi & Doncel) is
+#: compared with a minimum-degree order, which costs one SuperLU factorization (0.4 s on the
+#: BS-FCFS chain of 5 251 states, where it cuts the work from 1.3e9 to 4.9e8 multiply-adds).
+MINIMUM_DEGREE_STATES = 50_000
+WIDE_SEPARATORS = 1e4
 
 #: A factorization needing more multiply-adds than this shows a progress bar (about half a minute).
 PROGRESS_FLOPS = 1e11
@@ -73,6 +81,17 @@ class GTHPlan:
         Multiply-adds of the elimination (about ``sum_fronts pivots * front_size**2``).
     work : numpy.ndarray
         The multiply-adds done before each supernode (the last entry is ``flops``).
+    traffic : float
+        Entries of all fronts together.
+
+    Examples
+    --------
+    An M/M/1/2 queue is one front of its three states: 3 pivots times ``3**2`` entries.
+
+    >>> import scipy.sparse as sp
+    >>> plan = analyse(sp.csr_array([[0, 1.0, 0], [2.0, 0, 1.0], [0, 2.0, 0]]), root=0)
+    >>> int(plan.order[-1]), plan.largest_front, plan.flops
+    (0, 3, 27.0)
     """
 
     order: np.ndarray
@@ -84,12 +103,20 @@ class GTHPlan:
     stack: int
     largest_front: int
     work: np.ndarray
+    traffic: float
     transitions: int
 
     @property
     def flops(self) -> float:
         """Multiply-adds of the elimination (about ``sum_fronts pivots * front_size**2``)."""
         return float(self.work[-1])
+
+    @property
+    def cost(self) -> float:
+        """The elimination's time in multiply-adds' worth: ``flops``, plus eight per front entry
+        (fronts with few pivots cost their memory passes more than their arithmetic; measured on the
+        sequence chains of Anselmi & Doncel)."""
+        return self.flops + 8 * self.traffic
 
     @property
     def bytes(self) -> int:
@@ -251,10 +278,11 @@ def _fronts(indptr, indices, parent, start, n):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def _sizes(start, update_ptr, n_children):  # pragma: no cover - compiled
-    """Stored factor entries, peak contribution stack, largest front, and the multiply-adds done
-    before each supernode (and in all)."""
+    """Stored factor entries, peak contribution stack, largest front, the multiply-adds done before
+    each supernode (and in all), and the entries of all fronts (each is cleared, assembled and
+    scanned a few times)."""
     m = len(start) - 1
-    stored, largest, alive, peak = 0, 0, 0, 0
+    stored, largest, alive, peak, traffic = 0, 0, 0, 0, 0.0
     work = np.zeros(m + 1)
     blocks = np.zeros(m + 1, np.int64)
     depth = 0
@@ -263,6 +291,7 @@ def _sizes(start, update_ptr, n_children):  # pragma: no cover - compiled
         rest = update_ptr[s + 1] - update_ptr[s]
         size = pivots + rest
         stored += pivots * size
+        traffic += float(size) * size
         work[s + 1] = work[s] + pivots * float(size) * size
         largest = max(largest, size)
         for _ in range(n_children[s]):
@@ -272,7 +301,7 @@ def _sizes(start, update_ptr, n_children):  # pragma: no cover - compiled
         depth += 1
         alive += rest * rest
         peak = max(peak, alive)
-    return stored, peak, largest, work
+    return stored, peak, largest, work, traffic
 
 
 # ---------------------------------------------------------------------------------------------
@@ -379,7 +408,7 @@ def _exponent_slots(start, update_ptr, block):  # pragma: no cover - compiled
 @numba.njit(cache=True)
 def _factor(begin, end_supernode, counters, out_ptr, out_idx, out_val, in_ptr, in_idx, in_val, start, update_ptr,
             update, n_children, block, pivot, pivot_exponent, lower, upper, exponent_ptr, lower_exponent, factor_ptr,
-            local, stack, stack_exponent, block_at, block_of, exponent_at):  # pragma: no cover - compiled
+            local, stack, stack_exponent, block_at, block_of, exponent_at, front):  # pragma: no cover - compiled
     """Multifrontal GTH of supernodes ``begin..end_supernode - 1`` (in order; ``counters`` holds the
     contribution stack's depth, top and exponent top between calls): per state its pivot (mantissa
     and exponent), per supernode its factor blocks ``lower`` and ``upper`` (row-major, pivots x
@@ -396,7 +425,8 @@ def _factor(begin, end_supernode, counters, out_ptr, out_idx, out_val, in_ptr, i
         base = update_ptr[s]
         rest = update_ptr[s + 1] - base
         f = p + rest
-        G = np.zeros((f, f))
+        G = front[: f * f].reshape((f, f))    # one workspace for every front: no allocation per supernode
+        G[:, :] = 0.0
         row_exponent = np.full(f, _NONE)
         for t in range(p):
             local[first + t] = t
@@ -459,16 +489,20 @@ def _factor(begin, end_supernode, counters, out_ptr, out_idx, out_val, in_ptr, i
 
 @numba.njit(cache=True)
 def _add(mantissa, exponent, i, value, power):  # pragma: no cover - compiled
-    """``x_i += value * 2**power`` for ``x`` held as mantissas and exponents (value >= 0)."""
+    """``x_i += value * 2**power`` for ``x`` held as mantissas and exponents (value >= 0). The
+    mantissas are kept below ``2**500`` and renormalized only then, so an addition costs one ``ldexp``."""
     if value <= 0.0:
         return
     if mantissa[i] == 0.0:
-        m, e = math.frexp(value)
-        mantissa[i], exponent[i] = m, e + power
+        mantissa[i], exponent[i] = value, power
         return
-    top = max(exponent[i], power)
-    m, e = math.frexp(math.ldexp(mantissa[i], exponent[i] - top) + math.ldexp(value, power - top))
-    mantissa[i], exponent[i] = m, e + top
+    shift = power - exponent[i]
+    if shift > 500:     # the new term dominates: move to its scale
+        mantissa[i], exponent[i], shift = math.ldexp(mantissa[i], -shift), power, 0
+    mantissa[i] += math.ldexp(value, shift)
+    if mantissa[i] > 2.0**500:
+        m, e = math.frexp(mantissa[i])
+        mantissa[i], exponent[i] = m, exponent[i] + e
 
 
 @numba.njit(cache=True)
@@ -534,7 +568,10 @@ def _back_substitute(start, update_ptr, update, pivot, pivot_exponent, factor_pt
                 total = 0.0
                 for j in range(t + 1, f):
                     if scaled[j] > 0.0:
-                        total += math.ldexp(lower[at + t * f + j] * scaled[j], lower_exponent[rows + j])
+                        if lower_exponent[rows + j] == 0:
+                            total += lower[at + t * f + j] * scaled[j]
+                        else:
+                            total += math.ldexp(lower[at + t * f + j] * scaled[j], lower_exponent[rows + j])
                 if source[g] > 0.0 and total > 0.0:
                     total += math.ldexp(source[g], source_exponent[g] - shift)
                 reference = shift
@@ -638,22 +675,40 @@ def _plan(pattern: sp.csr_array, order: np.ndarray, transitions: int) -> GTHPlan
     parent = _etree(indptr, indices, n)
     start = _supernodes(parent, _column_counts(indptr, indices, parent, n), n, _RELAX)
     update_ptr, update, n_children = _fronts(indptr, indices, parent, start, n)
-    stored, stack, largest, work = _sizes(start, update_ptr, n_children)
+    stored, stack, largest, work, traffic = _sizes(start, update_ptr, n_children)
     return GTHPlan(order, start, update_ptr, update, n_children, int(stored), int(stack), int(largest), work,
-                   transitions)
+                   float(traffic), transitions)
 
 
-def analyse(rates: sp.csr_array, root: int | None = None) -> GTHPlan:
+def analyse(rates: sp.csr_array, root: int | None = None, thorough: bool = False) -> GTHPlan:
     """Symbolic analysis of the GTH factorization of an irreducible chain given by its off-diagonal
     ``rates``: the elimination order and the exact memory and work of the numerical phase,
     computed without allocating it. ``root``, if given, is eliminated last (the pinned state of the
     systems :meth:`Factorization.solve` solves).
 
-    Two orders are considered: nested dissection, and the banded reverse Cuthill–McKee order,
-    taken whenever its envelope is no larger than nested dissection's factor. A banded order
-    censors only between nearby states, so on birth–death and other level-structured chains it
-    creates no long-range censored rates, which could otherwise underflow where probabilities
-    span more than the double range.
+    The orders considered: nested dissection; the banded reverse Cuthill–McKee order, taken
+    whenever its envelope is no larger than nested dissection's factor (a banded order censors only
+    between nearby states, so on birth–death and other level-structured chains it creates no
+    long-range censored rates, which could otherwise underflow where probabilities span more than
+    the double range); and with ``thorough``, on chains of at most ``MINIMUM_DEGREE_STATES``
+    states whose dissection is costly, a minimum-degree order, the cheaper of the two kept.
+
+    Parameters
+    ----------
+    rates : scipy.sparse.csr_array
+        The off-diagonal rates of the chain, shape (n, n) (only their pattern matters here).
+    root : int, optional
+        The state eliminated last (default: wherever the order puts it).
+    thorough : bool
+        Whether a minimum-degree order (:func:`~analytic.ctmc.ordering.minimum_degree`, one SuperLU
+        factorization) competes too, on chains of at most ``MINIMUM_DEGREE_STATES`` states whose
+        nested dissection needs more than ``WIDE_SEPARATORS`` multiply-adds per state; the order
+        with fewer multiply-adds is kept.
+
+    Returns
+    -------
+    GTHPlan
+        The order, supernodes and fronts, with :attr:`GTHPlan.bytes` and :attr:`GTHPlan.flops`.
 
     Examples
     --------
@@ -670,6 +725,10 @@ def analyse(rates: sp.csr_array, root: int | None = None) -> GTHPlan:
     banded = _rooted(reverse_cuthill_mckee(pattern, symmetric_mode=True).astype(np.int64), root)
     if _profile(pattern, banded) <= dissection.stored:
         return _plan(pattern, banded, rates.nnz)
+    n = pattern.shape[0]
+    if thorough and n <= MINIMUM_DEGREE_STATES and dissection.flops > WIDE_SEPARATORS * n:
+        degree = _plan(pattern, _rooted(minimum_degree(pattern), root), rates.nnz)
+        return min(dissection, degree, key=lambda plan: plan.flops)
     return dissection
 
 
@@ -697,6 +756,27 @@ class Factorization:
 
     Raises ``FloatingPointError`` when a pivot vanishes before the root (the chain is numerically
     reducible), where no accurate answer exists.
+
+    Parameters
+    ----------
+    balance : Balance
+        The scaled balance equations of an irreducible chain.
+    plan : GTHPlan
+        Its symbolic analysis (:func:`analyse` of ``balance.rates``); the memory it states is
+        allocated here.
+
+    Examples
+    --------
+    An M/M/1/2 queue (arrivals at rate 1, service at rate 2) has the geometric law
+    ``(4, 2, 1) / 7``:
+
+    >>> import scipy.sparse as sp
+    >>> balance = Balance(sp.csr_array([[-1.0, 1.0, 0], [2.0, -3.0, 1.0], [0, 2.0, -2.0]]))
+    >>> factorization = Factorization(balance, analyse(balance.rates))
+    >>> mantissa, exponent = balance.probabilities(factorization.measure())
+    >>> law = np.ldexp(mantissa, exponent)
+    >>> (law / law.sum()).round(12).tolist()
+    [0.571428571429, 0.285714285714, 0.142857142857]
     """
 
     def __init__(self, balance: Balance, plan: GTHPlan) -> None:
@@ -711,12 +791,13 @@ class Factorization:
         self._lower_exponent = np.empty(self._exponent_ptr[m], np.int64)
         self._factor_ptr = np.zeros(m + 1, np.int64)
         work = (np.empty(n, np.int64), np.empty(max(plan.stack, 1)), np.empty(max(plan.stack, 1), np.int64),
-                np.empty(m + 1, np.int64), np.empty(m + 1, np.int64), np.empty(m + 1, np.int64))
+                np.empty(m + 1, np.int64), np.empty(m + 1, np.int64), np.empty(m + 1, np.int64),
+                np.empty(plan.largest_front**2))
         counters = np.zeros(3, np.int64)
         chunks = _chunks(plan)
         with tqdm(total=round(plan.flops), unit=" multiply-adds", unit_scale=True, desc="GTH factorization",
                   disable=None if plan.flops > PROGRESS_FLOPS else True, leave=False) as progress:
-            for begin, end in zip(chunks[:-1], chunks[1:], strict=True):
+            for begin, end in itertools.pairwise(chunks):
                 _factor(begin, end, counters, scaled.indptr.astype(np.int64), scaled.indices.astype(np.int64),
                         scaled.data, into.indptr.astype(np.int64), into.indices.astype(np.int64), into.data,
                         plan.start, plan.update_ptr, plan.update, plan.n_children, _BLOCK, self._pivot,
@@ -728,13 +809,65 @@ class Factorization:
 
     def measure(self) -> Measure:
         """The invariant measure of the scaled chain (values whose censored rates fell more than the
-        double range below the rest of their row come out zero: :meth:`Balance.positive`)."""
+        double range below the rest of their row come out zero: :meth:`Balance.positive`).
+
+        Returns
+        -------
+        Measure
+            The measure, unnormalized, non-negative (positive but for such underflows).
+
+        Raises
+        ------
+        FloatingPointError
+            A value of the back-substitution left the double range.
+
+        Examples
+        --------
+        Rates 1 (0 -> 1) and 2 (1 -> 0) scale to 1/2 both ways: the measure is uniform.
+
+        >>> import scipy.sparse as sp
+        >>> balance = Balance(sp.csr_array([[-1.0, 1.0], [2.0, -2.0]]))
+        >>> Factorization(balance, analyse(balance.rates)).measure().relative_to_top().tolist()
+        [0.5, 0.5]
+        """
         zero = np.zeros(self.balance.n)
         return self._flows_to_measure(*self._back(zero, zero.astype(np.int64), 1.0))
 
     def solve(self, mantissa: np.ndarray, exponent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``u`` with ``u_i q'_i - sum_j u_j q'_ji = w_i`` for every state but the root and ``u_root = 0``,
-        for sources ``w = mantissa * 2**exponent >= 0``: mantissas and exponents of ``u``."""
+        for sources ``w = mantissa * 2**exponent >= 0``: mantissas and exponents of ``u``.
+
+        Parameters
+        ----------
+        mantissa : numpy.ndarray
+            Mantissas of the sources, >= 0, aligned with the states.
+        exponent : numpy.ndarray
+            Their binary exponents (integers).
+
+        Returns
+        -------
+        mantissa : numpy.ndarray
+            Mantissas of ``u`` (0 at the root).
+        exponent : numpy.ndarray
+            Their binary exponents: ``u = mantissa * 2**exponent``.
+
+        Raises
+        ------
+        FloatingPointError
+            A value of the back-substitution left the double range.
+
+        Examples
+        --------
+        With rates 1/2 both ways (the scaled chain of rates 1 and 2) and the root 1, state 0's
+        equation is ``u_0 / 2 = w_0``:
+
+        >>> import scipy.sparse as sp
+        >>> balance = Balance(sp.csr_array([[-1.0, 1.0], [2.0, -2.0]]))
+        >>> factorization = Factorization(balance, analyse(balance.rates, root=1))
+        >>> mantissa, exponent = factorization.solve(np.ones(2), np.zeros(2, np.int64))
+        >>> np.ldexp(mantissa, exponent).tolist()
+        [2.0, 0.0]
+        """
         order = self.plan.order
         source, power = np.ascontiguousarray(mantissa[order], dtype=float), exponent[order].astype(np.int64)
         _forward(self.plan.start, self.plan.update_ptr, self.plan.update, self._factor_ptr, self._upper, source, power)

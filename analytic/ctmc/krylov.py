@@ -29,6 +29,45 @@ def gmres(matvec: Callable[[np.ndarray], np.ndarray], precondition: Callable[[np
 
     Returns the iterate, the number of iterations, and its relative residual (recomputed, not the
     recurrence's estimate).
+
+    Parameters
+    ----------
+    matvec : callable
+        ``matvec(v)``: the product ``A v`` for a vector of length n.
+    precondition : callable
+        ``precondition(v)``: the right preconditioner ``M^-1 v`` (the identity ``lambda v: v``
+        for none).
+    rhs : numpy.ndarray
+        The right-hand side, length n.
+    rtol : float
+        The relative residual sought, in the 2-norm.
+    restart : int
+        Krylov vectors per cycle (memory: ``restart + 1`` vectors of length n).
+    cycles : int
+        Restart cycles at most.
+
+    Returns
+    -------
+    x : numpy.ndarray
+        The last iterate (the solution when ``relative <= rtol``).
+    iterations : int
+        Krylov iterations done, over all cycles.
+    relative : float
+        ``||rhs - A x|| / ||rhs||`` (0 for ``rhs = 0``).
+
+    Raises
+    ------
+    FloatingPointError
+        A Krylov vector left the double range.
+
+    Examples
+    --------
+    A system of two unknowns is solved in two iterations: ``2 x_0 + x_1 = 3``, ``x_1 = 1``.
+
+    >>> A = np.array([[2.0, 1.0], [0.0, 1.0]])
+    >>> x, iterations, relative = gmres(lambda v: A @ v, lambda v: v, np.array([3.0, 1.0]), 1e-12)
+    >>> x.round(12).tolist(), iterations, bool(relative <= 1e-12)
+    ([1.0, 1.0], 2, True)
     """
     n = len(rhs)
     norm = float(np.linalg.norm(rhs))

@@ -64,7 +64,29 @@ class ILU0:
     """ILU(0) of a square CSR matrix with a nonzero diagonal, its rows and columns taken in
     ``order``; :meth:`solve` applies ``(LU)^-1``. A bandwidth-reducing order (Cuthill–McKee
     reversed, ending at the pinned state: :meth:`Balance.order_toward`) halved the GMRES iterations
-    on the greedy(p*) chains against the lattice order."""
+    on the greedy(p*) chains against the lattice order.
+
+    Parameters
+    ----------
+    matrix : scipy.sparse.csr_array
+        A square matrix with a nonzero diagonal (the scaled matrix ``S``, a nonsingular M-matrix).
+    order : numpy.ndarray
+        A permutation of its rows and columns, the order of elimination.
+
+    Raises
+    ------
+    FloatingPointError
+        A pivot vanished or became negative: the matrix is numerically singular.
+
+    Examples
+    --------
+    A tridiagonal matrix has no fill, so its ILU(0) is its LU and solves exactly:
+
+    >>> import scipy.sparse as sp
+    >>> S = sp.csr_array([[2.0, -1.0, 0.0], [-1.0, 2.0, -1.0], [0.0, -1.0, 2.0]])
+    >>> ILU0(S, np.arange(3)).solve(S @ np.array([1.0, 2.0, 3.0])).round(12).tolist()
+    [1.0, 2.0, 3.0]
+    """
 
     def __init__(self, matrix: sp.csr_array, order: np.ndarray) -> None:
         self._order = order
@@ -78,6 +100,27 @@ class ILU0:
             raise FloatingPointError(f"ILU(0) pivot {len(self._diagonal)} vanished: the scaled system is numerically singular")
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
+        """``(LU)^-1 rhs``: forward and back substitution with the incomplete factors.
+
+        Parameters
+        ----------
+        rhs : numpy.ndarray
+            A vector of length n.
+
+        Returns
+        -------
+        numpy.ndarray
+            The preconditioned vector, in the matrix's own (unpermuted) order.
+
+        Examples
+        --------
+        The factors of a tridiagonal matrix, taken in the reverse order, are exact too:
+
+        >>> import scipy.sparse as sp
+        >>> S = sp.csr_array([[2.0, -1.0, 0.0], [-1.0, 2.0, -1.0], [0.0, -1.0, 2.0]])
+        >>> ILU0(S, np.array([2, 1, 0])).solve(np.array([0.0, 0.0, 4.0])).round(12).tolist()
+        [1.0, 2.0, 3.0]
+        """
         out = np.empty(len(rhs))
         out[self._order] = _solve(self._indptr, self._indices, self._data, self._diagonal,
                                   np.asarray(rhs, dtype=float)[self._order])

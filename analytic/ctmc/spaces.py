@@ -15,7 +15,21 @@ __all__ = ["ExplicitSpace", "LatticeSpace", "check_rates", "enumerate_lower_set"
            "validate_moves", "validate_upper", "vector_result"]
 
 class ExplicitSpace:
-    """States as a list of hashable objects, looked up through a dict."""
+    """States as a list of hashable objects, looked up through a dict.
+
+    Parameters
+    ----------
+    states : list
+        The states, distinct and hashable, in index order.
+    index : dict, optional
+        The map from each state to its position, if already built (default: built here).
+
+    Examples
+    --------
+    >>> space = ExplicitSpace(["idle", "busy"])
+    >>> len(space), space.index("busy")
+    (2, 1)
+    """
 
     def __init__(self, states: list, index: dict | None = None) -> None:
         self.states = states
@@ -25,21 +39,97 @@ class ExplicitSpace:
         return len(self.states)
 
     def index(self, state: Hashable, name: str = "state") -> int:
+        """Position of ``state``.
+
+        Parameters
+        ----------
+        state : hashable
+            A state.
+        name : str
+            The parameter's name, for the message.
+
+        Returns
+        -------
+        int
+            Its index.
+
+        Raises
+        ------
+        InvalidParameterError
+            ``state`` is not one of the states (or is not hashable).
+
+        Examples
+        --------
+        >>> ExplicitSpace(["idle", "busy"]).index("off")
+        Traceback (most recent call last):
+        ...
+        analytic.errors.InvalidParameterError: state = 'off': is not a state of this chain
+        """
         try:
             return self._index[state]
         except (KeyError, TypeError):
             raise InvalidParameterError(name, state, "is not a state of this chain") from None
 
     def evaluate(self, function: Callable[[Any], float]) -> np.ndarray:
-        """``function`` applied to each state."""
+        """``function`` applied to each state.
+
+        Parameters
+        ----------
+        function : callable
+            ``function(state)`` returns a real number.
+
+        Returns
+        -------
+        numpy.ndarray
+            One float per state.
+
+        Examples
+        --------
+        >>> ExplicitSpace(["idle", "busy"]).evaluate(len).tolist()
+        [4.0, 4.0]
+        """
         return np.fromiter((function(s) for s in self.states), dtype=float, count=len(self))
 
     def subset(self, keep: np.ndarray) -> ExplicitSpace:
+        """The space of the states at the positions ``keep``.
+
+        Parameters
+        ----------
+        keep : numpy.ndarray
+            Positions of the states to keep, in the order wanted.
+
+        Returns
+        -------
+        ExplicitSpace
+            A new space, indexed from 0.
+
+        Examples
+        --------
+        >>> ExplicitSpace(["idle", "busy", "broken"]).subset(np.array([0, 2])).states
+        ['idle', 'broken']
+        """
         return ExplicitSpace([self.states[i] for i in keep])
 
 
 class LatticeSpace:
-    """States as rows of an integer array, sorted by their mixed-radix rank."""
+    """States as rows of an integer array, sorted by their mixed-radix rank.
+
+    Parameters
+    ----------
+    states : numpy.ndarray
+        The states, shape (n, d), integers with ``0 <= x <= upper``, sorted by rank.
+    upper : numpy.ndarray
+        The upper bound of each coordinate, shape (d,).
+
+    Examples
+    --------
+    The points of ``x_0 + x_1 <= 1`` in the box ``0 <= x <= (1, 1)``: not the whole box, so
+    states are found by their ranks.
+
+    >>> space = LatticeSpace(np.array([[0, 0], [0, 1], [1, 0]]), np.array([1, 1]))
+    >>> space.is_box, space.ranks.tolist(), space.index((1, 0))
+    (False, [0, 1, 2], 2)
+    """
 
     def __init__(self, states: np.ndarray, upper: np.ndarray) -> None:
         self.states = states
@@ -52,13 +142,63 @@ class LatticeSpace:
         return len(self.states)
 
     def positions(self, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Indices of the states with the given ranks, and which of the ranks are states."""
+        """Indices of the states with the given ranks, and which of the ranks are states.
+
+        Parameters
+        ----------
+        ranks : numpy.ndarray
+            Mixed-radix ranks (``x @ strides``), integers.
+
+        Returns
+        -------
+        positions : numpy.ndarray
+            For each rank, the index of its state (meaningless where it is not a state).
+        found : numpy.ndarray
+            Boolean: whether each rank is the rank of a state.
+
+        Examples
+        --------
+        In the set ``x_0 + x_1 <= 1`` of the box ``0 <= x <= (1, 1)``, rank 3 is ``(1, 1)``, not a
+        state:
+
+        >>> space = LatticeSpace(np.array([[0, 0], [0, 1], [1, 0]]), np.array([1, 1]))
+        >>> positions, found = space.positions(np.array([2, 3]))
+        >>> positions[found].tolist(), found.tolist()
+        ([2], [True, False])
+        """
         if self.is_box:
             return ranks, np.ones(ranks.shape, dtype=bool)
         pos = np.minimum(np.searchsorted(self.ranks, ranks), len(self.ranks) - 1)
         return pos, self.ranks[pos] == ranks
 
     def index(self, state: Sequence[int], name: str = "state") -> int:
+        """Position of the integer vector ``state``.
+
+        Parameters
+        ----------
+        state : sequence of int
+            A lattice point ``0 <= x <= upper``.
+        name : str
+            The parameter's name, for the message.
+
+        Returns
+        -------
+        int
+            Its index.
+
+        Raises
+        ------
+        InvalidParameterError
+            ``state`` is not an integer vector in the box, or not a state (infeasible).
+
+        Examples
+        --------
+        >>> space = LatticeSpace(np.array([[0, 0], [0, 1], [1, 0]]), np.array([1, 1]))
+        >>> space.index((1, 1))
+        Traceback (most recent call last):
+        ...
+        analytic.errors.InvalidParameterError: state = (1, 1): is not a state of this chain (infeasible)
+        """
         condition = f"must be an integer vector with 0 <= x <= {self.upper.tolist()}"
         x = numeric_array(name, state, condition)
         if x.shape != self.upper.shape or np.any(x < 0) or np.any(x > self.upper) or np.any(x != np.round(x)):
@@ -69,10 +209,51 @@ class LatticeSpace:
         return int(pos[0])
 
     def evaluate(self, function: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-        """``function`` applied once to the array of all states (one row each)."""
+        """``function`` applied once to the array of all states (one row each).
+
+        Parameters
+        ----------
+        function : callable
+            ``function(X)`` takes the array of states, shape (n, d), and returns one real value
+            per row (or a scalar, taken for every state).
+
+        Returns
+        -------
+        numpy.ndarray
+            One float per state.
+
+        Raises
+        ------
+        InvalidParameterError
+            The result does not have one value per state.
+
+        Examples
+        --------
+        >>> space = LatticeSpace(np.array([[0, 0], [0, 1], [1, 0]]), np.array([1, 1]))
+        >>> space.evaluate(lambda X: X.sum(axis=1)).tolist()
+        [0.0, 1.0, 1.0]
+        """
         return vector_result(function(self.states), len(self), "reward")
 
     def subset(self, keep: np.ndarray) -> LatticeSpace:
+        """The space of the states at the positions ``keep``.
+
+        Parameters
+        ----------
+        keep : numpy.ndarray
+            Positions of the states to keep, increasing (so that the rows stay sorted by rank).
+
+        Returns
+        -------
+        LatticeSpace
+            A new space in the same box, indexed from 0.
+
+        Examples
+        --------
+        >>> space = LatticeSpace(np.array([[0, 0], [0, 1], [1, 0]]), np.array([1, 1]))
+        >>> space.subset(np.array([0, 2])).states.tolist()
+        [[0, 0], [1, 0]]
+        """
         return LatticeSpace(self.states[keep], self.upper)
 
 
@@ -83,7 +264,36 @@ def strides(upper: np.ndarray) -> np.ndarray:
 
 
 def vector_result(values: Any, n: int, what: str) -> np.ndarray:
-    """A user function's output as a float vector of length n (scalars broadcast)."""
+    """A user function's output as a float vector of length n (scalars broadcast).
+
+    Parameters
+    ----------
+    values : object
+        The output: a real scalar or a sequence of n real numbers (``±inf`` allowed, NaN not).
+    n : int
+        The number of states.
+    what : str
+        What the values are, for the message (e.g. ``"reward"``).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (n,), floats.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``values`` is not real, or not a scalar or n values.
+
+    Examples
+    --------
+    >>> vector_result(2.0, 3, "reward").tolist()
+    [2.0, 2.0, 2.0]
+    >>> vector_result([1, 2], 3, "reward")
+    Traceback (most recent call last):
+    ...
+    analytic.errors.InvalidParameterError: reward = [1., 2.]: must return one value per state: shape (3,), got (2,)
+    """
     array = real_array(what, values, " (one value per state)", allow_infinite=True)
     if array.ndim == 0:
         return np.full(n, float(array))
@@ -93,7 +303,29 @@ def vector_result(values: Any, n: int, what: str) -> np.ndarray:
 
 
 def check_rates(rates: np.ndarray, what: str, where: Callable[[int], str]) -> None:
-    """Raise for the first rate that is negative, NaN or infinite; ``where(i)`` locates entry i."""
+    """Raise for the first rate that is negative, NaN or infinite; ``where(i)`` locates entry i.
+
+    Parameters
+    ----------
+    rates : numpy.ndarray
+        The rates, floats.
+    what : str
+        Their name, for the message.
+    where : callable
+        ``where(i)``: a description of where entry i comes from, for the message.
+
+    Raises
+    ------
+    InvalidParameterError
+        A rate is negative, NaN or infinite.
+
+    Examples
+    --------
+    >>> check_rates(np.array([1.0, -1.0]), "rate", lambda i: f"entry {i}")
+    Traceback (most recent call last):
+    ...
+    analytic.errors.InvalidParameterError: rate = -1: must be real, finite and >= 0 (entry 1)
+    """
     bad = ~(rates >= 0) | np.isinf(rates)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -101,11 +333,54 @@ def check_rates(rates: np.ndarray, what: str, where: Callable[[int], str]) -> No
 
 
 def plain(state: Any) -> Any:
-    """A state for a message: lattice rows become lists."""
+    """A state for a message: lattice rows become lists.
+
+    Parameters
+    ----------
+    state : object
+        A state: a lattice row (numpy array) or any hashable label.
+
+    Returns
+    -------
+    object
+        ``state.tolist()`` for an array, ``state`` itself otherwise.
+
+    Examples
+    --------
+    >>> plain(np.array([1, 2])), plain((1, 2))
+    ([1, 2], (1, 2))
+    """
     return state.tolist() if isinstance(state, np.ndarray) else state
 
 
 def validate_upper(upper: Sequence[int]) -> np.ndarray:
+    """The upper corner of a lattice box, checked.
+
+    Parameters
+    ----------
+    upper : sequence of int
+        The upper bound of each coordinate: a non-empty sequence of integers >= 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``upper`` as int64.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``upper`` is not a non-empty sequence of integers >= 0, or the box has ``2**62`` points
+        or more.
+
+    Examples
+    --------
+    >>> validate_upper((3, 3)).tolist()
+    [3, 3]
+    >>> validate_upper((-1,))
+    Traceback (most recent call last):
+    ...
+    analytic.errors.InvalidParameterError: upper = (-1,): must be a non-empty sequence of integers >= 0
+    """
     bound = numeric_array("upper", upper, "must be a non-empty sequence of integers >= 0")
     if bound.ndim != 1 or bound.size == 0 or bound.dtype.kind not in "iu" or np.any(bound < 0):
         raise InvalidParameterError("upper", upper, "must be a non-empty sequence of integers >= 0")
@@ -115,6 +390,36 @@ def validate_upper(upper: Sequence[int]) -> np.ndarray:
 
 
 def validate_moves(moves: Sequence, d: int) -> list[tuple[np.ndarray, Callable]]:
+    """The moves of a lattice chain, checked.
+
+    Parameters
+    ----------
+    moves : sequence of (displacement, rate)
+        Each a non-zero integer vector of length ``d`` and a function of the state array.
+    d : int
+        The number of coordinates.
+
+    Returns
+    -------
+    list of (numpy.ndarray, callable)
+        The displacements as int64 vectors, with their rate functions.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``moves`` is not a sequence of pairs, a displacement is not a non-zero integer vector of
+        length ``d``, or a rate is not callable.
+
+    Examples
+    --------
+    >>> service = lambda X: 1.0 * (X[:, 0] > 0)
+    >>> [(vector.tolist(), rate is service) for vector, rate in validate_moves([((-1, 0), service)], 2)]
+    [([-1, 0], True)]
+    >>> validate_moves([((0, 0), service)], 2)
+    Traceback (most recent call last):
+    ...
+    analytic.errors.InvalidParameterError: moves[0] displacement = (0, 0): must be a non-zero integer vector of length 2
+    """
     if isinstance(moves, str | bytes | dict) or not isinstance(moves, Iterable):
         raise InvalidParameterError("moves", moves, "must be a sequence of (displacement, rate) pairs")
     checked = []
@@ -139,6 +444,36 @@ def enumerate_lower_set(bound: np.ndarray, feasible: Callable, max_states: int) 
     Coordinates are added one at a time: for each feasible prefix (later coordinates zero), the
     feasible values of the next coordinate form an interval 0..m, found by raising the value while
     the predicate holds. Work is proportional to the number of feasible points, not the box.
+
+    Parameters
+    ----------
+    bound : numpy.ndarray
+        The upper corner of the box, integers >= 0, shape (d,).
+    feasible : callable
+        ``feasible(X)`` returns one boolean per row of the array ``X`` of points; it must hold at
+        the origin and be downward closed.
+    max_states : int
+        The largest number of points allowed.
+
+    Returns
+    -------
+    numpy.ndarray
+        The feasible points, shape (n, d), int64, sorted by rank (the last coordinate varying
+        fastest).
+
+    Raises
+    ------
+    InvalidParameterError
+        ``feasible`` fails at the origin or does not return a boolean array of the right shape.
+    StateSpaceTooLargeError
+        There are more than ``max_states`` feasible points.
+
+    Examples
+    --------
+    The six points of ``x_0 + x_1 <= 2``:
+
+    >>> enumerate_lower_set(np.array([2, 2]), lambda X: X.sum(axis=1) <= 2, 100).tolist()
+    [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [2, 0]]
     """
     d = len(bound)
     origin = np.zeros((1, d), dtype=np.int64)
@@ -173,6 +508,34 @@ def predicate(feasible: Callable, states: np.ndarray) -> np.ndarray:
 
 def raise_leaves_space(m: int, displacement: np.ndarray, state: np.ndarray,
                         feasible: Callable | None, outside: bool) -> None:
+    """Raise the error of a move whose rate is positive at a state it would leave the space from.
+
+    Parameters
+    ----------
+    m : int
+        The move's position in ``moves``.
+    displacement : numpy.ndarray
+        Its displacement.
+    state : numpy.ndarray
+        The state where its rate is positive.
+    feasible : callable or None
+        The feasibility predicate of the space, if any (to tell an infeasible target from a
+        predicate that is not downward closed).
+    outside : bool
+        Whether the target lies outside the box.
+
+    Raises
+    ------
+    InvalidParameterError
+        Always, saying where the move leads and why that is not a state.
+
+    Examples
+    --------
+    >>> raise_leaves_space(0, np.array([1]), np.array([3]), None, True)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    analytic.errors.InvalidParameterError: rate of move 0 = [3]: ... leads to [4], outside 0 <= x <= upper; ...
+    """
     target = state + displacement
     if outside:
         reason = "outside 0 <= x <= upper"

@@ -12,13 +12,15 @@ Methods:
 
 * ``"gth"``: the subtraction-free Grassmann–Taksar–Heyman elimination (:mod:`analytic.ctmc.gth`)
   gives the measure; refinement adds double-double digits when the certificate needs them.
-* ``"iterative"``: rounds of relative correction by GMRES with an ILU(0) preconditioner from an
-  all-ones measure (:mod:`analytic.ctmc.refinement`): memory linear in the transitions.
+* ``"iterative"``: rounds of relative correction by GMRES with an ILU(0) preconditioner from a
+  rough measure (:meth:`Balance.rough_measure`, :mod:`analytic.ctmc.refinement`): memory linear in
+  the transitions.
 * ``"direct"``: the same rounds with SuperLU factorizations of the scaled system.
-* ``"auto"`` (default): GTH when its factorization fits in memory and needs at most
-  :data:`GTH_FLOPS` multiply-adds, the iterative rounds otherwise; when the certificate does not
-  reach the tolerance it keeps working — refinement, a direct factorization, GTH whatever its
-  flop count if it fits in memory — and refuses only when none reaches it.
+* ``"auto"`` (default): GTH when its factorization fits in memory and costs at most
+  :data:`GTH_FLOPS` multiply-adds (or ``GTH_FLOPS_PER_STATE`` per state), the iterative rounds
+  otherwise; when the certificate does not reach the tolerance it keeps working — refinement, a
+  direct factorization, GTH whatever its flop count if it fits in memory, extended precision
+  (:mod:`analytic.ctmc.extended`) for a small chain — and refuses only when none reaches it.
 """
 
 from __future__ import annotations
@@ -38,9 +40,9 @@ from analytic.ctmc.refinement import RESTART, ScaledSolver, refine
 from analytic.ctmc.spaces import vector_result
 from analytic.errors import ConvergenceError, InvalidParameterError, StateSpaceTooLargeError
 from analytic.memory import available_bytes, require
-from analytic.validation import integer, option, unit_fraction
+from analytic.validation import integer, option, unit_fraction, user_code
 
-__all__ = ["ACCURACY", "FLOOR", "Stationary", "check_tolerance", "solve", "solve_bytes"]
+__all__ = ["ACCURACY", "FLOOR", "GTH_FLOPS", "Stationary", "check_tolerance", "solve", "solve_bytes"]
 
 #: Default componentwise relative accuracy vouched for every probability at or above the floor.
 ACCURACY = 1e-10
@@ -52,18 +54,22 @@ MINIMUM_TOLERANCE = 2.0**-50
 #: keeps the relative accuracy of values rescaled near the bottom of the range).
 FLOOR = 1e-290
 
-#: ``method="auto"`` starts with GTH when its factorization needs at most this many multiply-adds
-#: (a fraction of a second), or at most ``GTH_FLOPS_PER_STATE`` per state (chains of low dimension,
-#: whose fronts stay small: birth–death chains, the two-queue lattices, where GMRES needs many
-#: iterations; on a k x k lattice it grows like 14 k); otherwise the iterative rounds come first
-#: and GTH is a fallback. Measured (benchmarks/ctmc.py): the BS-FCFS sequence chain of 5 251
-#: states needs 2.5e5 multiply-adds per state (fronts of up to 1 199 states: 4 s) and 0.1 s of
-#: iterative rounds; the 10^6- and 10^7-state lattices 1.4e4 and 4.5e4 per state.
+#: ``method="auto"`` starts with GTH when its factorization costs (``GTHPlan.cost``) at most this
+#: many multiply-adds (a fraction of a second), or at most ``GTH_FLOPS_PER_STATE`` per state (chains
+#: of low dimension, whose fronts stay small: birth–death chains, the two-queue lattices, where
+#: GMRES needs many iterations; on a k x k lattice it grows like 14 k); otherwise the iterative
+#: rounds come first and GTH is a fallback. Measured (benchmarks/ctmc.py): the BS-FCFS sequence
+#: chain of 5 251 states costs 3e5 per state (fronts of up to 831 states: 2 s) against 0.1 to 1 s
+#: of iterative rounds; the 10^6- and 10^7-state lattices about 2e4 and 5e4 per state.
 GTH_FLOPS = 1e8
 GTH_FLOPS_PER_STATE = 1e5
 
 #: ``method="auto"`` tries SuperLU on the scaled system up to this many states.
 DIRECT_STATES = 3000
+
+#: At most this many certificates per method: each pass after the first must have halved the
+#: residual (a check that keeps failing while the refinement still improves cannot loop).
+CERTIFICATION_PASSES = 8
 
 METHODS = ("auto", "gth", "direct", "iterative")
 
@@ -100,6 +106,17 @@ class Stationary:
         How the accuracy was established.
     states : list or numpy.ndarray
         The chain's states, as in :attr:`CTMC.states`.
+
+    Examples
+    --------
+    A chain with rates 1 (0 -> 1) and 2 (1 -> 0) has ``pi = (2, 1) / 3``:
+
+    >>> from analytic.ctmc import CTMC
+    >>> result = CTMC([[0, 1.0], [2.0, 0]]).stationary()
+    >>> np.asarray(result).round(12).tolist(), len(result)
+    ([0.666666666667, 0.333333333333], 2)
+    >>> bool(result.error_bounds.max() <= result.accuracy)
+    True
     """
 
     probabilities: np.ndarray
@@ -132,16 +149,70 @@ class Stationary:
         for chains built from a transition function it is called on each state. For a
         non-negative reward the relative error is at most the largest error bound of the states
         where it is positive.
+
+        Parameters
+        ----------
+        reward : numpy.ndarray or callable
+            One finite value per state, aligned with :attr:`states` (a scalar is taken for every
+            state), or a function of the states as above.
+
+        Returns
+        -------
+        float
+            ``sum_x pi(x) r(x)``, in the reward's unit.
+
+        Raises
+        ------
+        InvalidParameterError
+            The reward does not have one value per state, or a value is NaN or infinite.
+
+        Examples
+        --------
+        The mean number in an M/M/1/2 queue (arrivals at rate 1, service at rate 2), whose law is
+        geometric, ``pi = (4, 2, 1) / 7``: ``(1 * 2 + 2 * 1) / 7 = 4/7``.
+
+        >>> from analytic.ctmc import CTMC
+        >>> queue = CTMC.from_function(0, lambda x: [(x + 1, 1.0)] * (x < 2) + [(x - 1, 2.0)] * (x > 0))
+        >>> round(queue.stationary().expected(lambda x: x), 12)
+        0.571428571429
         """
-        values = self._space.evaluate(reward) if callable(reward) else vector_result(
-            reward, len(self.probabilities), "reward")
+        if callable(reward):
+            with user_code("reward", reward, "it must return one finite value per state"):
+                values = self._space.evaluate(reward)
+        else:
+            values = vector_result(reward, len(self.probabilities), "reward")
         if not np.all(np.isfinite(values)):
             bad = int(np.flatnonzero(~np.isfinite(values))[0])
             raise InvalidParameterError("reward", values[bad], f"must be finite (at state {self.states[bad]})")
         return float(self.probabilities @ values)
 
     def probability(self, state: Any) -> float:
-        """Stationary probability of one state."""
+        """Stationary probability of one state.
+
+        Parameters
+        ----------
+        state : hashable or sequence of int
+            A state of the chain, as in :meth:`CTMC.index`.
+
+        Returns
+        -------
+        float
+            Its stationary probability.
+
+        Raises
+        ------
+        InvalidParameterError
+            ``state`` is not a state of the chain.
+
+        Examples
+        --------
+        The M/M/1/2 queue with arrival rate 1 and service rate 2 is full with probability 1/7:
+
+        >>> from analytic.ctmc import CTMC
+        >>> queue = CTMC.from_function(0, lambda x: [(x + 1, 1.0)] * (x < 2) + [(x - 1, 2.0)] * (x > 0))
+        >>> round(queue.stationary().probability(2), 12)
+        0.142857142857
+        """
         return float(self.probabilities[self._space.index(state)])
 
 
@@ -149,6 +220,21 @@ def check_tolerance(tolerance: object) -> float:
     """``tolerance`` as a float in [``2**-50``, 1): the componentwise relative accuracy a caller asks
     for. Below ``2**-50`` (8.9e-16) nothing can be vouched for: the probabilities are returned as
     doubles, whose normalization and rounding alone cost a few units of ``2**-53``.
+
+    Parameters
+    ----------
+    tolerance : float
+        The componentwise relative accuracy asked for, in [``2**-50``, 1).
+
+    Returns
+    -------
+    float
+        ``tolerance`` as a float.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``tolerance`` is not a real number in [``2**-50``, 1).
 
     Examples
     --------
@@ -167,10 +253,30 @@ def solve_bytes(states: int, entries: int) -> int:
     entries: the iterative rounds' (the scaled system, its ILU(0) and the GMRES basis); GTH and
     SuperLU need more wherever they fill in.
 
+    Parameters
+    ----------
+    states : int
+        Number of states (>= 0).
+    entries : int
+        Stored entries of the generator (>= 0).
+
+    Returns
+    -------
+    int
+        Bytes: 72 per entry and ``RESTART + 30`` vectors of ``states`` doubles (the GMRES basis
+        and work vectors).
+
+    Raises
+    ------
+    InvalidParameterError
+        An argument is not an integer >= 0.
+
     Examples
     --------
+    A million states and five million entries: ``5 * 10**6 * 72 + (100 + 30) * 10**6 * 8`` bytes.
+
     >>> solve_bytes(10**6, 5 * 10**6)
-    1108000000
+    1400000000
     """
     states, entries = integer("states", states, minimum=0), integer("entries", entries, minimum=0)
     return entries * 6 * 12 + (RESTART + 30) * states * 8
@@ -208,7 +314,50 @@ class _Attempts:
 
 
 def solve(generator: sp.csr_array, method: str, first: int | None, tolerance: float = ACCURACY) -> Solution:
-    """Stationary law of an irreducible generator with certified per-state bounds (module docstring)."""
+    """Stationary law of an irreducible generator with certified per-state bounds (module docstring).
+
+    Parameters
+    ----------
+    generator : scipy.sparse.csr_array
+        The generator ``Q`` of an irreducible chain, shape (n, n); only its off-diagonal rates
+        (finite, >= 0) are read.
+    method : {"auto", "gth", "direct", "iterative"}
+        The method, or ``"auto"`` for the ladder of the module docstring.
+    first : int or None
+        For ``"direct"`` and ``"iterative"``: the index of the state pinned first (None: the
+        likeliest state of a rough measure); the rounds move it to the likeliest state.
+    tolerance : float
+        The componentwise relative accuracy to vouch for, in [``2**-50``, 1) (checked by
+        :func:`check_tolerance`).
+
+    Returns
+    -------
+    Solution
+        The probabilities, their proven relative error bounds, the conditioning, the method
+        used, the Krylov iterations and how the accuracy was established.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``method`` is not one of the methods, or the rates out of one state span more than the
+        double range.
+    ConvergenceError
+        No method vouches for every probability >= :data:`FLOOR` within ``tolerance`` (the message
+        gives the best accuracy reached), or the method asked for cannot solve the chain.
+
+    Examples
+    --------
+    The cycle 0 -> 1 -> 2 -> 0 with rates 1, 2 and 3 spends in each state a time proportional to
+    its mean sojourn: ``pi = (1, 1/2, 1/3) / (11/6) = (6, 3, 2) / 11``.
+
+    >>> import scipy.sparse as sp
+    >>> cycle = sp.csr_array([[-1.0, 1.0, 0], [0, -2.0, 2.0], [3.0, 0, -3.0]])
+    >>> solution = solve(cycle, "auto", None)
+    >>> solution.probabilities.round(12).tolist()
+    [0.545454545455, 0.272727272727, 0.181818181818]
+    >>> bool(solution.error_bounds.max() <= ACCURACY)
+    True
+    """
     option("method", method, METHODS)
     n = generator.shape[0]
     if n == 1:
@@ -219,7 +368,12 @@ def solve(generator: sp.csr_array, method: str, first: int | None, tolerance: fl
     for name in ladder:
         try:
             outcome = _attempt(balance, name, first, tolerance, plan)
-        except (FloatingPointError, StateSpaceTooLargeError) as exc:
+        except StateSpaceTooLargeError as exc:
+            if method != "auto":
+                raise
+            attempts.record(name, math.inf, str(exc))
+            continue
+        except FloatingPointError as exc:
             if method != "auto":
                 raise ConvergenceError(f"{name} cannot solve this chain: {exc}") from exc
             attempts.record(name, math.inf, str(exc))
@@ -242,7 +396,7 @@ def _plan_methods(balance: Balance, method: str) -> tuple[list[str], gth.GTHPlan
     if method != "auto":
         return [method], plan
     fits = plan.bytes <= available_bytes()
-    cheap = plan.flops <= GTH_FLOPS or plan.flops <= GTH_FLOPS_PER_STATE * balance.n
+    cheap = plan.cost <= GTH_FLOPS or plan.cost <= GTH_FLOPS_PER_STATE * balance.n
     ladder = ["gth", "iterative"] if fits and cheap else ["iterative"]
     if balance.n <= DIRECT_STATES:
         ladder.append("direct")
@@ -297,32 +451,41 @@ def _rooted_factorization(balance: Balance, plan: gth.GTHPlan) -> gth.Factorizat
     at the root, and its amplification is the mean number of jumps to reach it. When the measure
     shows the guessed root a thousand times less likely than the likeliest state, the chain is
     factored again with that state as root."""
+    if balance.n <= gth.MINIMUM_DEGREE_STATES:     # the minimum-degree order may do better
+        plan = gth.analyse(balance.rates, root=int(plan.order[-1]), thorough=True)
     require(plan.bytes, "the GTH factorization", balance.n)
     factorization = gth.Factorization(balance, plan)
     weights = factorization.measure().relative_to_top()
     likeliest = int(np.argmax(weights))
     if weights[likeliest] <= 1e3 * weights[factorization.root]:
         return factorization
-    return gth.Factorization(balance, gth.analyse(balance.rates, root=likeliest))
+    return gth.Factorization(balance, gth.analyse(balance.rates, root=likeliest, thorough=True))
 
 
 def _certified(balance: Balance, x: Measure, reference: int, tolerance: float,
                solver: ScaledSolver) -> tuple[Certificate, Measure, int]:
-    """Certify ``x``; while the bound misses the tolerance because the residual is too large for
-    the amplification, refine further and certify again."""
-    rounds = 0
-    while True:
+    """Certify ``x``; while the check fails (rows whose relative excess is large, typically states
+    far below the double range that the first measure got wrong) or the bound misses the tolerance
+    because the residual is too large for the amplification, refine further and certify again."""
+    rounds, previous = 0, math.inf
+    for _ in range(CERTIFICATION_PASSES):
         solver.update(x, reference, refactor=True)
         certificate = certify(balance, x, reference, solver.solve)
-        if not certificate.holds or float(certificate.relative.max()) <= tolerance / 3:
-            return certificate, x, rounds
-        target = tolerance / (8 * max(certificate.amplification, 1.0))
-        if target >= certificate.residual:       # the residual is not what limits the bound
-            return certificate, x, rounds
+        if certificate.holds and float(certificate.relative.max()) <= tolerance / 3:
+            break
+        if certificate.holds:
+            previous = min(previous, certificate.residual)
+            target = tolerance / (8 * max(certificate.amplification, 1.0))
+        else:                                    # a failed check has no residual (inf): refine's counts
+            target = 1e-6 * tolerance
+        if target >= previous:                   # the residual is not what limits the bound
+            break
         refined = refine(balance, x, reference, target, solver)
-        if refined.residual >= certificate.residual / 2:
-            return certificate, x, rounds + refined.rounds
-        x, reference, rounds = refined.x, refined.reference, rounds + refined.rounds
+        rounds += refined.rounds
+        if refined.residual >= previous / 2:     # no progress
+            break
+        x, reference, previous = refined.x, refined.reference, refined.residual
+    return certificate, x, rounds
 
 
 def _law(balance: Balance, x: Measure, relative: np.ndarray,

@@ -95,7 +95,45 @@ def transient(generator: sp.csr_array, times: np.ndarray, initial: np.ndarray,
     limiting law from ``initial`` when steady-state detection needs it (the stationary law, or for
     a reducible chain the mix of its closed classes' laws: the ratio argument above holds within
     each closed class, and the transient states' mass, below ``TOLERANCE * FLOOR`` at detection,
-    only decreases)."""
+    only decreases).
+
+    Parameters
+    ----------
+    generator : scipy.sparse.csr_array
+        The generator ``Q``, shape (n, n), rows summing to zero (its diagonal gives the outflows).
+    times : numpy.ndarray
+        Times ``t >= 0``, one-dimensional, in any order, in the unit of the inverse rates.
+    initial : numpy.ndarray
+        The law ``p(0)``, shape (n,).
+    stationary : callable
+        ``stationary()`` returns the limiting law from ``initial``, shape (n,); called at most
+        once, and only when uniformization needs more than 2000 iterates (or than ``MAX_WORK``
+        allows, if fewer).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(len(times), n)``: row k is ``p(times[k])``.
+
+    Raises
+    ------
+    ConvergenceError
+        A stiff chain that has not mixed by the largest time would need more iterates than
+        ``MAX_WORK`` allows.
+
+    Examples
+    --------
+    A chain with rates 1 (0 -> 1) and 2 (1 -> 0) started in state 0 is there at time t with
+    probability ``2/3 + exp(-3 t) / 3``:
+
+    >>> import scipy.sparse as sp
+    >>> generator = sp.csr_array([[-1.0, 1.0], [2.0, -2.0]])
+    >>> p = transient(generator, np.array([0.0, 1.0]), np.array([1.0, 0.0]), lambda: np.array([2, 1]) / 3)
+    >>> p.round(12).tolist()
+    [[1.0, 0.0], [0.683262356123, 0.316737643877]]
+    >>> round(2 / 3 + math.exp(-3) / 3, 12)
+    0.683262356123
+    """
     outflow = -generator.diagonal()
     rate = float(outflow.max())
     means = rate * times

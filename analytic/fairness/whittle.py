@@ -30,7 +30,7 @@ from analytic.fairness.graph import check_mean_size
 from analytic.fairness.lattice import DEFAULT_MAX_STATES, SimplexLattice, simplex_lattice
 from analytic.validation import flag, integer, positive, real_array, user_code
 
-__all__ = ["WhittleNetwork", "processor_sharing", "whittle_network"]
+__all__ = ["NORMALIZATION_SLACK", "WhittleNetwork", "processor_sharing", "whittle_network"]
 
 
 @dataclass(frozen=True, repr=False, eq=False)

@@ -32,7 +32,7 @@ from analytic.validation import as_number, real, real_array
 if TYPE_CHECKING:  # sympy is imported by the symbolic check only (it takes ~0.7 s)
     import sympy
 
-__all__ = ["LPOptimum", "Occupancy", "kkt_residual", "occupancy_lp", "optimal_occupancy", "symbolic_kkt_residuals"]
+__all__ = ["FEASIBILITY", "LPOptimum", "Occupancy", "kkt_residual", "occupancy_lp", "optimal_occupancy", "symbolic_kkt_residuals"]
 
 
 @dataclass(frozen=True, repr=False)
