@@ -220,12 +220,13 @@ _CTMC_KERNEL = "a kernel of analytic.ctmc: CTMC validates the generator and the 
 _NUMBA = "a numba kernel of compiled event loops: its arguments are the loop's own arrays"
 INTERNAL: dict[str, str] = {
     **{f"analytic.ctmc.{name}": _CTMC_KERNEL for name in [
-        "balance.Balance", "balance.Balance.order_toward", "balance.Balance.positive", "balance.Balance.rough_measure",
+        "balance.Balance", "balance.Balance.order_toward", "balance.Balance.positive",
         "balance.Balance.probabilities", "balance.Balance.excess", "balance.Balance.scaled_matrix", "balance.Measure",
-        "balance.Measure.corrected", "balance.Measure.relative_to_top", "certificate.Certificate",
+        "balance.Measure.from_parts", "ordering.minimum_degree",
+        "balance.Measure.corrected", "certificate.Certificate",
         "certificate.certify", "certificate.normalized_bound", "certificate.relative_residual",
         "certificate.tree_bound", "compensated.two_product", "compensated.two_sum", "extended.certified_measure",
-        "extended.digits", "gth.Factorization", "gth.Factorization.measure", "gth.Factorization.solve",
+        "extended.digits", "gth.Factorization", "gth.Factorization.solve",
         "gth.GTHPlan", "gth.analyse", "krylov.gmres", "ordering.nested_dissection", "preconditioner.ILU0",
         "preconditioner.ILU0.solve", "refinement.Refinement", "refinement.ScaledSolver",
         "refinement.ScaledSolver.update", "refinement.ScaledSolver.solve", "refinement.refine",
@@ -555,6 +556,7 @@ BASELINES: dict[str, Any] = {
     "analytic.splitting.exact_multiserver": call("fcfs", 4, _SPLIT, 1.0, max_waiting=5),
     "analytic.splitting.fcfs_saturation": call(4, _SPLIT),
     "analytic.splitting.figure1_systems": call((32, 256)),
+    "analytic.splitting.figure1_load": call(256, 0.7, "as printed"),
     "analytic.splitting.figure2_heavy_traffic": call(256, (0.5,)),
     "analytic.splitting.figure2_subcritical": call(0.8, (32,)),
     "analytic.splitting.figure3_systems": call(_SPLIT, 8, (0.5,)),

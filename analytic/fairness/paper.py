@@ -7,9 +7,14 @@
   ρ = (λ_1 + λ_2)σ/(μ_1 + μ_2 + μ_3) on the horizontal axis;
 * Figures 3 and 4: S = 100 unit servers, d = 2 and 3 random servers per job, ρ = λσ/S;
 * three size laws (:data:`SIZE_LAWS`): a bimodal number of exponential phases (ς = 1/5, n₁ = 25,
-  n₂ = 1, p₁ = 1/6), a hyperexponential law (σ₁ = 5, σ₂ = 1/5, p₁ = 1/6) and a Zipf number of
-  phases (ς = 1, K = 200, α = 2, so σ ≈ 3.58); all are mixtures of Erlang laws of the simulation
-  core;
+  n₂ = 1, p₁ = 1/6) and a hyperexponential law (σ₁ = 5, σ₂ = 1/5, p₁ = 1/6), both of unit mean, and
+  a Zipf number of phases (ς = 1, K = 200, α = 2) that is **not** of unit mean: as printed its mean
+  is σ = ς H_200 / H_200^(2) = 3.5842820379754561 (H_K^(a) = Σ_(k<=K) k^(-a); the exact rational has a
+  179-digit numerator), which the paper itself gives as "approximately equal to 3.58", and its
+  standard deviation √((200 + H_200)/H_200^(2) − σ²) = 10.6157. The loads of Section 5 divide by σ
+  (ρ = (λ_1 + λ_2)σ/Σμ), so :func:`figure_rates` takes the law's mean: unit arrival rates with Zipf
+  sizes are a load 3.58 times that of the other laws. All three are mixtures of Erlang laws of the
+  simulation core;
 * Algorithm 1 with m = 0 (FCFS), 1 and 5 interruptions per job, against balanced fairness.
 
 The figures themselves were lost from the text we have; their statements are checked in
@@ -21,6 +26,7 @@ from __future__ import annotations
 import math
 from concurrent.futures import Executor
 from dataclasses import dataclass
+from fractions import Fraction
 from numbers import Integral
 from typing import Any
 
@@ -49,6 +55,9 @@ __all__ = ["FIGURES", "PRINTED_MEAN", "PRINTED_STD", "SIZE_LAWS", "Figure", "Swe
 
 PAPER = "Bonald & Comte"
 
+#: σ of the Zipf law to 17 digits: H_200 / H_200^(2) (exact rational 3.58428203797545608...).
+_ZIPF_MEAN_DIGITS = "3.5842820379754561"
+
 
 def _zipf_phases(stages: int = 200, alpha: float = 2.0, stage_mean: float = 1.0) -> ErlangMixture:
     """k exponential phases of mean ς with probability ∝ k^−α, k = 1..K."""
@@ -57,7 +66,8 @@ def _zipf_phases(stages: int = 200, alpha: float = 2.0, stage_mean: float = 1.0)
     return ErlangMixture(weights / weights.sum(), k, np.full(stages, 1.0 / stage_mean))
 
 
-#: The size laws of Section 5 (work units: unit-capacity servers do one unit per unit time).
+#: The size laws of Section 5 (work units: unit-capacity servers do one unit per unit time). The bimodal and
+#: hyperexponential laws have mean 1; the Zipf law, as printed (ς = 1), has mean H_200 / H_200^(2) = 3.58428...
 SIZE_LAWS: dict[str, SizeLaw] = {
     "exponential": exponential(1.0),
     "bimodal": ErlangMixture([1 / 6, 5 / 6], [25, 1], [5.0, 5.0]),
@@ -67,7 +77,7 @@ SIZE_LAWS: dict[str, SizeLaw] = {
 
 #: Standard deviations printed in Section 5 ("approximately equal to").
 PRINTED_STD = {"bimodal": 1.84, "hyperexponential": 2.05, "zipf": 10.61}
-#: Means printed in Section 5.
+#: Means printed in Section 5 (the Zipf one is "approximately equal to 3.58": that law is not of unit mean).
 PRINTED_MEAN = {"bimodal": 1.0, "hyperexponential": 1.0, "zipf": 3.58}
 
 
@@ -400,7 +410,15 @@ def _size_laws() -> list[Row]:
     rows = []
     for name in ("bimodal", "hyperexponential", "zipf"):
         law = SIZE_LAWS[name]
-        rows.append(Row(PAPER + ", Sec. 5", f"{name} sizes: mean σ", PRINTED_MEAN[name], law.mean, 0.005))
+        rows.append(Row(PAPER + ", Sec. 5", f"{name} sizes: mean σ", PRINTED_MEAN[name], law.mean, 0.005,
+                        note=(f"Not of unit mean, unlike the other two laws: σ = H_200 / H_200^(2) = {_ZIPF_MEAN_DIGITS} "
+                              "in exact rationals (next row); the loads of Section 5 divide by σ." if name == "zipf"
+                              else "")))
+        if name == "zipf":
+            harmonic, squares = (sum(Fraction(1, k**a) for k in range(1, 201)) for a in (1, 2))
+            rows.append(Row(PAPER + ", Sec. 5", "Zipf sizes (ς = 1, K = 200, α = 2): mean of the law against "
+                            "σ = Σ k^(1-α) / Σ k^(-α) = H_200 / H_200^(2) in exact rationals", float(harmonic / squares),
+                            law.mean, 4e-15))
         std = math.sqrt(law.variance)
         if name == "hyperexponential":
             rows.append(Row(PAPER + ", Sec. 5", "hyperexponential sizes (σ₁ = 5, σ₂ = 1/5, p₁ = 1/6): standard deviation",

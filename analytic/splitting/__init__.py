@@ -46,10 +46,12 @@ from analytic.splitting.chains import (
 )
 from analytic.splitting.classes import JobClass
 from analytic.splitting.figures import (
+    FIGURE1_READINGS,
     FIGURE1_SERVERS,
     FIGURE_POLICIES,
     Sweep,
     System,
+    figure1_load,
     figure1_systems,
     figure2_heavy_traffic,
     figure2_subcritical,
@@ -65,6 +67,7 @@ from analytic.splitting.simulation import ClassEstimates, MultiserverSimulation,
 
 __all__ = [
     "EXACT_POLICIES",
+    "FIGURE1_READINGS",
     "FIGURE1_SERVERS",
     "FIGURE_POLICIES",
     "KIT_FH2",
@@ -88,6 +91,7 @@ __all__ = [
     "exact_multiserver",
     "fcfs_saturation",
     "figure1_classes",
+    "figure1_load",
     "figure1_need_scale",
     "figure1_systems",
     "figure2_heavy_traffic",
