@@ -15,7 +15,7 @@ rates ``q(x, y)``, generator ``G`` and stationary law ``π``. Let ``K`` be a fin
 state of ``K`` (the *reference*), and ``Q^z`` the generator on ``K`` in which every jump leaving
 ``K`` lands on ``z`` instead; suppose ``Q^z`` is irreducible and let ``ν`` be its stationary law.
 
-(i) *Neglected mass* (Dayar, Hermanns, Spieler & Wolf, "Bounding the equilibrium distribution of
+*(i) Neglected mass* (Dayar, Hermanns, Spieler & Wolf, "Bounding the equilibrium distribution of
     Markov population models", Numer. Linear Algebra Appl. 18, 2011, Thm. 1; the comparison
     theorem of Meyn & Tweedie, "Stability of Markovian processes III", Adv. Appl. Probab. 25,
     1993, Thm. 4.3). If ``V : S -> [0, ∞)`` has drift ``GV(x) = Σ_y q(x, y) (V(y) - V(x))`` with
@@ -23,7 +23,7 @@ state of ``K`` (the *reference*), and ``Q^z`` the generator on ``K`` in which ev
     ``δ := π(S \\ K) <= ε := c / (c + η)``, and ``π(h 1_{S \\ K}) <= c`` for ``h = -GV``.
     (On a finite ``S``, ``π(GV) = 0`` gives ``0 <= c π(K) - η δ`` directly.)
 
-(ii) *The law on K* (the representation of Courtois & Semal, "Bounds for the positive
+*(ii) The law on K* (the representation of Courtois & Semal, "Bounds for the positive
     eigenvectors of nonnegative matrices and for their approximations by decomposition",
     J. ACM 31, 1984; see Kuntz, Thomas, Stan & Barahona, "Stationary distributions of
     continuous-time Markov chains: a review of theory and truncation-based approximations",
@@ -40,7 +40,7 @@ state of ``K`` (the *reference*), and ``Q^z`` the generator on ``K`` in which ev
     ``M := Σ_j b_j m_j <= δ κ`` with ``κ = max_{y ∉ K} Σ_{j ∈ K} q(y, j) m_j`` (only the states
     outside with a jump into ``K`` count).
 
-(iii) *Intervals*. With ``O = π(f 1_{S \\ K})`` (in ``[lo δ, hi δ]`` for ``lo <= f <= hi`` on
+*(iii) Intervals.* With ``O = π(f 1_{S \\ K})`` (in ``[lo δ, hi δ]`` for ``lo <= f <= hi`` on
     ``S``, or in a range given by a moment bound from (i)):
 
         ``π(f) = (1 - δ) ν(f) + E + O``,  ``E ∈ [(a_K - ν f) M, (b_K - ν f) M]``,
@@ -101,8 +101,8 @@ from analytic.ctmc.stationary import ACCURACY, Stationary
 from analytic.errors import ConvergenceError, InvalidParameterError
 from analytic.validation import real
 
-__all__ = ["Drift", "Truncation", "TruncatedChain", "function_drift_inside", "hitting_time_bound", "lattice_drift",
-           "lattice_generator_drift", "level_drift", "solve_truncated", "truncate_function", "truncate_lattice"]
+__all__ = ["Drift", "Truncation", "TruncatedChain", "function_drift_inside", "lattice_drift", "level_drift",
+           "solve_truncated", "truncate_function", "truncate_lattice"]
 
 #: Relative rounding of one double operation.
 _UNIT = 2.0**-53
@@ -168,7 +168,18 @@ class Drift:
 
     @classmethod
     def nothing_left_out(cls) -> Drift:
-        """The kept set is the whole state space: no mass is neglected."""
+        """The kept set is the whole state space: no mass is neglected.
+
+        Returns
+        -------
+        Drift
+            ``c = 0``, ``η = inf``: for :func:`solve_truncated` on a chain with no exits.
+
+        Examples
+        --------
+        >>> Drift.nothing_left_out().outside
+        inf
+        """
         return cls(0.0, math.inf, "the kept set is the whole state space")
 
     @property
@@ -179,9 +190,35 @@ class Drift:
         return min(1.0, self.inside / (self.inside + self.outside) * (1 + 4 * _UNIT))
 
     def outside_expectation(self, ratio: float) -> float:
-        """A bound on ``π(f 1_{S \\ K})`` for a reward ``0 <= f <= ratio · (-GV)`` off ``K``: ``ratio · c``
-        (theorem (i): ``π((-GV) 1_{S \\ K}) <= c``)."""
-        return ratio * self.inside * (1 + 4 * _UNIT)
+        """A bound on ``π(f 1_{S \\ K})`` for a reward ``0 <= f <= ratio · (-GV)`` off ``K``
+        (theorem (i): ``π((-GV) 1_{S \\ K}) <= c``, the comparison theorem of Meyn & Tweedie with
+        ``GV <= -(-GV) 1_{S \\ K} + c 1_K``).
+
+        Parameters
+        ----------
+        ratio : float
+            ``r >= 0`` with ``f <= r · (-GV)`` on every state outside the kept set.
+
+        Returns
+        -------
+        float
+            ``r · c``, rounded up: ``0 <= π(f 1_{S \\ K}) <=`` this (pass ``(0, bound)`` as
+            ``outside=`` to :meth:`Truncation.interval`).
+
+        Raises
+        ------
+        InvalidParameterError
+            ``ratio`` negative or not finite.
+
+        Examples
+        --------
+        >>> Drift(0.5, 10.0, "an example").outside_expectation(2.0)
+        1.0000000000000004
+        """
+        r = real("ratio", ratio)
+        if not r >= 0:
+            raise InvalidParameterError("ratio", ratio, "must be >= 0 (f <= ratio · (-GV) outside the kept set)")
+        return r * self.inside * (1 + 4 * _UNIT)
 
 
 def lattice_generator_drift(states: np.ndarray, moves: Sequence, lyapunov: Callable[[np.ndarray], np.ndarray]
@@ -260,7 +297,7 @@ def lattice_drift(chunks: Iterable[np.ndarray], moves: Sequence, lyapunov: Calla
     n_kept = None
     if isinstance(kept, TruncatedChain):
         chain, n_kept = kept, kept.n_kept
-        kept = lambda X: chain.index(X) >= 0          # noqa: E731
+        kept = lambda X: chain._lookup(X) >= 0          # noqa: E731
     if not callable(kept):
         raise InvalidParameterError("kept", kept, "must be a TruncatedChain or a function of the state array returning a "
                                                   "boolean per row")
@@ -297,6 +334,25 @@ def function_drift_inside(kept: Sequence[Hashable], transitions: Callable[[Any],
                           lyapunov: Callable[[Any], float]) -> float:
     """``c``: an upper bound on ``GV`` over the kept states of a chain given by a transition function,
     rounding included (for :func:`level_drift`).
+
+    Parameters
+    ----------
+    kept : iterable of hashable
+        The kept states.
+    transitions : callable
+        ``transitions(state)`` yields ``(next_state, rate)`` pairs, as in :meth:`CTMC.from_function`.
+    lyapunov : callable
+        ``V(state) >= 0``, finite.
+
+    Returns
+    -------
+    float
+        ``max(0, max_{x ∈ K} GV(x))`` with the rounding of each sum bounded.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``V`` negative or not finite, a bad rate.
 
     Examples
     --------
@@ -430,6 +486,13 @@ class TruncatedChain:
         ``entries[b, j]``: rate from boundary state ``b`` into kept state ``j``.
     reference : int
         Index of ``z``, where the truncated chain ``Q^z`` sends every jump that leaves.
+
+    Examples
+    --------
+    >>> step = lambda x: [(x + 1, 1.0), (x - 1, 2.0 * (x > 0))]
+    >>> chain = truncate_function(list(range(5)), step, [5], 0)
+    >>> chain.exits.tolist(), chain.boundary
+    ([0.0, 0.0, 0.0, 0.0, 1.0], [5])
     """
 
     states: Any
@@ -449,16 +512,25 @@ class TruncatedChain:
         return len(self.exits)
 
     def generator(self) -> sp.csr_array:
-        """``Q^z``: the kept rates, every exit redirected to the reference state (off-diagonal; the
-        diagonal is left to :class:`CTMC`)."""
+        """``Q^z``: the kept rates, every exit redirected to the reference state.
+
+        Returns
+        -------
+        scipy.sparse.csr_array
+            The off-diagonal rates of ``Q^z`` (the diagonal is left to :class:`CTMC`).
+
+        Examples
+        --------
+        >>> moves = [((1,), lambda X: np.ones(len(X))), ((-1,), lambda X: 2.0 * (X[:, 0] > 0))]
+        >>> chain = truncate_lattice(np.arange(3)[:, None], moves, lambda X: X[:, 0] >= 0, (0,))
+        >>> chain.generator().toarray().tolist()       # the jump 2 -> 3 lands on 0
+        [[0.0, 1.0, 0.0], [2.0, 0.0, 1.0], [1.0, 2.0, 0.0]]
+        """
         n = self.n_kept
         leaving = np.flatnonzero(self.exits > 0)
         redirect = sp.csr_array((self.exits[leaving], (leaving, np.full(len(leaving), self.reference))), shape=(n, n))
         return (self.kept + redirect).tocsr()
 
-    def index(self, states: Any) -> np.ndarray:
-        """Indices of kept states (-1 for states not kept)."""
-        return self._lookup(states)
 
 
 def truncate_lattice(kept: np.ndarray, moves: Sequence, feasible: Callable[[np.ndarray], np.ndarray],
@@ -782,7 +854,19 @@ class Truncation:
     hitting_times : numpy.ndarray
         The checked upper bounds ``m_j`` on the mean time to reach the reference state.
     drift : Drift
+        The checked drift condition behind ``neglected_mass``.
     chain : TruncatedChain
+        The kept set and its rates.
+
+    Examples
+    --------
+    >>> step = lambda x: [(x + 1, 1.0), (x - 1, 2.0 * (x > 0))]          # M/M/1, λ = 1, μ = 2
+    >>> chain = truncate_function(list(range(41)), step, [41], 0)
+    >>> inside = function_drift_inside(range(41), step, lambda x: 1.5 ** x)
+    >>> drift = level_drift([0], lambda p: [(0, 1, 1.0), (0, -1, 2.0)], math.log(1.5), np.ones(1), 40, inside, "M/M/1")
+    >>> result = solve_truncated(chain, drift)
+    >>> result.neglected_mass < 1e-6, result.law.accuracy <= 1e-10
+    (True, True)
     """
 
     law: Stationary
@@ -800,7 +884,7 @@ class Truncation:
     def states(self) -> Any:
         return self.chain.states
 
-    def values(self, reward: Any) -> np.ndarray:
+    def _values(self, reward: Any) -> np.ndarray:
         """``reward`` on the kept states: an array aligned with them, or a function (of the state
         array for lattice chains, of one state otherwise)."""
         states = self.chain.states
@@ -815,7 +899,7 @@ class Truncation:
             raise InvalidParameterError("reward", values[~np.isfinite(values)][0], "must be finite on the kept states")
         return values
 
-    def law_interval(self, values: np.ndarray) -> tuple[float, float]:
+    def _law_interval(self, values: np.ndarray) -> tuple[float, float]:
         """``[ν_lo, ν_hi] ∋ ν(f)`` from the per-state bounds of the truncated law (rounding included)."""
         base = float(values.min())
         shifted = values - base
@@ -853,8 +937,25 @@ class Truncation:
         ------
         InvalidParameterError
             Neither bounds nor ``outside``, or values on the kept states outside ``[low, high]``.
+
+        Examples
+        --------
+        The M/M/1 queue of :class:`Truncation` (λ = 1, μ = 2): ``P(X = 0) = 1/2``, and
+        ``E[min(X, 10)] = 1 - 2^-10``:
+
+        >>> step = lambda x: [(x + 1, 1.0), (x - 1, 2.0 * (x > 0))]
+        >>> chain = truncate_function(list(range(41)), step, [41], 0)
+        >>> inside = function_drift_inside(range(41), step, lambda x: 1.5 ** x)
+        >>> drift = level_drift([0], lambda p: [(0, 1, 1.0), (0, -1, 2.0)], math.log(1.5), np.ones(1), 40, inside, "M/M/1")
+        >>> result = solve_truncated(chain, drift)
+        >>> low, high = result.interval(lambda x: 1.0 * (x == 0), 0.0, 1.0)
+        >>> bool(low <= 0.5 <= high), high - low < 1e-5
+        (True, True)
+        >>> low, high = result.interval(lambda x: min(x, 10.0), 0.0, 10.0)
+        >>> bool(low <= 1 - 2.0**-10 <= high), high - low < 1e-4
+        (True, True)
         """
-        f = self.values(reward)
+        f = self._values(reward)
         a_k, b_k = float(f.min()), float(f.max())
         if outside is None:
             if low is None or high is None:
@@ -874,7 +975,8 @@ class Truncation:
             def extra(delta: float, upper: bool) -> float:
                 return o_high if upper else o_low
             low_value, high_value = -math.inf, math.inf
-        nu_low, nu_high = self.law_interval(f)
+        nu_low, nu_high = self._law_interval(f)
+        nu_low, nu_high = max(nu_low, a_k), min(nu_high, b_k)        # ν is a law on K: a_K <= ν(f) <= b_K
         eps, kappa = self.neglected_mass, self.entry_cost
         lows, highs = [], []
         for nu in (nu_low, nu_high):
@@ -912,6 +1014,16 @@ def solve_truncated(chain: TruncatedChain, drift: Drift, tolerance: float = ACCU
         leaving the kept set): keep a connected set.
     InvalidParameterError
         A kept set with exits declared to be the whole chain.
+
+    Examples
+    --------
+    An M/M/1/500 queue (λ = 1, μ = 2) kept at 0..30; ``V = 1.9^x`` has ``GV < 0`` above 0:
+
+    >>> moves = [((1,), lambda X: 1.0 * (X[:, 0] < 500)), ((-1,), lambda X: 2.0 * (X[:, 0] > 0))]
+    >>> chain = truncate_lattice(np.arange(31)[:, None], moves, lambda X: X[:, 0] <= 500, (0,))
+    >>> drift = lattice_drift([np.arange(501)[:, None]], moves, lambda X: 1.9 ** X[:, 0], chain)
+    >>> solve_truncated(chain, drift).neglected_mass < 1e-7
+    True
     """
     if not isinstance(chain, TruncatedChain):
         raise InvalidParameterError("chain", chain, "must be a TruncatedChain (truncate_lattice, truncate_function)")
