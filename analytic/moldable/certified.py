@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from analytic.ctmc import CTMC
+from analytic.ctmc.stationary import ACCURACY
 from analytic.ctmc.truncation import (
     Drift,
     Truncation,
@@ -42,7 +43,7 @@ from analytic.ctmc.truncation import (
     solve_truncated,
     truncate_lattice,
 )
-from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
+from analytic.errors import ConvergenceError, InvalidParameterError, StateSpaceTooLargeError
 from analytic.memory import require
 from analytic.moldable.greedy import _resolve_p, fluid_point, greedy_chain, lattice_moves
 from analytic.moldable.occupancy import check_arrival_rate
@@ -50,6 +51,12 @@ from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
 from analytic.validation import integer, real
 
 __all__ = ["GreedyBounds", "greedy_bounds"]
+
+#: Narrowest interval :func:`greedy_bounds` is asked for (double precision, relative accuracy of the solves).
+MINIMUM_WIDTH = 1e-13
+
+#: Relative rounding of one double operation.
+_UNIT = 2.0**-53
 
 #: Targets of the neglected mass tried in turn until the intervals are narrow enough.
 _MASS_TARGETS = (1e-12, 1e-14, 1e-16, 1e-18, 1e-21, 1e-24)
@@ -125,7 +132,7 @@ class GreedyBounds:
 
 
 def greedy_bounds(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float, servers: int, p: object = None,
-                  width: float = 1e-8, tolerance: float = 1e-10, max_states: int = 30_000_000) -> GreedyBounds:
+                  width: float = 1e-8, max_states: int = 30_000_000) -> GreedyBounds:
     """Intervals that provably contain ``P_b`` and ``E[D]`` of greedy(p) with ``n`` servers.
 
     The loss system of :func:`~analytic.moldable.greedy_chain` (Ghanbarian et al., Sections 4 and
@@ -146,9 +153,8 @@ def greedy_bounds(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: floa
     p : None, "greedy" or array_like
         ``None``: p* of Theorem 1; ``"greedy"``: always ``d``; or a probability vector.
     width : float
-        Largest width wanted for each interval, in (0, 1) (default 1e-8).
-    tolerance : float
-        Componentwise relative accuracy asked of the stationary solves (:meth:`CTMC.stationary`).
+        Largest width wanted for each interval, in ``[1e-13, 1)`` (default 1e-8); the stationary
+        solves are asked for a componentwise relative accuracy of ``min(1e-10, width / 8)``.
     max_states : int
         Largest chain (whole or truncated) to build.
 
@@ -160,6 +166,8 @@ def greedy_bounds(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: floa
     ------
     InvalidParameterError
         Bad λ, n, p or width.
+    ConvergenceError
+        The intervals did not get as narrow as ``width`` (the message says how narrow they got).
     StateSpaceTooLargeError
         The chain has three or more allocation sizes and is too large to solve whole, or the
         kept set needed for ``width`` exceeds ``max_states`` or memory.
@@ -171,40 +179,54 @@ def greedy_bounds(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: floa
     >>> from analytic.moldable import traffic
     >>> from analytic.speedup import SpeedUp
     >>> b = greedy_bounds(SpeedUp([1, 1.8, 2.5, 3, 3.4]), traffic(400, 0.5, 0.1), 400)
-    >>> round(b.blocking[0], 6), round(b.mean_time[0], 6), b.width <= 1e-8
-    (0.041041, 0.980346, True)
+    >>> round(b.blocking[0], 6), round(b.mean_time[0], 6), b.width <= 1e-8      # whole chain: 0.039541, 0.980691
+    (0.039541, 0.980691, True)
     """
     start = time.perf_counter()
     speedup = as_discrete(speedup)
     n = integer("servers", servers, minimum=speedup.d, meaning=f" (at least d = {speedup.d})")
     lam = check_arrival_rate(arrival_rate)
     target = real("width", width)
-    if not 0 < target < 1:
-        raise InvalidParameterError("width", width, "must lie in (0, 1)")
+    if not MINIMUM_WIDTH <= target < 1:
+        raise InvalidParameterError("width", width, f"must lie in [{MINIMUM_WIDTH:g}, 1)")
+    tolerance = min(ACCURACY, target / 8)
     integer("max_states", max_states)
     probabilities = _resolve_p(speedup, lam, p)
     support = np.flatnonzero(probabilities > 0) + 1
     step = math.gcd(n, *support.tolist())
     sizes = np.arange(step, support.max() + 1, step)
     speeds = speedup.values[sizes - 1]
-    if len(sizes) == 2:
+    if len(sizes) == 2 and len(support) == 2:
         result = _truncated(n, lam, probabilities, sizes, speeds, speedup.values, target, tolerance, max_states)
     else:
         result = _whole(speedup, n, lam, probabilities, sizes, speeds, tolerance, max_states)
     truncation, how = result
-    blocking, occupancy = _intervals(truncation, n, sizes)
-    mean_time = (occupancy[0] / (lam * (1 - blocking[0])), occupancy[1] / (lam * (1 - blocking[1])))
-    mean_time = (mean_time[0] * (1 - 8 * 2.0**-53), mean_time[1] * (1 + 8 * 2.0**-53))
+    blocking, mean_time = _intervals(truncation, n, sizes, lam)
+    _check_width(blocking, mean_time, target, truncation, n)
     return GreedyBounds(blocking=blocking, mean_time=mean_time, neglected_mass=truncation.neglected_mass,
                         states=truncation.chain.n_kept, method=how, entry_cost=truncation.entry_cost, p=probabilities,
                         servers=n, arrival_rate=lam, seconds=time.perf_counter() - start)
 
 
-def _intervals(truncation: Truncation, n: int, sizes: np.ndarray) -> tuple[tuple[float, float], tuple[float, float]]:
-    """Intervals for ``P_b = π(I = 0)`` and ``Σ E[x_i] = π(Σ X_i / n)``, both rewards in [0, 1]."""
+def _intervals(truncation: Truncation, n: int, sizes: np.ndarray, lam: float
+               ) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Intervals for ``P_b = π(I = 0)`` and ``E[D] = π(Σ X_i / n) / (λ (1 - P_b))`` (eq. 4): the two
+    rewards lie in [0, 1], and ``E[D]`` increases with both ``π(Σ X_i / n)`` and ``P_b``."""
     blocking = truncation.interval(lambda X: 1.0 * (X @ sizes == n), 0.0, 1.0)
     occupancy = truncation.interval(lambda X: X.sum(axis=1) / n, 0.0, 1.0)
-    return blocking, occupancy
+    high = occupancy[1] / (lam * (1 - blocking[1])) * (1 + 8 * _UNIT) if blocking[1] < 1 else math.inf
+    mean_time = (occupancy[0] / (lam * (1 - blocking[0])) * (1 - 8 * _UNIT), high)
+    return blocking, mean_time
+
+
+def _check_width(blocking: tuple[float, float], mean_time: tuple[float, float], target: float, truncation: Truncation,
+                 n: int) -> None:
+    """Refuse intervals wider than asked, saying how narrow they got."""
+    if max(blocking[1] - blocking[0], mean_time[1] - mean_time[0]) > target:
+        raise ConvergenceError(f"the intervals of greedy(p) at n = {n} reached widths {blocking[1] - blocking[0]:.3g} "
+                               f"(P_b) and {mean_time[1] - mean_time[0]:.3g} (E[D]) with a neglected mass of "
+                               f"{truncation.neglected_mass:.3g} on {truncation.chain.n_kept:,} kept states, not "
+                               f"{target:g}: ask for a wider interval")
 
 
 def _whole(speedup: SpeedUp, n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray,
@@ -373,10 +395,9 @@ def _truncated(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.
         else:
             drift = lattice_drift(_simplex_chunks(n, sizes), moves, box.lyapunov, chain)
         truncation = solve_truncated(chain, drift, tolerance=tolerance)
-        blocking, occupancy = _intervals(truncation, n, sizes)
+        blocking, mean_time = _intervals(truncation, n, sizes, lam)
         last = box
-        widths = blocking[1] - blocking[0], (occupancy[1] - occupancy[0]) / (lam * (1 - blocking[1]) ** 2)
-        if whole or max(widths) <= target:
+        if whole or max(blocking[1] - blocking[0], mean_time[1] - mean_time[0]) <= target:
             break
     how = ("the whole chain solved (the kept box is the simplex)" if whole else
            f"kept box X_{c2} <= {box.top_b}, I <= {box.top_i} ({box.states:,} of the {total:,} states); drift of "
