@@ -454,7 +454,8 @@ def level_drift(phases: Sequence[Hashable], transitions: Callable[[Hashable], It
     if not worst < 0:
         raise InvalidParameterError("theta", theta, f"gives D = {worst:.3g} >= 0 at phase {worst_phase!r}: the drift above "
                                                     "the kept levels is not negative; lower θ or change the weights")
-    outside = math.exp(t * (level + 1)) * -worst * (1 - 8 * _UNIT)
+    exponent = t * (level + 1)
+    outside = math.exp(exponent) * -worst * (1 - 8 * _UNIT) if exponent < 709 else math.inf
     if math.isinf(outside):
         raise InvalidParameterError("level", level, f"makes e^(θ level) overflow at θ = {t:g}: lower θ")
     return Drift(kept_inside, outside, f"GV = e^(θ ℓ) D(phase) with D < 0 checked on each of the {len(phases)} phases above "
