@@ -10,7 +10,7 @@ import pytest
 
 import analytic.moldable.certified as certified
 from analytic.ctmc.truncation import Drift
-from analytic.errors import ConvergenceError, InvalidParameterError
+from analytic.errors import InvalidParameterError
 from analytic.moldable import GreedyBounds, greedy_bounds, greedy_metrics, traffic
 from analytic.speedup import SpeedUp
 
@@ -98,7 +98,6 @@ def test_result_fields_and_repr():
     assert isinstance(bounds, GreedyBounds)
     assert bounds.servers == 50 and bounds.arrival_rate == pytest.approx(0.8, abs=1e-15)
     np.testing.assert_allclose(bounds.p, [0.25, 0.75], atol=1e-15)
-    assert bounds.seconds > 0
     assert "GreedyBounds(servers=50" in repr(bounds)
     assert bounds.width == pytest.approx(max(bounds.blocking[1] - bounds.blocking[0],
                                              bounds.mean_time[1] - bounds.mean_time[0]), abs=0)
@@ -120,7 +119,12 @@ def test_bad_input_is_refused(kwargs, error, match):
         greedy_bounds(**arguments)
 
 
-def test_a_width_out_of_reach_is_refused_saying_what_was_reached(monkeypatch):
+def test_a_width_out_of_reach_gives_wider_intervals_that_still_hold(monkeypatch):
+    """With the kept box frozen at a neglected mass of 1e-3 the intervals cannot reach 1e-8: they
+    come back wider (GreedyBounds.width says so) and still contain the whole chain's values."""
     monkeypatch.setattr(certified, "_MASS_TARGETS", (1e-3,))
-    with pytest.raises(ConvergenceError, match=r"reached widths .* \(P_b\) and .* \(E\[D\]\) .* not 1e-08"):
-        greedy_bounds(SUBLINEAR, traffic(120, 0.5, 0.1), 120)
+    lam = traffic(120, 0.5, 0.1)
+    bounds = greedy_bounds(SUBLINEAR, lam, 120)
+    exact = greedy_metrics(SUBLINEAR, lam, 120, method="gth")
+    assert bounds.width > 1e-2
+    assert _contains(bounds.blocking, exact.blocking) and _contains(bounds.mean_time, exact.mean_time)

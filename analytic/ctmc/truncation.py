@@ -99,7 +99,7 @@ from analytic.ctmc.chain import CTMC
 from analytic.ctmc.spaces import check_rates, validate_moves, vector_result
 from analytic.ctmc.stationary import ACCURACY, Stationary
 from analytic.errors import ConvergenceError, InvalidParameterError
-from analytic.validation import real
+from analytic.validation import integer, real
 
 __all__ = ["Drift", "Truncation", "TruncatedChain", "function_drift_inside", "lattice_drift", "level_drift",
            "solve_truncated", "truncate_function", "truncate_lattice"]
@@ -165,6 +165,11 @@ class Drift:
         if not self.outside > 0:
             raise InvalidParameterError("outside", self.outside, "must be > 0 (GV <= -outside off the kept set): the drift "
                                                                  "condition does not hold")
+        if not isinstance(self.check, str):
+            raise InvalidParameterError("check", self.check, "must be a text saying how the drift condition was checked")
+        for name in ("states_checked", "kept"):
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, integer(name, getattr(self, name)))
 
     @classmethod
     def nothing_left_out(cls) -> Drift:
@@ -909,7 +914,8 @@ class Truncation:
         vouched = np.isfinite(bounds) & (bounds < 1)
         low_terms = pi[vouched] * (1 - bounds[vouched]) * shifted[vouched]
         high_terms = pi[vouched] * (1 + bounds[vouched]) * shifted[vouched]
-        lost = max(0.0, 1.0 - math.fsum(pi[vouched] * (1 - bounds[vouched])) * (1 - 8 * _UNIT))
+        # the states without a bound hold at most what the vouched ones leave of the total 1
+        lost = 0.0 if vouched.all() else max(0.0, 1.0 - math.fsum(pi[vouched] * (1 - bounds[vouched])) * (1 - 8 * _UNIT))
         spread = float(shifted.max())
         low = math.fsum(low_terms) * (1 - 8 * _UNIT)
         high = math.fsum(high_terms) * (1 + 8 * _UNIT) + lost * spread
@@ -969,6 +975,8 @@ class Truncation:
             def extra(delta: float, upper: bool) -> float:
                 return (high_value if upper else low_value) * delta
         else:
+            if not (isinstance(outside, tuple | list) and len(outside) == 2):
+                raise InvalidParameterError("outside", outside, "must be a pair (low, high) bounding π(f 1_(S \\ K))")
             o_low, o_high = (real("outside", v) for v in outside)
             if not o_low <= o_high:
                 raise InvalidParameterError("outside", outside, "must be an interval (low <= high)")
@@ -986,7 +994,9 @@ class Truncation:
                 lows.append((1 - delta) * nu + (a_k - nu) * mass + extra(delta, False))
                 highs.append((1 - delta) * nu + (b_k - nu) * mass + extra(delta, True))
         lower, upper = min(lows), max(highs)
-        slack = 16 * _UNIT * (abs(lower) + abs(upper) + abs(a_k) + abs(b_k))
+        # the rounding of each corner: relative to its terms, (1 - δ) ν, (f - ν) δ κ and the part outside
+        outer = max(abs(extra(eps, False)), abs(extra(eps, True)))
+        slack = 16 * _UNIT * (abs(lower) + abs(upper) + (abs(a_k) + abs(b_k)) * eps * (1 + kappa) + outer)
         return max(low_value, lower - slack), min(high_value, upper + slack)
 
 
