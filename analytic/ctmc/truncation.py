@@ -523,7 +523,7 @@ class TruncatedChain:
         Returns
         -------
         scipy.sparse.csr_array
-            The off-diagonal rates of ``Q^z`` (the diagonal is left to :class:`CTMC`).
+            The off-diagonal rates of ``Q^z`` (the diagonal is left to :class:`~analytic.ctmc.CTMC`).
 
         Examples
         --------
@@ -928,7 +928,8 @@ class Truncation:
         Parameters
         ----------
         reward : array or callable
-            ``f`` on the kept states (see :meth:`values`).
+            ``f`` on the kept states: an array aligned with them, or a function (of the state array for
+            lattice chains, of one state otherwise).
         low, high : float, optional
             Bounds of ``f`` on *every* state of the chain (outside the kept set too); they bound its
             contribution outside by ``[low δ, high δ]``. Required unless ``outside`` is given.
