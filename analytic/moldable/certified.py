@@ -135,8 +135,9 @@ def greedy_bounds(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: floa
     7; exponential sizes of unit mean) is solved on a set of states that grows until both intervals
     are at most ``width`` wide, with a certified bound on the mass left out and on its effect
     (module docstring; the theorem is in :mod:`analytic.ctmc.truncation`). Where the whole chain is
-    solved (one allocation size, or three and more sizes), the intervals come from the proven
-    per-state accuracy of the stationary law alone.
+    solved (``p`` on one server count, whose reachable chain is small, or three and more
+    allocation sizes), the intervals come from the proven per-state accuracy of the stationary law
+    alone.
 
     Parameters
     ----------
