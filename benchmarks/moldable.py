@@ -3,7 +3,9 @@
 Run as ``python benchmarks/moldable.py`` (about three minutes). ``--large 4d`` solves the
 4-dimensional chain of greedy(p*) at n = 200 (about 3e6 states) and ``--large 2d`` the
 2-dimensional chains of the α = 1/2 and α = 2/3 sub-linear rows of Table 1 at n = 4000 (4e6
-states each); run those alone, they need several GB.
+states each); run those alone, they need several GB. ``--bounds`` computes the certified intervals
+of those two cells (:func:`analytic.moldable.greedy_bounds`, a kept box of the chain) and then, as
+the baseline, the whole chain, in the same run: time, peak memory, states, neglected mass, widths.
 
 Chains (Ghanbarian et al., Section 7, d = 5):
 * greedy(p*), sub-linear speed-up, mean-field λ = 0.8: p* on {3, 4}, coordinates 1..4 (4-D simplex);
@@ -26,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from analytic.moldable import greedy_chain, greedy_metrics, optimal_occupancy, traffic
+from analytic.moldable import greedy_bounds, greedy_chain, greedy_metrics, optimal_occupancy, traffic
 from analytic.moldable.greedy import allocation_probabilities
 from analytic.speedup import SpeedUp
 
@@ -105,12 +107,39 @@ def how_far(label: str, speedup: SpeedUp, rate, sizes: list[int]) -> None:
               f"{exact.mean_time:>10.6f} {exact.residual:>9.1e} {peak_gb():>8.2f}")
 
 
+def bounds_against_whole(alphas: tuple[float, ...], n: int = 4000) -> None:
+    """Table 1's sub-linear cells with α > 0: certified intervals on a kept box, then the whole chain."""
+    print(f"greedy(p*), sub-linear, β = 0.1, n = {n}: greedy_bounds (kept box) against the whole chain (greedy_metrics)")
+    for alpha in alphas:
+        lam = traffic(n, alpha, 0.1)
+        bounds, bounds_s = timed(greedy_bounds, SUBLINEAR, lam, n)
+        bounds_gb = peak_gb()
+        print(f"\nα = {alpha:.3g}: {bounds.states:,} states kept, neglected mass {bounds.neglected_mass:.2g}, entry cost "
+              f"{bounds.entry_cost:.3g}, {bounds_s:.1f} s, peak {bounds_gb:.2f} GB")
+        print(f"  P_b  in [{bounds.blocking[0]:.12f}, {bounds.blocking[1]:.12f}]  width {bounds.blocking[1] - bounds.blocking[0]:.2g}")
+        print(f"  E[D] in [{bounds.mean_time[0]:.12f}, {bounds.mean_time[1]:.12f}]  width "
+              f"{bounds.mean_time[1] - bounds.mean_time[0]:.2g}")
+        print(f"  {bounds.method}")
+        exact, exact_s = timed(greedy_metrics, SUBLINEAR, lam, n)
+        inside = (bounds.blocking[0] <= exact.blocking <= bounds.blocking[1]
+                  and bounds.mean_time[0] <= exact.mean_time <= bounds.mean_time[1])
+        print(f"  whole chain: {exact.n_states:,} states, {exact_s:.1f} s, peak {peak_gb():.2f} GB; P_b {exact.blocking:.12f}, "
+              f"E[D] {exact.mean_time:.12f}, inside the intervals: {inside}")
+        print(f"  ratios whole / bounds: time {exact_s / bounds_s:.1f}x, states {exact.n_states / bounds.states:.1f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--large", choices=("4d", "2d"),
                         help="only one large chain, in a fresh process for its peak memory: "
                              "4d = greedy(p*) at λ = 0.8, n = 200; 2d = the α > 0 sub-linear rows of Table 1 at n = 4000")
+    parser.add_argument("--bounds", action="store_true",
+                        help="Table 1's α = 1/2 and α = 2/3 sub-linear cells at n = 4000: certified intervals, then the "
+                             "whole chain as the baseline (minutes and several GB)")
     args = parser.parse_args()
+    if args.bounds:
+        bounds_against_whole((0.5, 2 / 3))
+        return
     if args.large == "4d":
         how_far("greedy(p*), sub-linear, λ = 0.8: the 4-D chain at n = 200", SUBLINEAR, lambda n: 0.8, [200])
         return

@@ -184,7 +184,17 @@ def _shared_objects() -> dict[str, Callable[[], Any]]:
     def chain() -> Any:
         return CTMC([[0, 1.0], [2.0, 0]])
 
+    def truncated() -> Any:
+        from analytic.ctmc import truncation
+        return truncation.truncate_lattice(np.arange(10)[:, None], _MM1_MOVES, _MM1_FEASIBLE, (0,))
+
+    def drift() -> Any:
+        from analytic.ctmc import truncation
+        return truncation.lattice_drift([np.arange(51)[:, None]], _MM1_MOVES, _MM1_LYAPUNOV, truncated())
+
     return dict(
+        truncated=truncated, drift=drift,
+        truncation=lambda: __import__("analytic.ctmc.truncation", fromlist=["x"]).solve_truncated(truncated(), drift()),
         chain=chain, stationary=lambda: chain().stationary(), graph=graph, cluster=cluster, job=job,
         balance=lambda: fairness.balance_function(graph(), [1.0, 1.0], 3), lattice=lambda: fairness.simplex_lattice(2, 3),
         speedup=lambda: speedup.SpeedUp([1, 1.8, 2.5, 3, 3.4]), curve=lambda: speedup.ConcaveSpeedup.power(0.5),
@@ -216,7 +226,15 @@ def _shared_objects() -> dict[str, Callable[[], Any]]:
 
 RESULT = "result class: built by the package, checked through the baselines that return it"
 
+#: An M/M/1/50 queue (arrivals 1, service 2) for the truncation baselines, and its Lyapunov function.
+_MM1_MOVES = [((1,), lambda X: 1.0 * (X[:, 0] < 50)), ((-1,), lambda X: 2.0 * (X[:, 0] > 0))]
+_MM1_FEASIBLE = lambda X: X[:, 0] <= 50          # noqa: E731
+_MM1_LYAPUNOV = lambda X: 1.5 ** X[:, 0]         # noqa: E731
+
 _CTMC_KERNEL = "a kernel of analytic.ctmc: CTMC validates the generator and the states before calling it"
+_TRUNCATION_BUILDER = ("a builder of analytic.ctmc.truncation that a model module (analytic.moldable.certified) calls "
+                       "with its own validated states, moves and Lyapunov function; its checks (repeated or infeasible "
+                       "states, a failing drift) are tested in tests/test_truncation.py")
 _NUMBA = "a numba kernel of compiled event loops: its arguments are the loop's own arrays"
 INTERNAL: dict[str, str] = {
     **{f"analytic.ctmc.{name}": _CTMC_KERNEL for name in [
@@ -236,6 +254,8 @@ INTERNAL: dict[str, str] = {
         "spaces.check_rates", "spaces.enumerate_lower_set", "spaces.plain", "spaces.raise_leaves_space",
         "spaces.validate_moves", "spaces.validate_upper", "spaces.vector_result", "stationary.solve",
         "transient.transient"]},
+    **{f"analytic.ctmc.truncation.{name}": _TRUNCATION_BUILDER for name in [
+        "function_drift_inside", "lattice_drift", "level_drift", "truncate_function", "truncate_lattice"]},
     "analytic.simulation.events.heap_pop": _NUMBA,
     "analytic.simulation.events.heap_push": _NUMBA,
     "analytic.simulation.laws.draw": _NUMBA,
@@ -279,6 +299,13 @@ BASELINES: dict[str, Any] = {
     "analytic.ctmc.Stationary.expected": method("stationary", [1.0, 2.0]),
     "analytic.ctmc.Stationary.probability": method("stationary", 1),
     "analytic.ctmc.lattice_bytes": call(1000, 2, 4),
+    "analytic.ctmc.truncation.Drift": call(1.0, 1e6, "a check"),
+    "analytic.ctmc.truncation.Drift.outside_expectation": method("drift", 2.0),
+    "analytic.ctmc.truncation.TruncatedChain": RESULT,
+    "analytic.ctmc.truncation.Truncation": RESULT,
+    "analytic.ctmc.truncation.Truncation.interval": method("truncation", lambda X: 1.0 * (X[:, 0] == 0), 0.0, 1.0),
+    "analytic.ctmc.truncation.solve_truncated": call(S("truncated"), S("drift")),
+
     "analytic.ctmc.solve_bytes": call(1000, 5000),
     # erlang, errors, memory, validation, reproduce
     "analytic.erlang.erlang_b": call(5, 3.0),
@@ -404,6 +431,8 @@ BASELINES: dict[str, Any] = {
     "analytic.moldable.bounds.stein_bounds": call(S("speedup"), 4000, 0.5, 0.1),
     "analytic.moldable.bounds.traffic": call(4000, 0.5, 0.1),
     "analytic.moldable.bounds.traffic_regime": call(2 / 3, 0.1),
+    "analytic.moldable.GreedyBounds": RESULT,
+    "analytic.moldable.greedy_bounds": call(S("speedup"), 0.8, 12),
     "analytic.moldable.greedy.GreedyMetrics": RESULT,
     "analytic.moldable.greedy.LossChain": RESULT,
     "analytic.moldable.greedy.allocation_probabilities": call([0, 1, 3, 9], [0, 0, 0.625, 0.375]),

@@ -8,7 +8,9 @@ idle server is lost. The package computes
   LP solved numerically with its KKT multipliers (:func:`occupancy_lp`, :func:`kkt_residual`) and a
   symbolic check of the KKT system (:func:`symbolic_kkt_residuals`) — :mod:`.occupancy`;
 * the greedy(p) scheme (eq. 10, :func:`allocation_probabilities`) and its exact finite-n loss
-  system (:func:`greedy_metrics`, :func:`greedy_chain`) — :mod:`.greedy`;
+  system (:func:`greedy_metrics`, :func:`greedy_chain`) — :mod:`.greedy`; intervals that provably
+  contain its blocking and mean time where the chain is too large to build
+  (:func:`greedy_bounds`) — :mod:`.certified`;
 * the traffic regimes and the Stein bounds of Section 5 (:func:`traffic`, :func:`stein_bounds`)
   — :mod:`.bounds`;
 * the loss system simulated for any job-size law, with confidence intervals
@@ -26,6 +28,7 @@ Examples
 """
 
 from analytic.moldable.bounds import SteinBounds, stein_bounds, traffic, traffic_regime
+from analytic.moldable.certified import GreedyBounds, greedy_bounds
 from analytic.moldable.greedy import GreedyMetrics, LossChain, allocation_probabilities, greedy_chain, greedy_metrics
 from analytic.moldable.heterogeneous import HeterogeneousOptimum, JobClass, heterogeneous_lp, heterogeneous_optimum
 from analytic.moldable.occupancy import (
@@ -39,6 +42,7 @@ from analytic.moldable.occupancy import (
 from analytic.moldable.simulation import MoldableSimulation, simulate_moldable
 
 __all__ = [
+    "GreedyBounds",
     "GreedyMetrics",
     "HeterogeneousOptimum",
     "JobClass",
@@ -48,6 +52,7 @@ __all__ = [
     "Occupancy",
     "SteinBounds",
     "allocation_probabilities",
+    "greedy_bounds",
     "greedy_chain",
     "greedy_metrics",
     "heterogeneous_lp",

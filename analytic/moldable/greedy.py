@@ -301,14 +301,23 @@ def _enumerate(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.
     fits(int(math.exp(min(k * math.log(n) - math.lgamma(k + 1) - float(np.log(sizes).sum()), 43.0))), True)
     points = _simplex_points(n, sizes)
     fits(points, False)
+    upper = n // sizes
+    chain = CTMC.from_lattice(upper, lattice_moves(n, lam, p, sizes, speeds), feasible=lambda X: X @ sizes <= n,
+                              max_states=max_states)
+    return chain.reachable()
+
+
+def lattice_moves(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray) -> list:
+    """The moves of the greedy(p) chain on the counts of jobs per size (for :meth:`CTMC.from_lattice`):
+    a departure of a job on ``sizes[k]`` servers at rate ``speeds[k] X_k``, an arrival allocated
+    ``sizes[k]`` servers at rate ``n λ A_{sizes[k]}`` (eq. 10). Valid on every state with
+    ``Σ sizes X <= n``."""
     moves = []
     for k, size in enumerate(sizes):
         unit = np.eye(len(sizes), dtype=np.int64)[k]
         moves.append((-unit, lambda X, k=k: speeds[k] * X[:, k]))
         moves.append((unit, lambda X, size=size: n * lam * allocation_probabilities(n - X @ sizes, p)[:, size]))
-    upper = n // sizes
-    chain = CTMC.from_lattice(upper, moves, feasible=lambda X: X @ sizes <= n, max_states=max_states)
-    return chain.reachable()
+    return moves
 
 
 def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float, servers: int, p: object = None,

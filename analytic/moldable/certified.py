@@ -1,0 +1,393 @@
+"""Certified intervals for the blocking and the mean execution time of greedy(p), without the whole chain.
+
+Ghanbarian, Mukhopadhyay, Mazumdar & Guillemin, *On Optimal Server Allocation for Moldable Jobs
+with Concave Speed-Up*, Sections 4 and 7: Table 1 is at ``n = 4000`` servers, where the loss chain
+of greedy(p*) in the Halfin–Whitt and super-Halfin–Whitt rows (p* on 1 and 2 servers) has 4·10⁶
+states but its mass sits on a few ten thousand of them, near the face ``x_1 + 2 x_2 = n``.
+:func:`greedy_bounds` solves the chain only there and returns intervals that provably contain the
+exact ``P_b`` and ``E[D]``, by the theorem of :mod:`analytic.ctmc.truncation`:
+
+* the *drift* of ``V = φ(θ_b (X_b - m_b)) + φ(θ_I (I - m_I))`` (``X_b`` the jobs on the larger
+  allocation, ``I`` the idle servers, ``φ(u) = e^u`` continued linearly above ``u = 600`` so that
+  ``V`` stays finite) is evaluated on *every* state of the chain (the simplex
+  ``c_1 X_a + c_2 X_b <= n``, enumerated in chunks), and the kept set is the box
+  ``{X_b <= B_b, I <= B_I}`` outside which ``GV <= -η``: the neglected mass is at most
+  ``c / (c + η)`` (Dayar, Hermanns, Spieler & Wolf, 2011);
+* the truncated chain sends the jumps leaving the box to the state nearest the fluid point, and
+  its law is bounded against the exact conditional law through the checked mean hitting times of
+  that state (Courtois & Semal, 1984; Kuntz, Thomas, Stan & Barahona, 2021).
+
+Chains with one allocation size (``p`` on one server count, e.g. the greedy scheme) are small and
+solved whole; so are chains with three or more sizes when they fit (for those no drift condition
+is known to the package: the jobs that greedy(p*) squeezes onto the last one or two free servers
+arrive at rate ``n λ`` whenever one or two servers are free, which no Lyapunov function of the
+counts alone can absorb).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from analytic.ctmc import CTMC
+from analytic.ctmc.stationary import ACCURACY
+from analytic.ctmc.truncation import (
+    Drift,
+    Truncation,
+    lattice_drift,
+    lattice_generator_drift,
+    solve_truncated,
+    truncate_lattice,
+)
+from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
+from analytic.memory import require
+from analytic.moldable.greedy import _resolve_p, fluid_point, greedy_chain, lattice_moves
+from analytic.moldable.occupancy import check_arrival_rate
+from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
+from analytic.validation import integer, real
+
+__all__ = ["GreedyBounds", "greedy_bounds"]
+
+#: Narrowest interval :func:`greedy_bounds` is asked for (double precision, relative accuracy of the solves).
+MINIMUM_WIDTH = 1e-13
+
+#: Relative rounding of one double operation.
+_UNIT = 2.0**-53
+
+#: Targets of the neglected mass tried in turn until the intervals are narrow enough.
+_MASS_TARGETS = (1e-12, 1e-14, 1e-16, 1e-18, 1e-21, 1e-24)
+
+#: Scales ``t`` of the Lyapunov exponents ``θ = t / (2 σ)`` tried (σ the spread of the coordinate).
+_SCALES = (6.0, 8.0, 10.0, 12.0, 14.0)
+
+#: Above this exponent the Lyapunov function grows linearly (keeps it finite on the whole simplex).
+_EXPONENT_CAP = 600.0
+
+#: States of the simplex enumerated per chunk (bounds the memory of the drift evaluation).
+_CHUNK = 1 << 19
+
+#: Bytes per state of the simplex held during the search (coordinates, drift, masks).
+_BYTES_PER_SIMPLEX_STATE = 64
+
+
+@dataclass(frozen=True, repr=False)
+class GreedyBounds:
+    """Intervals that contain the exact stationary blocking and mean execution time of greedy(p).
+
+    Attributes
+    ----------
+    blocking : (float, float)
+        ``P_b`` (the stationary probability that all servers are busy; blocking by PASTA) lies in
+        ``[low, high]``.
+    mean_time : (float, float)
+        ``E[D] = Σ E[x_i] / (λ (1 - P_b))`` (Little's law, eq. 4) lies in ``[low, high]``.
+    neglected_mass : float
+        A proven bound on the stationary probability of the states left out (0 when the whole
+        chain was solved).
+    states : int
+        States kept (and solved).
+    method : str
+        How the intervals were obtained (the drift check, the kept box, the truncated solve).
+    entry_cost : float
+        ``κ`` of :mod:`analytic.ctmc.truncation` (0 for a whole chain).
+    p : numpy.ndarray
+    servers : int
+    arrival_rate : float
+
+    Examples
+    --------
+    >>> from analytic.moldable import greedy_bounds
+    >>> from analytic.speedup import SpeedUp
+    >>> b = greedy_bounds(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.99, 200)
+    >>> b.blocking[1] - b.blocking[0] < 1e-8, b.neglected_mass < 1e-10
+    (True, True)
+    """
+
+    blocking: tuple[float, float]
+    mean_time: tuple[float, float]
+    neglected_mass: float
+    states: int
+    method: str
+    entry_cost: float
+    p: np.ndarray
+    servers: int
+    arrival_rate: float
+
+    def __repr__(self) -> str:
+        return (f"GreedyBounds(servers={self.servers}, blocking=[{self.blocking[0]:.12g}, {self.blocking[1]:.12g}], "
+                f"mean_time=[{self.mean_time[0]:.12g}, {self.mean_time[1]:.12g}], neglected_mass={self.neglected_mass:.3g}, "
+                f"states={self.states:,})")
+
+    @property
+    def width(self) -> float:
+        """The larger width of the two intervals."""
+        return max(self.blocking[1] - self.blocking[0], self.mean_time[1] - self.mean_time[0])
+
+
+def greedy_bounds(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float, servers: int, p: object = None,
+                  width: float = 1e-8, max_states: int = 30_000_000) -> GreedyBounds:
+    """Intervals that provably contain ``P_b`` and ``E[D]`` of greedy(p) with ``n`` servers.
+
+    The loss system of :func:`~analytic.moldable.greedy_chain` (Ghanbarian et al., Sections 4 and
+    7; exponential sizes of unit mean) is solved on a set of states that grows until both intervals
+    are at most ``width`` wide, with a certified bound on the mass left out and on its effect
+    (module docstring; the theorem is in :mod:`analytic.ctmc.truncation`). Where the whole chain is
+    solved (``p`` on one server count, whose reachable chain is small, or three and more
+    allocation sizes), the intervals come from the proven per-state accuracy of the stationary law
+    alone.
+
+    Parameters
+    ----------
+    speedup : SpeedUp, sequence of float or ConcaveSpeedup
+        ``s_1, ..., s_d`` (P1 and concavity).
+    arrival_rate : float
+        λ in (0, 1]; arrivals at rate ``n λ``.
+    servers : int
+        ``n >= d``.
+    p : None, "greedy" or array_like
+        ``None``: p* of Theorem 1; ``"greedy"``: always ``d``; or a probability vector.
+    width : float
+        Largest width wanted for each interval, in ``[1e-13, 1)`` (default 1e-8); the stationary
+        solves are asked for a componentwise relative accuracy of ``min(1e-10, width / 8)``.
+    max_states : int
+        Largest chain (whole or truncated) to build.
+
+    Returns
+    -------
+    GreedyBounds
+        Intervals that contain the exact values whatever their width. They are at most ``width``
+        wide unless the kept set stopped growing first (after a neglected mass of 1e-24) or the
+        stationary law has probabilities below the solver's floor (a load near 0): then
+        :attr:`GreedyBounds.width` says how wide they are.
+
+    Raises
+    ------
+    InvalidParameterError
+        Bad λ, n, p or width.
+    StateSpaceTooLargeError
+        The chain has three or more allocation sizes and is too large to solve whole, or the
+        kept set needed for ``width`` exceeds ``max_states`` or memory.
+
+    Examples
+    --------
+    Table 1, sub-linear speed-up, Halfin–Whitt row (α = 1/2, β = 0.1) at n = 400:
+
+    >>> from analytic.moldable import traffic
+    >>> from analytic.speedup import SpeedUp
+    >>> b = greedy_bounds(SpeedUp([1, 1.8, 2.5, 3, 3.4]), traffic(400, 0.5, 0.1), 400)
+    >>> round(b.blocking[0], 6), round(b.mean_time[0], 6), b.width <= 1e-8      # whole chain: 0.039541, 0.980691
+    (0.039541, 0.980691, True)
+    """
+    speedup = as_discrete(speedup)
+    n = integer("servers", servers, minimum=speedup.d, meaning=f" (at least d = {speedup.d})")
+    lam = check_arrival_rate(arrival_rate)
+    target = real("width", width)
+    if not MINIMUM_WIDTH <= target < 1:
+        raise InvalidParameterError("width", width, f"must lie in [{MINIMUM_WIDTH:g}, 1)")
+    tolerance = min(ACCURACY, target / 8)
+    integer("max_states", max_states)
+    probabilities = _resolve_p(speedup, lam, p)
+    support = np.flatnonzero(probabilities > 0) + 1
+    step = math.gcd(n, *support.tolist())
+    sizes = np.arange(step, support.max() + 1, step)
+    speeds = speedup.values[sizes - 1]
+    if len(sizes) == 2 and len(support) == 2:
+        result = _truncated(n, lam, probabilities, sizes, speeds, speedup.values, target, tolerance, max_states)
+    else:
+        result = _whole(speedup, n, lam, probabilities, sizes, speeds, tolerance, max_states)
+    truncation, how = result
+    blocking, mean_time = _intervals(truncation, n, sizes, lam)
+    return GreedyBounds(blocking=blocking, mean_time=mean_time, neglected_mass=truncation.neglected_mass,
+                        states=truncation.chain.n_kept, method=how, entry_cost=truncation.entry_cost, p=probabilities,
+                        servers=n, arrival_rate=lam)
+
+
+def _intervals(truncation: Truncation, n: int, sizes: np.ndarray, lam: float
+               ) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Intervals for ``P_b = π(I = 0)`` and ``E[D] = π(Σ X_i / n) / (λ (1 - P_b))`` (eq. 4): the two
+    rewards lie in [0, 1], and ``E[D]`` increases with both ``π(Σ X_i / n)`` and ``P_b``."""
+    blocking = truncation.interval(lambda X: 1.0 * (X @ sizes == n), 0.0, 1.0)
+    occupancy = truncation.interval(lambda X: X.sum(axis=1) / n, 0.0, 1.0)
+    high = occupancy[1] / (lam * (1 - blocking[1])) * (1 + 8 * _UNIT) if blocking[1] < 1 else math.inf
+    mean_time = (occupancy[0] / (lam * (1 - blocking[0])) * (1 - 8 * _UNIT), high)
+    return blocking, mean_time
+
+
+def _whole(speedup: SpeedUp, n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray,
+           tolerance: float, max_states: int) -> tuple[Truncation, str]:
+    """The whole chain, solved: nothing left out."""
+    try:
+        loss = greedy_chain(speedup, lam, n, p, max_states=max_states)
+    except StateSpaceTooLargeError as exc:
+        if len(sizes) < 3:
+            raise
+        raise StateSpaceTooLargeError(
+            exc.needed, exc.limit, f"the greedy(p) chain with {len(sizes)} allocation sizes {sizes.tolist()}", at_least=True,
+            memory=exc.memory,
+            advice=("no certified truncation is available for chains of three or more sizes (jobs squeezed onto the last "
+                    "free servers arrive at rate nλ whenever one or two servers are free, which no drift condition on "
+                    "the counts absorbs); simulate it (simulate_moldable) or use fewer servers")) from None
+    states = np.asarray(loss.states, dtype=np.int64)
+    kept = truncate_lattice(states, lattice_moves(n, lam, p, sizes, speeds), _member(states), states[loss.equilibrium])
+    truncation = solve_truncated(kept, Drift.nothing_left_out(), tolerance=tolerance)
+    return truncation, (f"the whole chain ({len(states):,} states) solved, the intervals from the proven per-state "
+                        f"accuracy of its stationary law ({truncation.law.method})")
+
+
+def _member(states: np.ndarray):
+    """``feasible`` for :func:`truncate_lattice`: membership in a set of states (nothing outside it)."""
+    keys = {tuple(row) for row in states.tolist()}
+    return lambda X: np.fromiter((tuple(row) in keys for row in X.tolist()), dtype=bool, count=len(X))
+
+
+# ---------------------------------------------------------------------------------------------
+# Two allocation sizes: a drift condition checked on the whole simplex, a box of kept states
+# ---------------------------------------------------------------------------------------------
+
+
+def _simplex_chunks(n: int, sizes: np.ndarray) -> Iterator[np.ndarray]:
+    """Every ``(X_a, X_b) >= 0`` with ``c_1 X_a + c_2 X_b <= n``, in chunks of about ``_CHUNK`` states."""
+    c1, c2 = int(sizes[0]), int(sizes[1])
+    top = n // c2
+    b = 0
+    while b <= top:
+        counts = (n - c2 * np.arange(b, top + 1)) // c1 + 1
+        take = max(1, int(np.searchsorted(np.cumsum(counts), _CHUNK)))
+        counts = counts[:take]
+        xb = np.repeat(np.arange(b, b + take), counts)
+        xa = np.arange(len(xb)) - np.repeat(np.cumsum(counts) - counts, counts)
+        yield np.stack([xa, xb], axis=1).astype(np.int64)
+        b += take
+
+
+def _simplex_size(n: int, sizes: np.ndarray) -> int:
+    c1, c2 = int(sizes[0]), int(sizes[1])
+    return int(((n - c2 * np.arange(n // c2 + 1)) // c1 + 1).sum())
+
+
+def _phi(u: np.ndarray) -> np.ndarray:
+    """``e^u``, continued linearly (C¹) above ``_EXPONENT_CAP`` so that it stays finite."""
+    capped = np.minimum(u, _EXPONENT_CAP)
+    return np.exp(capped) * (1 + np.maximum(u - _EXPONENT_CAP, 0.0))
+
+
+@dataclass(frozen=True)
+class _Lyapunov:
+    """``V = φ(θ_b (X_b - m_b)) + φ(θ_I (I - m_I))`` for the two-size chain."""
+
+    n: int
+    sizes: tuple[int, int]
+    theta_b: float
+    centre_b: float
+    theta_i: float
+    centre_i: float
+
+    def __call__(self, X: np.ndarray) -> np.ndarray:
+        idle = self.n - X @ np.asarray(self.sizes)
+        return _phi(self.theta_b * (X[:, 1] - self.centre_b)) + _phi(self.theta_i * (idle - self.centre_i))
+
+    def describe(self) -> str:
+        return (f"V = φ({self.theta_b:.4g} (X_{self.sizes[1]} - {self.centre_b:.4g})) + "
+                f"φ({self.theta_i:.4g} (I - {self.centre_i:.4g})), φ(u) = e^u continued linearly above {_EXPONENT_CAP:g}")
+
+
+def _candidates(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray, values: np.ndarray
+                ) -> list[_Lyapunov]:
+    """Lyapunov functions to try: exponents ``t / (2 σ)`` around the fluid point, σ the spread of the
+    coordinate there (Poisson for ``X_b``, an Ornstein–Uhlenbeck variance for the idle servers)."""
+    fluid = fluid_point(values, lam, p) * n
+    c1, c2 = int(sizes[0]), int(sizes[1])
+    s1, s2 = float(speeds[0]), float(speeds[1])
+    xa, xb = float(fluid[c1 - 1]), float(fluid[c2 - 1])
+    idle = max(0.0, n - c1 * xa - c2 * xb)
+    pa, pb = float(p[c1 - 1:c2 - 1].sum()), float(p[c2 - 1])
+    jumps = c1**2 * s1 * xa + c2**2 * s2 * xb + n * lam * (c1**2 * pa + c2**2 * pb)
+    sigma_i = math.sqrt(max(jumps / (2 * s1), 1.0))
+    sigma_b = math.sqrt(xb + 1.0)
+    return [_Lyapunov(n, (c1, c2), t / (2 * sigma_b), xb, t / (2 * sigma_i), idle) for t in _SCALES]
+
+
+@dataclass(frozen=True)
+class _Box:
+    """The kept set ``{X_b <= top_b, I <= top_i}`` and what it costs."""
+
+    lyapunov: _Lyapunov
+    top_b: int
+    top_i: int
+    states: int
+
+
+def _boxes(n: int, sizes: np.ndarray, moves: list, lyapunovs: list[_Lyapunov], mass: float) -> list[_Box]:
+    """For each Lyapunov function, the smallest box holding every state where ``GV > -η``, with
+    ``η`` chosen so that ``c / (c + η) = mass`` (``c`` the largest drift on the simplex)."""
+    drifts = [[] for _ in lyapunovs]
+    coordinates = []
+    for chunk in _simplex_chunks(n, sizes):
+        coordinates.append((chunk[:, 1].astype(np.int32), (n - chunk @ sizes).astype(np.int32)))
+        for k, lyapunov in enumerate(lyapunovs):
+            drifts[k].append(lattice_generator_drift(chunk, moves, lyapunov))
+    xb = np.concatenate([c[0] for c in coordinates])
+    idle = np.concatenate([c[1] for c in coordinates])
+    boxes = []
+    for lyapunov, parts in zip(lyapunovs, drifts, strict=True):
+        drift = np.concatenate(parts)
+        c = max(float(drift.max()), 0.0)
+        eta = c * (1 / mass - 1) if c > 0 else 1.0
+        high = drift > -eta
+        top_b, top_i = int(xb[high].max()), int(idle[high].max())
+        count = int(np.count_nonzero((xb <= top_b) & (idle <= top_i)))
+        boxes.append(_Box(lyapunov, top_b, top_i, count))
+    return boxes
+
+
+def _box_states(n: int, sizes: np.ndarray, top_b: int, top_i: int) -> np.ndarray:
+    """The states of the simplex with ``X_b <= top_b`` and ``I <= top_i``."""
+    c1, c2 = int(sizes[0]), int(sizes[1])
+    parts = []
+    for xb in range(min(top_b, n // c2) + 1):
+        room = n - c2 * xb
+        low_a = max(0, -((top_i - room) // c1))          # c1 X_a >= room - top_i
+        high_a = room // c1
+        if low_a <= high_a:
+            xa = np.arange(low_a, high_a + 1, dtype=np.int64)
+            parts.append(np.stack([xa, np.full(len(xa), xb, dtype=np.int64)], axis=1))
+    return np.concatenate(parts)
+
+
+def _truncated(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray, values: np.ndarray,
+               target: float, tolerance: float, max_states: int) -> tuple[Truncation, str]:
+    """Two allocation sizes: grow the kept box until both intervals are at most ``target`` wide."""
+    total = _simplex_size(n, sizes)
+    require(total * _BYTES_PER_SIMPLEX_STATE * len(_SCALES) / 4, "the drift check on the greedy(p) simplex", total)
+    moves = lattice_moves(n, lam, p, sizes, speeds)
+    lyapunovs = _candidates(n, lam, p, sizes, speeds, values)
+    c1, c2 = int(sizes[0]), int(sizes[1])
+    fluid = fluid_point(values, lam, p) * n
+    last = None
+    for mass in _MASS_TARGETS:
+        box = min(_boxes(n, sizes, moves, lyapunovs, mass), key=lambda b: b.states)
+        if box.states > max_states:
+            raise StateSpaceTooLargeError(box.states, max_states, f"the kept box of greedy(p) for a neglected mass of {mass:g}")
+        if last is not None and (box.top_b, box.top_i) == (last.top_b, last.top_i):
+            continue
+        whole = box.states == total
+        kept = _box_states(n, sizes, box.top_b, box.top_i)
+        equilibrium = kept[np.argmin(np.abs(kept[:, 0] - fluid[c1 - 1]) + np.abs(kept[:, 1] - fluid[c2 - 1]))]
+        chain = truncate_lattice(kept, moves, lambda X: X @ sizes <= n, equilibrium)
+        if whole:
+            drift = Drift.nothing_left_out()
+        else:
+            drift = lattice_drift(_simplex_chunks(n, sizes), moves, box.lyapunov, chain)
+        truncation = solve_truncated(chain, drift, tolerance=tolerance)
+        blocking, mean_time = _intervals(truncation, n, sizes, lam)
+        last = box
+        if whole or max(blocking[1] - blocking[0], mean_time[1] - mean_time[0]) <= target:
+            break
+    how = ("the whole chain solved (the kept box is the simplex)" if whole else
+           f"kept box X_{c2} <= {box.top_b}, I <= {box.top_i} ({box.states:,} of the {total:,} states); drift of "
+           f"{box.lyapunov.describe()} checked on each of the {drift.states_checked:,} states outside; neglected mass "
+           f"<= {truncation.neglected_mass:.3g}; entry cost {truncation.entry_cost:.3g}")
+    return truncation, how + f"; truncated law: {truncation.law.method}"

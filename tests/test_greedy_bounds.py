@@ -1,0 +1,130 @@
+"""greedy_bounds: certified intervals for P_b and E[D] of greedy(p), checked against the whole chain.
+
+The reference for every containment test is greedy_metrics on the whole loss chain, solved by the
+subtraction-free GTH factorization with its own certificate (analytic.ctmc): an independent solve
+of the full state space, while greedy_bounds solves only a kept box and bounds what it leaves out.
+"""
+
+import numpy as np
+import pytest
+
+import analytic.moldable.certified as certified
+from analytic.ctmc.truncation import Drift
+from analytic.errors import InvalidParameterError
+from analytic.moldable import GreedyBounds, greedy_bounds, greedy_metrics, traffic
+from analytic.speedup import SpeedUp
+
+SUBLINEAR = SpeedUp([1, 1.8, 2.5, 3, 3.4])
+
+#: (speed-up, λ, n, p): two allocation sizes (the truncated path) over loads, speed-ups and schemes.
+TWO_SIZES = [
+    (SUBLINEAR, traffic(120, 0.5, 0.1), 120, None),           # Table 1's Halfin-Whitt row, p* on 1 and 2 servers
+    (SUBLINEAR, traffic(120, 2 / 3, 0.1), 120, None),         # super-Halfin-Whitt
+    (SUBLINEAR, 0.95, 90, None),                              # p* = (0.53, 0.47): many 2-server jobs
+    (SpeedUp([1, 1.5]), 0.8, 100, None),
+    (SpeedUp([1, 1.5]), 0.9, 81, "greedy"),                   # greedy scheme, n odd: a 1-server job fills the last slot
+    (SpeedUp([1, 1.6, 2.1, 2.5]), 0.9, 80, None),
+    (SpeedUp([1, 1.5]), 0.5, 70, [0.5, 0.5]),                 # light load: idle servers at the fluid point
+]
+
+
+def _contains(interval, value):
+    return interval[0] <= value <= interval[1]
+
+
+@pytest.mark.parametrize("speedup,lam,n,p", TWO_SIZES)
+def test_intervals_contain_the_whole_chain_and_are_narrow(speedup, lam, n, p):
+    bounds = greedy_bounds(speedup, lam, n, p)
+    exact = greedy_metrics(speedup, lam, n, p, method="gth")
+    assert _contains(bounds.blocking, exact.blocking)
+    assert _contains(bounds.mean_time, exact.mean_time)
+    assert bounds.width <= 1e-8
+    assert bounds.states <= exact.n_states
+
+
+def test_the_box_leaves_states_out_and_bounds_their_mass():
+    """At n = 300 (Halfin-Whitt row) the kept box holds a third of the chain; the mass outside it, from
+    the whole chain, is below the certified neglected mass."""
+    lam, n = traffic(300, 0.5, 0.1), 300
+    bounds = greedy_bounds(SUBLINEAR, lam, n)
+    loss = certified.greedy_chain(SUBLINEAR, lam, n)
+    pi = loss.chain.stationary(method="gth", reference=loss.chain.states[loss.equilibrium]).probabilities
+    top_b, top_i = (int(v) for v in bounds.method.split("kept box X_2 <= ")[1].split(" (")[0].split(", I <= "))
+    outside = (loss.states[:, 1] > top_b) | (n - loss.states @ loss.sizes > top_i)
+    assert 0 < bounds.states < loss.chain.n_states / 2
+    assert bounds.states == np.count_nonzero(~outside)
+    assert pi[outside].sum() <= bounds.neglected_mass
+    assert 0 < bounds.neglected_mass < 1e-11
+
+
+@pytest.mark.parametrize("speedup,lam,n,p", [
+    (SUBLINEAR, 0.8, 12, None),                               # p* on 3 and 4 servers: four sizes, whole chain
+    (SpeedUp([1, 1.5]), 0.9, 40, "greedy"),                   # one size (2 divides 40)
+])
+def test_whole_chains_give_intervals_from_the_solver_accuracy(speedup, lam, n, p):
+    bounds = greedy_bounds(speedup, lam, n, p)
+    exact = greedy_metrics(speedup, lam, n, p, method="gth")
+    assert bounds.neglected_mass == 0 and bounds.entry_cost == 0
+    assert bounds.states == exact.n_states and "whole chain" in bounds.method
+    assert _contains(bounds.blocking, exact.blocking) and _contains(bounds.mean_time, exact.mean_time)
+    assert bounds.width <= 1e-8
+
+
+def test_a_shrunk_neglected_mass_excludes_the_exact_value(monkeypatch):
+    """Deliberately wrong bounds must fail. With a small box (neglected-mass target 1e-3) the honest
+    intervals contain the whole chain's values; the drift bound is loose (about 1e-3 against a true
+    mass outside of 1e-13 to 1e-10, from the whole chain), so only a bound shrunk below the true
+    mass can err: divided by 1e10 it does, and some case then excludes the exact values."""
+    monkeypatch.setattr(certified, "_MASS_TARGETS", (1e-3,))
+    cases = [(traffic(n, alpha, 0.1), n) for n in (60, 120) for alpha in (0.5, 2 / 3)]
+    exact = [greedy_metrics(SUBLINEAR, lam, n, method="gth") for lam, n in cases]
+
+    def misses() -> list[bool]:
+        found = []
+        for (lam, n), value in zip(cases, exact, strict=True):
+            bounds = greedy_bounds(SUBLINEAR, lam, n, width=0.999)
+            assert bounds.neglected_mass > 0
+            found.append(not (_contains(bounds.blocking, value.blocking) and _contains(bounds.mean_time, value.mean_time)))
+        return found
+
+    assert not any(misses())
+    honest = Drift.neglected_mass.fget
+    monkeypatch.setattr(Drift, "neglected_mass", property(lambda self: honest(self) / 1e10))
+    assert any(misses())
+
+
+def test_result_fields_and_repr():
+    bounds = greedy_bounds(SpeedUp([1, 1.5]), 0.8, 50)
+    assert isinstance(bounds, GreedyBounds)
+    assert bounds.servers == 50 and bounds.arrival_rate == pytest.approx(0.8, abs=1e-15)
+    np.testing.assert_allclose(bounds.p, [0.25, 0.75], atol=1e-15)
+    assert "GreedyBounds(servers=50" in repr(bounds)
+    assert bounds.width == pytest.approx(max(bounds.blocking[1] - bounds.blocking[0],
+                                             bounds.mean_time[1] - bounds.mean_time[0]), abs=0)
+
+
+@pytest.mark.parametrize("kwargs,error,match", [
+    (dict(width=0.0), InvalidParameterError, r"width = 0(\.0)?: must lie in \[1e-13, 1\)"),
+    (dict(width=1.0), InvalidParameterError, r"width = 1(\.0)?: must lie in"),
+    (dict(width=1e-14), InvalidParameterError, r"width = 1e-14: must lie in"),
+    (dict(arrival_rate=1.5), InvalidParameterError, r"arrival_rate"),
+    (dict(servers=1), InvalidParameterError, r"servers = 1"),
+    (dict(p=[0.5, 0.6]), InvalidParameterError, r"\bp\b"),
+    (dict(p="best"), InvalidParameterError, r"p = 'best'"),
+    (dict(max_states=-1), InvalidParameterError, r"max_states = -1"),
+])
+def test_bad_input_is_refused(kwargs, error, match):
+    arguments = dict(speedup=SpeedUp([1, 1.5]), arrival_rate=0.8, servers=50) | kwargs
+    with pytest.raises(error, match=match):
+        greedy_bounds(**arguments)
+
+
+def test_a_width_out_of_reach_gives_wider_intervals_that_still_hold(monkeypatch):
+    """With the kept box frozen at a neglected mass of 1e-3 the intervals cannot reach 1e-8: they
+    come back wider (GreedyBounds.width says so) and still contain the whole chain's values."""
+    monkeypatch.setattr(certified, "_MASS_TARGETS", (1e-3,))
+    lam = traffic(120, 0.5, 0.1)
+    bounds = greedy_bounds(SUBLINEAR, lam, 120)
+    exact = greedy_metrics(SUBLINEAR, lam, 120, method="gth")
+    assert bounds.width > 1e-2
+    assert _contains(bounds.blocking, exact.blocking) and _contains(bounds.mean_time, exact.mean_time)
