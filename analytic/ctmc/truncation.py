@@ -101,8 +101,17 @@ from analytic.ctmc.stationary import ACCURACY, Stationary
 from analytic.errors import ConvergenceError, InvalidParameterError
 from analytic.validation import integer, real
 
-__all__ = ["Drift", "Truncation", "TruncatedChain", "function_drift_inside", "lattice_drift", "level_drift",
-           "solve_truncated", "truncate_function", "truncate_lattice"]
+__all__ = [
+    "Drift",
+    "TruncatedChain",
+    "Truncation",
+    "function_drift_inside",
+    "lattice_drift",
+    "level_drift",
+    "solve_truncated",
+    "truncate_function",
+    "truncate_lattice",
+]
 
 #: Relative rounding of one double operation.
 _UNIT = 2.0**-53

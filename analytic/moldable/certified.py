@@ -32,7 +32,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analytic.ctmc import CTMC
 from analytic.ctmc.stationary import ACCURACY
 from analytic.ctmc.truncation import (
     Drift,
