@@ -116,7 +116,8 @@ def bounds_against_whole(alphas: tuple[float, ...], n: int = 4000) -> None:
         bounds_gb = peak_gb()
         print(f"\nα = {alpha:.3g}: {bounds.states:,} states kept, neglected mass {bounds.neglected_mass:.2g}, entry cost "
               f"{bounds.entry_cost:.3g}, {bounds_s:.1f} s, peak {bounds_gb:.2f} GB")
-        print(f"  P_b  in [{bounds.blocking[0]:.12f}, {bounds.blocking[1]:.12f}]  width {bounds.blocking[1] - bounds.blocking[0]:.2g}")
+        print(f"  P_b  in [{bounds.blocking[0]:.12f}, {bounds.blocking[1]:.12f}]  width "
+              f"{bounds.blocking[1] - bounds.blocking[0]:.2g}")
         print(f"  E[D] in [{bounds.mean_time[0]:.12f}, {bounds.mean_time[1]:.12f}]  width "
               f"{bounds.mean_time[1] - bounds.mean_time[0]:.2g}")
         print(f"  {bounds.method}")

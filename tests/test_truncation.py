@@ -246,7 +246,8 @@ def _mm1_chain(size=10):
     (lambda: level_drift([0], lambda p: [(0, 1, 1.0)], 0.5, np.ones(2), 3, 1.0, "x"), r"weights = .*: must be 1 finite"),
     (lambda: level_drift([0], lambda p: [(1, 1, 1.0)], 0.5, np.ones(1), 3, 1.0, "x"), r"phases = 1: is reached from"),
     (lambda: level_drift([0], lambda p: [(0, -1, 2.0)], 0.5, np.ones(1), 3000, 1.0, "x"), r"level = 3000: makes e\^"),
-    (lambda: function_drift_inside([0, 1], _birth_death(1.0, 2.0, 1), lambda x: -1.0), r"lyapunov = -1: must be finite and >= 0 \(at state 0\)"),
+    (lambda: function_drift_inside([0, 1], _birth_death(1.0, 2.0, 1), lambda x: -1.0),
+     r"lyapunov = -1: must be finite and >= 0 \(at state 0\)"),
 ])
 def test_bad_input_names_parameter_value_and_condition(build, match):
     with pytest.raises(InvalidParameterError, match=match):

@@ -650,7 +650,8 @@ def truncate_lattice(kept: np.ndarray, moves: Sequence, feasible: Callable[[np.n
             idx = idx[ok]
             if len(idx):
                 back = vector_result(rate(origin[idx]), len(idx), f"rate of move {m}")
-                check_rates(back, f"rate of move {m}", lambda i: f"at state {origin[idx][i].tolist()}")
+                sources = origin[idx]
+                check_rates(back, f"rate of move {m}", lambda i, sources=sources: f"at state {sources[i].tolist()}")
                 positive = back > 0
                 b_states.append(origin[idx[positive]])
                 b_cols.append(idx[positive])

@@ -30,7 +30,8 @@ from analytic.speedup import SpeedUp
 from analytic.validation import integer, option
 
 __all__ = ["LINEAR", "PAPER_PROCEDURE", "REGIMES", "SIMULATION_LEVEL", "SUBLINEAR", "TABLE1", "TABLE1_BLOCKING",
-           "TABLE1_BOUNDS_SUBLINEAR", "TABLE1_EXACT_SUBLINEAR", "TABLE1_LAWS", "TABLE1_MEAN_TIME", "TABLE1_SERVERS", "table1_simulation"]
+           "TABLE1_BOUNDS_SUBLINEAR", "TABLE1_EXACT_SUBLINEAR", "TABLE1_LAWS", "TABLE1_MEAN_TIME", "TABLE1_SERVERS",
+           "table1_simulation"]
 
 PAPER = "Ghanbarian et al."
 
