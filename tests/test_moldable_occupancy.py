@@ -10,7 +10,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
@@ -163,9 +163,19 @@ def test_closed_form_matches_highs_and_cvxpy_and_is_kkt_optimal(case):
 
 @settings(max_examples=60, deadline=None)
 @given(concave_speedups())
+@example(SpeedUp([1.0, 2.0, 3.0, 4.0, 5.0, 5.99999]))
 def test_full_load_matches_highs(speedup):
-    """λ = 1: only server counts with s_i = i can be used; HiGHS (simplex) solves (P) there."""
-    opt, lp = optimal_occupancy(speedup, 1.0), occupancy_lp(speedup, 1.0, "highs")
+    """λ = 1: only server counts with s_i = i can be used; HiGHS (simplex) solves (P) there, or refuses
+    a vertex that breaks a constraint by more than FEASIBILITY, which it may return only when an
+    efficiency s_i/i < 1 is within 1e-5 of 1 (found at s = (1, 2, 3, 4, 5, 5.99999): y >= 0 broken by
+    2.2e-12)."""
+    opt = optimal_occupancy(speedup, 1.0)
+    try:
+        lp = occupancy_lp(speedup, 1.0, "highs")
+    except ConvergenceError:
+        below = speedup.efficiency[speedup.efficiency < 1]
+        assert below.size and below.max() > 1 - 1e-5
+        return
     assert lp.mean_time == pytest.approx(opt.mean_time, abs=1e-9)
     assert lp.y == pytest.approx(opt.y, abs=1e-9)
     assert kkt_residual(speedup, 1.0, opt.y, opt.nu, opt.theta0) < 1e-12

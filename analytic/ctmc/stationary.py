@@ -476,7 +476,7 @@ def _certified(balance: Balance, x: Measure, reference: int, tolerance: float,
         if certificate.holds:
             previous = min(previous, certificate.residual)
             target = tolerance / (8 * max(certificate.amplification, 1.0))
-        else:                                    # a failed check has no residual (inf): refine's counts
+        else:                                    # a failed check's residual says little (inf when a need is): refine's count
             target = 1e-6 * tolerance
         if target >= previous:                   # the residual is not what limits the bound
             break

@@ -524,6 +524,7 @@ class TruncatedChain:
 
     @property
     def n_kept(self) -> int:
+        """The number of kept states."""
         return len(self.exits)
 
     def generator(self) -> sp.csr_array:
@@ -898,6 +899,7 @@ class Truncation:
 
     @property
     def states(self) -> Any:
+        """The kept states (those of :attr:`chain`)."""
         return self.chain.states
 
     def _values(self, reward: Any) -> np.ndarray:
