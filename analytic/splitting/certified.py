@@ -195,7 +195,8 @@ def fcfs_bounds(servers: int, classes: Iterable[JobClass], arrival_rate: float, 
         tail_part = truncation.neglected_mass * (1 + truncation.entry_cost) * (tail.most_served + levels + 1)
         if result.width <= target or tail_part < target * 1e-3:
             break
-        levels += max(1, math.ceil(math.log(result.width / target) / theta))
+        # each level more divides the neglected mass by about e^θ; grow by half at least
+        levels += max(levels // 2, math.ceil(math.log(max(tail_part, result.width) / target) / theta))
     return result
 
 
@@ -334,7 +335,9 @@ def _intervals(truncation: Truncation, system: _System, tail: _Tail, theta: floa
     ratio = (tail.most_served + levels + 1 + x) * math.exp(-theta * x) / drift.outside * (1 + 16 * _UNIT)
     number = truncation.interval(lambda state: sum(state[0]) + state[2], outside=(0.0, drift.outside_expectation(ratio)))
     lam = sum(system.arrival_rates)
-    response = (number[0] / lam * (1 - 4 * _UNIT), number[1] / lam * (1 + 4 * _UNIT))
+    # a response time is at least the job's size: E[R] >= Σ α_i d_i
+    sizes = sum(rate / mu for rate, mu in zip(system.arrival_rates, system.service_rates, strict=True)) / lam
+    response = (max(number[0] / lam, sizes) * (1 - 4 * _UNIT), number[1] / lam * (1 + 4 * _UNIT))
     alpha = [rate / lam for rate in system.arrival_rates]
 
     def waits(state: tuple) -> float:
