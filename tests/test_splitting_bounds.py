@@ -52,6 +52,16 @@ def test_one_class_with_unequal_rates_is_erlang_c():
     assert _contains(bounds.wait_probability, wait)
 
 
+def test_many_servers_is_erlang_c():
+    """M/M/2000 at load 0.95: the empty queue would be a reference whose mean hitting times are too large
+    to certify; the bounds still contain Erlang C."""
+    bounds = fcfs_bounds(2000, [JobClass(1, 1.0, 1.0)], 1900.0)
+    wait = float(erlang_c(2000, 1900.0))
+    assert _contains(bounds.response_time, 1 + wait / 100.0)
+    assert _contains(bounds.wait_probability, wait)
+    assert bounds.width <= 1e-8
+
+
 @pytest.mark.parametrize("arrival_rate", [1.0, 1.5])
 def test_two_classes_contain_the_exact_chain(arrival_rate):
     bounds = fcfs_bounds(SERVERS, CLASSES, arrival_rate)

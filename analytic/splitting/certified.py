@@ -7,8 +7,9 @@ of waiting jobs) is infinite; :func:`fcfs_bounds` solves it on the levels ``ℓ 
 intervals that provably contain the untruncated queue's ``E[R]`` and ``P(wait)``, by the theorem of
 :mod:`analytic.ctmc.truncation`:
 
-* *The tail is alike at every level above s.* A departure starts at most
-  ``s = ⌊k / min_i n_i⌋`` waiting jobs, so above ``s`` waiting jobs the queue never empties during
+* *The tail is alike at every level above s.* While jobs wait, fewer than ``max_i n_i`` servers
+  are free (the head does not fit); a departure frees at most ``max_i n_i`` more, so it starts at
+  most ``s = ⌊min(k, 2 max_i n_i - 1) / min_i n_i⌋`` waiting jobs, and above ``s`` waiting jobs the queue never empties during
   the starts and every new head is drawn from ``(α_i)``: the jumps of ``(phase, ℓ)``, with
   ``phase = (serving, head)``, do not depend on ``ℓ``. Arrivals raise ``ℓ`` by one and keep the
   phase; departures lower it by the number of jobs started.
@@ -19,15 +20,16 @@ intervals that provably contain the untruncated queue's ``E[R]`` and ``P(wait)``
   ``D = M(θ) w = -1``. ``D(phase) < 0`` is checked on every blocked phase by
   :func:`~analytic.ctmc.truncation.level_drift`, so ``GV = e^{θ ℓ} D <= 0`` at every level above
   ``s``; ``c = max GV`` is evaluated on the kept levels ``0..s``.
-* *The unbounded number in system.* ``N = Σ serving + ℓ <= S + ℓ`` (``S`` the most jobs in
-  service) and ``-GV >= e^{θ ℓ} (-max D)`` off the kept set, so ``N <= r (-GV)`` there with
-  ``r = max_{ℓ > L} (S + ℓ) e^{-θ ℓ} / (-max D)``, and ``π(N 1_{ℓ > L}) <= r c``
-  (:meth:`~analytic.ctmc.truncation.Drift.outside_expectation`). Little's law gives
-  ``E[R] = E[N] / λ``, PASTA ``P(wait) = Σ_i α_i P(ℓ > 0 or fewer than n_i servers free)``.
+* *The unbounded number waiting.* Every job is served, so by Little's law ``E[R] = Σ_i α_i d_i +
+  E[ℓ] / λ``. Off the kept set ``-GV >= e^{θ ℓ} (-max D)``, so ``ℓ <= r (-GV)`` there with
+  ``r = max_{ℓ > L} ℓ e^{-θ ℓ} / (-max D)``, and ``π(ℓ 1_{ℓ > L}) <= r c``
+  (:meth:`~analytic.ctmc.truncation.Drift.outside_expectation`). PASTA gives
+  ``P(wait) = Σ_i α_i P(ℓ > 0 or fewer than n_i servers free)``.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -64,6 +66,9 @@ _FRACTIONS = (0.5, 0.7, 0.85, 0.95)
 #: Smallest decay rate looked for: below it the queue is treated as too close to saturation.
 _SMALLEST_THETA = 1e-9
 
+#: Largest θ (L + 1): keeps e^{θ ℓ} w(phase) finite on the levels where V is evaluated.
+_LARGEST_EXPONENT = 600.0
+
 #: Rounds of growing the kept levels before returning wider intervals.
 _ROUNDS = 12
 
@@ -75,7 +80,7 @@ class FCFSBounds:
     Attributes
     ----------
     response_time : (float, float)
-        ``E[R] = E[N] / λ`` (Little's law) lies in ``[low, high]``, time units.
+        ``E[R] = Σ α_i d_i + E[waiting jobs] / λ`` (Little's law) lies in ``[low, high]``, time units.
     wait_probability : (float, float)
         The probability that an arrival does not enter service at once (PASTA) lies in ``[low, high]``.
     levels : int
@@ -149,7 +154,8 @@ def fcfs_bounds(servers: int, classes: Iterable[JobClass], arrival_rate: float, 
     FCFSBounds
         Intervals that contain the exact values whatever their width. They are at most ``width``
         wide unless the growth of ``L`` stopped helping (the accuracy of the stationary solve is
-        the limit) or ``L`` stopped after 12 rounds: :attr:`FCFSBounds.width` says how wide they are.
+        the limit, e.g. probabilities of a queue below the solver's floor at a load near 0) or
+        ``L`` stopped after 12 rounds: :attr:`FCFSBounds.width` says how wide they are.
 
     Raises
     ------
@@ -181,7 +187,8 @@ def fcfs_bounds(servers: int, classes: Iterable[JobClass], arrival_rate: float, 
     integer("max_states", max_states)
     classes = _classes(classes)
     system = replace(_System.build("fcfs", servers, classes, arrival_rate, 1, "lumped"), max_waiting=math.inf)
-    tail = _Tail.of(system)
+    system.refuse_large(max_states)
+    tail = _Tail.of(system, max_states)
     top = _largest_theta(tail)
     if top is None:
         _refuse(servers, classes, sum(system.arrival_rates))
@@ -192,7 +199,7 @@ def fcfs_bounds(servers: int, classes: Iterable[JobClass], arrival_rate: float, 
         response, wait = _intervals(truncation, system, tail, theta)
         result = FCFSBounds(response, wait, levels, truncation.chain.n_kept, truncation.neglected_mass,
                             truncation.entry_cost, theta, _describe(tail, truncation, levels, theta))
-        tail_part = truncation.neglected_mass * (1 + truncation.entry_cost) * (tail.most_served + levels + 1)
+        tail_part = truncation.neglected_mass * (1 + truncation.entry_cost) * (levels + 1)
         if result.width <= target or tail_part < target * 1e-3:
             break
         # each level more divides the neglected mass by about e^θ; grow by half at least
@@ -207,15 +214,19 @@ class _Tail:
     phases: list
     configurations: list
     starts: int
-    most_served: int
     system: _System
 
     @classmethod
-    def of(cls, system: _System) -> _Tail:
+    def of(cls, system: _System, max_states: int) -> _Tail:
         k, needs = system.helpers, system.needs
-        configurations = list(_configurations(needs, k))
+        configurations = list(itertools.islice(_configurations(needs, k), max_states + 1))
+        if len(configurations) > max_states:
+            raise StateSpaceTooLargeError(max_states + 1, max_states, "the FCFS chain with no job waiting", at_least=True)
         phases = [(s, h) for s in configurations for h in range(len(needs)) if system._free(s) < needs[h]]
-        return cls(phases, configurations, k // min(needs), max(sum(s) for s in configurations), system)
+        # before a departure at least one job waits, so fewer than max n_i servers are free; the
+        # departing job frees at most max n_i more, and each start takes at least min n_i
+        starts = min(k, 2 * max(needs) - 1) // min(needs)
+        return cls(phases, configurations, starts, system)
 
     def moves(self, phase: tuple) -> Iterator[tuple[tuple, int, float]]:
         """``(phase', Δ, rate)`` above ``starts`` waiting jobs (computed at ``starts + 1``: the same at every level)."""
@@ -290,18 +301,25 @@ def _solve(system: _System, tail: _Tail, top: float, levels: int, tolerance: flo
     kept = [(s, -1, 0) for s in tail.configurations]
     kept += [(*p, level) for level in range(1, levels + 1) for p in tail.phases]
     boundary = [(*p, level) for level in range(levels + 1, levels + tail.starts + 1) for p in tail.phases]
-    chain = truncate_function(kept, system.lumped_transitions, boundary, kept[0])
+    chain = truncate_function(kept, system.lumped_transitions, boundary, _reference(system))
     low = kept[:len(tail.configurations) + tail.starts * len(tail.phases)]
     best = None
     for fraction in _FRACTIONS:
-        theta = fraction * top
+        theta = min(fraction * top, _LARGEST_EXPONENT / (levels + 1))
         drift = _drift(tail, low, theta, levels, len(kept))
         if drift is not None and (best is None or drift.neglected_mass < best[0].neglected_mass):
             best = (drift, theta)
     if best is None:
         raise InvalidParameterError("arrival_rate", sum(system.arrival_rates), f"gives no verified drift condition at any "
-                                    f"θ in {[f * top for f in _FRACTIONS]}")
+                                    f"θ tried (the largest decay rate found is {top:.6g})")
     return solve_truncated(chain, best[0], tolerance=tolerance), best[1]
+
+
+def _reference(system: _System) -> tuple:
+    """No job waiting and ``⌊λ_i d_i⌋`` class-i jobs in service, near the bulk of the law (a reference far from
+    it, such as the empty queue of many servers, has mean hitting times too large to certify)."""
+    serving = tuple(int(rate / mu) for rate, mu in zip(system.arrival_rates, system.service_rates, strict=True))
+    return serving, -1, 0
 
 
 def _drift(tail: _Tail, low: list, theta: float, levels: int, kept: int) -> Drift | None:
@@ -318,7 +336,7 @@ def _drift(tail: _Tail, low: list, theta: float, levels: int, kept: int) -> Drif
     inside = function_drift_inside(low, tail.system.lumped_transitions, lyapunov)
     try:
         return level_drift(tail.phases, tail.moves, theta, w, levels, inside,
-                           f"a departure starts at most ⌊k / min n_i⌋ = {tail.starts} waiting jobs, so above "
+                           f"a departure starts at most ⌊min(k, 2 max n_i - 1) / min n_i⌋ = {tail.starts} waiting jobs, so above "
                            f"{tail.starts} the queue does not empty and each new head is drawn from (α_i); GV <= 0 on "
                            f"the kept levels {tail.starts + 1}..{levels} by the same D < 0", kept=kept)
     except InvalidParameterError:
@@ -327,17 +345,17 @@ def _drift(tail: _Tail, low: list, theta: float, levels: int, kept: int) -> Drif
 
 def _intervals(truncation: Truncation, system: _System, tail: _Tail, theta: float
                ) -> tuple[tuple[float, float], tuple[float, float]]:
-    """``E[R] = E[N] / λ`` (the part of ``N`` above the kept levels by the drift) and ``P(wait)`` (a reward in [0, 1])."""
+    """``E[R] = Σ α_i d_i + E[ℓ] / λ`` (the part of ``ℓ`` above the kept levels by the drift) and ``P(wait)``
+    (a reward in [0, 1])."""
     levels = max(level for *_, level in truncation.states)
     drift = truncation.drift
-    # -GV >= e^{θ ℓ} (-max D) with -max D >= η e^{-θ (L + 1)}; (S + ℓ) e^{-θ (ℓ - L - 1)} is largest at ℓ - L - 1 = x
-    x = max(0.0, 1 / theta - tail.most_served - levels - 1)
-    ratio = (tail.most_served + levels + 1 + x) * math.exp(-theta * x) / drift.outside * (1 + 16 * _UNIT)
-    number = truncation.interval(lambda state: sum(state[0]) + state[2], outside=(0.0, drift.outside_expectation(ratio)))
+    # -GV >= e^{θ ℓ} (-max D) with -max D >= η e^{-θ (L + 1)}; ℓ e^{-θ (ℓ - L - 1)} is largest at ℓ - L - 1 = x
+    x = max(0.0, 1 / theta - levels - 1)
+    ratio = (levels + 1 + x) * math.exp(-theta * x) / drift.outside * (1 + 16 * _UNIT)
+    queue = truncation.interval(lambda state: state[2], outside=(0.0, drift.outside_expectation(ratio)))
     lam = sum(system.arrival_rates)
-    # a response time is at least the job's size: E[R] >= Σ α_i d_i
-    sizes = sum(rate / mu for rate, mu in zip(system.arrival_rates, system.service_rates, strict=True)) / lam
-    response = (max(number[0] / lam, sizes) * (1 - 4 * _UNIT), number[1] / lam * (1 + 4 * _UNIT))
+    size = math.fsum(rate / mu for rate, mu in zip(system.arrival_rates, system.service_rates, strict=True)) / lam
+    response = ((size + max(queue[0], 0.0) / lam) * (1 - 4 * _UNIT), (size + queue[1] / lam) * (1 + 4 * _UNIT))
     alpha = [rate / lam for rate in system.arrival_rates]
 
     def waits(state: tuple) -> float:

@@ -181,7 +181,8 @@ def exact_multiserver(policy: str, servers: int, classes: Iterable[JobClass], ar
     -------
     ExactMetrics
         Its ``lost_fraction`` says how far the truncation is from the untruncated queue; raise
-        ``max_waiting`` until it is negligible.
+        ``max_waiting`` until it is negligible. For FCFS, :func:`~analytic.splitting.fcfs_bounds`
+        gives intervals that provably contain the untruncated queue's E[R] and P(wait).
 
     Raises
     ------
