@@ -196,7 +196,7 @@ def fcfs_bounds(servers: int, classes: Iterable[JobClass], arrival_rate: float, 
     levels = tail.starts + max(1, math.ceil(math.log(1 / target) / top))
     for _ in range(_ROUNDS):
         truncation, theta = _solve(system, tail, top, levels, tolerance, max_states)
-        response, wait = _intervals(truncation, system, tail, theta)
+        response, wait = _intervals(truncation, system, theta)
         result = FCFSBounds(response, wait, levels, truncation.chain.n_kept, truncation.neglected_mass,
                             truncation.entry_cost, theta, _describe(tail, truncation, levels, theta))
         tail_part = truncation.neglected_mass * (1 + truncation.entry_cost) * (levels + 1)
@@ -343,7 +343,7 @@ def _drift(tail: _Tail, low: list, theta: float, levels: int, kept: int) -> Drif
         return None
 
 
-def _intervals(truncation: Truncation, system: _System, tail: _Tail, theta: float
+def _intervals(truncation: Truncation, system: _System, theta: float
                ) -> tuple[tuple[float, float], tuple[float, float]]:
     """``E[R] = Σ α_i d_i + E[ℓ] / λ`` (the part of ``ℓ`` above the kept levels by the drift) and ``P(wait)``
     (a reward in [0, 1])."""
