@@ -583,6 +583,8 @@ BASELINES: dict[str, Any] = {
     "analytic.splitting.Sweep.result": method("sweep_run", "fcfs", 0),
     "analytic.splitting.System": RESULT,
     "analytic.splitting.exact_multiserver": call("fcfs", 4, _SPLIT, 1.0, max_waiting=5),
+    "analytic.splitting.FCFSBounds": RESULT,
+    "analytic.splitting.fcfs_bounds": call(4, _SPLIT, 1.0, width=1e-6),
     "analytic.splitting.fcfs_saturation": call(4, _SPLIT),
     "analytic.splitting.figure1_systems": call((32, 256)),
     "analytic.splitting.figure1_load": call(256, 0.7, "as printed"),

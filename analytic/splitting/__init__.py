@@ -18,6 +18,8 @@ M/GI/s_i/s_i loss systems (Property 1), which gives the stability condition (5),
   ...) and the Gittins rank;
 - :mod:`~analytic.splitting.chains`: exact CTMCs of FCFS, BS-FCFS, ModifiedBS-FCFS and Most Servers
   First, and the stability limit of FCFS;
+- :mod:`~analytic.splitting.certified`: intervals that provably contain E[R] and P(wait) of the
+  untruncated FCFS queue;
 - :mod:`~analytic.splitting.simulation`: :func:`simulate_multiserver`, every policy, any size law
   (event loops in :mod:`~analytic.splitting.engine`);
 - :mod:`~analytic.splitting.figures`: the systems of Figures 1–3 and a sweep of policies over them.
@@ -36,6 +38,7 @@ from analytic.splitting.bounds import (
     response_time_bound,
     stability_margin,
 )
+from analytic.splitting.certified import FCFSBounds, fcfs_bounds
 from analytic.splitting.chains import (
     EXACT_POLICIES,
     ExactMetrics,
@@ -75,6 +78,7 @@ __all__ = [
     "SDSC_SP2",
     "ClassEstimates",
     "ExactMetrics",
+    "FCFSBounds",
     "JobClass",
     "MultiserverSimulation",
     "Partition",
@@ -89,6 +93,7 @@ __all__ = [
     "balanced_partition",
     "critical_system",
     "exact_multiserver",
+    "fcfs_bounds",
     "fcfs_saturation",
     "figure1_classes",
     "figure1_load",

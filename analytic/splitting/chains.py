@@ -181,7 +181,8 @@ def exact_multiserver(policy: str, servers: int, classes: Iterable[JobClass], ar
     -------
     ExactMetrics
         Its ``lost_fraction`` says how far the truncation is from the untruncated queue; raise
-        ``max_waiting`` until it is negligible.
+        ``max_waiting`` until it is negligible. For FCFS, :func:`~analytic.splitting.fcfs_bounds`
+        gives intervals that provably contain the untruncated queue's E[R] and P(wait).
 
     Raises
     ------
@@ -453,18 +454,20 @@ class _System:
             frontier = started
         return settled.items()
 
-    def _lumped_chain(self, max_states: int) -> CTMC:
-        def transitions(state):
-            serving, head, waiting = state
-            for i, (lam, mu) in enumerate(zip(self.arrival_rates, self.service_rates, strict=True)):
-                if waiting == 0:
-                    yield from self._settle(serving, i, 1, lam)
-                elif waiting < self.max_waiting:
-                    yield (serving, head, waiting + 1), lam
-                if serving[i]:
-                    yield from self._settle(_plus(serving, i, -1), head, waiting, serving[i] * mu)
+    def lumped_transitions(self, state: tuple):
+        """The jumps ``(state', rate)`` of the lumped chain from ``(serving, head, waiting)``
+        (``max_waiting = inf``: the untruncated queue)."""
+        serving, head, waiting = state
+        for i, (lam, mu) in enumerate(zip(self.arrival_rates, self.service_rates, strict=True)):
+            if waiting == 0:
+                yield from self._settle(serving, i, 1, lam)
+            elif waiting < self.max_waiting:
+                yield (serving, head, waiting + 1), lam
+            if serving[i]:
+                yield from self._settle(_plus(serving, i, -1), head, waiting, serving[i] * mu)
 
-        return CTMC.from_function(((0,) * len(self.needs), -1, 0), transitions, max_states=max_states)
+    def _lumped_chain(self, max_states: int) -> CTMC:
+        return CTMC.from_function(((0,) * len(self.needs), -1, 0), self.lumped_transitions, max_states=max_states)
 
     def _lumped_metrics(self, states: list) -> tuple[np.ndarray, ...]:
         c = len(self.needs)
