@@ -120,6 +120,22 @@ _UNIT = 2.0**-53
 _HITTING_ROUNDS = 4
 
 
+#: Narrowest interval a certified computation is asked for (double precision, relative accuracy
+#: of the solves).
+MINIMUM_WIDTH = 1e-13
+
+
+def checked_width(width: float) -> tuple[float, float]:
+    """``width`` of the intervals asked of a certified computation (in ``[MINIMUM_WIDTH, 1)``) and
+    the componentwise tolerance its stationary solves need for it (an eighth of it, at most the
+    default accuracy); shared by :func:`~analytic.moldable.greedy_bounds` and
+    :func:`~analytic.splitting.fcfs_bounds`."""
+    target = real("width", width)
+    if not MINIMUM_WIDTH <= target < 1:
+        raise InvalidParameterError("width", width, f"must lie in [{MINIMUM_WIDTH:g}, 1)")
+    return target, min(ACCURACY, target / 8)
+
+
 def _rounding(terms: int) -> float:
     """A bound on the relative rounding error of a sum of ``terms`` products of two doubles
     (``γ_{k+2}`` of Higham, *Accuracy and Stability of Numerical Algorithms*, 2002, Lemma 3.1),

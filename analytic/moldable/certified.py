@@ -32,26 +32,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analytic.ctmc.stationary import ACCURACY
 from analytic.ctmc.truncation import (
     Drift,
     Truncation,
+    checked_width,
     lattice_drift,
     lattice_generator_drift,
     solve_truncated,
     truncate_lattice,
 )
-from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
+from analytic.errors import StateSpaceTooLargeError
 from analytic.memory import require
 from analytic.moldable.greedy import _resolve_p, fluid_point, greedy_chain, lattice_moves
 from analytic.moldable.occupancy import check_arrival_rate
 from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
-from analytic.validation import integer, real
+from analytic.validation import integer
 
 __all__ = ["GreedyBounds", "greedy_bounds"]
-
-#: Narrowest interval :func:`greedy_bounds` is asked for (double precision, relative accuracy of the solves).
-MINIMUM_WIDTH = 1e-13
 
 #: Relative rounding of one double operation.
 _UNIT = 2.0**-53
@@ -183,10 +180,7 @@ def greedy_bounds(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: floa
     speedup = as_discrete(speedup)
     n = integer("servers", servers, minimum=speedup.d, meaning=f" (at least d = {speedup.d})")
     lam = check_arrival_rate(arrival_rate)
-    target = real("width", width)
-    if not MINIMUM_WIDTH <= target < 1:
-        raise InvalidParameterError("width", width, f"must lie in [{MINIMUM_WIDTH:g}, 1)")
-    tolerance = min(ACCURACY, target / 8)
+    target, tolerance = checked_width(width)
     integer("max_states", max_states)
     probabilities = _resolve_p(speedup, lam, p)
     support = np.flatnonzero(probabilities > 0) + 1

@@ -38,10 +38,10 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from analytic.ctmc.stationary import ACCURACY
 from analytic.ctmc.truncation import (
     Drift,
     Truncation,
+    checked_width,
     function_drift_inside,
     level_drift,
     solve_truncated,
@@ -50,12 +50,9 @@ from analytic.ctmc.truncation import (
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError, UnstableSystemError
 from analytic.splitting.chains import _System, fcfs_saturation
 from analytic.splitting.classes import JobClass, _classes
-from analytic.validation import integer, real
+from analytic.validation import integer
 
 __all__ = ["FCFSBounds", "fcfs_bounds"]
-
-#: Narrowest interval :func:`fcfs_bounds` is asked for (double precision, relative accuracy of the solves).
-MINIMUM_WIDTH = 1e-13
 
 #: Relative rounding of one double operation.
 _UNIT = 2.0**-53
@@ -181,9 +178,7 @@ def fcfs_bounds(servers: int, classes: Iterable[JobClass], arrival_rate: float, 
     >>> b.width <= 1e-6, round(b.response_time[0], 4)
     (True, 1.2415)
     """
-    target = real("width", width)
-    if not MINIMUM_WIDTH <= target < 1:
-        raise InvalidParameterError("width", width, f"must lie in [{MINIMUM_WIDTH:g}, 1)")
+    target, tolerance = checked_width(width)
     integer("max_states", max_states)
     classes = _classes(classes)
     system = replace(_System.build("fcfs", servers, classes, arrival_rate, 1, "lumped"), max_waiting=math.inf)
@@ -192,7 +187,6 @@ def fcfs_bounds(servers: int, classes: Iterable[JobClass], arrival_rate: float, 
     top = _largest_theta(tail)
     if top is None:
         _refuse(servers, classes, sum(system.arrival_rates))
-    tolerance = min(ACCURACY, target / 8)
     levels = tail.starts + max(1, math.ceil(math.log(1 / target) / top))
     for _ in range(_ROUNDS):
         truncation, theta = _solve(system, tail, top, levels, tolerance, max_states)
