@@ -23,6 +23,7 @@ right-hand side.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,6 +54,9 @@ _UNRESOLVED = 1e-10
 
 #: At most this many rounds (ten decades a round: enough for probabilities over 1800 decades).
 MAX_ROUNDS = 200
+
+#: A lifted round (:func:`_lifted_round`) brings the largest relative flow excess to about this.
+_LIFTED = 2.0**100
 
 #: SuperLU options: fill-reducing ordering of S + S^T, pivots on the diagonal.
 DIAGONAL_PIVOTING = dict(permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options=dict(SymmetricMode=True))
@@ -314,6 +318,10 @@ def refine(balance: Balance, x: Measure, reference: int, target: float, solver: 
             return Refinement(x, reference, rounds, level)
         history.append(level)
         solver.update(x, reference, refactor)
+        if not math.isfinite(level) and solver.pinned is not None:
+            x = _lifted_round(balance, x, reference, solver)
+            history.clear()
+            continue
         delta = solver.solve(correction, _RTOL)
         delta[reference] = 0.0
         resolved = delta >= _RESOLVED - 1.0
@@ -325,6 +333,26 @@ def refine(balance: Balance, x: Measure, reference: int, target: float, solver: 
         if solver.pinned is None and x.relative_to_top()[likeliest] > 2 * x.relative_to_top()[reference]:
             reference, refactor = likeliest, True
     return Refinement(x, reference, rounds, level)  # pragma: no cover - the loop returns
+
+
+def _lifted_round(balance: Balance, x: Measure, reference: int, solver: ScaledSolver) -> Measure:
+    """One round for a measure far too small somewhere (a state's inflow exceeds its measure by
+    more than the double range, as where GTH's first measure underflowed): the relative excesses
+    are divided by ``2**lift`` so that they fit, the correction ``delta`` solved in those units by
+    the factorization (linear: exact up to rounding), and each state multiplied by
+    ``1 + 2**lift delta`` with the product's exponent carried (lowered at most to ``_UNRESOLVED``)."""
+    lift = max(balance.largest_shift(x) - math.frexp(_LIFTED)[1] + 1, 0)
+    value = balance.lifted_excess(x, lift)
+    value[reference] = 0.0
+    delta = solver.solve(value / (balance.outflow * x.hi), _RTOL)
+    delta[reference] = 0.0
+    fraction, power = np.frexp(delta)
+    huge = power + lift > 60
+    with np.errstate(over="ignore"):
+        factor = np.where(huge, np.where(delta > 0, fraction, _UNRESOLVED),
+                          np.maximum(1.0 + np.ldexp(delta, np.where(huge, 0, lift)), _UNRESOLVED))
+    raised = np.where(huge & (delta > 0), power + lift, 0)
+    return Measure.from_parts(x.hi * factor, x.exponent + raised)
 
 
 def _stalled(history: list[float], level: float) -> bool:

@@ -451,8 +451,8 @@ def _rooted_factorization(balance: Balance, plan: gth.GTHPlan) -> gth.Factorizat
     at the root, and its amplification is the mean number of jumps to reach it. When the measure
     shows the guessed root a thousand times less likely than the likeliest state, the chain is
     factored again with that state as root."""
-    if balance.n <= gth.MINIMUM_DEGREE_STATES:     # the minimum-degree order may do better
-        plan = gth.analyse(balance.rates, root=int(plan.order[-1]), thorough=True)
+    if balance.n <= gth.MINIMUM_DEGREE_STATES and plan.flops > gth.WIDE_SEPARATORS * balance.n:
+        plan = gth.analyse(balance.rates, root=int(plan.order[-1]), thorough=True)   # minimum degree may do better
     require(plan.bytes, "the GTH factorization", balance.n)
     factorization = gth.Factorization(balance, plan)
     weights = factorization.measure().relative_to_top()
