@@ -182,16 +182,19 @@ def certify(balance: Balance, x: Measure, reference: int,
     rhs[reference] = 0.0
     weights = 1 / np.where(rhs > 0, rhs, 1.0)
     rtol = 1 / (4 * math.sqrt(balance.n))
-    g = solve(rhs, rtol, weights)
-    for _ in range(_STEPS):       # refine g towards S g = rhs with S g evaluated in double-double
-        g = np.maximum(g, 0.0)
-        g[reference] = 0.0
-        supplied, lowered = _supplied(balance, x, x.hi * g, np.zeros_like(g), reference)
-        with np.errstate(over="ignore"):     # an unbounded amplification is reported as inf
-            amplification = float(g.max() / rhs.max())
-        if (lowered >= need).all():
-            return Certificate(g * (1 + 4 * _UNIT) / (1 - 2 * _UNIT), True, largest, amplification)
-        g = g + solve(rhs - supplied, rtol, weights)
+    g, supplied = np.zeros(balance.n), np.zeros(balance.n)
+    amplification = math.inf
+    try:
+        for _ in range(_STEPS):   # refine g towards S g = rhs with S g evaluated in double-double
+            g = np.maximum(g + solve(rhs - supplied, rtol, weights), 0.0)
+            g[reference] = 0.0
+            supplied, lowered = _supplied(balance, x, x.hi * g, np.zeros_like(g), reference)
+            with np.errstate(over="ignore"):     # an unbounded amplification is reported as inf
+                amplification = float(g.max() / rhs.max())
+            if (lowered >= need).all():
+                return Certificate(g * (1 + 4 * _UNIT) / (1 - 2 * _UNIT), True, largest, amplification)
+    except FloatingPointError:      # the supersolution left the double range: no bound to check
+        pass
     return Certificate(np.full(balance.n, np.inf), False, largest, amplification)
 
 

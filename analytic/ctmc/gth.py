@@ -745,6 +745,18 @@ def _chunks(plan: GTHPlan) -> np.ndarray:
     return np.unique(np.concatenate([[0], marks, [len(plan.start) - 1]]))
 
 
+class VanishedPivot(FloatingPointError):
+    """A GTH pivot vanished before the root: every censored rate out of ``state`` towards the states
+    eliminated after it fell more than the double range below its other rates. Either the chain is
+    numerically reducible, or the root is far less likely than ``state`` (a root guessed from a
+    rough measure), and a factorization rooted at ``state`` can succeed."""
+
+    def __init__(self, state: int) -> None:
+        super().__init__(f"a GTH pivot vanished before the root (at state {state}): the censored rates towards the "
+                         "root underflowed")
+        self.state = state
+
+
 class Factorization:
     """The sparse GTH factorization of a scaled chain (:class:`~analytic.ctmc.balance.Balance`),
     eliminated in the order of ``plan`` towards its root, the last state.
@@ -754,8 +766,8 @@ class Factorization:
     :mod:`analytic.ctmc.certificate`): both by additions, multiplications and divisions of
     non-negative numbers only, so every entry comes out with a small relative error.
 
-    Raises ``FloatingPointError`` when a pivot vanishes before the root (the chain is numerically
-    reducible), where no accurate answer exists.
+    Raises :class:`VanishedPivot` (a ``FloatingPointError``) when a pivot vanishes before the root:
+    the chain is numerically reducible, or the root far less likely than the state named.
 
     Parameters
     ----------
@@ -805,7 +817,7 @@ class Factorization:
                         self._factor_ptr, *work)
                 progress.update(round(plan.work[end] - plan.work[begin]))
         if np.count_nonzero(self._pivot == 0.0) != 1 or self._pivot[-1] != 0.0:
-            raise FloatingPointError("a GTH pivot vanished before the root: the chain is numerically reducible")
+            raise VanishedPivot(int(plan.order[np.flatnonzero(self._pivot[:-1] == 0.0)[-1]]))
 
     def measure(self) -> Measure:
         """The invariant measure of the scaled chain (values whose censored rates fell more than the

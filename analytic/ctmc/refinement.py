@@ -23,7 +23,6 @@ right-hand side.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,8 +54,15 @@ _UNRESOLVED = 1e-10
 #: At most this many rounds (ten decades a round: enough for probabilities over 1800 decades).
 MAX_ROUNDS = 200
 
-#: A lifted round (:func:`_lifted_round`) brings the largest relative flow excess to about this.
-_LIFTED = 2.0**100
+#: A lifted round (:func:`_lifted_round`) divides the relative flow excesses and the correction by
+#: a power of two bringing their largest exponent to at most this.
+_LIFTED_POWER = 900
+
+#: Coarse rounds through a factorization stop when ten of them have not divided the largest
+#: relative excess by ten: a factorization that lost a deep tail's censored rates to underflow
+#: cannot correct it (measured on the greedy(p*) chain of Table 1's α = 1/2 row at n = 2000, whose
+#: law spans 1e-1186: the excess grew from 1e58 to 1e132 over 80 rounds).
+_COARSE_WINDOW = 10
 
 #: SuperLU options: fill-reducing ordering of S + S^T, pivots on the diagonal.
 DIAGONAL_PIVOTING = dict(permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options=dict(SymmetricMode=True))
@@ -182,7 +188,8 @@ class ScaledSolver:
         if not np.any(rhs):
             return np.zeros_like(rhs)
         if self.factorization is not None:
-            y = self._through_factorization(np.maximum(rhs, 0.0)) - self._through_factorization(np.maximum(-rhs, 0.0))
+            with np.errstate(over="ignore"):    # reported below
+                y = self._through_factorization(np.maximum(rhs, 0.0)) - self._through_factorization(np.maximum(-rhs, 0.0))
         elif self.kind == "direct":
             y = self._factor.solve(rhs)
             y = y + self._factor.solve(rhs - self._matrix @ y)
@@ -197,9 +204,41 @@ class ScaledSolver:
 
     def _through_factorization(self, rhs: np.ndarray) -> np.ndarray:
         """``S y = rhs`` for ``rhs >= 0`` by the GTH factorization: the sources are ``rhs x q'``."""
+        return np.ldexp(*self.factorization_parts(rhs))
+
+    def factorization_parts(self, rhs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``S y = rhs`` for ``rhs >= 0`` by the GTH factorization, as ``y = mantissa * 2**exponent``
+        (which may lie beyond the double range).
+
+        Parameters
+        ----------
+        rhs : numpy.ndarray
+            The right-hand side, >= 0, length n.
+
+        Returns
+        -------
+        mantissa : numpy.ndarray
+            Mantissas of ``y``, in [0, 2).
+        exponent : numpy.ndarray
+            Their binary exponents (int64).
+
+        Examples
+        --------
+        With rates 1/2 both ways (the scaled chain of rates 1 and 2), the uniform measure and the
+        root 1 (``y_1 = 0``), state 0's row of ``S`` reads ``y_0 - y_1 = rhs_0``:
+
+        >>> import scipy.sparse as sp
+        >>> balance = Balance(sp.csr_array([[-1.0, 1.0], [2.0, -2.0]]))
+        >>> factorization = gth.Factorization(balance, gth.analyse(balance.rates, root=1))
+        >>> solver = ScaledSolver(balance, "gth", factorization)
+        >>> solver.update(Measure.from_parts(np.ones(2), np.zeros(2, np.int64)), 1, refactor=True)
+        >>> mantissa, exponent = solver.factorization_parts(np.array([3.0, 0.0]))
+        >>> np.ldexp(mantissa, exponent).tolist()
+        [3.0, 0.0]
+        """
         x = self._x
         mantissa, exponent = self.factorization.solve(rhs * x.hi * self.balance.outflow, x.exponent)
-        return np.ldexp(mantissa / x.hi, exponent - x.exponent)
+        return mantissa / x.hi, exponent - x.exponent
 
 
 class _Permuted:
@@ -309,17 +348,19 @@ def refine(balance: Balance, x: Measure, reference: int, target: float, solver: 
     [0.545454545455, 0.272727272727, 0.181818181818]
     """
     history: list[float] = []
+    coarse: list[float] = []
     refactor = True
     rounds = 0
     for rounds in range(MAX_ROUNDS + 1):
         correction, need = relative_residual(balance, x, reference)
         level = float(need.max())
-        if level <= target or _stalled(history, level) or rounds == MAX_ROUNDS:
+        if level <= target or _stalled(history, level) or _stalled(coarse, level, _COARSE_WINDOW) or rounds == MAX_ROUNDS:
             return Refinement(x, reference, rounds, level)
         history.append(level)
         solver.update(x, reference, refactor)
-        if not math.isfinite(level) and solver.pinned is not None:
+        if solver.pinned is not None and not level <= 1.0:     # coarse: corrections may leave the doubles
             x = _lifted_round(balance, x, reference, solver)
+            coarse.append(level)
             history.clear()
             continue
         delta = solver.solve(correction, _RTOL)
@@ -336,25 +377,30 @@ def refine(balance: Balance, x: Measure, reference: int, target: float, solver: 
 
 
 def _lifted_round(balance: Balance, x: Measure, reference: int, solver: ScaledSolver) -> Measure:
-    """One round for a measure far too small somewhere (a state's inflow exceeds its measure by
-    more than the double range, as where GTH's first measure underflowed): the relative excesses
-    are divided by ``2**lift`` so that they fit, the correction ``delta`` solved in those units by
-    the factorization (linear: exact up to rounding), and each state multiplied by
+    """One coarse round through a factorization, for a measure whose relative flow excesses, or the
+    corrections they call for, may lie beyond the double range (a measure far too small somewhere,
+    as where GTH's first measure underflowed in a deep tail): the excesses are divided by a power
+    of two so that they fit, the correction ``delta`` solved in those units (linear: exact up to
+    rounding) and divided by another so that it fits, and each state multiplied by
     ``1 + 2**lift delta`` with the product's exponent carried (lowered at most to ``_UNRESOLVED``)."""
-    lift = max(balance.largest_shift(x) - math.frexp(_LIFTED)[1] + 1, 0)
+    lift = max(balance.largest_shift(x) - _LIFTED_POWER, 0)
     value = balance.lifted_excess(x, lift)
     value[reference] = 0.0
-    delta = solver.solve(value / (balance.outflow * x.hi), _RTOL)
+    relative = value / (balance.outflow * x.hi)
+    up, up_power = solver.factorization_parts(np.maximum(relative, 0.0))
+    down, down_power = solver.factorization_parts(np.maximum(-relative, 0.0))
+    more = max(int(max(up_power.max(), down_power.max())) - _LIFTED_POWER, 0)
+    lift += more
+    delta = np.ldexp(up, up_power - more) - np.ldexp(down, down_power - more)
     delta[reference] = 0.0
     fraction, power = np.frexp(delta)
     huge = power + lift > 60
-    with np.errstate(over="ignore"):
-        factor = np.where(huge, np.where(delta > 0, fraction, _UNRESOLVED),
-                          np.maximum(1.0 + np.ldexp(delta, np.where(huge, 0, lift)), _UNRESOLVED))
-    raised = np.where(huge & (delta > 0), power + lift, 0)
-    return Measure.from_parts(x.hi * factor, x.exponent + raised)
+    factor = np.where(huge, np.where(delta > 0, fraction, _UNRESOLVED),
+                      np.maximum(1.0 + np.ldexp(delta, np.where(huge, 0, lift)), _UNRESOLVED))
+    return Measure.from_parts(x.hi * factor, x.exponent + np.where(huge & (delta > 0), power + lift, 0))
 
 
-def _stalled(history: list[float], level: float) -> bool:
-    """No tenfold progress over the last three rounds in which every state was resolved."""
-    return len(history) >= 3 and level > 0.1 * min(history[-3:])
+def _stalled(history: list[float], level: float, window: int = 3) -> bool:
+    """No tenfold progress over the last ``window`` rounds of ``history`` (the rounds in which every
+    state was resolved, or the coarse rounds through a factorization)."""
+    return len(history) >= window and level > 0.1 * min(history[-window:])
