@@ -8,7 +8,8 @@
    SuperLU (MMD ordering of A + A^T, diagonal pivots) of Q^T with the balance equation of the
    likeliest state replaced by pi = 1, unverified. Printed: seconds, the ratio ours / SuperLU, the
    accuracy we vouch for, and SuperLU's largest relative error against our certified law (states
-   >= 1e-290; SuperLU counts as accurate where that is below 1e-8).
+   >= 1e-290; SuperLU counts as accurate where that is below 1e-8). A call under 50 ms is timed as
+   the least of 20 (ours and SuperLU's alike).
 2. Accuracy on the hard families (birth–death rates over 8 decades, nearly decomposable chains
    with couplings down to 1e-15, reversible chains with weights over 100 decades): per method, how
    many answers were vouched for, and the worst relative error against the balance equations
@@ -53,6 +54,15 @@ def timed(function, *args, **kwargs):
     start = time.perf_counter()
     result = function(*args, **kwargs)
     return result, time.perf_counter() - start
+
+
+def fastest(function, *args):
+    """``timed``, repeated (the least of 20 times) when one call takes under 50 ms: a single
+    millisecond-long call measures the machine's noise more than the solver."""
+    result, seconds = timed(function, *args)
+    if seconds < 0.05:
+        seconds = min([seconds] + [timed(function, *args)[1] for _ in range(19)])
+    return result, seconds
 
 
 def superlu(generator):
@@ -131,9 +141,9 @@ def targets():
           f"{'SuperLU err':>11}  method")
     for label, build, *quoted in builders():
         chain = build()
-        pi, seconds = timed(chain.stationary)
+        pi, seconds = fastest(chain.stationary)
         if not quoted:
-            baseline, base_seconds = timed(superlu, chain.generator)
+            baseline, base_seconds = fastest(superlu, chain.generator)
             error = relative_error(baseline, pi.probabilities)
             base = f"{base_seconds:10.2f}"
             ratio = f"{seconds / base_seconds:6.2f}"

@@ -11,7 +11,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from analytic.ctmc import CTMC
+from analytic.ctmc import CTMC, stationary
 from analytic.ctmc import gth as multifrontal
 from analytic.ctmc.balance import Balance, Measure
 from analytic.ctmc.ordering import LEAF_SIZE, nested_dissection
@@ -234,3 +234,32 @@ def test_refinement_raises_states_whose_measure_is_too_small_by_more_than_the_do
     log2_pi = np.log2(mantissa) + exponent
     assert refined.residual <= 1e-25
     assert log2_pi - log2_pi[0] == pytest.approx(-2.0 * np.arange(n + 1), rel=0, abs=1e-12)
+
+
+def test_a_pivot_vanishing_towards_an_unlikely_root_is_retried_at_its_state():
+    # States a = 0 and b = 1 exchange at rate 1; a path p_1..p_L (states 2..L+1) leads from a to
+    # r = L + 2 with rates 1/4 outwards and 1 back. Eliminated through the path first, then b and a
+    # with r as root (as when a rough measure guesses the root in a far tail): a's censored rate
+    # to r, 4^-L, reaches a's front in a row whose other entry (a -> b -> a) is O(1), and
+    # underflows there; a's pivot vanishes. The failure names a, and the solver factors again
+    # rooted at a: the law is pi(a) = pi(b), then 4^-x along the path (exact in binary).
+    length = 1000
+    root = length + 2
+
+    def moves(x):
+        if x <= 1:
+            return [(1 - x, 1.0)] + ([(2, 0.25)] if x == 0 else [])
+        return [(x - 1 if x > 2 else 0, 1.0)] + ([(x + 1, 0.25)] if x < root else [])
+    chain = CTMC.from_function(0, moves)
+    balance = Balance(chain.generator)
+    states = np.array([chain.index(x) for x in range(root + 1)])
+    order = states[np.r_[2:root, 1, 0, root]].astype(np.int64)
+    unlikely_root = multifrontal._plan((balance.rates + balance.rates.T).tocsr(), order, balance.rates.nnz)
+    with pytest.raises(multifrontal.VanishedPivot) as vanished:
+        multifrontal.Factorization(balance, unlikely_root)
+    assert vanished.value.state == states[0]
+    factorization = stationary._rooted_factorization(balance, unlikely_root)
+    mantissa, exponent = balance.probabilities(factorization.measure())
+    log2_pi = (np.log2(mantissa) + exponent)[states]
+    assert factorization.root == states[0]
+    assert log2_pi - log2_pi[0] == pytest.approx(np.r_[0.0, 0.0, -2.0 * np.arange(1, root)], rel=0, abs=1e-12)
