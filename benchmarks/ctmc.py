@@ -145,12 +145,12 @@ def targets():
         if not quoted:
             baseline, base_seconds = fastest(superlu, chain.generator)
             error = relative_error(baseline, pi.probabilities)
-            base = f"{base_seconds:10.2f}"
+            base = f"{base_seconds:10.4f}"
             ratio = f"{seconds / base_seconds:6.2f}"
             err = f"{error:11.1e}"
         else:
             base, ratio, err = f"({quoted[0]:.0f})".rjust(10), f"{seconds / quoted[0]:6.3f}", f"{'-':>11}"
-        print(f"{label:<58} {chain.n_states:>9,} {base} {seconds:8.2f} {ratio} {pi.accuracy:8.0e} {err}  "
+        print(f"{label:<58} {chain.n_states:>9,} {base} {seconds:8.4f} {ratio} {pi.accuracy:8.0e} {err}  "
               f"{pi.method.split(' (')[0]}")
     print()
 

@@ -7,13 +7,15 @@ the right law. References: closed forms of two- and three-state chains evaluated
 digits (pi_i ∝ products of rates), and GTH's own answer perturbed on purpose.
 """
 
+import math
+
 import mpmath
 import numpy as np
 import pytest
 
 from analytic.ctmc import CTMC, gth
 from analytic.ctmc.balance import Balance, Measure
-from analytic.ctmc.certificate import _supplied, certify, relative_residual
+from analytic.ctmc.certificate import _supplied, certify, relative_residual, tree_bound
 from analytic.ctmc.refinement import ScaledSolver
 from analytic.errors import InvalidParameterError
 
@@ -123,3 +125,16 @@ def test_a_supersolution_scaled_down_fails_the_check():
     assert np.all(lowered >= need)
     _, lowered = _supplied(balance, x, x.hi * g * 0.3, np.zeros_like(g), root)
     assert np.any(lowered < need)
+
+
+def test_tree_bound_beyond_the_double_range_is_infinite_not_an_overflow():
+    # M/M/1/999 at load 1/2 with a measure 10 % off on every other state: each tree edge's flow
+    # changes by a few per cent, so ((1 + eta) / (1 - eta))^999 - 1 is far beyond 1e308. The bound
+    # is inf (it says nothing), where math.expm1 raised OverflowError inside stationary().
+    n = 1000
+    chain = CTMC.from_function(0, lambda x: ([(x + 1, 0.5)] if x < n - 1 else []) + ([(x - 1, 1.0)] if x > 0 else []))
+    balance = Balance(chain.generator)
+    x = Measure.from_parts(np.ones(n) + 0.1 * (np.arange(n) % 2), np.zeros(n, np.int64))
+    bound, eta = tree_bound(balance, x)
+    assert 0.01 < eta < 1 and (n - 1) * math.log((1 + eta) / (1 - eta)) > 710
+    assert bound == math.inf

@@ -321,9 +321,8 @@ def tree_bound(balance: Balance, x: Measure) -> tuple[float, float]:
     matrix = balance.rates
     eta = _subtree_eta(order.astype(np.int64), parent.astype(np.int64), value, bound, x.hi, x.exponent,
                        matrix.indptr.astype(np.int64), matrix.indices.astype(np.int64), matrix.data)
-    if not eta < 1:
-        return math.inf, eta
-    return math.expm1((n - 1) * (math.log1p(eta) - math.log1p(-eta))), eta
+    log_factor = (n - 1) * (math.log1p(eta) - math.log1p(-eta)) if eta < 1 else math.inf
+    return (math.expm1(log_factor) if log_factor < 700 else math.inf), eta
 
 
 @numba.njit(cache=True)

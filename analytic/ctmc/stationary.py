@@ -389,10 +389,10 @@ def solve(generator: sp.csr_array, method: str, first: int | None, tolerance: fl
 
 def _plan_methods(balance: Balance, method: str) -> tuple[list[str], gth.GTHPlan | None]:
     """The methods to try in turn (the one asked for, or the ``auto`` ladder), and the GTH plan,
-    rooted at the likeliest state of a rough measure (the pinned state of its certificate)."""
+    rooted at a guess of the likeliest state (the pinned state of its certificate)."""
     plan = None
     if method in ("auto", "gth"):
-        plan = gth.analyse(balance.rates, root=int(np.argmax(balance.rough_measure().relative_to_top())))
+        plan = gth.analyse(balance.rates, root=balance.likely_state())
     if method != "auto":
         return [method], plan
     fits = plan.bytes <= available_bytes()
