@@ -273,10 +273,10 @@ class Balance:
         positive ones, in order of distance from the positive states: each continues its largest
         positive neighbour ``j`` by the ratio of detailed balance along a spanning tree,
         ``x_i = x_j r_i / r_j`` (exact for reversible chains; the jump chain's measure, flat where
-        it is floored, would not do). A filled value is a first guess, refined
-        and bounded like any other; the certificate needs every state positive. (Filling by the
-        inflow from the positive side alone, as before, lost a constant factor per step: across
-        the thousands of steps of a lattice's tail, more than the double range.)
+        it is floored, would not do). A filled value is a first guess, refined and bounded like any
+        other; the certificate needs every state positive. (Filling by the inflow from the positive
+        side alone loses a constant factor per step: across the thousands of steps of a lattice's
+        tail, more than the double range.)
 
         Parameters
         ----------
@@ -644,8 +644,8 @@ def _excess(indptr, indices, data, out_hi, out_lo, out_error, hi, lo, exponent):
     error analysis: every rounded operation adds ``2**-53`` times the size of its result, so a sum
     whose terms cancel exactly carries no error; products too small for Dekker's product to be
     exact, scaled values that underflow, the omitted product of the two low parts and the error of
-    the outflow are added. An inflow beyond the double range in state i's units (a measure far too
-    small at i) makes the excess +inf, with an infinite bound."""
+    the outflow are added. An inflow above ``2**1000`` in state i's units (a measure far too small
+    at i) makes the excess +inf, with an infinite bound."""
     n = len(hi)
     value, bound = np.empty(n), np.empty(n)
     for i in range(n):
@@ -654,7 +654,7 @@ def _excess(indptr, indices, data, out_hi, out_lo, out_error, hi, lo, exponent):
         for p in range(indptr[i], indptr[i + 1]):
             j = indices[p]
             shift = exponent[j] - exponent[i]
-            if shift > 1000 and hi[j] > 0.0:
+            if shift > 1000 and hi[j] > 0.0 and shift + math.frexp(data[p] * hi[j])[1] > 1000:
                 overflow = True
                 continue
             prod, err = two_product(data[p], hi[j])

@@ -15,6 +15,12 @@ probabilities spanning hundreds of decades are found in a few dozen cheap rounds
 then continue as ordinary refinement until the relative residual reaches the requested level
 (about 1e-30 at best).
 
+Through a GTH factorization, a round whose largest relative excess exceeds one is *lifted*: the
+excesses and the correction are divided by powers of two so that they fit in doubles, and each
+state's factor ``1 + delta`` carries its own exponent, so a measure too small by more than the
+double range (where GTH's elimination lost a deep tail to underflow) is raised; such rounds stop
+when ten of them have not divided the excess by ten.
+
 The scaled system is solved by SuperLU (``"direct"``; diagonal pivots, as ``S`` is an M-matrix),
 by restarted GMRES preconditioned with ILU(0) (``"iterative"``), or through a GTH factorization of
 the chain (:class:`~analytic.ctmc.gth.Factorization`), subtraction-free for each sign of the

@@ -450,9 +450,9 @@ def _rooted_factorization(balance: Balance, plan: gth.GTHPlan) -> gth.Factorizat
     """The GTH factorization rooted at a likely state of the jump chain: the certificate is pinned
     at the root, and its amplification is the mean number of jumps to reach it. When the measure
     shows the guessed root a thousand times less likely than the likeliest state, the chain is
-    factored again with that state as root; so it is when a pivot vanishes (the rough measure's
-    likeliest state can lie far in a tail, where the censored rates towards it underflow), rooted
-    at the state whose pivot vanished."""
+    factored again with that state as root; so it is when a pivot vanishes (a guessed root can lie
+    far in a tail, where the censored rates towards it underflow), rooted at the state whose pivot
+    vanished."""
     if balance.n <= gth.MINIMUM_DEGREE_STATES and plan.flops > gth.WIDE_SEPARATORS * balance.n:
         plan = gth.analyse(balance.rates, root=int(plan.order[-1]), thorough=True)   # minimum degree may do better
     require(plan.bytes, "the GTH factorization", balance.n)
