@@ -240,6 +240,7 @@ INTERNAL: dict[str, str] = {
     **{f"analytic.ctmc.{name}": _CTMC_KERNEL for name in [
         "balance.Balance", "balance.Balance.order_toward", "balance.Balance.positive",
         "balance.Balance.probabilities", "balance.Balance.excess", "balance.Balance.scaled_matrix", "balance.Measure",
+        "balance.Balance.largest_shift", "balance.Balance.lifted_excess", "refinement.ScaledSolver.factorization_parts",
         "balance.Measure.from_parts", "ordering.minimum_degree",
         "balance.Measure.corrected", "certificate.Certificate",
         "certificate.certify", "certificate.normalized_bound", "certificate.relative_residual",

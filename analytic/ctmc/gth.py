@@ -766,7 +766,7 @@ class Factorization:
     :mod:`analytic.ctmc.certificate`): both by additions, multiplications and divisions of
     non-negative numbers only, so every entry comes out with a small relative error.
 
-    Raises :class:`VanishedPivot` (a ``FloatingPointError``) when a pivot vanishes before the root:
+    Raises ``VanishedPivot`` (a ``FloatingPointError``) when a pivot vanishes before the root:
     the chain is numerically reducible, or the root far less likely than the state named.
 
     Parameters
