@@ -24,10 +24,14 @@ import resource
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.validation import flag, integer, real
 
-__all__ = ["available_bytes", "require"]
+__all__ = ["available_bytes", "fits", "require"]
 
 #: Fraction of the memory reported available that one computation may plan to use.
 FRACTION = 0.8
+
+#: Plans below this many bytes fit without asking the system: reading its figures (about 0.1 ms)
+#: would cost a small chain's solve as much as the solve itself.
+UNCHECKED_BYTES = 2**26
 
 
 def _meminfo_available() -> int | None:
@@ -75,6 +79,35 @@ def available_bytes() -> int:
     return min(limits) if limits else 2**62
 
 
+def fits(bytes_needed: float) -> bool:
+    """Whether ``bytes_needed`` fit in :func:`available_bytes` (at once below ``UNCHECKED_BYTES``).
+
+    Parameters
+    ----------
+    bytes_needed : float
+        Bytes a computation would allocate (``inf`` allowed: it never fits).
+
+    Returns
+    -------
+    bool
+        True when the bytes fit.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``bytes_needed`` is not a number >= 0.
+
+    Examples
+    --------
+    >>> fits(1e3), fits(float("inf"))
+    (True, False)
+    """
+    bytes_needed = real("bytes_needed", bytes_needed, allow_infinite=True)
+    if bytes_needed < 0:
+        raise InvalidParameterError("bytes_needed", bytes_needed, "must be >= 0")
+    return bytes_needed <= UNCHECKED_BYTES or bytes_needed <= available_bytes()
+
+
 def require(bytes_needed: float, what: str, states: int, at_least: bool = False, advice: str | None = None) -> None:
     """Raise :class:`StateSpaceTooLargeError` unless ``bytes_needed`` fit in :func:`available_bytes`.
 
@@ -112,10 +145,8 @@ def require(bytes_needed: float, what: str, states: int, at_least: bool = False,
     bytes_needed = real("bytes_needed", bytes_needed, allow_infinite=True)
     states = integer("states", states, minimum=0)
     at_least = flag("at_least", at_least)
-    if bytes_needed < 0:
-        raise InvalidParameterError("bytes_needed", bytes_needed, "must be >= 0")
-    available = available_bytes()
-    if bytes_needed > available:
+    if not fits(bytes_needed):
+        available = available_bytes()
         fitting = int(states * available / bytes_needed)
         raise StateSpaceTooLargeError(states, fitting, what, at_least, memory=(int(min(bytes_needed, 2.0**1000)), available),
                                       advice=advice)

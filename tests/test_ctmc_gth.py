@@ -17,7 +17,7 @@ from analytic.ctmc.balance import Balance, Measure
 from analytic.ctmc.ordering import LEAF_SIZE, nested_dissection
 from analytic.ctmc.refinement import ScaledSolver, refine
 from analytic.ctmc.stationary import ACCURACY, FLOOR
-from analytic.errors import InvalidParameterError
+from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 
 mpmath.mp.dps = 50
 
@@ -58,6 +58,24 @@ def test_analysis_picks_the_banded_order_on_a_line_and_dissection_on_a_grid():
     assert plan.stored < banded  # nested dissection beats the band of width 100
     assert plan.bytes > 16 * plan.stored  # both factors
     assert repr(plan).startswith("GTHPlan(n_states=10000, supernodes=")
+
+
+def test_analysis_with_a_budget_stops_once_the_factors_exceed_it(monkeypatch):
+    # The 99 x 99 lattice's plan (computed whole, without a budget) is the reference: a budget at
+    # its factors' size minus one byte refuses it with a lower bound on the bytes, any budget at or
+    # above its bytes gives the same plan; the auto ladder of a solver that may not plan it (the
+    # budget taken from the memory available) goes iterative and says why GTH was not tried.
+    lattice = CTMC.from_lattice((99, 99), [((1, 0), lambda X: 0.5 * (X[:, 0] < 99)), ((-1, 0), lambda X: 1.0 * (X[:, 0] > 0)),
+                                           ((0, 1), lambda X: 0.5 * (X[:, 1] < 99)), ((0, -1), lambda X: 1.0 * (X[:, 1] > 0))])
+    rates = Balance(lattice.generator).rates
+    whole = multifrontal.analyse(rates)
+    assert multifrontal.analyse(rates, budget=whole.bytes).stored == whole.stored
+    with pytest.raises(StateSpaceTooLargeError, match="the GTH factorization needs 10,000 states and about .* GiB"):
+        multifrontal.analyse(rates, budget=8 * whole.stored)   # both factors need 16 bytes per stored entry
+    monkeypatch.setattr(stationary, "available_bytes", lambda: 8 * whole.stored)
+    ladder, plan = stationary._plan_methods(Balance(lattice.generator), "auto", attempts := stationary._Attempts(1e-10))
+    assert plan is None and ladder[0] == "iterative" and "gth" not in ladder
+    assert attempts.tried[0].startswith("gth: the GTH factorization needs 10,000 states")
 
 
 def test_analysis_puts_the_root_last():

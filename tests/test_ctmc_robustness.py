@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from analytic import memory
 from analytic.ctmc import CTMC
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.memory import require
@@ -85,6 +86,17 @@ def test_require_names_what_would_be_needed_and_what_is_available():
                                                       r"more than the .* GiB available"):
         require(1e21, "the example", 1000)
     require(1, "a byte", 1)  # fits
+
+
+def test_small_plans_fit_without_asking_the_system(monkeypatch):
+    # With no memory reported available, plans under UNCHECKED_BYTES still fit (the system is not
+    # asked for them) and anything larger does not; the boundary is the constant itself.
+    monkeypatch.setattr(memory, "available_bytes", lambda: 0)
+    assert memory.fits(memory.UNCHECKED_BYTES) and not memory.fits(memory.UNCHECKED_BYTES + 1)
+    with pytest.raises(StateSpaceTooLargeError):
+        require(memory.UNCHECKED_BYTES + 1, "the example", 10)
+    with pytest.raises(InvalidParameterError, match="bytes_needed = -1.*must be >= 0"):
+        memory.fits(-1)
 
 
 def test_lattice_larger_than_memory_is_refused_before_allocating():

@@ -25,9 +25,10 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import breadth_first_order, dijkstra, minimum_spanning_tree
+from scipy.sparse.csgraph import breadth_first_order, dijkstra
 
 from analytic.ctmc.compensated import two_product, two_sum
+from analytic.ctmc.spanning import spanning_tree
 from analytic.errors import InvalidParameterError
 
 __all__ = ["Balance", "Measure"]
@@ -376,16 +377,12 @@ class Balance:
         largest rates both ways, in logarithms (computed once)."""
         if self._tree is not None:
             return self._tree
-        rates = self.rates.tocoo()
-        back = np.asarray(self.rates[rates.col, rates.row]).ravel()
+        indptr, indices = self.rates.indptr.astype(np.int64), self.rates.indices.astype(np.int64)
+        back = _reverse_rates(indptr, indices, self.rates.data)
         both = back > 0
-        weight = np.where(both, -np.log2(rates.data) - np.log2(np.where(both, back, 1.0)), 0.0)
-        weight = weight - weight.min() + 1 + np.where(both, 0.0, 4096.0)     # one-way steps last
-        graph = sp.coo_array((weight, (rates.row, rates.col)), shape=(self.n, self.n)).tocsr()
-        tree = minimum_spanning_tree((graph + graph.T).tocsr())     # a pair both ways counts twice alike
-        order, parent = breadth_first_order(tree, 0, directed=False)
-        log_x = _tree_logs(order.astype(np.int64), parent.astype(np.int64), self.rates.indptr.astype(np.int64),
-                           self.rates.indices.astype(np.int64), self.rates.data, self.outflow)
+        weight = np.where(both, -np.log2(self.rates.data) - np.log2(np.where(both, back, 1.0)), np.inf)
+        order, parent = spanning_tree(indptr, indices, weight, 0)     # one-way steps last
+        log_x = _tree_logs(order, parent, indptr, indices, self.rates.data, self.outflow)
         whole = np.floor(log_x)
         self._tree = Measure.from_parts(np.exp2(log_x - whole), whole.astype(np.int64))
         return self._tree
@@ -570,6 +567,19 @@ def _fill(indptr, indices, shape_hi, shape_exponent, states, hi, lo, exponent): 
                 best, best_value = j, exponent[j] + math.log2(hi[j])
         mantissa, power = math.frexp(hi[best] * shape_hi[i] / shape_hi[best])
         hi[i], lo[i], exponent[i] = mantissa, 0.0, power + exponent[best] + shape_exponent[i] - shape_exponent[best]
+
+
+@numba.njit(cache=True)
+def _reverse_rates(indptr, indices, data):  # pragma: no cover - compiled
+    """For each transition i -> j of a CSR matrix with sorted indices, the rate j -> i (0 if none)."""
+    back = np.zeros(len(data))
+    for i in range(len(indptr) - 1):
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            at = indptr[j] + np.searchsorted(indices[indptr[j]:indptr[j + 1]], i)
+            if at < indptr[j + 1] and indices[at] == i:
+                back[p] = data[at]
+    return back
 
 
 @numba.njit(cache=True)

@@ -36,10 +36,9 @@ from dataclasses import dataclass
 
 import numba
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
 
 from analytic.ctmc.balance import Balance, Measure
+from analytic.ctmc.spanning import spanning_tree
 
 __all__ = ["Certificate", "certify", "normalized_bound", "relative_residual", "tree_bound"]
 
@@ -311,16 +310,12 @@ def tree_bound(balance: Balance, x: Measure) -> tuple[float, float]:
     """
     n = balance.n
     value, bound = balance.excess(x.hi, x.lo, x.exponent)
-    rates = balance.rates.tocoo()
-    log_flow = np.log2(x.hi[rates.row] * rates.data) + x.exponent[rates.row]
-    larger = sp.coo_array((log_flow - log_flow.min() + 1, (rates.row, rates.col)), shape=(n, n)).tocsr()
-    larger = larger.maximum(larger.T).tocsr()             # each pair of states by its larger flow
-    larger.data = larger.data.max() + 1 - larger.data      # a minimum spanning tree of this maximizes flows
-    tree = minimum_spanning_tree(larger)
-    order, parent = breadth_first_order(tree, int(np.argmax(x.relative_to_top())), directed=False)
     matrix = balance.rates
-    eta = _subtree_eta(order.astype(np.int64), parent.astype(np.int64), value, bound, x.hi, x.exponent,
-                       matrix.indptr.astype(np.int64), matrix.indices.astype(np.int64), matrix.data)
+    indptr, indices = matrix.indptr.astype(np.int64), matrix.indices.astype(np.int64)
+    rows = np.repeat(np.arange(n), np.diff(indptr))
+    log_flow = np.log2(x.hi[rows] * matrix.data) + x.exponent[rows]
+    order, parent = spanning_tree(indptr, indices, -log_flow, int(np.argmax(x.relative_to_top())))  # largest flows
+    eta = _subtree_eta(order, parent, value, bound, x.hi, x.exponent, indptr, indices, matrix.data)
     log_factor = (n - 1) * (math.log1p(eta) - math.log1p(-eta)) if eta < 1 else math.inf
     return (math.expm1(log_factor) if log_factor < 700 else math.inf), eta
 

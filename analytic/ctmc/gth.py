@@ -44,6 +44,7 @@ from tqdm.auto import tqdm
 
 from analytic.ctmc.balance import Balance, Measure
 from analytic.ctmc.ordering import minimum_degree, nested_dissection
+from analytic.errors import StateSpaceTooLargeError
 
 __all__ = ["Factorization", "GTHPlan", "analyse"]
 
@@ -186,10 +187,12 @@ def _postorder(parent, n):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def _column_counts(indptr, indices, parent, n):  # pragma: no cover - compiled
-    """Number of entries of each column of the factor, diagonal included (row subtrees, O(|L|))."""
+def _column_counts(indptr, indices, parent, n, cap):  # pragma: no cover - compiled
+    """Number of entries of each column of the factor, diagonal included (row subtrees, O(|L|)),
+    and their total; the count stops as soon as the total exceeds ``cap`` (so does the work)."""
     count = np.ones(n, np.int64)
     mark = -np.ones(n, np.int64)
+    total = n
     for k in range(n):
         mark[k] = k
         for p in range(indptr[k], indptr[k + 1]):
@@ -198,7 +201,10 @@ def _column_counts(indptr, indices, parent, n):  # pragma: no cover - compiled
                 count[i] += 1
                 mark[i] = k
                 i = parent[i]
-    return count
+                total += 1
+        if total > cap:
+            break
+    return count, total
 
 
 @numba.njit(cache=True)
@@ -611,7 +617,8 @@ def _back_substitute(start, update_ptr, update, pivot, pivot_exponent, factor_pt
 
 def _embedded(rates: sp.csr_array, outflow: np.ndarray) -> sp.csr_array:
     """The jump chain: off-diagonal rates divided by each state's total outflow."""
-    return (sp.diags_array(1.0 / outflow) @ rates).tocsr()
+    return sp.csr_array((rates.data / np.repeat(outflow, np.diff(rates.indptr)), rates.indices, rates.indptr),
+                        shape=rates.shape)
 
 
 def _symmetric(rates: sp.csr_array) -> sp.csr_array:
@@ -664,8 +671,9 @@ def _profile(pattern: sp.csr_array, order: np.ndarray) -> int:
     return int(_envelope(permuted.indptr, permuted.indices))
 
 
-def _plan(pattern: sp.csr_array, order: np.ndarray, transitions: int) -> GTHPlan:
-    """Supernodes, fronts and sizes of the elimination in ``order`` (post-ordered first)."""
+def _plan(pattern: sp.csr_array, order: np.ndarray, transitions: int, budget: float = math.inf) -> GTHPlan:
+    """Supernodes, fronts and sizes of the elimination in ``order`` (post-ordered first); refused
+    (:class:`StateSpaceTooLargeError`) as soon as the factors alone exceed ``budget`` bytes."""
     n = pattern.shape[0]
     permuted = _permuted(pattern, order)
     parent = _etree(permuted.indptr.astype(np.int64), permuted.indices.astype(np.int64), n)
@@ -673,14 +681,20 @@ def _plan(pattern: sp.csr_array, order: np.ndarray, transitions: int) -> GTHPlan
     permuted = _permuted(pattern, order)
     indptr, indices = permuted.indptr.astype(np.int64), permuted.indices.astype(np.int64)
     parent = _etree(indptr, indices, n)
-    start = _supernodes(parent, _column_counts(indptr, indices, parent, n), n, _RELAX)
+    cap = int(min(budget / 16, 2**62))     # both factors store each entry of L's pattern
+    count, total = _column_counts(indptr, indices, parent, n, cap)
+    if total > cap:
+        raise StateSpaceTooLargeError(n, int(n * budget / (16 * total)), "the GTH factorization",
+                                      memory=(16 * total, int(budget)),
+                                      advice="its factors alone need at least that much; the iterative method needs none")
+    start = _supernodes(parent, count, n, _RELAX)
     update_ptr, update, n_children = _fronts(indptr, indices, parent, start, n)
     stored, stack, largest, work, traffic = _sizes(start, update_ptr, n_children)
     return GTHPlan(order, start, update_ptr, update, n_children, int(stored), int(stack), int(largest), work,
                    float(traffic), transitions)
 
 
-def analyse(rates: sp.csr_array, root: int | None = None, thorough: bool = False) -> GTHPlan:
+def analyse(rates: sp.csr_array, root: int | None = None, thorough: bool = False, budget: float = math.inf) -> GTHPlan:
     """Symbolic analysis of the GTH factorization of an irreducible chain given by its off-diagonal
     ``rates``: the elimination order and the exact memory and work of the numerical phase,
     computed without allocating it. ``root``, if given, is eliminated last (the pinned state of the
@@ -704,11 +718,20 @@ def analyse(rates: sp.csr_array, root: int | None = None, thorough: bool = False
         factorization) competes too, on chains of at most ``MINIMUM_DEGREE_STATES`` states whose
         nested dissection needs more than ``WIDE_SEPARATORS`` multiply-adds per state; the order
         with fewer multiply-adds is kept.
+    budget : float
+        Bytes the plan may need: an elimination whose factors alone need more is refused while it
+        is being counted (the count of a plan far larger than memory costs as much as the plan).
 
     Returns
     -------
     GTHPlan
         The order, supernodes and fronts, with :attr:`GTHPlan.bytes` and :attr:`GTHPlan.flops`.
+
+    Raises
+    ------
+    StateSpaceTooLargeError
+        The factors alone need more than ``budget`` bytes in both the nested dissection and the
+        banded order (the message gives a lower bound).
 
     Examples
     --------
@@ -721,10 +744,13 @@ def analyse(rates: sp.csr_array, root: int | None = None, thorough: bool = False
     True
     """
     pattern = _symmetric(rates)
-    dissection = _plan(pattern, _rooted(nested_dissection(pattern.indptr, pattern.indices), root), rates.nnz)
+    try:
+        dissection = _plan(pattern, _rooted(nested_dissection(pattern.indptr, pattern.indices), root), rates.nnz, budget)
+    except StateSpaceTooLargeError:
+        dissection = None
     banded = _rooted(reverse_cuthill_mckee(pattern, symmetric_mode=True).astype(np.int64), root)
-    if _profile(pattern, banded) <= dissection.stored:
-        return _plan(pattern, banded, rates.nnz)
+    if dissection is None or _profile(pattern, banded) <= dissection.stored:
+        return _plan(pattern, banded, rates.nnz, budget)
     n = pattern.shape[0]
     if thorough and n <= MINIMUM_DEGREE_STATES and dissection.flops > WIDE_SEPARATORS * n:
         degree = _plan(pattern, _rooted(minimum_degree(pattern), root), rates.nnz)

@@ -39,7 +39,7 @@ from analytic.ctmc.certificate import Certificate, certify, normalized_bound, tr
 from analytic.ctmc.refinement import RESTART, ScaledSolver, refine
 from analytic.ctmc.spaces import vector_result
 from analytic.errors import ConvergenceError, InvalidParameterError, StateSpaceTooLargeError
-from analytic.memory import available_bytes, require
+from analytic.memory import UNCHECKED_BYTES, available_bytes, fits, require
 from analytic.validation import integer, option, unit_fraction, user_code
 
 __all__ = ["ACCURACY", "FLOOR", "GTH_FLOPS", "Stationary", "check_tolerance", "solve", "solve_bytes"]
@@ -364,7 +364,7 @@ def solve(generator: sp.csr_array, method: str, first: int | None, tolerance: fl
         return Solution(np.ones(1), np.zeros(1), 0.0, "trivial", 0, "one state")
     balance = Balance(generator)
     attempts = _Attempts(tolerance)
-    ladder, plan = _plan_methods(balance, method)
+    ladder, plan = _plan_methods(balance, method, attempts)
     for name in ladder:
         try:
             outcome = _attempt(balance, name, first, tolerance, plan)
@@ -387,20 +387,27 @@ def solve(generator: sp.csr_array, method: str, first: int | None, tolerance: fl
     raise attempts.refusal()
 
 
-def _plan_methods(balance: Balance, method: str) -> tuple[list[str], gth.GTHPlan | None]:
+def _plan_methods(balance: Balance, method: str, attempts: _Attempts) -> tuple[list[str], gth.GTHPlan | None]:
     """The methods to try in turn (the one asked for, or the ``auto`` ladder), and the GTH plan,
-    rooted at a guess of the likeliest state (the pinned state of its certificate)."""
+    rooted at a guess of the likeliest state (the pinned state of its certificate). For ``auto``,
+    the plan's analysis stops once its factors exceed the memory available (then GTH is not tried,
+    and ``attempts`` says why)."""
     plan = None
-    if method in ("auto", "gth"):
+    if method == "gth":
         plan = gth.analyse(balance.rates, root=balance.likely_state())
     if method != "auto":
         return [method], plan
-    fits = plan.bytes <= available_bytes()
-    cheap = plan.cost <= GTH_FLOPS or plan.cost <= GTH_FLOPS_PER_STATE * balance.n
-    ladder = ["gth", "iterative"] if fits and cheap else ["iterative"]
+    dense = 16 * balance.n**2 <= UNCHECKED_BYTES      # even dense factors would fit: no need to ask
+    try:
+        plan = gth.analyse(balance.rates, root=balance.likely_state(), budget=math.inf if dense else available_bytes())
+    except StateSpaceTooLargeError as exc:
+        attempts.record("gth", math.inf, str(exc))
+    in_memory = plan is not None and fits(plan.bytes)
+    cheap = in_memory and (plan.cost <= GTH_FLOPS or plan.cost <= GTH_FLOPS_PER_STATE * balance.n)
+    ladder = ["gth", "iterative"] if cheap else ["iterative"]
     if balance.n <= DIRECT_STATES:
         ladder.append("direct")
-    if fits and "gth" not in ladder:
+    if in_memory and "gth" not in ladder:
         ladder.append("gth")
     if balance.n <= extended.EXTENDED_STATES:
         ladder.append("extended")
