@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from tqdm.auto import tqdm
 
 from analytic.ctmc import gth
 from analytic.ctmc.balance import Balance, Measure
@@ -69,6 +70,10 @@ _LIFTED_POWER = 900
 #: cannot correct it (measured on the greedy(p*) chain of Table 1's α = 1/2 row at n = 2000, whose
 #: law spans 1e-1186: the excess grew from 1e58 to 1e132 over 80 rounds).
 _COARSE_WINDOW = 10
+
+#: Chains of at least this many states show their refinement rounds in a progress bar (on a
+#: terminal), with the largest relative flow excess reached.
+PROGRESS_STATES = 100_000
 
 #: SuperLU options: fill-reducing ordering of S + S^T, pivots on the diagonal.
 DIAGONAL_PIVOTING = dict(permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options=dict(SymmetricMode=True))
@@ -357,29 +362,33 @@ def refine(balance: Balance, x: Measure, reference: int, target: float, solver: 
     coarse: list[float] = []
     refactor = True
     rounds = 0
-    for rounds in range(MAX_ROUNDS + 1):
-        correction, need = relative_residual(balance, x, reference)
-        level = float(need.max())
-        if level <= target or _stalled(history, level) or _stalled(coarse, level, _COARSE_WINDOW) or rounds == MAX_ROUNDS:
-            return Refinement(x, reference, rounds, level)
-        history.append(level)
-        solver.update(x, reference, refactor)
-        if solver.pinned is not None and not level <= 1.0:     # coarse: corrections may leave the doubles
-            x = _lifted_round(balance, x, reference, solver)
-            coarse.append(level)
-            history.clear()
-            continue
-        delta = solver.solve(correction, _RTOL)
-        delta[reference] = 0.0
-        resolved = delta >= _RESOLVED - 1.0
-        x = x.corrected(delta, resolved, np.maximum(1.0 + delta, _UNRESOLVED))
-        if not resolved.all():      # still resolving decades: progress is not measured by the residual
-            history.clear()
-        refactor = not resolved.all() or float(np.abs(delta).max()) > 0.5
-        likeliest = int(np.argmax(x.relative_to_top()))
-        if solver.pinned is None and x.relative_to_top()[likeliest] > 2 * x.relative_to_top()[reference]:
-            reference, refactor = likeliest, True
-    return Refinement(x, reference, rounds, level)  # pragma: no cover - the loop returns
+    with tqdm(desc="refinement rounds", unit=" round", leave=False,
+              disable=None if balance.n >= PROGRESS_STATES else True) as progress:
+        for rounds in range(MAX_ROUNDS + 1):
+            correction, need = relative_residual(balance, x, reference)
+            level = float(need.max())
+            if level <= target or _stalled(history, level) or _stalled(coarse, level, _COARSE_WINDOW) or rounds == MAX_ROUNDS:
+                return Refinement(x, reference, rounds, level)
+            progress.set_postfix_str(f"largest relative flow excess {level:.2g}", refresh=False)
+            progress.update()
+            history.append(level)
+            solver.update(x, reference, refactor)
+            if solver.pinned is not None and not level <= 1.0:     # coarse: corrections may leave the doubles
+                x = _lifted_round(balance, x, reference, solver)
+                coarse.append(level)
+                history.clear()
+                continue
+            delta = solver.solve(correction, _RTOL)
+            delta[reference] = 0.0
+            resolved = delta >= _RESOLVED - 1.0
+            x = x.corrected(delta, resolved, np.maximum(1.0 + delta, _UNRESOLVED))
+            if not resolved.all():      # still resolving decades: progress is not measured by the residual
+                history.clear()
+            refactor = not resolved.all() or float(np.abs(delta).max()) > 0.5
+            likeliest = int(np.argmax(x.relative_to_top()))
+            if solver.pinned is None and x.relative_to_top()[likeliest] > 2 * x.relative_to_top()[reference]:
+                reference, refactor = likeliest, True
+        return Refinement(x, reference, rounds, level)  # pragma: no cover - the loop returns
 
 
 def _lifted_round(balance: Balance, x: Measure, reference: int, solver: ScaledSolver) -> Measure:
