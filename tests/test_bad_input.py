@@ -242,6 +242,7 @@ INTERNAL: dict[str, str] = {
         "balance.Balance.probabilities", "balance.Balance.excess", "balance.Balance.scaled_matrix", "balance.Measure",
         "balance.Balance.largest_shift", "balance.Balance.lifted_excess", "refinement.ScaledSolver.factorization_parts",
         "balance.Measure.from_parts", "ordering.minimum_degree", "spanning.spanning_tree",
+        "multilevel.Multilevel", "multilevel.Multilevel.solve", "multilevel.aggregation_measure",
         "balance.Measure.corrected", "certificate.Certificate",
         "certificate.certify", "certificate.normalized_bound", "certificate.relative_residual",
         "certificate.tree_bound", "compensated.two_product", "compensated.two_sum", "extended.certified_measure",

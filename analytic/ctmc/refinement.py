@@ -40,6 +40,7 @@ from analytic.ctmc import gth
 from analytic.ctmc.balance import Balance, Measure
 from analytic.ctmc.certificate import relative_residual
 from analytic.ctmc.krylov import gmres
+from analytic.ctmc.multilevel import MULTILEVEL_STATES, Multilevel
 from analytic.ctmc.preconditioner import ILU0
 
 __all__ = ["Refinement", "ScaledSolver", "refine"]
@@ -119,6 +120,7 @@ class ScaledSolver:
         self.pinned = None if factorization is None else factorization.root
         self.iterations = 0
         self._x = self._matrix = self._factor = None
+        self._aggregates: list[np.ndarray] = []
 
     def update(self, x: Measure, reference: int, refactor: bool) -> None:
         """Use the scaled matrix of ``x``; factor it again when ``refactor`` (or first).
@@ -155,11 +157,13 @@ class ScaledSolver:
             return
         self._matrix = self.balance.scaled_matrix(x, reference)
         if refactor or self._factor is None:
-            order = self.balance.order_toward(reference)
             if self.kind == "direct":
-                self._factor = _superlu(self._matrix, order)
+                self._factor = _superlu(self._matrix, self.balance.order_toward(reference))
+            elif self.balance.n >= MULTILEVEL_STATES:
+                log_flow = np.log2(x.hi) + x.exponent + np.log2(self.balance.outflow)
+                self._factor = Multilevel(self._matrix, log_flow, self._aggregates)
             else:
-                self._factor = ILU0(self._matrix, order)
+                self._factor = ILU0(self._matrix, self.balance.order_toward(reference))
 
     def solve(self, rhs: np.ndarray, rtol: float, weights: np.ndarray | None = None) -> np.ndarray:
         """``S y = rhs`` to a relative residual ``rtol`` in the 2-norm of ``weights * (S y - rhs)`` where

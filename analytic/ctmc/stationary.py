@@ -36,6 +36,7 @@ import scipy.sparse as sp
 from analytic.ctmc import extended, gth
 from analytic.ctmc.balance import Balance, Measure
 from analytic.ctmc.certificate import Certificate, certify, normalized_bound, tree_bound
+from analytic.ctmc.multilevel import MULTILEVEL_STATES, aggregation_measure
 from analytic.ctmc.refinement import RESTART, ScaledSolver, refine
 from analytic.ctmc.spaces import vector_result
 from analytic.errors import ConvergenceError, InvalidParameterError, StateSpaceTooLargeError
@@ -428,11 +429,13 @@ def _attempt(balance: Balance, name: str, first: int | None, tolerance: float,
             solver = ScaledSolver(balance, "gth", factorization)
             label = f"gth (multifrontal, subtraction-free; {plan.largest_front}-state largest front)"
         else:
-            x = balance.rough_measure()
+            multilevel = name == "iterative" and balance.n >= MULTILEVEL_STATES
+            x = aggregation_measure(balance) if multilevel else balance.rough_measure()
             reference = int(np.argmax(x.relative_to_top())) if first is None else first
             solver = ScaledSolver(balance, name)
-            label = ("direct (SuperLU of the scaled system)" if name == "direct"
-                     else "iterative (GMRES(100), ILU(0) of the scaled system)")
+            label = ("direct (SuperLU of the scaled system)" if name == "direct" else
+                     "iterative (GMRES(100), multilevel aggregation of the scaled system)" if multilevel else
+                     "iterative (GMRES(100), ILU(0) of the scaled system)")
             refined = refine(balance, x, reference, tolerance * 1e-6, solver)
             x, reference, rounds = refined.x, refined.reference, refined.rounds
         certificate, x, more = _certified(balance, x, reference, tolerance, solver)
