@@ -22,7 +22,8 @@ double range (where GTH's elimination lost a deep tail to underflow) is raised; 
 when ten of them have not divided the excess by ten.
 
 The scaled system is solved by SuperLU (``"direct"``; diagonal pivots, as ``S`` is an M-matrix),
-by restarted GMRES preconditioned with ILU(0) (``"iterative"``), or through a GTH factorization of
+by restarted GMRES preconditioned with ILU(0) or, on chains of ``MULTILEVEL_STATES`` states and more,
+with a multilevel V-cycle (``"iterative"``; :mod:`analytic.ctmc.multilevel`), or through a GTH factorization of
 the chain (:class:`~analytic.ctmc.gth.Factorization`), subtraction-free for each sign of the
 right-hand side.
 """

@@ -14,7 +14,8 @@ Methods:
   gives the measure; refinement adds double-double digits when the certificate needs them.
 * ``"iterative"``: rounds of relative correction by GMRES with an ILU(0) preconditioner from a
   rough measure (:meth:`Balance.rough_measure`, :mod:`analytic.ctmc.refinement`): memory linear in
-  the transitions.
+  the transitions. Chains of ``MULTILEVEL_STATES`` states and more start from a multilevel
+  aggregation measure and precondition by V-cycles (:mod:`analytic.ctmc.multilevel`).
 * ``"direct"``: the same rounds with SuperLU factorizations of the scaled system.
 * ``"auto"`` (default): GTH when its factorization fits in memory and costs at most
   :data:`GTH_FLOPS` multiply-adds (or ``GTH_FLOPS_PER_STATE`` per state), the iterative rounds
