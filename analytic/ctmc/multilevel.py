@@ -260,4 +260,4 @@ def _sweep(indptr, indices, data, outflow, x):  # pragma: no cover - compiled
         for p in range(indptr[j], indptr[j + 1]):
             total += x[indices[p]] * data[p]
         x[j] = total / outflow[j]
-    return np.maximum(x / x.max(), 2.0**-1000)
+    return np.maximum(x / x.max(), _FLOOR)
