@@ -5,6 +5,7 @@ scaled systems (the preconditioner it replaces on large chains)."""
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from analytic.ctmc import CTMC, multilevel, stationary
 from analytic.ctmc.balance import Balance, Measure
@@ -103,3 +104,19 @@ def test_iterative_solves_above_the_threshold_go_multilevel_and_are_exact(monkey
     assert "multilevel" in law.method
     assert np.max(np.abs(np.asarray(law) / exact - 1)) < 1e-12
     assert np.all(law.error_bounds <= 1e-10)
+
+
+def test_laws_beyond_the_double_range_give_finite_measures():
+    # Birth-death chains of 8 000 states whose law falls, or rises, by a factor 4 a step (over
+    # 2^16000): the coarsest chain's law lies beyond the double range, and is taken relative to its
+    # largest value; the measure stays finite and positive and its likeliest states step by the
+    # law's ratio.
+    for up, down in ((1.0, 4.0), (4.0, 1.0)):
+        balance = Balance(sp.diags_array([np.full(7999, down), np.full(7999, up)], offsets=[-1, 1]).tocsr())
+        x = multilevel.aggregation_measure(balance, 20)
+        assert np.all(np.isfinite(x.hi)) and np.all(x.hi > 0)
+        law = x.hi * np.exp2(x.exponent - balance.row_exponent.astype(float))
+        top = np.argsort(law)[-30:]
+        mode = int(np.argmax(law))
+        near = np.sort(top[np.abs(top - mode) < 30])
+        assert np.allclose(law[near[1:]] / law[near[:-1]], up / down, rtol=1e-3, atol=0)

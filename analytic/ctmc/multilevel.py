@@ -237,7 +237,8 @@ def _cycle(rates: sp.csr_array, aggregates: list[np.ndarray], x: np.ndarray) -> 
     if not aggregates:
         coarse = Balance(rates)
         law = gth.Factorization(coarse, gth.analyse(coarse.rates)).measure()
-        law = law.hi * np.exp2(law.exponent - coarse.row_exponent.astype(float))
+        power = law.exponent - coarse.row_exponent      # relative to the largest positive value: no overflow
+        law = law.hi * np.exp2((power - power[law.hi > 0].max()).astype(float))
         return np.maximum(law / law.max(), _FLOOR)
     into = rates.T.tocsr()
     arrays = (into.indptr.astype(np.int64), into.indices.astype(np.int64), into.data,
