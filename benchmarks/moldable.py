@@ -6,6 +6,9 @@ Run as ``python benchmarks/moldable.py`` (about three minutes). ``--large 4d`` s
 states each); run those alone, they need several GB. ``--bounds`` computes the certified intervals
 of those two cells (:func:`analytic.moldable.greedy_bounds`, a kept box of the chain) and then, as
 the baseline, the whole chain, in the same run: time, peak memory, states, neglected mass, widths.
+``--mass`` measures where the mass of the α = 0 (mean-field) chain lies, n = 40 to 200: the fewest
+states holding all but 1e-9 and 1e-12 of it, their growth in n, and the memory of the whole solve —
+what a truncated solve of Table 1's α = 0 cell at n = 4000 would have to hold (run it alone).
 
 Chains (Ghanbarian et al., Section 7, d = 5):
 * greedy(p*), sub-linear speed-up, mean-field λ = 0.8: p* on {3, 4}, coordinates 1..4 (4-D simplex);
@@ -129,6 +132,29 @@ def bounds_against_whole(alphas: tuple[float, ...], n: int = 4000) -> None:
         print(f"  ratios whole / bounds: time {exact_s / bounds_s:.1f}x, states {exact.n_states / bounds.states:.1f}x")
 
 
+def mass_spread(sizes: list[int]) -> None:
+    """The fewest states of the mean-field chain holding all but ε of its mass, and their growth in n."""
+    print("greedy(p*), sub-linear, λ = 0.8 (4-D chain): the fewest states holding all but ε of the stationary mass")
+    print(f"{'n':>5} {'states':>9} {'ε = 1e-9':>10} {'ε = 1e-12':>10} {'share':>6} {'solve s':>8} {'peak GB':>8} "
+          f"{'P_b':>10} {'E[D]':>8}")
+    kept = []
+    for n in sizes:
+        loss = greedy_chain(SUBLINEAR, 0.8, n)
+        solution, seconds = timed(loss.chain.stationary)
+        law = solution.probabilities
+        tail = 1.0 - np.cumsum(np.sort(law)[::-1])
+        counts = [int(np.searchsorted(-tail, -eps)) + 1 for eps in (1e-9, 1e-12)]
+        kept.append(counts[0])
+        blocking = law[loss.states @ loss.sizes == n].sum()
+        mean_time = loss.states.sum(axis=1) @ law / (0.8 * n * (1 - blocking))       # Little's law, eq. (4)
+        print(f"{n:>5} {loss.chain.n_states:>9} {counts[0]:>10} {counts[1]:>10} {counts[0] / loss.chain.n_states:>6.1%} "
+              f"{seconds:>8.1f} {peak_gb():>8.2f} {blocking:>10.6f} {mean_time:>8.5f}")
+    slope = np.polyfit(np.log(sizes[-3:]), np.log(kept[-3:]), 1)[0]
+    print(f"states for ε = 1e-9 grow like n^{slope:.2f} over n = {sizes[-3]}..{sizes[-1]}; at n = 4000 that is "
+          f"{kept[-1] * (4000 / sizes[-1]) ** slope:.2g} states (with n^2: {kept[-1] * (4000 / sizes[-1]) ** 2:.2g}); "
+          f"the whole solve at n = {sizes[-1]} held {peak_gb() * 1e9 / loss.chain.n_states:.0f} bytes per state")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--large", choices=("4d", "2d"),
@@ -137,7 +163,12 @@ def main() -> None:
     parser.add_argument("--bounds", action="store_true",
                         help="Table 1's α = 1/2 and α = 2/3 sub-linear cells at n = 4000: certified intervals, then the "
                              "whole chain as the baseline (minutes and several GB)")
+    parser.add_argument("--mass", action="store_true",
+                        help="where the mass of the α = 0 chain lies, n = 40 to 200 (minutes and 5 GB)")
     args = parser.parse_args()
+    if args.mass:
+        mass_spread([40, 60, 80, 100, 120, 150, 200])
+        return
     if args.bounds:
         bounds_against_whole((0.5, 2 / 3))
         return

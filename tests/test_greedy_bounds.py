@@ -10,7 +10,7 @@ import pytest
 
 import analytic.moldable.certified as certified
 from analytic.ctmc.truncation import Drift
-from analytic.errors import InvalidParameterError
+from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.moldable import GreedyBounds, greedy_bounds, greedy_metrics, traffic
 from analytic.speedup import SpeedUp
 
@@ -117,6 +117,13 @@ def test_bad_input_is_refused(kwargs, error, match):
     arguments = dict(speedup=SpeedUp([1, 1.5]), arrival_rate=0.8, servers=50) | kwargs
     with pytest.raises(error, match=match):
         greedy_bounds(**arguments)
+
+
+def test_table1_mean_field_cell_is_refused_with_the_reason():
+    """Table 1's α = 0 cell (p* on 3 and 4 servers, four allocation sizes) at n = 4000: too large to solve
+    whole and, with no drift condition known for it, not truncated: refused at once, saying why."""
+    with pytest.raises(StateSpaceTooLargeError, match=r"4 allocation sizes \[1, 2, 3, 4\].*knows no drift condition"):
+        greedy_bounds(SUBLINEAR, 0.8, 4000)
 
 
 def test_a_width_out_of_reach_gives_wider_intervals_that_still_hold(monkeypatch):

@@ -20,8 +20,9 @@ exact ``P_b`` and ``E[D]``, by the theorem of :mod:`analytic.ctmc.truncation`:
 Chains with one allocation size (``p`` on one server count, e.g. the greedy scheme) are small and
 solved whole; so are chains with three or more sizes when they fit (for those no drift condition
 is known to the package: the jobs that greedy(p*) squeezes onto the last one or two free servers
-arrive at rate ``n λ`` whenever one or two servers are free, which no Lyapunov function of the
-counts alone can absorb).
+arrive at rate ``n λ`` whenever one or two servers are free, where the drift function above fails;
+and their mass spreads over 10⁷ states and more at Table 1's ``n = 4000``, see
+``benchmarks/moldable.py --mass``).
 """
 
 from __future__ import annotations
@@ -220,9 +221,10 @@ def _whole(speedup: SpeedUp, n: int, lam: float, p: np.ndarray, sizes: np.ndarra
         raise StateSpaceTooLargeError(
             exc.needed, exc.limit, f"the greedy(p) chain with {len(sizes)} allocation sizes {sizes.tolist()}", at_least=True,
             memory=exc.memory,
-            advice=("no certified truncation is available for chains of three or more sizes (jobs squeezed onto the last "
-                    "free servers arrive at rate nλ whenever one or two servers are free, which no drift condition on "
-                    "the counts absorbs); simulate it (simulate_moldable) or use fewer servers")) from None
+            advice=("no certified truncation is available for chains of three or more sizes: the package knows no "
+                    "drift condition for them (jobs squeezed onto the last free servers arrive at rate nλ whenever one "
+                    "or two servers are free, where the drift function of the two-size chains fails); simulate it "
+                    "(simulate_moldable) or use fewer servers")) from None
     states = np.asarray(loss.states, dtype=np.int64)
     kept = truncate_lattice(states, lattice_moves(n, lam, p, sizes, speeds), _member(states), states[loss.equilibrium])
     truncation = solve_truncated(kept, Drift.nothing_left_out(), tolerance=tolerance)
