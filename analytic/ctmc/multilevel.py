@@ -79,17 +79,18 @@ def _prolongation(aggregate: np.ndarray, m: int) -> sp.csr_array:
     return sp.csr_array((np.ones(n), (np.arange(n), aggregate)), shape=(n, m))
 
 
-def _coarsen(coupling: sp.csr_array, passes: int) -> tuple[np.ndarray, int]:
+def _coarsen(coupling: sp.csr_array, passes: int) -> tuple[np.ndarray, sp.csr_array]:
     """Aggregates of up to ``2**passes`` states: ``passes`` rounds of pairwise matching, each on the
-    couplings (summed both ways) between the aggregates of the round before."""
-    aggregate, m = np.arange(coupling.shape[0]), coupling.shape[0]
+    couplings (summed both ways) between the aggregates of the round before; returns each state's
+    aggregate and the couplings between the aggregates (diagonal dropped)."""
+    aggregate = np.arange(coupling.shape[0])
     for _ in range(passes):
         both = (coupling + coupling.T).tocsr()
         pairs, m = _match(both.indptr.astype(np.int64), both.indices.astype(np.int64), both.data)
         aggregate = pairs[aggregate]
         step = _prolongation(pairs, m)
         coupling = _without_diagonal(step.T @ coupling @ step)
-    return aggregate, m
+    return aggregate, coupling
 
 
 def _without_diagonal(matrix: sp.csr_array) -> sp.csr_array:
@@ -220,9 +221,8 @@ def aggregation_measure(balance: Balance, cycles: int = CYCLES) -> Measure:
     """
     aggregates, level = [], balance.rates
     while level.shape[0] > COARSEST:
-        aggregate, m = _coarsen(level, 1)
+        aggregate, level = _coarsen(level, 1)
         aggregates.append(aggregate)
-        level = _without_diagonal(_prolongation(aggregate, m).T @ level @ _prolongation(aggregate, m))
     x = np.ones(balance.n)
     for _ in range(cycles):
         x = _cycle(balance.rates, aggregates, x)
