@@ -37,13 +37,18 @@ __all__ = ["as_number", "confidence", "flag", "instances", "integer", "numeric_a
 #: Largest deviation from one allowed in the sum of a probability vector (it is then renormalized).
 PROBABILITY_TOLERANCE = 1e-9
 
+#: The largest finite float: an int or Fraction beyond it has no float value.
+FLOAT_MAX = float(np.finfo(float).max)
+
 
 def as_number(value: Any) -> Real | None:
     """``value`` as a real number (a ``numbers.Real``), or ``None`` when it is not one.
 
-    Accepted: ``int``, ``float``, ``Fraction``, ``Decimal`` (as the nearest float), numpy integer and
-    float scalars, and 0-d arrays of them. Refused: ``bool`` and ``numpy.bool_``, complex numbers,
-    text, anything else.
+    Accepted: ``int`` of any size, ``float``, ``Fraction``, ``Decimal`` (as the nearest float), numpy
+    integer and float scalars, and 0-d arrays of them (an object array too: ``np.array(10**30)``).
+    Refused: ``bool`` and ``numpy.bool_``, complex numbers, text, anything else. A number need not fit
+    a float: the checks that return one refuse an ``int`` or ``Fraction`` beyond the largest float
+    (about 1.8e308) with a message saying so.
 
     Parameters
     ----------
@@ -59,11 +64,11 @@ def as_number(value: Any) -> Real | None:
     Examples
     --------
     >>> from fractions import Fraction
-    >>> as_number(Fraction(1, 2)), as_number(np.array(3)), as_number(True)
-    (Fraction(1, 2), 3, None)
+    >>> as_number(Fraction(1, 2)), as_number(np.array(3)), as_number(True), as_number(np.array(10**30))
+    (Fraction(1, 2), 3, None, 1000000000000000000000000000000)
     """
-    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
-        value = value.item()
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iufO":
+        value = value.item()   # an object array holds e.g. a Python int beyond 64 bits, np.array(10**30)
     if isinstance(value, bool | np.bool_):
         return None
     if isinstance(value, Decimal):
@@ -92,7 +97,7 @@ def real(name: str, value: Any, meaning: str = "", allow_infinite: bool = False)
     Raises
     ------
     InvalidParameterError
-        ``value`` is not such a number.
+        ``value`` is not such a number, or an ``int`` or ``Fraction`` beyond the largest float (1.8e308).
 
     Examples
     --------
@@ -102,12 +107,27 @@ def real(name: str, value: Any, meaning: str = "", allow_infinite: bool = False)
     Traceback (most recent call last):
     ...
     analytic.errors.InvalidParameterError: load = nan: must be a finite real number
+    >>> real("load", 10**30), real("load", 10**30 + 1) == 1e30   # an int is real if a float holds it (rounded)
+    (1e+30, True)
     """
+    condition = f"must be {'a real number' if allow_infinite else 'a finite real number'}{meaning}"
+    number = _as_float(name, value, condition)
+    if math.isnan(number) or (not allow_infinite and math.isinf(number)):
+        raise InvalidParameterError(name, value, condition)
+    return number
+
+
+
+def _as_float(name: str, value: Any, condition: str) -> float:
+    """``value`` as a float by :func:`as_number`, or the error: not a number, or beyond the float range."""
     number = as_number(value)
-    if number is None or math.isnan(number) or (not allow_infinite and math.isinf(number)):
-        kind = "a real number" if allow_infinite else "a finite real number"
-        raise InvalidParameterError(name, value, f"must be {kind}{meaning}")
-    return float(number)
+    if number is None:
+        raise InvalidParameterError(name, value, condition)
+    try:
+        return float(number)
+    except OverflowError:
+        raise InvalidParameterError(name, value, f"{condition}: its magnitude exceeds the largest float, "
+                                                 f"{FLOAT_MAX:.4g}") from None
 
 
 def _first_bool(value: Any) -> tuple[int, ...] | None:
@@ -169,6 +189,9 @@ def numeric_array(name: str, value: Any, condition: str, booleans: bool = False)
         array = np.asarray(value)
     except (TypeError, ValueError, OverflowError):
         raise InvalidParameterError(name, value, condition) from None
+    if array.dtype.kind == "O" and array.size and all(isinstance(x, Integral) and not isinstance(x, bool | np.bool_)
+                                                      for x in array.flat):
+        raise InvalidParameterError(name, value, f"{condition} (an entry exceeds the 64-bit integer range)")
     if array.dtype.kind not in ("biuf" if booleans else "iuf"):
         raise InvalidParameterError(name, value, condition)
     if array.dtype.kind != "b" and _first_bool(value) is not None:   # a mask is all booleans, numbers are none
@@ -223,7 +246,10 @@ def real_array(name: str, value: Any, meaning: str = "", ndim: int | None = None
         if isinstance(value, str | bytes | dict) or value is None or np.asarray(value).dtype.kind in "cUSVM":
             raise TypeError
         array = np.array(value, dtype=float)
-    except (TypeError, ValueError, OverflowError):
+    except OverflowError:   # an int (or Fraction) entry beyond the float range
+        raise InvalidParameterError(name, value, f"must be {kind}{meaning}: an entry's magnitude exceeds the largest "
+                                                 f"float, {FLOAT_MAX:.4g}") from None
+    except (TypeError, ValueError):
         raise InvalidParameterError(name, value, f"must be {kind}{meaning}") from None
     where = _first_bool(value)
     if where is not None:
@@ -409,17 +435,18 @@ def positive(name: str, value: Any, meaning: str = "") -> float:
     Raises
     ------
     InvalidParameterError
-        Not positive and finite.
+        Not positive and finite (an ``int`` beyond the largest float, 1.8e308, included).
 
     Examples
     --------
-    >>> positive("rate", 2)
-    2.0
+    >>> positive("rate", 2), positive("rate", 10**30)
+    (2.0, 1e+30)
     """
-    number = as_number(value)
-    if number is None or not 0 < number < math.inf:
-        raise InvalidParameterError(name, value, f"must be positive and finite{meaning}")
-    return float(number)
+    condition = f"must be positive and finite{meaning}"
+    number = _as_float(name, value, condition)
+    if not 0 < number < math.inf:
+        raise InvalidParameterError(name, value, condition)
+    return number
 
 
 def unit_fraction(name: str, value: Any, closed: bool = False, meaning: str = "") -> float:

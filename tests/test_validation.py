@@ -1,10 +1,12 @@
 """Tests of the shared parameter checks of analytic.validation (messages name parameter, value, condition)."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
 from analytic.errors import InvalidParameterError
-from analytic.validation import integer, positive, unit_fraction
+from analytic.validation import as_number, integer, numeric_array, positive, real, real_array, unit_fraction
 
 
 @pytest.mark.parametrize("value", [3, np.int64(3)])
@@ -49,3 +51,40 @@ def test_unit_fraction_rejects(value, closed, match):
 def test_unit_fraction_returns_float():
     assert unit_fraction("p", np.float32(0.5)) == 0.5 and unit_fraction("p", 1, closed=True) == 1.0
     assert type(unit_fraction("p", 1, closed=True)) is float
+
+
+# A Python int is a real number when a float holds it; beyond the float range the message says so.
+
+
+@pytest.mark.parametrize("value", [10**30, np.array(10**30), np.array(10**30, dtype=object)])
+def test_large_integers_are_real(value):
+    # expected: float(10**30), the nearest double, exactly
+    assert positive("rate", value) == 1e30
+    assert real("rate", value) == 1e30
+    assert as_number(value) == 10**30
+
+
+def test_large_integer_entries_are_real():
+    assert real_array("rates", [10**30, 10**30]).tolist() == [1e30, 1e30]    # numpy holds these as objects
+    assert real_array("rates", np.array([10**30, 1], dtype=object)).tolist() == [1e30, 1.0]
+
+
+@pytest.mark.parametrize("check,condition", [
+    (lambda v: real("x", v), "must be a finite real number"),
+    (lambda v: real("x", v, allow_infinite=True), "must be a real number"),
+    (lambda v: positive("x", v), "must be positive and finite"),
+    (lambda v: real_array("x", [1.0, v]), "must be a real number or an array of real numbers: an entry's"),
+])
+@pytest.mark.parametrize("value", [10**400, -(10**400), Fraction(10**400, 3)])
+def test_numbers_beyond_the_float_range_are_refused_clearly(check, condition, value):
+    with pytest.raises(InvalidParameterError, match=rf"^x = .*: {condition}.* magnitude exceeds the largest float, "
+                                                    r"1\.798e\+308$") as error:
+        check(value)
+    assert error.value.parameter == "x" and error.value.value in (value, [1.0, value])
+
+
+def test_integers_beyond_64_bits_are_refused_by_numeric_arrays():
+    with pytest.raises(InvalidParameterError, match=r"^counts = \[1, 100000.*: must be integers \(an entry exceeds "
+                                                    r"the 64-bit integer range\)$"):
+        numeric_array("counts", [1, 10**30], "must be integers")
+    assert numeric_array("counts", [1, 2**62], "must be integers").dtype.kind == "i"
