@@ -214,8 +214,18 @@ def test_erlang_c_matches_exact_formula():
 
 
 def test_erlang_c_unstable():
-    with pytest.raises(UnstableSystemError, match=r"load = 10 must be < 10"):
-        erlang_c(10, 10.0)
+    with pytest.raises(UnstableSystemError, match=r"^unstable: load = 10\.5 must be < 10 \(exceeds it by 0\.5\); "
+                                                  r"Erlang C needs load < servers"):
+        erlang_c(10, 10.5)
+
+
+@pytest.mark.parametrize("servers,load", [(10, 10.0), ([5, 10], [1.0, 10.0]), (1e15, 1e15)])
+def test_erlang_c_at_load_equal_to_servers_says_not_below(servers, load):
+    """The boundary a = s is unstable (null recurrent), and there is no excess to report."""
+    with pytest.raises(UnstableSystemError, match=r"^unstable: load = (10|1e\+15) is not below servers = (10|1e\+15) "
+                                                  r"\(it equals them\); Erlang C needs load < servers") as error:
+        erlang_c(servers, load)
+    assert "exceeds" not in str(error.value) and error.value.value == error.value.limit
 
 
 def test_loss_response_time_eq4():
