@@ -1,8 +1,9 @@
 """Tests of analytic.moldable.occupancy: Theorem 1 against the LP (P), KKT and sympy.
 
-References: the paper's numbers (Section 7), the LP (P) solved by HiGHS and by cvxpy (Clarabel),
-the KKT system (35)–(38) evaluated on each candidate, and for uniqueness an LP over the optimal face
-(HiGHS minimizing and maximizing every y_i at the optimal value).
+References: the paper's numbers (Section 7), (P) solved by enumerating its vertices in exact rationals
+(vertex_optimum below), the KKT system (35)–(38) evaluated on each candidate, and for uniqueness an LP
+over the optimal face (HiGHS minimizing and maximizing every y_i at the optimal value). occupancy_lp is
+checked against the same exact vertices. Values at the ends of the double range: test_moldable_occupancy_edges.py.
 """
 
 from fractions import Fraction
@@ -14,7 +15,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
-from analytic.errors import ConvergenceError, InvalidParameterError
+from analytic.errors import InvalidParameterError
 from analytic.moldable import kkt_residual, occupancy_lp, optimal_occupancy, symbolic_kkt_residuals
 from analytic.speedup import ConcaveSpeedup, SpeedUp
 
@@ -129,56 +130,42 @@ def test_non_unique_case_iii_is_flagged():
 
 @settings(max_examples=100, deadline=None)
 @given(speedups_and_rates())
-def test_closed_form_matches_highs_and_cvxpy_and_is_kkt_optimal(case):
-    """λ <= 0.999: at λ = 1 (P) has no strictly feasible point and interior-point solvers stall
-    (hypothesis found Clarabel "optimal_inaccurate" at λ = 1 - 2e-16); below, y = (λ, 0, ...)
-    leaves a slack of at least 1e-3. Within a relative 1e-6 of a tie λ = s_i/i the optimal face
-    is nearly degenerate and Clarabel may stop short too (found at s = (1, 1.75), λ = 0.875 (1 - 1e-10)),
-    which occupancy_lp must then report as a ConvergenceError. HiGHS returns a vertex, exact when it meets the
-    constraints; within its feasibility tolerance (1e-10) of a tie it may pick the neighbouring vertex, which
-    breaks Σ i y_i <= 1 (found at s = (1, 2, 2.75), λ = 11/12 + 9e-12: by 1e-11), and occupancy_lp must refuse it."""
+def test_closed_form_and_lp_match_the_exact_vertices_and_are_kkt_optimal(case):
+    """Both are exact for the float inputs, so both must equal the exact optimum rounded once, also within a
+    relative 1e-12 of a tie, where HiGHS's tolerance (1e-10) let it pick the neighbouring vertex (found at
+    s = (1, 2, 2.75), λ = 11/12 + 9e-12) and Clarabel may stop short (found at s = (1, 1.75), λ = 0.875 (1 - 1e-10)):
+    occupancy_lp then pivots in exact rationals from that vertex or from y_1 = λ."""
     speedup, lam = case
     opt = optimal_occupancy(speedup, lam)
-    assert opt.mean_time == pytest.approx(exact_value(speedup, lam), rel=1e-14, abs=0)
+    exact = exact_value(speedup, lam)
+    assert opt.mean_time == pytest.approx(exact, rel=1e-15, abs=0)
     assert kkt_residual(speedup, lam, opt.y, opt.nu, opt.theta0) < 1e-14
     assert speedup.values @ opt.y == pytest.approx(lam, rel=1e-13, abs=0)
     assert speedup.servers @ opt.y <= 1 + 1e-14 and opt.y.min() >= 0
     assert opt.p.sum() == pytest.approx(1.0, abs=1e-13)
-    near_tie = np.min(np.abs(speedup.efficiency / lam - 1)) < 1e-6
-    solved = []
     for solver in ("highs", "cvxpy"):
-        try:
-            solved.append(occupancy_lp(speedup, lam, solver))
-        except ConvergenceError:
-            assert near_tie
-    if opt.unique and solved and solved[0].solver == "highs":
-        assert solved[0].y == pytest.approx(opt.y, abs=1e-9)
-    for lp in solved:
-        assert lp.mean_time == pytest.approx(opt.mean_time, abs=1e-9)
-        assert kkt_residual(speedup, lam, lp.y, lp.nu, lp.theta0) < 1e-8    # certifies y, also on a face of optima
-        theta = 1 / lam + lp.nu * speedup.values + lp.theta0 * speedup.servers
-        scale = max(1 / lam, abs(lp.nu) * speedup.values[-1], lp.theta0 * speedup.d)  # near ties: ~ 1/gap
-        assert np.max(np.abs(lp.theta - theta)) <= 1e-8 * scale
+        lp = occupancy_lp(speedup, lam, solver)
+        assert lp.mean_time == pytest.approx(exact, rel=1e-15, abs=0)
+        if opt.unique:
+            assert lp.y == pytest.approx(opt.y, rel=1e-15, abs=0)
+        assert kkt_residual(speedup, lam, lp.y, lp.nu, lp.theta0) < 1e-14    # certifies y, also on a face of optima
+        theta = 1 + lp.nu * speedup.values + lp.theta0 * speedup.servers        # stationarity (35), scaled by λ
+        scale = max(1, abs(lp.nu) * speedup.values[-1], lp.theta0 * speedup.d)  # near ties: ~ 1/gap
+        assert np.max(np.abs(lp.theta - theta)) <= 1e-14 * scale
 
 
 @settings(max_examples=60, deadline=None)
 @given(concave_speedups())
 @example(SpeedUp([1.0, 2.0, 3.0, 4.0, 5.0, 5.99999]))
-def test_full_load_matches_highs(speedup):
-    """λ = 1: only server counts with s_i = i can be used; HiGHS (simplex) solves (P) there, or refuses
-    a vertex that breaks a constraint by more than FEASIBILITY, which it may return only when an
-    efficiency s_i/i < 1 is within 1e-5 of 1 (found at s = (1, 2, 3, 4, 5, 5.99999): y >= 0 broken by
-    2.2e-12)."""
+def test_full_load_matches_the_exact_vertices(speedup):
+    """λ = 1: only server counts with s_i = i can be used. HiGHS's vertex broke y >= 0 by 2.2e-12 at
+    s = (1, 2, 3, 4, 5, 5.99999) and was refused; it is now pivoted to the exact optimum."""
     opt = optimal_occupancy(speedup, 1.0)
-    try:
-        lp = occupancy_lp(speedup, 1.0, "highs")
-    except ConvergenceError:
-        below = speedup.efficiency[speedup.efficiency < 1]
-        assert below.size and below.max() > 1 - 1e-5
-        return
-    assert lp.mean_time == pytest.approx(opt.mean_time, abs=1e-9)
-    assert lp.y == pytest.approx(opt.y, abs=1e-9)
-    assert kkt_residual(speedup, 1.0, opt.y, opt.nu, opt.theta0) < 1e-12
+    lp = occupancy_lp(speedup, 1.0, "highs")
+    assert opt.mean_time == pytest.approx(exact_value(speedup, 1.0), rel=1e-15, abs=0)
+    assert lp.mean_time == pytest.approx(opt.mean_time, rel=1e-15, abs=0)
+    assert lp.y == pytest.approx(opt.y, rel=1e-15, abs=0)
+    assert kkt_residual(speedup, 1.0, opt.y, opt.nu, opt.theta0) < 1e-14
 
 
 @settings(max_examples=100, deadline=None)
@@ -187,9 +174,11 @@ def test_uniqueness_flag_matches_the_optimal_face(speedup, data):
     """Increments from a small set make collinear points, hence non-unique optima, frequent; λ is
     drawn anywhere or exactly at an efficiency s_i/i (case ii: Theorem 1 (ii) claims uniqueness,
     which fails when s_(i-1), s_i, s_(i+1) are collinear). Near, but not at, a tie the face LP
-    cannot resolve a point from a segment, so those λ are left out."""
+    cannot resolve a point from a segment, so those λ are left out; a tie is exact equality in rationals
+    (fl(2.5/3) is above 2.5/3, so for s = (1, 1.75, 2.5) it is case iii with a face of length 1e-15)."""
     lam = data.draw(st.one_of(st.floats(0.05, 1.0), st.sampled_from(speedup.efficiency.tolist())), label="lambda")
-    assume(np.all((speedup.efficiency == lam) | (np.abs(speedup.efficiency - lam) > 1e-6)))
+    gaps = [Fraction(v) / i - Fraction(lam) for i, v in enumerate(speedup.values, 1)]
+    assume(all(gap == 0 or abs(gap) > 1e-6 for gap in gaps))
     assert optimal_occupancy(speedup, lam).unique == face_is_a_point(speedup, lam)
 
 
@@ -304,8 +293,14 @@ def test_nearly_linear_vertex_is_solved_exactly():
 
 
 @pytest.mark.parametrize("solver", ["highs", "cvxpy"])
-def test_lp_refuses_a_point_that_breaks_its_constraints(solver):
-    """HiGHS returned y = (0, 0, 0, 0, 0.2), breaking Σ i y_i <= 1 by 1.1e-11 with D = 0.2 (40 % below the exact
-    0.33333 of the test above: infeasible); Clarabel raised cvxpy's own SolverError. Both are ConvergenceError now."""
-    with pytest.raises(ConvergenceError, match="did not solve|breaks"):
-        occupancy_lp(SpeedUp(NEARLY_LINEAR), NEARLY_LINEAR_RATE, solver)
+def test_lp_pivots_to_the_exact_vertex(solver):
+    """HiGHS returned y = (0, 0, 0, 0, 0.2), breaking Σ i y_i <= 1 by 1.1e-11 with D = 0.2 (infeasible, 40 % below
+    the optimum), and Clarabel failed; both were refused. The exact simplex now ends at the vertex of the test above."""
+    s = [Fraction(v) for v in NEARLY_LINEAR]
+    lam = Fraction(NEARLY_LINEAR_RATE)
+    det = s[2] * 4 - s[3] * 3                       # Cramer's rule on {3, 4}, as above
+    y3, y4 = (lam * 4 - s[3]) / det, (s[2] - lam * 3) / det
+    lp = occupancy_lp(SpeedUp(NEARLY_LINEAR), NEARLY_LINEAR_RATE, solver)
+    assert lp.y.tolist() == pytest.approx([0, 0, float(y3), float(y4), 0], rel=2e-16, abs=0)
+    assert lp.mean_time == pytest.approx(float((y3 + y4) / lam), rel=2e-16, abs=0)
+    assert kkt_residual(SpeedUp(NEARLY_LINEAR), NEARLY_LINEAR_RATE, lp.y, lp.nu, lp.theta0) < 1e-15

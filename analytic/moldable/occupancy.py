@@ -1,4 +1,4 @@
-"""The occupancy LP (P) of moldable jobs: Theorem 1 in closed form, numerical solvers and KKT checks.
+"""The occupancy LP (P) of moldable jobs: Theorem 1 in closed form, an exact LP solver and KKT checks.
 
 Ghanbarian, Mukhopadhyay, Mazumdar & Guillemin, *On Optimal Server Allocation for Moldable Jobs
 with Concave Speed-Up*, Section 3. With ``y_i`` the (scaled) mean number of jobs on ``i`` servers,
@@ -6,16 +6,24 @@ with Concave Speed-Up*, Section 3. With ``y_i`` the (scaled) mean number of jobs
     (P)  minimize (1/λ) Σ_i y_i  subject to  Σ_i s_i y_i = λ,  Σ_i i y_i <= 1,  y >= 0.
 
 Its optimum ``D*`` is the least mean execution time any scheme with vanishing blocking can reach
-(Prop. 1). Theorem 1 solves (P) in closed form; :func:`occupancy_lp` solves it numerically (HiGHS
-or cvxpy) and returns the multipliers ``(nu, theta_0, theta_i)`` of the Lagrangian of Appendix B,
+(Prop. 1). Theorem 1 solves (P) in closed form; :func:`occupancy_lp` solves it as an LP (HiGHS or
+cvxpy, then the simplex method in exact rationals) and returns the multipliers ``(nu, theta_0, theta_i)``
+of the Lagrangian of Appendix B multiplied by λ, i.e. of (P) with the objective ``Σ_i y_i`` (same optima),
 
-    L = (1/λ) Σ y_i + nu (Σ s_i y_i - λ) + theta_0 (Σ i y_i - 1) - Σ theta_i y_i,
+    λ L = Σ y_i + nu (Σ s_i y_i - λ) + theta_0 (Σ i y_i - 1) - Σ theta_i y_i,
 
-so that :func:`kkt_residual` can certify either solution against the KKT system (35)–(38).
+so that :func:`kkt_residual` can certify either solution against the KKT system (35)–(38). Appendix
+B's multipliers are these divided by λ; they grow like 1/λ and leave the double range for λ below
+about 1e-308, where these stay put (they do not depend on λ within a case of Theorem 1).
+
+Both solutions are exact for the float inputs (rounded once at the end): every decision (which
+case, which support, which basis) is taken in exact rationals, since for nearly linear speed-ups the
+efficiencies ``s_i/i`` differ by less than the rounding of λ.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 from fractions import Fraction
@@ -32,7 +40,7 @@ from analytic.validation import as_number, real, real_array
 if TYPE_CHECKING:  # sympy is imported by the symbolic check only (it takes ~0.7 s)
     import sympy
 
-__all__ = ["FEASIBILITY", "LPOptimum", "Occupancy", "kkt_residual", "occupancy_lp", "optimal_occupancy", "symbolic_kkt_residuals"]
+__all__ = ["LPOptimum", "Occupancy", "kkt_residual", "occupancy_lp", "optimal_occupancy", "symbolic_kkt_residuals"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -49,7 +57,10 @@ class Occupancy:
     i1, i2 : int
         Smallest and largest element of ``I*``.
     y : numpy.ndarray
-        ``y*``, indexed like the speed-up's values (``y[i - 1]`` belongs to ``i`` servers).
+        ``y*``, indexed like the speed-up's values (``y[i - 1]`` belongs to ``i`` servers). Its
+        entries are of order λ: subnormal, with fewer digits, for λ below about 2e-308 (at
+        λ = 5e-324, ``y*_3 = 2e-324`` rounds to 0); ``p`` and ``mean_time`` are computed from the
+        exact ``y*`` and keep every digit.
     p : numpy.ndarray
         ``p*_i = s_i y*_i / λ``, the allocation probabilities of greedy(p*) (sum to one).
     mean_time : float
@@ -62,8 +73,9 @@ class Occupancy:
         ``(0.25, 0, 0.25)``); in case iii when ``s_i - s_{i-1} > s_{i+1} - s_i > s_{i+2} - s_{i+1}``
         (Theorem 1 (iii), a condition that is also necessary).
     nu, theta0 : float
-        Lagrange multipliers of the equality and of the capacity constraint that certify ``y*``
-        (Appendix B): ``theta_i = 1/λ + nu s_i + theta0 i >= 0``, zero on ``I*``.
+        Lagrange multipliers of the equality and of the capacity constraint that certify ``y*``:
+        λ times those of Appendix B (eq. 39), see the module's introduction, so that
+        ``theta_i = 1 + nu s_i + theta0 i >= 0``, zero on ``I*``.
     arrival_rate : float
         λ, arrivals per server per unit time.
 
@@ -100,17 +112,19 @@ class LPOptimum:
     Attributes
     ----------
     y : numpy.ndarray
-        Primal optimum, indexed like the speed-up's values.
+        Primal optimum (a vertex), indexed like the speed-up's values; subnormal for tiny λ, as in
+        :class:`Occupancy`.
     mean_time : float
         Optimal value ``(1/λ) Σ y_i``.
     nu : float
-        Multiplier of ``Σ s_i y_i = λ`` (free sign).
+        Multiplier of ``Σ s_i y_i = λ`` (free sign), for the objective ``Σ y_i`` (λ times Appendix B's).
     theta0 : float
-        Multiplier of ``Σ i y_i <= 1`` (>= 0).
+        Multiplier of ``Σ i y_i <= 1`` (>= 0), likewise.
     theta : numpy.ndarray
-        Multipliers of ``y_i >= 0`` (>= 0), indexed like ``y``.
+        Multipliers of ``y_i >= 0`` (>= 0), indexed like ``y``, likewise.
     solver : str
-        ``"highs"`` or ``"cvxpy"`` (with the conic solver used).
+        The floating-point solver that proposed the starting basis: ``"highs"`` or ``"cvxpy (Clarabel)"``,
+        or ``"exact simplex (...)"`` with the solver's failure when it did not solve the problem.
 
     Examples
     --------
@@ -137,16 +151,24 @@ def _rounded(values: np.ndarray) -> list[float]:
 
 
 def check_arrival_rate(arrival_rate: float) -> float:
-    """λ as a float in (0, 1], or :class:`InvalidParameterError` citing Prop. 1."""
+    """λ as a float in (0, 1], or :class:`InvalidParameterError` citing Prop. 1.
+
+    Compared before it is rounded, so that an integer or ``Fraction`` beyond the double range is
+    refused like any λ > 1, and a positive ``Fraction`` below the least double (5e-324) is refused
+    for rounding to 0, not called non-positive.
+    """
     number = as_number(arrival_rate)
     if number is None:
         raise InvalidParameterError("arrival_rate", arrival_rate, "must be a real number in (0, 1]")
-    rate = float(number)
-    if rate > 1:
+    if number > 1:
         raise InvalidParameterError("arrival_rate", arrival_rate,
                                     "must lie in (0, 1]: (P) has no feasible point for λ > 1 (Prop. 1)")
-    if not rate > 0:
+    if not number > 0:
         raise InvalidParameterError("arrival_rate", arrival_rate, "must lie in (0, 1]: arrivals need a positive rate")
+    rate = float(number)
+    if rate == 0:
+        raise InvalidParameterError("arrival_rate", arrival_rate,
+                                    "must be at least 5e-324, the least positive double: it rounds to 0")
     return rate
 
 
@@ -165,14 +187,14 @@ def optimal_occupancy(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: 
     Returns
     -------
     Occupancy
-        Case, support ``I*``, ``y*``, ``p*``, ``D*``, uniqueness and certifying multipliers.
-        Each the float nearest its exact value for the given float inputs: eqs. (7)–(8), ``p*``,
-        ``D*`` and the multipliers are evaluated in exact rationals, since their differences of
-        efficiencies cancel for nearly linear speed-ups (in floating point ``D*`` lost 5 digits for
-        ``s_k = k (1 - 1.15e-11 (k - 1))``). A tie
-        ``λ = s_i/i`` is case (ii) when exact; a λ off a tie by rounding is case (iii), with one
-        entry of ``y*`` as small as the offset (the solution is continuous there), so that ``y*``
-        meets both constraints to rounding.
+        Case, support ``I*``, ``y*``, ``p*``, ``D*``, uniqueness and certifying multipliers, each the
+        float nearest its exact value for the given float inputs: the case is decided by comparing
+        λ with the efficiencies ``s_i/i`` in exact rationals, and eqs. (7)–(8), ``p*``, ``D*`` and
+        the multipliers are evaluated in exact rationals too. For nearly linear speed-ups the
+        efficiencies differ by less than the rounding of λ: for ``s_k = k (1 - 1.15e-11 (k - 1))``,
+        ``λ = fl(s_5/5)`` lies 2.2e-17 above the exact ``s_5/5``, which makes it case iii with
+        ``D* = 0.20000009655``, not case i with 0.2; and eqs. (7)–(8) in floating point lost 5
+        digits. A tie ``λ = s_i/i`` is case (ii) only when exact.
 
     Raises
     ------
@@ -189,78 +211,95 @@ def optimal_occupancy(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: 
         mean_time=0.375, unique=True)
     """
     speedup = as_discrete(speedup)
-    s = speedup.values
     lam = check_arrival_rate(arrival_rate)
-    d = len(s)
-    efficiency = speedup.efficiency
-    y = np.zeros(d)
-    if lam <= efficiency[-1]:
-        case, i1, i2, unique = "i", d, d, True
-        y[d - 1] = lam / s[d - 1]
-    else:
-        ties = np.flatnonzero(efficiency == lam)
-        if ties.size:
-            case = "ii"
-            i1 = i2 = int(ties[-1]) + 1
-            y[i1 - 1] = lam / s[i1 - 1]
-            increments = speedup.increments                            # i1 < d here: s_{i1+1} exists
-            unique = bool(increments[i1 - 1] > increments[i1] + TOLERANCE * s[i1])
-        else:
-            case = "iii"
-            i1 = int(np.flatnonzero(efficiency > lam)[-1]) + 1
-            i2 = i1 + 1
-            y[i1 - 1], y[i2 - 1] = _two_point_vertex(s[i1 - 1], s[i2 - 1], i1, lam)
-            increments = np.append(speedup.increments, -np.inf)        # no s_{d+1}: nothing to tie with
-            slack = TOLERANCE * s[i2 - 1]
-            unique = bool(increments[i1 - 1] > increments[i2 - 1] + slack > increments[i2] + 2 * slack)
-    nu, theta0 = _certifying_multipliers(speedup, lam, case, i1)
-    support = tuple(sorted({i1, i2}))
-    exact_y = [Fraction(float(v)) for v in y]
-    return Occupancy(case=case, support=support, i1=i1, i2=i2, y=y,
-                     p=np.array([float(Fraction(float(v)) * w / Fraction(lam)) for v, w in zip(s, exact_y, strict=True)]),
-                     mean_time=float(sum(exact_y) / Fraction(lam)), unique=unique, nu=nu, theta0=theta0, arrival_rate=lam)
+    s, rate = [Fraction(float(v)) for v in speedup.values], Fraction(lam)
+    case, i1 = _theorem1_case(s, rate)
+    i2 = i1 + 1 if case == "iii" else i1
+    y = _theorem1_vertex(s, rate, case, i1)
+    nu, theta0 = _certifying_multipliers(s, case, i1)
+    return Occupancy(case=case, support=tuple(sorted({i1, i2})), i1=i1, i2=i2, y=_floats(y),
+                     p=_floats([v * w / rate for v, w in zip(s, y, strict=True)]), mean_time=float(sum(y) / rate),
+                     unique=_is_unique(speedup, case, i1), nu=nu, theta0=theta0, arrival_rate=lam)
 
 
-def _two_point_vertex(s_i: float, s_next: float, i: int, lam: float) -> tuple[float, float]:
-    """``(y_i, y_(i+1))`` of eqs. (7)–(8), each the float nearest the exact value for these float inputs.
+def _floats(values: list[Fraction]) -> np.ndarray:
+    """Exact rationals rounded once each to the nearest float."""
+    return np.array([float(v) for v in values])
 
-    Eqs. (7)–(8) divide by ``s_i/i - s_(i+1)/(i+1)``, a difference of nearly equal efficiencies when
-    the speed-up is nearly linear: in floating point it lost 5 digits for ``s_k = k(1 - 1.15e-11 (k-1))``
-    (y_4 = 4.85e-6 against 6.46e-6), so the vertex is solved in exact rationals (a few microseconds).
-    The float case selection guarantees positive values: rounding is monotone, so
-    ``fl(s_(i+1)/(i+1)) < λ < fl(s_i/i)`` implies the same order for the exact efficiencies.
+
+def _theorem1_case(s: list[Fraction], rate: Fraction) -> tuple[str, int]:
+    """Theorem 1's case and ``i1``, comparing λ with the efficiencies ``s_i/i`` exactly.
+
+    Case i: λ <= s_d/d (``i1 = d``); case ii: λ = s_i/i, the largest such i; case iii: the largest i
+    with s_i/i > λ (it exists: s_1/1 = 1 >= λ, and a tie is case ii), so s_(i+1)/(i+1) < λ < s_i/i.
     """
-    e_i, e_next, rate = Fraction(s_i) / i, Fraction(s_next) / (i + 1), Fraction(lam)
+    efficiency = [v / i for i, v in enumerate(s, 1)]
+    if rate <= efficiency[-1]:
+        return "i", len(s)
+    ties = [i for i, e in enumerate(efficiency, 1) if e == rate]
+    if ties:
+        return "ii", ties[-1]
+    return "iii", max(i for i, e in enumerate(efficiency, 1) if e > rate)
+
+
+def _theorem1_vertex(s: list[Fraction], rate: Fraction, case: str, i1: int) -> list[Fraction]:
+    """``y*`` of Theorem 1 in exact rationals: ``λ/s_i1`` on ``i1`` (cases i, ii), else eqs. (7)–(8).
+
+    Eqs. (7)–(8) divide by ``s_i/i - s_(i+1)/(i+1)``, positive in case iii (:func:`_theorem1_case`);
+    for a nearly linear speed-up it is a difference of nearly equal numbers, exact here.
+    """
+    y = [Fraction(0)] * len(s)
+    if case != "iii":
+        y[i1 - 1] = rate / s[i1 - 1]
+        return y
+    e_i, e_next = s[i1 - 1] / i1, s[i1] / (i1 + 1)
     gap = e_i - e_next
-    return float((rate - e_next) / i / gap), float((e_i - rate) / (i + 1) / gap)
+    y[i1 - 1], y[i1] = (rate - e_next) / i1 / gap, (e_i - rate) / (i1 + 1) / gap
+    return y
 
 
-def _certifying_multipliers(speedup: SpeedUp, lam: float, case: str, i1: int) -> tuple[float, float]:
-    """(nu, theta0) solving (35) with theta_i = 0 on the support (derived in Appendix B, eq. 39).
+def _is_unique(speedup: SpeedUp, case: str, i1: int) -> bool:
+    """Theorem 1's uniqueness conditions (see :class:`Occupancy`), increments compared with slack TOLERANCE."""
+    s, increments = speedup.values, np.append(speedup.increments, -np.inf)   # no s_{d+1}: nothing to tie with
+    if case == "i":
+        return True
+    if case == "ii":                                                         # i1 < d here: s_{i1+1} exists
+        return bool(increments[i1 - 1] > increments[i1] + TOLERANCE * s[i1])
+    slack = TOLERANCE * s[i1]
+    return bool(increments[i1 - 1] > increments[i1] + slack > increments[i1 + 1] + 2 * slack)
+
+
+def _certifying_multipliers(s: list[Fraction], case: str, i1: int) -> tuple[float, float]:
+    """(nu, theta0) solving (35) with theta_i = 0 on the support, for the objective Σ y_i (Appendix B, eq. 39, times λ).
 
     The line ``i -> s_a + Δ (i - a)`` through the anchor ``a`` with slope ``Δ`` supports the concave
-    speed-up; then ``nu = -1 / (λ (s_a - Δ a))`` and ``theta0 = Δ / (λ (s_a - Δ a))`` give
-    ``theta_i = (s_a + Δ (i - a) - s_i) / (λ (s_a - Δ a)) >= 0``. Case i: a = d, Δ = 0. Cases ii and
-    iii: a = i1, Δ = s_{i1+1} - s_{i1} (< s_{i1}/i1 because s_{i1+1}/(i1+1) < s_{i1}/i1).
+    speed-up; then ``nu = -1 / (s_a - Δ a)`` and ``theta0 = Δ / (s_a - Δ a)`` give
+    ``theta_i = (s_a + Δ (i - a) - s_i) / (s_a - Δ a) >= 0``. Case i: a = d, Δ = 0. Cases ii and
+    iii: a = i1, Δ = s_{i1+1} - s_{i1} (< s_{i1}/i1 because s_{i1+1}/(i1+1) < s_{i1}/i1). Exact:
+    ``s_a - Δ a`` cancels for nearly linear speed-ups; being a positive multiple of 2^-52 (the s_i
+    are doubles >= 1), it keeps ``|nu| <= 2^52`` whatever λ.
     """
-    s = [Fraction(float(v)) for v in speedup.values]    # exact: s_a - Δ a cancels for nearly linear speed-ups
-    anchor = speedup.d if case == "i" else i1
+    anchor = len(s) if case == "i" else i1
     slope = Fraction(0) if case == "i" else s[anchor] - s[anchor - 1]
-    scale = Fraction(lam) * (s[anchor - 1] - slope * anchor)
-    return float(-1 / scale), float(slope / scale)
+    intercept = s[anchor - 1] - slope * anchor
+    return float(-1 / intercept), float(slope / intercept)
 
 
 def kkt_residual(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float, y: np.ndarray, nu: float,
                  theta0: float) -> float:
     """Largest violation of the KKT system (35)–(38) of (P) by ``(y, nu, theta0)``.
 
-    ``theta_i`` is taken from stationarity (35), ``theta_i = 1/λ + nu s_i + theta0 i``; the result
-    is the maximum of the primal violations (38), the dual violations ``-theta0``, ``-theta_i``
-    (36) and the complementary products ``|theta0 (Σ i y_i - 1)|``, ``|theta_i y_i|`` (37), the
-    dual terms divided by the multipliers' scale ``max(1/λ, |nu| s_d, theta0 d)`` (near-ties
-    ``s_i/i ≈ s_{i+1}/(i+1)`` make the multipliers large). Zero (up to round-off) certifies that
-    ``y`` is optimal for (P): an LP needs no constraint qualification. (Appendix B invokes Slater's
-    condition through ``y = (λ, 0, ..., 0)``, which is strictly feasible only for λ < 1.)
+    The multipliers are those of :class:`Occupancy` (λ times Appendix B's) and ``theta_i`` is taken
+    from stationarity (35), ``theta_i = 1 + nu s_i + theta0 i``. Every term is measured in the
+    scale-free variables ``z = y/λ`` (the rate equality then reads ``Σ s_i z_i = 1``), so that the
+    residual means the same for λ = 1e-300 as for λ = 0.5: the result is the maximum of the primal
+    violations (38) ``|Σ s_i y_i - λ|/λ``, ``Σ i y_i - 1`` and ``-y_i/λ``, the dual violations
+    ``-theta0``, ``-theta_i`` (36) and the complementary products ``|theta0 (Σ i y_i - 1)|``,
+    ``|theta_i y_i|/λ`` (37), the dual terms divided by the multipliers' scale
+    ``max(1, |nu| s_d, theta0 d)`` (near-ties ``s_i/i ≈ s_{i+1}/(i+1)`` make the multipliers large).
+    Zero (up to round-off) certifies that ``y`` is optimal for (P): an LP needs no constraint
+    qualification. (Appendix B invokes Slater's condition through ``y = (λ, 0, ..., 0)``, which is
+    strictly feasible only for λ < 1.) A candidate ``y`` beyond ``1e308 λ`` gives ``inf``.
 
     Parameters
     ----------
@@ -271,7 +310,7 @@ def kkt_residual(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float
     y : array_like, shape (d,)
         Candidate primal solution, indexed like the speed-up's values.
     nu, theta0 : float
-        Candidate multipliers (signs as in Appendix B).
+        Candidate multipliers (signs as in Appendix B, scaled by λ as in :class:`Occupancy`).
 
     Returns
     -------
@@ -294,16 +333,27 @@ def kkt_residual(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float
     if y.shape != s.shape:
         raise InvalidParameterError("y", y, f"must have one entry per server count, shape ({len(s)},)")
     i = speedup.servers
-    theta = 1.0 / lam + nu * s + theta0 * i
+    with np.errstate(over="ignore"):
+        z = y / lam
+    if not np.isfinite(z).all():                 # some |y_i| > 1.8e308 λ: so is the rate violation
+        return math.inf
+    theta = 1.0 + nu * s + theta0 * i
     capacity = float(i @ y) - 1.0
-    scale = max(1.0 / lam, abs(nu) * s[-1], abs(theta0) * len(s))
-    primal = [abs(float(s @ y) - lam), max(capacity, 0.0), max(-y.min(), 0.0)]
-    dual = [max(-theta0, 0.0), max(-theta.min(), 0.0), abs(theta0 * capacity), float(np.abs(theta * y).max())]
+    scale = max(1.0, abs(nu) * s[-1], abs(theta0) * len(s))
+    primal = [abs(float(s @ z) - 1.0), max(capacity, 0.0), max(-z.min(), 0.0)]
+    dual = [max(-theta0, 0.0), max(-theta.min(), 0.0), abs(theta0 * capacity), float(np.abs(theta * z).max())]
     return float(max(*primal, *(v / scale for v in dual)))
 
 
 def occupancy_lp(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float, solver: str = "highs") -> LPOptimum:
-    """Solve (P) numerically and return the primal optimum with its KKT multipliers.
+    """Solve (P) as a linear program, exactly for the float inputs, with its KKT multipliers.
+
+    A floating-point solver finds a basis; the simplex method in exact rationals (the ``Fraction`` of
+    each float input) checks it and pivots on to an exact optimum when it is not one. This matters
+    near ties ``λ ≈ s_i/i``, which no floating-point tolerance resolves: for
+    ``s_k = k (1 - 1.15e-11 (k - 1))`` at ``λ = fl(s_5/5)``, HiGHS's vertex ``y_5 = λ/s_5`` breaks
+    ``Σ i y_i <= 1`` by 2.2e-17 and its value, 0.2, is 4.8e-7 below the optimum 0.20000009655. The
+    method is independent of Theorem 1 (no case analysis), so it cross-checks :func:`optimal_occupancy`.
 
     Parameters
     ----------
@@ -312,27 +362,24 @@ def occupancy_lp(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float
     arrival_rate : float
         λ in (0, 1].
     solver : {"highs", "cvxpy"}
-        ``"highs"``: ``scipy.optimize.linprog`` with HiGHS (a vertex; HiGHS meets the constraints to
-        its feasibility tolerance, set to its smallest, 1e-10, so within 1e-10 of a tie it may pick
-        the neighbouring vertex, which is then refused, see below);
-        ``"cvxpy"``: cvxpy with the Clarabel interior-point solver at tolerances 1e-13 (agrees with
-        the closed form to about 1e-12). At λ = 1, (P) has no strictly feasible point and Clarabel
-        may stop short (:class:`~analytic.errors.ConvergenceError`); HiGHS solves it.
-        Either way, a point that breaks a constraint by more than :data:`FEASIBILITY` (relative) is
-        refused, not returned: within the solvers' tolerances such a point can be far from optimal
-        (for a nearly linear speed-up, 40 % above ``D*``).
+        The floating-point solver that proposes the starting basis, on the problem rescaled to
+        ``z = y/λ`` (well scaled for any λ): ``"highs"``, ``scipy.optimize.linprog`` with HiGHS
+        (a vertex, feasibility tolerance 1e-10); ``"cvxpy"``, cvxpy with the Clarabel
+        interior-point solver (tolerances 1e-13; the basis is read off the largest entries). When
+        the solver fails (Clarabel may stop short near ties and at λ = 1, where (P) has no strictly
+        feasible point) or its basis is not exactly feasible, the exact method starts from
+        ``{y_1 = λ, slack 1 - λ}`` instead; the result is the same, only ``solver`` says so.
 
     Returns
     -------
     LPOptimum
-        ``y``, the optimal value and ``(nu, theta0, theta)`` with the signs of Appendix B.
+        An optimal vertex ``y``, the optimal value and ``(nu, theta0, theta)`` (signs of Appendix B,
+        scaled by λ), each the float nearest its exact value.
 
     Raises
     ------
     InvalidParameterError
         Bad λ, speed-up or solver name.
-    ConvergenceError
-        The solver did not report an optimum, or reported a point that breaks a constraint of (P).
 
     Examples
     --------
@@ -348,45 +395,152 @@ def occupancy_lp(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float
 
 def solve_occupancy_lp(speeds: list[np.ndarray], loads: np.ndarray, rate: float,
                        solver: str) -> tuple[np.ndarray, float, np.ndarray, float, np.ndarray, str]:
-    """Solve (Q) of Section 6 numerically; (P) is the case of one class with load λ.
+    """Solve (Q) of Section 6 exactly for the float inputs; (P) is the case of one class with load λ.
 
     ``minimize (1/rate) Σ y  s.t.  Σ_i s_ij y_ij = loads[j] for each class j,  Σ i y_ij <= 1,  y >= 0``
-    with ``speeds[j]`` the speed-ups of class j. Returns ``(y, value, nu, theta0, theta, label)``:
-    ``y`` and ``theta`` concatenated over the classes, ``nu`` one multiplier per class, with the
-    signs of the Lagrangian of Appendix B.
+    with ``speeds[j]`` the speed-ups of class j, as :func:`occupancy_lp` does for (P). Returns
+    ``(y, value, nu, theta0, theta, label)``: ``y`` and ``theta`` concatenated over the classes,
+    ``nu`` one multiplier per class, with the signs of the Lagrangian of Appendix B for the
+    objective ``Σ y`` (``rate`` times those of ``(1/rate) Σ y``), each rounded once from its exact value.
+    The capacity is ``max(1, Σ_j loads[j])``: callers check ``Σ_j loads[j] <= 1`` in floating point,
+    which lets the exact sum exceed 1 by a rounding (0.4 + 0.6000000000000001); no point has
+    capacity 1 then, and the exact total load is the least capacity that serves it.
     """
     solve = {"highs": _solve_highs, "cvxpy": _solve_cvxpy}.get(solver) if isinstance(solver, str) else None
     if solve is None:
         raise InvalidParameterError("solver", solver, 'must be "highs" or "cvxpy"')
-    # (Q) is homogeneous in the loads: solve for z = y / scale with unit costs, so that the solvers'
-    # absolute tolerances (1e-10, 1e-13) act relative to the loads. Unscaled, HiGHS returned y = 0 for
-    # λ = 1e-12 (every entry below its tolerance) and Clarabel failed. The multipliers scale with the
-    # costs (1/rate). Since s_ij >= 1 and s_j . z_j <= 1, Σ i z <= Σ_j d_j: a larger capacity bound is
-    # slack, and capping it keeps the problem well scaled without changing its solution.
+    program = _StandardForm.of(speeds, loads)
+    # (Q) is homogeneous in the loads: the floating-point solver gets z = y / scale, so that its
+    # absolute tolerances (1e-10, 1e-13) act relative to the loads (unscaled, HiGHS returned y = 0 for
+    # λ = 1e-12). Since s_ij >= 1 and s_j . z_j <= 1, Σ i z <= Σ_j d_j: a larger capacity bound is
+    # slack, and capping it keeps the problem well scaled (1/scale overflows for λ = 5e-324).
     scale = float(np.max(loads))
     bound = min(1.0 / scale, sum(len(s) for s in speeds) + 1.0)
-    z, value, nu, theta0, theta, label = solve(speeds, loads / scale, 1.0, bound)
-    _check_feasible(speeds, loads / scale, bound, z, label)
-    return z * scale, value * scale / rate, nu / rate, theta0 / rate, theta / rate, label
+    try:
+        z, label = solve(speeds, loads / scale, bound)
+        point = np.append(z, bound - _constraint_rows(speeds)[1] @ z)
+    except ConvergenceError as error:                  # the exact method does not need it: start elsewhere
+        point, label = None, f"exact simplex ({error})"
+    basis, x, duals, reduced = _exact_simplex(program, program.starting_basis(point))
+    y = [Fraction(0)] * program.variables
+    for j, value in zip(basis, x, strict=True):
+        if j < program.variables:
+            y[j] = value
+    return (_floats(y), float(sum(y) / Fraction(rate)), _floats([-u for u in duals[:-1]]), float(-duals[-1]),
+            _floats(reduced[:program.variables]), label)
 
 
-#: Largest violation of a constraint of the scaled problem accepted from a solver: a few hundred ulps
-#: of its unit-sized right-hand sides. The solvers' own tolerances (1e-10, 1e-13) are looser, and for a
-#: nearly linear speed-up a vertex off by 1.1e-11 had a value 40 % above the optimum.
-FEASIBILITY = 1e-13
+@dataclass(frozen=True)
+class _StandardForm:
+    """(Q) as ``min c.x, A x = b, x >= 0`` in exact rationals: the y columns, then the capacity slack.
+
+    ``columns[j]`` is column j of A (rates rows, one per class, then the capacity row); ``rhs`` the
+    loads, then the capacity (see :func:`solve_occupancy_lp`).
+    """
+
+    columns: list[tuple[Fraction, ...]]
+    costs: list[Fraction]
+    rhs: list[Fraction]
+    first: list[int]              # column of y_1 of each class
+
+    @classmethod
+    def of(cls, speeds: list[np.ndarray], loads: np.ndarray) -> _StandardForm:
+        classes = len(speeds)
+        columns, first = [], []
+        for j, s in enumerate(speeds):
+            first.append(len(columns))
+            for i, value in enumerate(s, 1):
+                column = [Fraction(0)] * (classes + 1)
+                column[j], column[classes] = Fraction(float(value)), Fraction(i)
+                columns.append(tuple(column))
+        slack = tuple([Fraction(0)] * classes + [Fraction(1)])
+        rhs = [Fraction(float(v)) for v in loads]
+        return cls(columns=[*columns, slack], costs=[Fraction(1)] * len(columns) + [Fraction(0)],
+                   rhs=[*rhs, max(Fraction(1), sum(rhs))], first=first)
+
+    @property
+    def variables(self) -> int:
+        """Number of y columns (the slack is the last column)."""
+        return len(self.columns) - 1
+
+    def solve_basis(self, basis: list[int], rhs: list[Fraction] | None = None) -> list[Fraction]:
+        """``x`` with ``B x = rhs`` (default ``b``: the basic solution), B the basis's columns."""
+        return _solve_exactly([[self.columns[j][r] for j in basis] for r in range(len(self.rhs))],
+                              self.rhs if rhs is None else rhs)
+
+    def starting_basis(self, point: np.ndarray | None) -> list[int]:
+        """A feasible basis: the independent columns with the largest values at a solver's ``point``
+        (one value per column, slack last) when exactly feasible, else ``{y_1j} + slack``."""
+        if point is not None:
+            basis = self.largest_columns(point)
+            if min(self.solve_basis(basis)) >= 0:
+                return basis
+        return [*self.first, self.variables]                  # y_1j = loads_j, slack = capacity - Σ loads >= 0
+
+    def largest_columns(self, point: np.ndarray) -> list[int]:
+        """A basis of independent columns, taken greedily in decreasing order of their values at ``point``."""
+        basis: list[int] = []
+        for j in np.argsort(-point, kind="stable").tolist():
+            if _rank([self.columns[k] for k in (*basis, j)]) > len(basis):
+                basis.append(j)
+            if len(basis) == len(self.rhs):
+                break
+        return basis
 
 
-def _check_feasible(speeds: list[np.ndarray], loads: np.ndarray, bound: float, z: np.ndarray, label: str) -> None:
-    """:class:`~analytic.errors.ConvergenceError` when the solver's point breaks a constraint of (Q) by more than FEASIBILITY."""
-    rates, capacity = _constraint_rows(speeds)
-    violations = {"Σ_i s_i y_i = λ": float(np.abs(rates @ z - loads).max() / max(1.0, float(loads.max()))),
-                  "Σ_i i y_i <= 1": float(capacity @ z - bound) / max(1.0, bound), "y >= 0": float(-z.min())}
-    constraint, worst = max(violations.items(), key=lambda item: item[1])
-    if worst > FEASIBILITY:
-        raise ConvergenceError(f"{label} returned a point that breaks {constraint} by {worst:.3g} (relative; at most "
-                               f"{FEASIBILITY:g} is accepted): the LP is too ill-conditioned for a floating-point solver "
-                               "here (nearly equal efficiencies s_i/i); optimal_occupancy solves the vertex in exact "
-                               "rationals")
+def _exact_simplex(program: _StandardForm, basis: list[int]
+                   ) -> tuple[list[int], list[Fraction], list[Fraction], list[Fraction]]:
+    """The primal simplex method in exact rationals from a feasible basis.
+
+    Returns the optimal basis, ``x_B``, the duals ``u`` (``B^T u = c_B``) and the reduced costs
+    ``c_j - u . A_j`` of every column (>= 0 at the optimum, 0 on the basis). The entering column
+    has the most negative reduced cost (Dantzig; from ``y_1 = λ`` it jumps to ``y_d`` at once,
+    where Bland's smallest index walked through all d sizes: 11 s for d = 1000), except at a
+    degenerate vertex (a basic ``x`` is 0), where Bland's rule is used: a cycle would stay at one
+    degenerate vertex, so Bland's rule would govern all of it, and it cannot cycle. (Q) is bounded
+    below (costs >= 0), so the method ends at an optimum.
+    """
+    basis = list(basis)
+    while True:
+        x = program.solve_basis(basis)
+        duals = _solve_exactly([list(program.columns[j]) for j in basis], [program.costs[j] for j in basis])
+        reduced = [c - sum(u * a for u, a in zip(duals, column, strict=True))
+                   for c, column in zip(program.costs, program.columns, strict=True)]
+        improving = [j for j, r in enumerate(reduced) if r < 0]
+        if not improving:
+            return basis, x, duals, reduced
+        entering = improving[0] if min(x) == 0 else min(improving, key=reduced.__getitem__)
+        direction = program.solve_basis(basis, list(program.columns[entering]))
+        _, _, leaving = min((x[k] / step, basis[k], k) for k, step in enumerate(direction) if step > 0)
+        basis[leaving] = entering
+
+
+def _reduced_echelon(rows: list[list[Fraction]]) -> tuple[list[list[Fraction]], list[int]]:
+    """Gauss–Jordan elimination in exact rationals: the reduced row echelon form and its pivot columns."""
+    rows, pivots = [list(row) for row in rows], []
+    for column in range(len(rows[0]) if rows else 0):
+        top = len(pivots)
+        pivot = next((r for r in range(top, len(rows)) if rows[r][column] != 0), None)
+        if pivot is None:
+            continue
+        rows[top], rows[pivot] = rows[pivot], rows[top]
+        rows[top] = [v / rows[top][column] for v in rows[top]]
+        for r in range(len(rows)):
+            if r != top and rows[r][column] != 0:
+                rows[r] = [a - rows[r][column] * b for a, b in zip(rows[r], rows[top], strict=True)]
+        pivots.append(column)
+    return rows, pivots
+
+
+def _rank(vectors: list[tuple[Fraction, ...]]) -> int:
+    """The dimension of the span of ``vectors``, exactly."""
+    return len(_reduced_echelon([list(v) for v in vectors])[1])
+
+
+def _solve_exactly(matrix: list[list[Fraction]], rhs: list[Fraction]) -> list[Fraction]:
+    """The solution of a non-singular square system, exactly."""
+    rows, _ = _reduced_echelon([[*row, b] for row, b in zip(matrix, rhs, strict=True)])
+    return [row[-1] for row in rows]
 
 
 def _constraint_rows(speeds: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -401,25 +555,23 @@ def _constraint_rows(speeds: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
 _HIGHS_TOLERANCES = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 
 
-def _solve_highs(speeds: list[np.ndarray], loads: np.ndarray, rate: float, bound: float):
+def _solve_highs(speeds: list[np.ndarray], loads: np.ndarray, bound: float) -> tuple[np.ndarray, str]:
+    """HiGHS's vertex of ``min Σ z s.t. rates z = loads, capacity z <= bound, z >= 0``."""
     rates, capacity = _constraint_rows(speeds)
-    result = linprog(np.full(len(capacity), 1.0 / rate), A_ub=capacity[None, :], b_ub=[bound], A_eq=rates, b_eq=loads,
+    result = linprog(np.ones(len(capacity)), A_ub=capacity[None, :], b_ub=[bound], A_eq=rates, b_eq=loads,
                      bounds=(0, None), method="highs", options=_HIGHS_TOLERANCES)
     if result.status != 0:
         raise ConvergenceError(f"HiGHS did not solve the occupancy LP: {result.message}")
-    # linprog's marginals are derivatives of the optimum with respect to the right-hand sides and
-    # bounds; in the Lagrangian of Appendix B these are -nu, -theta0 and +theta.
-    return (result.x, float(result.fun), -np.asarray(result.eqlin.marginals, float), float(-result.ineqlin.marginals[0]),
-            np.asarray(result.lower.marginals, float), "highs")
+    return np.asarray(result.x, float), "highs"
 
 
-def _solve_cvxpy(speeds: list[np.ndarray], loads: np.ndarray, rate: float, bound: float):
+def _solve_cvxpy(speeds: list[np.ndarray], loads: np.ndarray, bound: float) -> tuple[np.ndarray, str]:
+    """Clarabel's (interior) point of the same problem as :func:`_solve_highs`."""
     import cvxpy as cp
 
     rates, capacity = _constraint_rows(speeds)
-    y = cp.Variable(len(capacity))
-    constraints = [rates @ y == loads, capacity @ y <= bound, y >= 0]
-    problem = cp.Problem(cp.Minimize(cp.sum(y) / rate), constraints)
+    z = cp.Variable(len(capacity))
+    problem = cp.Problem(cp.Minimize(cp.sum(z)), [rates @ z == loads, capacity @ z <= bound, z >= 0])
     with warnings.catch_warnings():  # cvxpy warns "Solution may be inaccurate": the status check below says so
         warnings.simplefilter("ignore", UserWarning)
         try:
@@ -428,10 +580,7 @@ def _solve_cvxpy(speeds: list[np.ndarray], loads: np.ndarray, rate: float, bound
             raise ConvergenceError(f"cvxpy (Clarabel) did not solve the occupancy LP: {error}") from None
     if problem.status != cp.OPTIMAL:
         raise ConvergenceError(f"cvxpy (Clarabel) did not solve the occupancy LP: status {problem.status}")
-    # cvxpy's Lagrangian adds  nu (A y - b)  for equalities and  theta g  for constraints g <= 0,
-    # the signs of Appendix B; y >= 0 is -y <= 0, so its dual is theta directly.
-    return (np.asarray(y.value, float), float(problem.value), np.atleast_1d(np.asarray(constraints[0].dual_value, float)),
-            float(constraints[1].dual_value), np.asarray(constraints[2].dual_value, float), "cvxpy (Clarabel)")
+    return np.asarray(z.value, float), "cvxpy (Clarabel)"
 
 
 def symbolic_kkt_residuals() -> dict[str, sympy.Expr]:
