@@ -46,7 +46,7 @@ def _birth_death_truncation(arrival, service, servers, level, theta):
     chain = truncate_function(list(range(level + 1)), step, [level + 1], 0)
     inside = function_drift_inside(range(level + 1), step, lambda x: math.exp(theta * x))
     drift = level_drift([0], lambda phase: [(0, 1, arrival), (0, -1, service * servers)], theta, np.ones(1), level,
-                        inside, f"M/M/{servers}: above {servers} the rates do not depend on the level", kept=level + 1)
+                        inside, f"M/M/{servers}: above {servers} the rates do not depend on the level", kept=chain)
     return solve_truncated(chain, drift)
 
 
@@ -233,11 +233,14 @@ def _mm1_chain(size=10):
     (lambda: solve_truncated("chain", Drift.nothing_left_out()), r"chain = 'chain': must be a TruncatedChain"),
     (lambda: solve_truncated(_mm1_chain(), 0.1), r"drift = 0\.1: must be a Drift"),
     (lambda: solve_truncated(_mm1_chain(), Drift.nothing_left_out()), r"says nothing is left out, but the kept set"),
-    (lambda: solve_truncated(_mm1_chain(), Drift(1.0, 1e9, "x", kept=5)), r"drift = 5: was checked for 5 kept states"),
+    (lambda: solve_truncated(_mm1_chain(), Drift(1.0, 1e9, "x", kept=_mm1_chain(5))),
+     r"drift = KeptSet\(count=5, .*\): was checked for a kept set of 5 states, not for this chain's 10"),
+    (lambda: solve_truncated(_mm1_chain(), Drift(1.0, 1e9, "x")), r"drift = .*: does not say which kept set"),
+    (lambda: Drift(1.0, 1e9, "x", kept=10), r"kept = 10: must be the TruncatedChain .* a count does not say"),
     (lambda: lattice_drift([np.arange(51)[:, None]], _mm1_moves(), lambda X: 1.5 ** X[:, 0], "kept"),
      r"kept = 'kept': must be a TruncatedChain or a function"),
     (lambda: lattice_drift([np.arange(5, 51)[:, None]], _mm1_moves(), lambda X: 1.5 ** X[:, 0], _mm1_chain()),
-     r"chunks = 5: must enumerate every kept state \(found 5 of 10\)"),
+     r"chunks = \[0\]: is a kept state the chunks never list \(5 of the 10 kept states are missing\)"),
     (lambda: lattice_drift([np.arange(51)[:, None]], _mm1_moves(), lambda X: 1.5 ** X[:, 0] - 2, _mm1_chain()),
      r"lyapunov = -1: must be finite and >= 0 \(at state \[0\]\)"),
     (lambda: lattice_drift([np.arange(51)[:, None]], _mm1_moves(), lambda X: 1.5 ** X[:, 0], lambda X: X[:2, 0] < 5),
@@ -281,4 +284,4 @@ def test_a_kept_set_the_reference_cannot_reach_is_reducible():
     moves = [((1,), lambda X: 1.0 * (X[:, 0] < 50)), ((-1,), lambda X: 2.0 * (X[:, 0] > 0))]
     chain = truncate_lattice(np.array([[0], [1], [5], [6]]), moves, lambda X: X[:, 0] <= 50, (0,))
     with pytest.raises(ReducibleChainError):
-        solve_truncated(chain, Drift(1.0, 1e12, "for the test", kept=4))
+        solve_truncated(chain, Drift(1.0, 1e12, "for the test", kept=chain))

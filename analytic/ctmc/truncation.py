@@ -56,6 +56,9 @@ How the package checks the hypotheses
   covers chains that are alike at every level beyond some level (quasi-birth-and-death tails):
   there ``V = e^{θ level} g(phase)`` has ``GV = e^{θ level} D(phase)`` and the finitely many
   ``D(phase) < 0`` are checked.
+* A drift holds for the kept set it was checked for, and no other: a :class:`Drift` carries that
+  set (a :class:`KeptSet`: its size and a digest of its states), and :func:`solve_truncated`
+  refuses it for a truncated chain on any other set.
 * ``ν`` and its accuracy come from :meth:`CTMC.stationary` (a proven per-state bound).
 * The mean hitting times ``m`` are bounded by a vector ``w >= 0`` with ``(-Q^z) w >= 1`` off ``z``,
   checked row by row with a bound on the rounding (``-Q^z`` without the row and column of ``z`` is
@@ -86,9 +89,11 @@ An M/M/1/500 queue (arrivals 1, service 2) kept at 0..30, with ``V = 1.9**x``:
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -150,6 +155,76 @@ def _rounding(terms: int) -> float:
 
 
 @dataclass(frozen=True)
+class KeptSet:
+    """Which kept set a drift condition was proved for: its number of states and a digest of them.
+
+    Two kept sets with the same states (in any order) have equal ``KeptSet`` values; a set with one
+    state more, less or different has another digest (SHA-256), so :func:`solve_truncated` can
+    refuse a :class:`Drift` handed a kept set it was not checked for.
+
+    Attributes
+    ----------
+    count : int
+        The number of distinct kept states.
+    digest : str
+        SHA-256 of the states in a canonical order: the rows of an integer array sorted
+        lexicographically, or the ``repr`` of hashable states sorted (equal states of different
+        types, such as ``1`` and ``1.0``, count as different).
+
+    Examples
+    --------
+    >>> KeptSet.of(np.array([[2], [0], [1]])) == KeptSet.of(np.arange(3)[:, None])
+    True
+    >>> KeptSet.of([0, 1, 2]) == KeptSet.of([0, 1]), KeptSet.of([(0, 1), (1, 0)]).count
+    (False, 2)
+    """
+
+    count: int
+    digest: str
+
+    def __repr__(self) -> str:
+        return f"KeptSet(count={self.count:,}, digest={self.digest[:12]}...)"
+
+    @classmethod
+    def of(cls, states: Any) -> KeptSet:
+        """The kept set of ``states``: rows of a 2-D integer array, or a sequence of hashable states
+        (repeated states count once).
+
+        Parameters
+        ----------
+        states : int array of shape (m, d), or sequence of hashable
+
+        Returns
+        -------
+        KeptSet
+
+        Examples
+        --------
+        >>> KeptSet.of(np.array([[0, 1], [0, 1], [2, 0]])).count
+        2
+        """
+        if isinstance(states, np.ndarray) and states.ndim == 2 and states.dtype.kind in "iu":
+            rows = np.ascontiguousarray(states, dtype=np.int64)
+            rows = rows[np.lexsort(rows.T[::-1])] if len(rows) else rows
+            distinct = np.ones(len(rows), dtype=bool)
+            distinct[1:] = np.any(rows[1:] != rows[:-1], axis=1)
+            rows = np.ascontiguousarray(rows[distinct])
+            digest = hashlib.sha256(f"lattice {rows.shape[1]}:".encode())
+            digest.update(rows.astype("<i8").tobytes())
+            return cls(len(rows), digest.hexdigest())
+        try:
+            labels = sorted({repr(state) for state in dict.fromkeys(states)})
+        except TypeError:
+            raise InvalidParameterError("states", states, "must be a 2-D integer array or a sequence of hashable "
+                                                          "states") from None
+        digest = hashlib.sha256(b"labels:")
+        for label in labels:
+            text = label.encode()
+            digest.update(len(text).to_bytes(8, "little") + text)
+        return cls(len(labels), digest.hexdigest())
+
+
+@dataclass(frozen=True)
 class Drift:
     """A checked Foster–Lyapunov drift condition: ``GV <= inside`` on the kept set, ``GV <= -outside``
     on every state outside it (theorem (i) of :mod:`analytic.ctmc.truncation`).
@@ -163,10 +238,18 @@ class Drift:
     check : str
         How the inequality outside was established.
     states_checked : int or None
-        How many states outside were checked one by one (None: by an argument over all levels).
-    kept : int or None
-        The number of kept states it was checked for (:func:`solve_truncated` compares it with
-        the truncated chain's).
+        How many states outside were evaluated one by one (a state listed twice counts twice;
+        None: by an argument over all levels).
+    kept : KeptSet or None
+        The kept set the condition was checked for (pass the :class:`TruncatedChain`; its
+        :class:`KeptSet` is kept): :func:`solve_truncated` refuses the drift for any other, and
+        for none at all unless nothing is outside.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``inside`` negative or not finite, ``outside <= 0``, ``check`` not a text, or ``kept`` not
+        a truncated chain (a count of states does not say which states were kept).
 
     Examples
     --------
@@ -180,7 +263,7 @@ class Drift:
     outside: float
     check: str
     states_checked: int | None = None
-    kept: int | None = None
+    kept: KeptSet | TruncatedChain | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "inside", real("inside", self.inside, allow_infinite=True))
@@ -192,9 +275,13 @@ class Drift:
                                                                  "condition does not hold")
         if not isinstance(self.check, str):
             raise InvalidParameterError("check", self.check, "must be a text saying how the drift condition was checked")
-        for name in ("states_checked", "kept"):
-            if getattr(self, name) is not None:
-                object.__setattr__(self, name, integer(name, getattr(self, name)))
+        if self.states_checked is not None:
+            object.__setattr__(self, "states_checked", integer("states_checked", self.states_checked))
+        if isinstance(self.kept, TruncatedChain):
+            object.__setattr__(self, "kept", self.kept.fingerprint)
+        elif not (self.kept is None or isinstance(self.kept, KeptSet)):
+            raise InvalidParameterError("kept", self.kept, "must be the TruncatedChain the drift condition was checked for "
+                                                           "(or its KeptSet): a count does not say which states were kept")
 
     @classmethod
     def nothing_left_out(cls) -> Drift:
@@ -302,36 +389,39 @@ def lattice_drift(chunks: Iterable[np.ndarray], moves: Sequence, lyapunov: Calla
     lyapunov : callable
         ``V(X) >= 0``, finite, for an array of states (also called on the targets of the moves).
     kept : TruncatedChain or callable
-        The kept set: a truncated chain (its states), or ``kept(X)`` saying which rows of ``X``
-        belong to it.
+        The kept set: a truncated chain (its states, each of which the chunks must list), or
+        ``kept(X)`` saying which rows of ``X`` belong to it (then the kept set is the states of
+        the chunks it accepts).
 
     Returns
     -------
     Drift
         ``inside`` the largest ``GV`` on kept states (at least 0), ``outside`` the least ``-GV``
-        elsewhere, both with the rounding of each sum bounded.
+        elsewhere, both with the rounding of each sum bounded; ``kept`` the kept set it holds for,
+        which :func:`solve_truncated` compares with the truncated chain's.
 
     Raises
     ------
     InvalidParameterError
-        ``V`` negative or not finite somewhere, or ``GV >= 0`` at some state outside (the message
-        names it): the condition does not hold for this kept set.
+        ``V`` negative or not finite somewhere, ``GV >= 0`` at some state outside (the message
+        names it: the condition does not hold for this kept set), or a state of the truncated
+        chain missing from the chunks.
 
     Examples
     --------
     >>> moves = [((1,), lambda X: 1.0 * (X[:, 0] < 99)), ((-1,), lambda X: 2.0 * (X[:, 0] > 0))]
     >>> drift = lattice_drift([np.arange(100)[:, None]], moves, lambda X: 1.5 ** X[:, 0], lambda X: X[:, 0] < 40)
-    >>> drift.neglected_mass < 1e-6
-    True
+    >>> drift.neglected_mass < 1e-6, drift.kept.count
+    (True, 40)
     """
-    n_kept = None
-    if isinstance(kept, TruncatedChain):
-        chain, n_kept = kept, kept.n_kept
+    chain = kept if isinstance(kept, TruncatedChain) else None
+    if chain is not None:
+        seen = np.zeros(chain.n_kept, dtype=bool)
         kept = lambda X: chain._lookup(X) >= 0          # noqa: E731
-    if not callable(kept):
+    elif not callable(kept):
         raise InvalidParameterError("kept", kept, "must be a TruncatedChain or a function of the state array returning a "
                                                   "boolean per row")
-    inside, outside, count, worst, members = 0.0, math.inf, 0, None, 0
+    inside, outside, count, worst, members = 0.0, math.inf, 0, None, []
     for chunk in chunks:
         states = np.asarray(chunk, dtype=np.int64)
         if states.ndim != 2 or not len(states):
@@ -342,7 +432,10 @@ def lattice_drift(chunks: Iterable[np.ndarray], moves: Sequence, lyapunov: Calla
             raise InvalidParameterError("kept", member.shape, f"must return one boolean per state ({len(states)})")
         if member.any():
             inside = max(inside, float(drift[member].max()))
-            members += int(member.sum())
+            if chain is None:
+                members.append(states[member])
+            else:
+                seen[chain._lookup(states[member])] = True
         if (~member).any():
             out = drift[~member]
             k = int(np.argmax(out))
@@ -353,11 +446,17 @@ def lattice_drift(chunks: Iterable[np.ndarray], moves: Sequence, lyapunov: Calla
         raise InvalidParameterError("kept", None if worst is None else worst.tolist(),
                                     f"is a state outside the kept set where the drift GV = {-outside:.3g} is not negative: "
                                     "the drift condition fails; keep more states or choose another Lyapunov function")
-    if n_kept is not None and members < n_kept:
-        raise InvalidParameterError("chunks", members, f"must enumerate every kept state (found {members:,} of {n_kept:,}): "
-                                                       "the enumeration is not the whole state space")
-    return Drift(inside, outside, f"GV evaluated on each of the {count:,} states outside the kept set (enumerated), "
-                                  "rounding bounded", states_checked=count, kept=n_kept)
+    if chain is None:
+        proved_for = KeptSet.of(np.concatenate(members) if members else np.zeros((0, 1), dtype=np.int64))
+    else:
+        if not seen.all():
+            missing = np.flatnonzero(~seen)
+            raise InvalidParameterError("chunks", chain.states[missing[0]].tolist(), f"is a kept state the chunks never list "
+                                        f"({len(missing):,} of the {chain.n_kept:,} kept states are missing): GV was not "
+                                        "evaluated there, so the enumeration is not the whole state space")
+        proved_for = chain.fingerprint
+    return Drift(inside, outside, f"GV evaluated on each of the {count:,} rows outside the kept set (enumerated), rounding "
+                                  "bounded", states_checked=count, kept=proved_for)
 
 
 def function_drift_inside(kept: Sequence[Hashable], transitions: Callable[[Any], Iterable[tuple[Hashable, float]]],
@@ -409,7 +508,7 @@ def function_drift_inside(kept: Sequence[Hashable], transitions: Callable[[Any],
 
 def level_drift(phases: Sequence[Hashable], transitions: Callable[[Hashable], Iterable[tuple[Hashable, int, float]]],
                 theta: float, weights: np.ndarray, level: int, kept_inside: float, invariance: str,
-                kept: int | None = None) -> Drift:
+                kept: TruncatedChain | None = None) -> Drift:
     """Check a drift condition on every state above ``level`` of a chain alike at all high levels.
 
     Suppose that from every state ``(phase, ℓ)`` with ``ℓ > level`` the chain jumps to
@@ -439,8 +538,10 @@ def level_drift(phases: Sequence[Hashable], transitions: Callable[[Hashable], It
         states' transitions (:func:`function_drift_inside`).
     invariance : str
         Why the transitions above ``level`` do not depend on the level (stated in the check).
-    kept : int, optional
-        The number of kept states (checked by :func:`solve_truncated`).
+    kept : TruncatedChain
+        The truncated chain on the kept states: every state at levels ``<= level`` and no other
+        (the caller's claim, as is ``kept_inside``), the set :func:`solve_truncated` accepts the
+        drift for. Without it the drift is refused there.
 
     Returns
     -------
@@ -456,9 +557,11 @@ def level_drift(phases: Sequence[Hashable], transitions: Callable[[Hashable], It
     --------
     An M/M/1 queue (arrival 1, service 2) as one phase: ``D = 1 e^θ + 2 e^{-θ} - 3 < 0`` at ``θ = 0.5``.
 
-    >>> drift = level_drift([0], lambda p: [(0, 1, 1.0), (0, -1, 2.0)], 0.5, np.ones(1), 30, 1.0, "M/M/1")
-    >>> drift.neglected_mass < 1e-5
-    True
+    >>> step = lambda x: [(x + 1, 1.0), (x - 1, 2.0 * (x > 0))]
+    >>> chain = truncate_function(list(range(31)), step, [31], 0)
+    >>> drift = level_drift([0], lambda p: [(0, 1, 1.0), (0, -1, 2.0)], 0.5, np.ones(1), 30, 1.0, "M/M/1", kept=chain)
+    >>> drift.neglected_mass < 1e-5, drift.kept.count
+    (True, 31)
     """
     t = real("theta", theta)
     if not t > 0:
@@ -542,6 +645,11 @@ class TruncatedChain:
     def n_kept(self) -> int:
         """The number of kept states."""
         return len(self.exits)
+
+    @cached_property
+    def fingerprint(self) -> KeptSet:
+        """The kept set (:class:`KeptSet`) a :class:`Drift` for this chain must have been checked for."""
+        return KeptSet.of(self.states)
 
     def generator(self) -> sp.csr_array:
         """``Q^z``: the kept rates, every exit redirected to the reference state.
@@ -789,13 +897,34 @@ def _yielded(transitions: Callable, state: Any) -> Iterable[tuple[Hashable, floa
 # ---------------------------------------------------------------------------------------------
 
 
-def hitting_time_bound(generator: sp.csr_array, reference: int) -> np.ndarray:
+def hitting_time_bound(generator: sp.csr_array, reference: int, states: Any = None) -> np.ndarray:
     """A proven upper bound on the mean time ``m_j = E_j σ_z`` to reach ``z`` from each state of a
     finite irreducible chain (``m_z = 0``).
 
     Solves ``(-Q)_{K'K'} w = 1`` (a little more) on ``K' = K \\ {z}`` and checks ``(-Q w)_i >= 1`` on every row with
     a bound on the rounding; ``-Q_{K'K'}`` is a nonsingular M-matrix, so a checked ``w >= 0`` is
-    ``>= m`` (theorem (ii)).
+    ``>= m`` (theorem (ii)). A ``w`` that falls short by less than half is scaled up by what each
+    row lacks, with room for the rounding of the scaled ``w`` itself, and checked again.
+
+    Parameters
+    ----------
+    generator : scipy.sparse.csr_array
+        Off-diagonal rates (a diagonal is ignored).
+    reference : int
+        Index of ``z``.
+    states : sequence, optional
+        The states of the rows, to name one in an error message.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``w >= m``, with ``w_z = 0``.
+
+    Raises
+    ------
+    ConvergenceError
+        No ``w`` was verified in four rounds (the chain is too ill-conditioned for double
+        precision); the message gives the row that fell short and by how much.
 
     Examples
     --------
@@ -820,34 +949,45 @@ def hitting_time_bound(generator: sp.csr_array, reference: int) -> np.ndarray:
     solve = _factor(matrix)
     w = np.zeros(n)
     w[others] = np.maximum(solve(rhs), 0.0)
-    row_length = np.diff(rates.indptr)
     for _ in range(_HITTING_ROUNDS):
-        lower = _supplied_lower(rates, w, row_length)
-        lower[reference] = np.inf
+        lower, kept = _supplied_lower(rates, w)
+        lower[reference] = kept[reference] = np.inf
         least = float(lower.min())
         if least >= 1:
             return w
-        if least > 0.5:
-            w = w / least * (1 + 16 * _UNIT)
+        worst = float(kept.min())
+        if worst > 0.5:
+            w = w * ((1 + 16 * _UNIT) / worst)
             w[reference] = 0.0
             continue
         correction = solve(np.maximum(rhs - lower[others], 0.0) + 1.0)
         w[others] = w[others] + np.maximum(correction, 0.0)
-    raise ConvergenceError(f"no supersolution of the hitting times of the reference state was verified (the smallest "
-                           f"checked row gave {least:.3g} < 1); the truncated chain is too ill-conditioned for double "
-                           "precision")
+    row = int(np.argmin(lower))
+    where = f"state {states[row]!r}" if states is not None else f"row {row}"
+    raise ConvergenceError(f"no upper bound on the mean hitting times of the reference state was verified in "
+                           f"{_HITTING_ROUNDS} rounds: it needs w with (-Q w) >= 1 at every state but the reference, and "
+                           f"the last w gave at {where} at least {least:.12g} only (short by {1 - least:.3g}, the rounding "
+                           f"of the check included), with hitting times up to {float(w.max()):.3g}, where the spacing of "
+                           "doubles times the rates is that large: the truncated chain is too ill-conditioned for double "
+                           "precision (a reference state nearer the bulk of the law has shorter hitting times)")
 
 
-def _supplied_lower(rates: sp.csr_array, w: np.ndarray, row_length: np.ndarray) -> np.ndarray:
-    """A lower bound on ``(-Q w)_i = Σ_j q_ij (w_i - w_j)`` for each row, rounding included."""
+def _supplied_lower(rates: sp.csr_array, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each row, a lower bound on ``(-Q w)_i = Σ_j q_ij (w_i - w_j)``, rounding included, and
+    what is left of it for ``w`` scaled by any factor ``a`` and rounded, divided by ``a``: the
+    rounding of the check counted twice more and the rounding of each scaled entry of ``w``
+    (relative ``2^-53``, so at most ``2^-53 Σ_j q_ij (w_i + w_j)`` on the row)."""
     coo = rates.tocoo()
     terms = coo.data * (w[coo.row] - w[coo.col])
     n = rates.shape[0]
     total = np.bincount(coo.row, weights=terms, minlength=n)
     magnitude = np.bincount(coo.row, weights=np.abs(terms), minlength=n)
-    slack = np.array([_rounding(int(k)) for k in np.unique(row_length)])
-    factor = slack[np.searchsorted(np.unique(row_length), row_length)]
-    return total - factor * magnitude - 2.0**-1070
+    spread = np.bincount(coo.row, weights=coo.data * (w[coo.row] + w[coo.col]), minlength=n)
+    row_length = np.diff(rates.indptr)
+    lengths, position = np.unique(row_length, return_inverse=True)
+    slack = np.array([_rounding(int(k)) for k in lengths])[position] * magnitude
+    lower = total - slack - 2.0**-1070
+    return lower, lower - 2 * slack - 4 * _UNIT * spread
 
 
 def _factor(matrix: sp.csc_array) -> Callable[[np.ndarray], np.ndarray]:
@@ -884,8 +1024,9 @@ class Truncation:
     entry_cost : float
         ``κ = max_{y ∉ K} Σ_j q(y, j) m_j``: how much the stationary flow into ``K`` can move the
         law on ``K``, per unit of neglected mass.
-    hitting_times : numpy.ndarray
-        The checked upper bounds ``m_j`` on the mean time to reach the reference state.
+    hitting_times : numpy.ndarray or None
+        The checked upper bounds ``m_j`` on the mean time to reach the reference state (None when
+        no state outside jumps into the kept set: then ``κ = 0`` and they are not needed).
     drift : Drift
         The checked drift condition behind ``neglected_mass``.
     chain : TruncatedChain
@@ -896,7 +1037,8 @@ class Truncation:
     >>> step = lambda x: [(x + 1, 1.0), (x - 1, 2.0 * (x > 0))]          # M/M/1, λ = 1, μ = 2
     >>> chain = truncate_function(list(range(41)), step, [41], 0)
     >>> inside = function_drift_inside(range(41), step, lambda x: 1.5 ** x)
-    >>> drift = level_drift([0], lambda p: [(0, 1, 1.0), (0, -1, 2.0)], math.log(1.5), np.ones(1), 40, inside, "M/M/1")
+    >>> drift = level_drift([0], lambda p: [(0, 1, 1.0), (0, -1, 2.0)], math.log(1.5), np.ones(1), 40, inside, "M/M/1",
+    ...                     kept=chain)
     >>> result = solve_truncated(chain, drift)
     >>> result.neglected_mass < 1e-6, result.law.accuracy <= 1e-10
     (True, True)
@@ -982,7 +1124,8 @@ class Truncation:
         >>> step = lambda x: [(x + 1, 1.0), (x - 1, 2.0 * (x > 0))]
         >>> chain = truncate_function(list(range(41)), step, [41], 0)
         >>> inside = function_drift_inside(range(41), step, lambda x: 1.5 ** x)
-        >>> drift = level_drift([0], lambda p: [(0, 1, 1.0), (0, -1, 2.0)], math.log(1.5), np.ones(1), 40, inside, "M/M/1")
+        >>> drift = level_drift([0], lambda p: [(0, 1, 1.0), (0, -1, 2.0)], math.log(1.5), np.ones(1), 40, inside,
+        ...                     "M/M/1", kept=chain)
         >>> result = solve_truncated(chain, drift)
         >>> low, high = result.interval(lambda x: 1.0 * (x == 0), 0.0, 1.0)
         >>> bool(low <= 0.5 <= high), high - low < 1e-5
@@ -1053,7 +1196,11 @@ def solve_truncated(chain: TruncatedChain, drift: Drift, tolerance: float = ACCU
         ``Q^z`` is not irreducible (some kept state cannot be reached from the reference without
         leaving the kept set): keep a connected set.
     InvalidParameterError
-        A kept set with exits declared to be the whole chain.
+        A drift checked for another kept set than the chain's, or for none (the message gives
+        both sizes); a kept set with exits declared to be the whole chain.
+    ConvergenceError
+        The mean hitting times of the reference state could not be bounded in double precision
+        (:func:`hitting_time_bound`).
 
     Examples
     --------
@@ -1069,16 +1216,22 @@ def solve_truncated(chain: TruncatedChain, drift: Drift, tolerance: float = ACCU
         raise InvalidParameterError("chain", chain, "must be a TruncatedChain (truncate_lattice, truncate_function)")
     if not isinstance(drift, Drift):
         raise InvalidParameterError("drift", drift, "must be a Drift (lattice_drift, level_drift, Drift.nothing_left_out)")
-    if drift.kept is not None and drift.kept != chain.n_kept:
-        raise InvalidParameterError("drift", drift.kept, f"was checked for {drift.kept:,} kept states, not for this chain's "
-                                                         f"{chain.n_kept:,}")
-    if math.isinf(drift.outside) and (chain.exits.any() or chain.entries.nnz):
-        raise InvalidParameterError("drift", drift, "says nothing is left out, but the kept set has jumps leaving it")
+    if math.isinf(drift.outside):
+        if chain.exits.any() or chain.entries.nnz:
+            raise InvalidParameterError("drift", drift, "says nothing is left out, but the kept set has jumps leaving it")
+    elif drift.kept is None:
+        raise InvalidParameterError("drift", drift, "does not say which kept set it was checked for: build it for this "
+                                                    "chain (lattice_drift(..., chain), level_drift(..., kept=chain))")
+    elif drift.kept != chain.fingerprint:
+        raise InvalidParameterError("drift", drift.kept, f"was checked for a kept set of {drift.kept.count:,} states, not "
+                                                         f"for this chain's {chain.n_kept:,} (KeptSet digests "
+                                                         f"{drift.kept.digest[:12]} and {chain.fingerprint.digest[:12]}): "
+                                                         "its bound on the mass left out holds for that set only")
     markov = CTMC(chain.generator())
     law = markov.stationary(method=method, reference=chain.reference, tolerance=tolerance)
-    hitting = hitting_time_bound(markov.generator, chain.reference)
-    kappa = 0.0
+    hitting, kappa = None, 0.0
     if chain.entries.nnz:
+        hitting = hitting_time_bound(markov.generator, chain.reference, chain.states)
         coo = chain.entries.tocoo()
         terms = coo.data * hitting[coo.col]
         per_state = np.bincount(coo.row, weights=terms, minlength=chain.entries.shape[0])

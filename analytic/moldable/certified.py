@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from analytic.ctmc import lattice_bytes, solve_bytes
 from analytic.ctmc.truncation import (
     Drift,
     Truncation,
@@ -150,7 +151,9 @@ def greedy_bounds(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: floa
         Largest width wanted for each interval, in ``[1e-13, 1)`` (default 1e-8); the stationary
         solves are asked for a componentwise relative accuracy of ``min(1e-10, width / 8)``.
     max_states : int
-        Largest chain (whole or truncated) to build.
+        Most states to handle: of the chain solved (whole, or the kept box), and, for two
+        allocation sizes, of the simplex ``c_1 X_1 + c_2 X_2 <= n`` on whose every state the drift
+        is checked (chunk by chunk, about ``n^2 / (2 c_1 c_2)`` states), refused before the scan.
 
     Returns
     -------
@@ -165,8 +168,9 @@ def greedy_bounds(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: floa
     InvalidParameterError
         Bad λ, n, p or width.
     StateSpaceTooLargeError
-        The chain has three or more allocation sizes and is too large to solve whole, or the
-        kept set needed for ``width`` exceeds ``max_states`` or memory.
+        The chain has three or more allocation sizes and is too large to solve whole; for two
+        sizes, the simplex exceeds ``max_states`` (before it is scanned) or the memory of the
+        scan, or the kept box needed for ``width`` exceeds the memory.
 
     Examples
     --------
@@ -226,16 +230,12 @@ def _whole(speedup: SpeedUp, n: int, lam: float, p: np.ndarray, sizes: np.ndarra
                     "or two servers are free, where the drift function of the two-size chains fails); simulate it "
                     "(simulate_moldable) or use fewer servers")) from None
     states = np.asarray(loss.states, dtype=np.int64)
-    kept = truncate_lattice(states, lattice_moves(n, lam, p, sizes, speeds), _member(states), states[loss.equilibrium])
+    # the reachable states are the whole chain: no state outside them is one of its states
+    kept = truncate_lattice(states, lattice_moves(n, lam, p, sizes, speeds), lambda X: np.zeros(len(X), dtype=bool),
+                            states[loss.equilibrium])
     truncation = solve_truncated(kept, Drift.nothing_left_out(), tolerance=tolerance)
     return truncation, (f"the whole chain ({len(states):,} states) solved, the intervals from the proven per-state "
                         f"accuracy of its stationary law ({truncation.law.method})")
-
-
-def _member(states: np.ndarray):
-    """``feasible`` for :func:`truncate_lattice`: membership in a set of states (nothing outside it)."""
-    keys = {tuple(row) for row in states.tolist()}
-    return lambda X: np.fromiter((tuple(row) in keys for row in X.tolist()), dtype=bool, count=len(X))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -315,9 +315,53 @@ class _Box:
     states: int
 
 
-def _boxes(n: int, sizes: np.ndarray, moves: list, lyapunovs: list[_Lyapunov], mass: float) -> list[_Box]:
-    """For each Lyapunov function, the smallest box holding every state where ``GV > -η``, with
-    ``η`` chosen so that ``c / (c + η) = mass`` (``c`` the largest drift on the simplex)."""
+def _box_rows(n: int, sizes: np.ndarray, top_b: int, top_i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per ``X_b = 0..top_b``, the least and largest ``X_a`` of the states of the simplex with ``I <= top_i``."""
+    c1, c2 = int(sizes[0]), int(sizes[1])
+    xb = np.arange(min(top_b, n // c2) + 1 if top_i >= 0 else 0, dtype=np.int64)
+    room = n - c2 * xb
+    return xb, np.maximum(0, -((top_i - room) // c1)), room // c1          # c1 X_a >= room - top_i
+
+
+def _box_count(n: int, sizes: np.ndarray, top_b: int, top_i: int) -> int:
+    """The number of states of the simplex with ``X_b <= top_b`` and ``I <= top_i``."""
+    _, low_a, high_a = _box_rows(n, sizes, top_b, top_i)
+    return int(np.maximum(high_a - low_a + 1, 0).sum())
+
+
+def _smallest_box(lyapunov: _Lyapunov, n: int, sizes: np.ndarray, xb: np.ndarray, idle: np.ndarray, drift: np.ndarray,
+                  mass: float) -> _Box:
+    """The smallest box holding every state of the simplex where ``GV > -η``, with ``η`` chosen so that
+    ``c / (c + η) = mass`` (``c`` the largest drift on the simplex)."""
+    c = max(float(drift.max()), 0.0)
+    eta = c * (1 / mass - 1) if c > 0 else 1.0
+    high = drift > -eta
+    top_b, top_i = int(xb[high].max()), int(idle[high].max())
+    return _Box(lyapunov, top_b, top_i, _box_count(n, sizes, top_b, top_i))
+
+
+def _box_states(n: int, sizes: np.ndarray, top_b: int, top_i: int) -> np.ndarray:
+    """The states of the simplex with ``X_b <= top_b`` and ``I <= top_i``."""
+    xb, low_a, high_a = _box_rows(n, sizes, top_b, top_i)
+    counts = np.maximum(high_a - low_a + 1, 0)
+    start = np.repeat(low_a - (np.cumsum(counts) - counts), counts)
+    return np.stack([np.arange(int(counts.sum())) + start, np.repeat(xb, counts)], axis=1)
+
+
+def _truncated(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray, values: np.ndarray,
+               target: float, tolerance: float, max_states: int) -> tuple[Truncation, str]:
+    """Two allocation sizes: grow the kept box until both intervals are at most ``target`` wide."""
+    total = _simplex_size(n, sizes)
+    c1, c2 = int(sizes[0]), int(sizes[1])
+    if total > max_states:
+        raise StateSpaceTooLargeError(total, max_states, f"the drift check of greedy(p) on every state of the simplex "
+                                      f"{c1} X_{c1} + {c2} X_{c2} <= {n}, before a kept box is chosen,",
+                                      advice="raise max_states if the time allows it (the simplex is scanned chunk by "
+                                             "chunk, O(n^2) states), or use fewer servers")
+    require(total * _BYTES_PER_SIMPLEX_STATE * len(_SCALES) / 4, "the drift check on the greedy(p) simplex", total)
+    moves = lattice_moves(n, lam, p, sizes, speeds)
+    lyapunovs = _candidates(n, lam, p, sizes, speeds, values)
+    fluid = fluid_point(values, lam, p) * n
     drifts = [[] for _ in lyapunovs]
     coordinates = []
     for chunk in _simplex_chunks(n, sizes):
@@ -326,46 +370,13 @@ def _boxes(n: int, sizes: np.ndarray, moves: list, lyapunovs: list[_Lyapunov], m
             drifts[k].append(lattice_generator_drift(chunk, moves, lyapunov))
     xb = np.concatenate([c[0] for c in coordinates])
     idle = np.concatenate([c[1] for c in coordinates])
-    boxes = []
-    for lyapunov, parts in zip(lyapunovs, drifts, strict=True):
-        drift = np.concatenate(parts)
-        c = max(float(drift.max()), 0.0)
-        eta = c * (1 / mass - 1) if c > 0 else 1.0
-        high = drift > -eta
-        top_b, top_i = int(xb[high].max()), int(idle[high].max())
-        count = int(np.count_nonzero((xb <= top_b) & (idle <= top_i)))
-        boxes.append(_Box(lyapunov, top_b, top_i, count))
-    return boxes
-
-
-def _box_states(n: int, sizes: np.ndarray, top_b: int, top_i: int) -> np.ndarray:
-    """The states of the simplex with ``X_b <= top_b`` and ``I <= top_i``."""
-    c1, c2 = int(sizes[0]), int(sizes[1])
-    parts = []
-    for xb in range(min(top_b, n // c2) + 1):
-        room = n - c2 * xb
-        low_a = max(0, -((top_i - room) // c1))          # c1 X_a >= room - top_i
-        high_a = room // c1
-        if low_a <= high_a:
-            xa = np.arange(low_a, high_a + 1, dtype=np.int64)
-            parts.append(np.stack([xa, np.full(len(xa), xb, dtype=np.int64)], axis=1))
-    return np.concatenate(parts)
-
-
-def _truncated(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray, values: np.ndarray,
-               target: float, tolerance: float, max_states: int) -> tuple[Truncation, str]:
-    """Two allocation sizes: grow the kept box until both intervals are at most ``target`` wide."""
-    total = _simplex_size(n, sizes)
-    require(total * _BYTES_PER_SIMPLEX_STATE * len(_SCALES) / 4, "the drift check on the greedy(p) simplex", total)
-    moves = lattice_moves(n, lam, p, sizes, speeds)
-    lyapunovs = _candidates(n, lam, p, sizes, speeds, values)
-    c1, c2 = int(sizes[0]), int(sizes[1])
-    fluid = fluid_point(values, lam, p) * n
+    drifts = [np.concatenate(parts) for parts in drifts]
     last = None
     for mass in _MASS_TARGETS:
-        box = min(_boxes(n, sizes, moves, lyapunovs, mass), key=lambda b: b.states)
-        if box.states > max_states:
-            raise StateSpaceTooLargeError(box.states, max_states, f"the kept box of greedy(p) for a neglected mass of {mass:g}")
+        box = min((_smallest_box(v, n, sizes, xb, idle, d, mass) for v, d in zip(lyapunovs, drifts, strict=True)),
+                  key=lambda b: b.states)
+        require(lattice_bytes(box.states, 2, 4) + solve_bytes(box.states, 5 * box.states),
+                f"the kept box of greedy(p) for a neglected mass of {mass:g}, built and solved,", box.states)
         if last is not None and (box.top_b, box.top_i) == (last.top_b, last.top_i):
             continue
         whole = box.states == total

@@ -40,6 +40,7 @@ import scipy.sparse.linalg as spla
 
 from analytic.ctmc.truncation import (
     Drift,
+    TruncatedChain,
     Truncation,
     checked_width,
     function_drift_inside,
@@ -300,7 +301,7 @@ def _solve(system: _System, tail: _Tail, top: float, levels: int, tolerance: flo
     best = None
     for fraction in _FRACTIONS:
         theta = min(fraction * top, _LARGEST_EXPONENT / (levels + 1))
-        drift = _drift(tail, low, theta, levels, len(kept))
+        drift = _drift(tail, low, theta, levels, chain)
         if drift is not None and (best is None or drift.neglected_mass < best[0].neglected_mass):
             best = (drift, theta)
     if best is None:
@@ -316,7 +317,7 @@ def _reference(system: _System) -> tuple:
     return serving, -1, 0
 
 
-def _drift(tail: _Tail, low: list, theta: float, levels: int, kept: int) -> Drift | None:
+def _drift(tail: _Tail, low: list, theta: float, levels: int, kept: TruncatedChain) -> Drift | None:
     """The drift condition of ``V = e^{θ ℓ} w(phase)`` (module docstring), or None when ``w`` is not positive."""
     w = _weights(tail, theta)
     if w is None:
