@@ -210,6 +210,83 @@ def test_symbolic_check_reduces_every_residual_to_zero(m):
     assert all(r == 0 for r in (*check.first_order_conditions, *check.scale_free_ratios, *check.coefficients))
 
 
+# -- the ends of the double range -------------------------------------------------------------------------
+
+LARGEST, SMALLEST_NORMAL, SUBNORMAL_UNIT = 1.7976931348623157e308, 2.2250738585072014e-308, 5e-324
+
+
+def assert_nearest_double(value, exact, rel=1e-14):
+    """``value`` is ``exact`` (an mpmath number) as a double: within ``rel`` when normal, and below 2.2e-308 within
+    that plus one unit of the subnormal grid (5e-324; 0 below half a unit), inf beyond the largest double."""
+    if exact > LARGEST * (1 + 2.0 ** -53):
+        assert value == float("inf")
+    elif exact >= SMALLEST_NORMAL:
+        assert value == pytest.approx(float(exact), rel=rel, abs=0)
+    else:
+        assert abs(mpmath.mpf(value) - exact) <= SUBNORMAL_UNIT + rel * exact
+
+
+EDGES = [
+    ([1e300, 1.7e308, 1e308], 0.05, 10.0),     # the issue: mean 8.2e307 was inf (the total, 2.5e308, is beyond the range)
+    ([1.7e308, 1.7e308, 1.7e308], 0.5, 10.0),  # mean 8.9e307, total 2.7e308
+    ([1.7e308, 1e308], 1e-6, 1.0),             # p -> 0: completion times 1.7e308 and 1.0e308 next to the largest double
+    ([1.7e308, 1e308], 1 - 1e-6, 1.0),         # p -> 1: the larger job finishes at 2.7e308 (inf), the other at 1.0e308
+    ([1e-300, 1.7e308], 0.5, 1e-300),          # sizes and completion times 450 orders of magnitude apart
+    ([1e308, 1e-308, 1.0], 0.9, 3.0),
+    ([1.0, 2.0], 0.5, 5e-324),                 # N^-p = 4.5e161 from a subnormal N
+    ([1.0, 2.0], 1 - 1e-3, 5e-324),            # N^p = 4.9e-324^0.999, subnormal
+    ([1.0, 2.0], 0.5, 1.7e308),
+    ([5e-324, 1e-323], 0.5, 1.0),              # subnormal sizes and times: rounded to the subnormal grid
+    ([1e-320, 2e-320], 0.5, 1e300),            # times of 3.7e-470: 0
+    ([3.0, 1e-310], 0.3, 1e-5),
+    ([1e-300, 1e300, 1e-310, 1e100, 1e-100], 0.7, 1e3),   # three blocks of the scaled suffix sums
+]
+
+
+@pytest.mark.parametrize("sizes,p,servers", EDGES)
+def test_flow_times_at_the_ends_of_the_double_range(sizes, p, servers):
+    """Every field of Theorem 8 that is a double is returned as one (hesrpt_flow_time([1e300, 1.7e308, 1e308], 0.05, 10)
+    had mean inf; sizes near 1.8e308 overflowed in the sum, servers of 5e-324 lost digits in p log N). References:
+    Theorem 8 as printed and the mpmath simulation of heSRPT, at 50 digits (their exponent range is unbounded)."""
+    result = hesrpt_flow_time(sizes, p, servers)
+    total = mp_theorem8(sizes, p, servers)
+    assert_nearest_double(result.total, total)
+    assert_nearest_double(result.mean, total / len(sizes))
+    for value, exact in zip(result.completion_times, mp_hesrpt_simulation(sizes, p, servers), strict=True):
+        assert_nearest_double(value, exact)
+
+
+def test_the_issue_mean_is_finite_while_the_total_is_beyond_the_range():
+    """The issue's numbers, from Theorem 8 at 50 digits: total 2.47e308 > 1.8e308 (inf), mean 8.23e307 (a double)."""
+    result = hesrpt_flow_time([1e300, 1.7e308, 1e308], 0.05, 10.0)
+    total = mp_theorem8([1e300, 1.7e308, 1e308], 0.05, 10.0)
+    assert total > LARGEST and result.total == float("inf")
+    assert result.mean == pytest.approx(float(total / 3), rel=1e-14, abs=0) and result.mean == pytest.approx(8.2e307, rel=0.01)
+
+
+def mp_makespan(sizes, p, servers):
+    """||x||_(1/p) / N^p (Theorem 2 with N servers) at 50 digits."""
+    p = mpmath.mpf(p)
+    return mpmath.fsum(mpmath.mpf(float(x)) ** (1 / p) for x in sizes) ** p / mpmath.mpf(servers) ** p
+
+
+@pytest.mark.parametrize("sizes,p,servers", EDGES)
+def test_makespan_at_the_ends_of_the_double_range(sizes, p, servers):
+    """optimal_makespan([1.7e308] * 3, 0.5, 10) was inf (top * Σ^p overflowed before the division by N^p) where the
+    makespan is 9.3e307. Reference: the norm at 50 digits."""
+    assert_nearest_double(optimal_makespan(sizes, p, servers), mp_makespan(sizes, p, servers))
+
+
+@pytest.mark.parametrize("p", [1 - 1 / 1030, 1 - 1 / 1060, 1 - 1 / 1070])
+def test_scale_free_constants_reach_the_subnormals(p):
+    """1/expm1(L) overflowed to inf and returned 0 where ω*_k is a subnormal double (8.1e-320 at k = 2, c = 1060).
+    Reference: the printed formula at 50 digits, within the documented 3ε(1 + |log ω|) where normal."""
+    omega = scale_free_constants(4, p)
+    for k in range(2, 5):
+        exact = mp_omega(k, p)
+        assert_nearest_double(omega[k - 1], exact, rel=3 * 2.2e-16 * (1 + abs(float(mpmath.log(exact)))))
+
+
 @pytest.mark.parametrize("call,match", [
     (lambda: hesrpt_allocation(0, 0.5), "m = 0: must be a positive integer"),
     (lambda: hesrpt_allocation(2.5, 0.5), "m = 2.5"),

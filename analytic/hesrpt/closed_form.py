@@ -12,12 +12,17 @@ the fraction θ of the system is served at rate s(θN) = N^p θ^p. Throughout, c
   N = 1 (or time measured in units of 1/s(N)); with N servers the factor 1/s(N) = N^-p is missing.
 
 Differences such as k^c - (k-1)^c are evaluated as k^c (-expm1(c log1p(-1/k))) and products in log
-space, so nothing cancels, overflows or underflows for p anywhere in (0, 1) and M up to 10^7.
+space, so nothing cancels, overflows or underflows for p anywhere in (0, 1) and M up to 10^7. Flow
+times and makespans, products of sizes up to 1.8e308 with N^-p (N from 5e-324 to 1.8e308), are
+summed as moderate mantissas times powers of two and scaled once at the end, so that every result
+within the double range is returned (a mean of 8.2e307 whose total, 2.5e308, is beyond it).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -85,7 +90,10 @@ def scale_free_constants(m: int, p: float) -> np.ndarray:
 
     ω*_1 = 0 and ω*_k = 1/((k/(k-1))^(1/(1-p)) - 1) for k > 1 (Berg et al., *heSRPT*, Theorem 5 and
     Theorem 8). Under heSRPT, ω*_k = (θ_1 + ... + θ_(k-1))/θ_k for the k-th largest job (Definition 1).
-    Relative accuracy ~1e-15 (evaluated as 1/expm1(-c log1p(-1/k))).
+    Evaluated as e^(-L)/(-expm1(-L)) with L = -c log1p(-1/k), that is 1/expm1(L) without its
+    overflow: for p -> 1 a subnormal ω*_k, such as 8.1e-320 at k = 2, c = 1060, is returned, not 0.
+    Relative error below 3ε(1 + ``|log ω*_k|``), ε = 2.2e-16, the rounding of L (1e-15 for ω*_k of
+    order one, 1e-13 near 1e-300; tested against mpmath).
 
     Parameters
     ----------
@@ -110,9 +118,8 @@ def scale_free_constants(m: int, p: float) -> np.ndarray:
     array([0.        , 0.33333333, 0.8       ])
     """
     m, p = _jobs(m), unit_fraction("p", p)
-    k = np.arange(2, m + 1, dtype=float)
-    with np.errstate(over="ignore"):  # p -> 1: ω*_k below 1e-308 underflows to 0
-        return np.concatenate([[0.0], 1.0 / np.expm1(-np.log1p(-1.0 / k) / (1.0 - p))])
+    exponent = np.log1p(-1.0 / np.arange(2, m + 1, dtype=float)) / (1.0 - p)      # -L < 0
+    return np.concatenate([[0.0], np.exp(exponent) / -np.expm1(exponent)])
 
 
 def hesrpt_allocation(m: int, p: float) -> np.ndarray:
@@ -123,7 +130,7 @@ def hesrpt_allocation(m: int, p: float) -> np.ndarray:
     the remaining sizes (size invariance, Theorem 6). Evaluated in log space: the relative error
     of each entry is below 2ε(1 + ``|log θ*_i|``), ε = 2.2e-16, the rounding of its exponent (1e-15
     for the large shares, 3e-13 near 1e-300; tested against mpmath up to c = 1/(1-p) = 1e7);
-    entries below 1e-308 underflow to 0.
+    entries below 2.2e-308 are subnormal (fewer digits) and those below 5e-324 underflow to 0.
 
     Parameters
     ----------
@@ -161,7 +168,8 @@ class HesrptFlowTime:
     Attributes
     ----------
     total : float
-        Total flow time T* (time units of the job sizes, at unit speed per server).
+        Total flow time T* (time units of the job sizes, at unit speed per server); ``inf`` only
+        when T* exceeds the largest double (1.8e308), as each field is rounded on its own.
     mean : float
         T*/M.
     completion_times : numpy.ndarray
@@ -190,8 +198,13 @@ def hesrpt_flow_time(sizes: object, p: float, servers: float) -> HesrptFlowTime:
     allocations: jobs finish smallest first, and job k (k-th largest) finishes at
     T_k = k^q D_k + Σ_(j>k) D_j (j^q - (j-1)^q), with q = p/(1-p) and D_j = x_j N^-p (j^c - (j-1)^c)^-p,
     a sum of positive terms (derived from Σ_(j>=k) d_j s(θ_k(j) N) = x_k with θ from Theorem 7).
-    Accuracy: relative error below 1e-13 against mpmath at 50 digits (tests); ties in the sizes
-    are allowed: of equal sizes, the one listed first finishes later (the tie rule of :mod:`analytic.hesrpt`).
+    Each term is a size's mantissa times a factor of at most k times a power of two, summed at a
+    common scale (:func:`_suffix_sums`), so no sum overflows and what underflows is negligible;
+    each field is then the double nearest its computed value: finite whenever it lies in the double
+    range (subnormal results carry fewer digits), ``inf`` only beyond it.
+    Accuracy: relative error below 1e-13 against mpmath at 50 digits (tests), from sizes of 5e-324
+    to 1.8e308 and N from 5e-324 to 1.8e308; ties in the sizes are allowed: of equal sizes, the one
+    listed first finishes later (the tie rule of :mod:`analytic.hesrpt`).
 
     Parameters
     ----------
@@ -223,18 +236,61 @@ def hesrpt_flow_time(sizes: object, p: float, servers: float) -> HesrptFlowTime:
     n = positive("servers", servers)
     c, q = 1.0 / (1.0 - p), p / (1.0 - p)
     order = np.argsort(-x, kind="stable")
-    ranked = x[order]
+    mantissa, exponent = np.frexp(x[order])                      # exact: x = mantissa 2^exponent
     k = np.arange(1, x.size + 1)
     gap_c, gap_q = _log_gap(k, c), _log_gap(k, q)
-    scaled = np.log(ranked) - p * np.log(n)
-    # (k^c - (k-1)^c)^(1-p) = k e^((1-p) gap_c),  k^q D_k = x_k N^-p e^(-p gap_c),
-    # D_j (j^q - (j-1)^q) = x_j N^-p e^(gap_q - p gap_c): since cp = q, the powers of k cancel exactly.
-    total = float(np.sum(np.exp(scaled + np.log(k) + (1.0 - p) * gap_c)))
-    later = np.exp(scaled - p * gap_c + gap_q)
-    tail = np.concatenate([np.cumsum(later[::-1])[::-1][1:], [0.0]])
+    speed, shift = _power(n, p)                                  # N^p = speed 2^shift
+    # T* = N^-p Σ x_k (k^c - (k-1)^c)^(1-p) with (k^c - (k-1)^c)^(1-p) = k e^((1-p) gap_c) in [1, k];
+    # k^q D_k = x_k N^-p e^(-p gap_c) (factor in [1, k]) and D_j (j^q - (j-1)^q) = x_j N^-p e^(gap_q - p gap_c)
+    # (factor <= 1, tiny for p -> 0): since cp = q, the powers of k cancel exactly.
+    top = int(exponent[0])
+    terms = np.ldexp(mantissa * k * np.exp((1.0 - p) * gap_c), exponent - top)   # terms far below the largest: 0
+    total = float(np.sum(terms)) / speed
+    tail, scale = _suffix_sums(mantissa * np.exp(gap_q - p * gap_c), exponent)
+    own = np.ldexp(mantissa * np.exp(-p * gap_c), exponent - scale)
     completion = np.empty_like(x)
-    completion[order] = np.exp(scaled - p * gap_c) + tail
-    return HesrptFlowTime(total=total, mean=total / x.size, completion_times=completion)
+    with np.errstate(over="ignore"):                              # a result beyond 1.8e308 is inf
+        completion[order] = np.ldexp((own + tail) / speed, scale - shift)
+        return HesrptFlowTime(total=float(np.ldexp(total, top - shift)), mean=float(np.ldexp(total / x.size, top - shift)),
+                              completion_times=completion)
+
+
+def _power(n: float, p: float) -> tuple[float, int]:
+    """``n^p`` as ``speed 2^shift`` with ``speed`` in [1, 4): exact in the exponent, so that neither a
+    subnormal ``n^p`` nor the rounding of ``p log2 n`` (up to 1e-13 relative) costs digits. With
+    ``n = m 2^e``, m in [1, 2), ``speed = m^p 2^f`` for ``p e = shift + f`` (exact rationals), so a power
+    of two or an exact power such as 100^0.5 stays exact."""
+    mantissa, exponent = math.frexp(n)
+    power = Fraction(p) * (exponent - 1)
+    whole = math.floor(power)
+    return (2 * mantissa) ** p * 2.0 ** float(power - whole), whole
+
+
+#: Widest spread of binary exponents summed at one scale. A sum of terms of sizes x_j <= x_k enters
+#: a completion time at least x_k >= 2^-(_SPAN + 1) of its block's scale, and the terms that underflow
+#: there are below 2^-1074 of it: what is lost is below 2^-170 of that completion time.
+_SPAN = 900
+
+
+def _suffix_sums(factors: np.ndarray, exponents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``Σ_(j>k) factors_j 2^exponents_j`` for every k, as ``(sums, scale)`` meaning ``sums 2^scale``.
+
+    ``exponents`` is non-increasing (sizes in decreasing order) and may span the whole double range,
+    2100 binades, more than one scale holds: the sums are formed block by block from the end, each
+    block spanning at most :data:`_SPAN` binades and summed at the scale of its largest exponent,
+    the sum of the later blocks carried over (0 when more than 1074 binades below, see :data:`_SPAN`).
+    """
+    size = exponents.size
+    sums, scale = np.empty(size), np.empty(size, dtype=int)
+    carry, carried_scale, end = 0.0, 0, size
+    while end > 0:
+        start = int(np.searchsorted(-exponents, -(exponents[end - 1] + _SPAN), side="left"))
+        top = int(exponents[start])
+        values = np.ldexp(factors[start:end], exponents[start:end] - top)
+        sums[start:end] = np.cumsum(np.concatenate([[math.ldexp(carry, carried_scale - top)], values[:0:-1]]))[::-1]
+        scale[start:end] = top
+        carry, carried_scale, end = sums[start] + values[0], top, start
+    return sums, scale
 
 
 def helrpt_allocation(sizes: object, p: float) -> np.ndarray:
@@ -308,7 +364,10 @@ def optimal_makespan(sizes: object, p: float, servers: float) -> float:
     p = unit_fraction("p", p)
     n = positive("servers", servers)
     top = x.max()
-    return float(top * np.sum((x / top) ** (1.0 / p)) ** p / n ** p)
+    mantissa, exponent = math.frexp(top)
+    speed, shift = _power(n, p)
+    with np.errstate(over="ignore"):                              # a makespan beyond 1.8e308 is inf
+        return float(np.ldexp(mantissa * float(np.sum((x / top) ** (1.0 / p))) ** p / speed, exponent - shift))
 
 
 @dataclass(frozen=True)
