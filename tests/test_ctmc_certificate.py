@@ -8,14 +8,16 @@ digits (pi_i ∝ products of rates), and GTH's own answer perturbed on purpose.
 """
 
 import math
+from fractions import Fraction
 
 import mpmath
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from analytic.ctmc import CTMC, gth
 from analytic.ctmc.balance import Balance, Measure
-from analytic.ctmc.certificate import _supplied, certify, relative_residual, tree_bound
+from analytic.ctmc.certificate import _supplied, certify, normalized_bound, relative_residual, tree_bound
 from analytic.ctmc.refinement import ScaledSolver
 from analytic.errors import InvalidParameterError
 
@@ -138,3 +140,53 @@ def test_tree_bound_beyond_the_double_range_is_infinite_not_an_overflow():
     bound, eta = tree_bound(balance, x)
     assert 0.01 < eta < 1 and (n - 1) * math.log((1 + eta) / (1 - eta)) > 710
     assert bound == math.inf
+
+
+# -- from a bounded measure to a bounded law ----------------------------------------------------------
+
+
+def test_the_normalized_bound_covers_every_corner_both_ways():
+    # x_true = x (1 + e), |e_i| <= z_i: over every corner e in {-z, +z}^n (the extremes of a ratio
+    # of sums linear in e), the computed probability's error relative to the exact one *and* to
+    # itself stays within the bound (exact rationals). The worst corner moves e_i against the
+    # others, so the bound exceeds it only by the share pi_i z_i of state i in Z.
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        n = int(rng.integers(2, 6))
+        x = [Fraction(v) for v in rng.uniform(0.1, 1, n)]
+        z = rng.uniform(0, 0.2, n)
+        computed = [v / sum(x) for v in x]
+        bound = normalized_bound(z, np.array([float(p) for p in computed]))
+        worst = np.zeros(n)
+        for signs in np.ndindex(*(2,) * n):
+            e = [Fraction(z[i]) * (1 if s else -1) for i, s in enumerate(signs)]
+            true = [v * (1 + d) for v, d in zip(x, e, strict=True)]
+            exact = [v / sum(true) for v in true]
+            for i in range(n):
+                error = max(abs(computed[i] / exact[i] - 1), abs(exact[i] / computed[i] - 1))
+                worst[i] = max(worst[i], float(error))
+        assert np.all(worst <= bound)
+        pi, total = np.array([float(p) for p in computed]), float(np.dot([float(p) for p in computed], z))
+        attained = np.maximum((1 + total - 2 * pi * z) / (1 - z), (1 + z) / (1 - total + 2 * pi * z)) - 1
+        assert worst == pytest.approx(attained, rel=1e-9, abs=1e-15)
+
+
+def test_the_law_is_rounded_once_even_below_the_normal_range():
+    # Measures of random mantissas, tails and exponents reaching 1100 binary orders below the top:
+    # each probability within rounding * p + 2**-1075 of the exact quotient (rationals), where the
+    # old normalization rounded subnormal values before dividing by a sum near 1/2 (twice the
+    # absolute error its bound allowed).
+    balance = Balance(sp.csr_array(np.ones((6, 6)) - np.eye(6)))
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        hi = rng.uniform(0.5, 1, 6)
+        lo = hi * rng.uniform(-2.0**-53, 2.0**-53, 6)
+        exponent = rng.integers(-1100, 1, 6)
+        exponent[0] = 0
+        law, rounding = balance.normalized(Measure(hi, lo, exponent + balance.row_exponent))
+        values = [(Fraction(h) + Fraction(t)) * Fraction(2) ** int(e) for h, t, e in zip(hi, lo, exponent, strict=True)]
+        total = sum(values)
+        for p, v in zip(law, values, strict=True):
+            exact = v / total
+            assert abs(Fraction(p) - exact) <= Fraction(rounding) * exact + Fraction(2) ** -1075
+    assert rounding < 2.0**-53 * (1 + 1e-10)

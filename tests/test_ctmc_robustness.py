@@ -14,8 +14,9 @@ import pytest
 import scipy.sparse as sp
 
 from analytic import memory
-from analytic.ctmc import CTMC
-from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
+from analytic.ctmc import CTMC, refinement, stationary
+from analytic.ctmc.krylov import gmres
+from analytic.errors import ConvergenceError, InvalidParameterError, StateSpaceTooLargeError
 from analytic.memory import require
 
 
@@ -132,3 +133,31 @@ def test_greedy_chain_at_n_300_is_refused_by_its_solver_or_builder():
 
     with pytest.raises(StateSpaceTooLargeError, match="GiB of memory"):
         greedy_metrics(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.8, 300)
+
+
+def test_gmres_overflow_is_a_floating_point_error_not_a_raw_value_error():
+    # The first Krylov vector (1.5e308, 1.5e308) has a finite norm of what is left after
+    # orthogonalization, but its rotation's radius overflows: before, solve_triangular raised
+    # "array must not contain infs or NaNs" from inside the solver.
+    matrix = np.array([[1.5e308, 0.0], [1.5e308, 1.0]])
+    with pytest.raises(FloatingPointError, match="left the double range"):
+        gmres(lambda v: matrix @ v, lambda v: v, np.array([1.0, 0.0]), 1e-12)
+
+
+def test_the_auto_ladder_goes_on_when_gmres_overflows(monkeypatch):
+    # Iterative rounds first (GTH made to look costly), their GMRES overflowing: auto answers by
+    # the next method, and "iterative" alone refuses with ConvergenceError (the 50 000-state banded
+    # chain of issue 28 raised a raw ValueError after 535 s).
+    def overflowing(*args, **kwargs):
+        raise FloatingPointError("GMRES: the Hessenberg matrix left the double range")
+
+    monkeypatch.setattr(refinement, "gmres", overflowing)
+    monkeypatch.setattr(stationary, "GTH_FLOPS", 0.0)
+    monkeypatch.setattr(stationary, "GTH_FLOPS_PER_STATE", 0.0)
+    cycle = CTMC.from_function(0, lambda x: [((x + 1) % 31, x + 1.0)])   # pi(x) ∝ 1 / (x + 1): the mean sojourn
+    result = cycle.stationary()
+    assert "iterative" not in result.method
+    weights = 1 / np.arange(1.0, 32.0)
+    assert np.asarray(result) == pytest.approx(weights / weights.sum(), rel=1e-12, abs=0)
+    with pytest.raises(ConvergenceError, match="iterative cannot solve this chain: GMRES"):
+        cycle.stationary(method="iterative")

@@ -207,6 +207,7 @@ class Balance:
 
     def __init__(self, generator: sp.csr_array) -> None:
         rates = sp.csr_array(generator, copy=True)
+        rates.sum_duplicates()      # one rate per transition: the chain the solvers and bounds see
         rates.setdiag(0.0)
         rates.eliminate_zeros()
         rates.sort_indices()
@@ -223,8 +224,9 @@ class Balance:
             at = int(np.flatnonzero(lost)[0])
             raise InvalidParameterError(
                 "rate", float(rates.data[at]),
-                f"from state {rows[at]} to {rates.indices[at]} is below 2**-1074 times the total rate out of state "
-                f"{rows[at]} ({total[rows[at]]:.3g}): the rates out of one state span more than the double range")
+                f"from state {rows[at]} to {rates.indices[at]} is too small against the total rate out of state "
+                f"{rows[at]} ({total[rows[at]]:.3g}): relative to it, it falls below the normal doubles (2**-1022) "
+                "and loses bits; the rates out of one state span more than the double range")
         self.rates = sp.csr_array((scaled, rates.indices.astype(np.int64), rates.indptr.astype(np.int64)),
                                   shape=rates.shape)
         self.into = self.rates.T.tocsr()
@@ -236,6 +238,7 @@ class Balance:
         self._rough: Measure | None = None
         self._tree: Measure | None = None
         self._edges: tuple[np.ndarray, np.ndarray] | None = None
+        self._reverse: np.ndarray | None = None
 
     def order_toward(self, reference: int) -> np.ndarray:
         """The states by decreasing distance (in transitions) from ``reference``, which comes last: a
@@ -367,6 +370,31 @@ class Balance:
         guess = tree if cheap else self.rough_measure()
         return int(np.argmax(guess.relative_to_top()))
 
+    def reverse_rates(self) -> np.ndarray:
+        """For each transition ``i -> j`` of :attr:`rates` (in its CSR order), the scaled rate
+        ``j -> i`` (0 where the chain cannot step back).
+
+        Returns
+        -------
+        numpy.ndarray
+            Aligned with ``rates.data``.
+
+        Examples
+        --------
+        Rates out of state 0 (total 2) are divided by 4, out of states 1 and 2 (totals 2 and 1) by
+        4 and 2: ``0 -> 1`` (1/4) comes back at 1/2 and ``1 -> 0`` the other way; ``0 -> 2`` and
+        ``2 -> 1`` have no way back:
+
+        >>> import scipy.sparse as sp
+        >>> balance = Balance(sp.csr_array([[-2.0, 1.0, 1.0], [2.0, -2.0, 0], [0, 1.0, -1.0]]))
+        >>> balance.rates.data.tolist(), balance.reverse_rates().tolist()
+        ([0.25, 0.25, 0.5, 0.5], [0.5, 0.0, 0.25, 0.0])
+        """
+        if self._reverse is None:
+            self._reverse = _reverse_rates(self.rates.indptr.astype(np.int64), self.rates.indices.astype(np.int64),
+                                           self.rates.data)
+        return self._reverse
+
     def _imbalance(self, x: Measure) -> float:
         value, _ = self.excess(x.hi, x.lo, x.exponent)
         return float(np.median(np.abs(value) / (self.outflow * x.hi)))
@@ -378,7 +406,7 @@ class Balance:
         if self._tree is not None:
             return self._tree
         indptr, indices = self.rates.indptr.astype(np.int64), self.rates.indices.astype(np.int64)
-        back = _reverse_rates(indptr, indices, self.rates.data)
+        back = self.reverse_rates()
         both = back > 0
         weight = np.where(both, -np.log2(self.rates.data) - np.log2(np.where(both, back, 1.0)), np.inf)
         order, parent = spanning_tree(indptr, indices, weight, 0)     # one-way steps last
@@ -426,6 +454,44 @@ class Balance:
         [0.666666666667, 0.333333333333]
         """
         return x.hi + x.lo, x.exponent - self.row_exponent
+
+    def normalized(self, x: Measure) -> tuple[np.ndarray, float]:
+        """The stationary law of ``Q`` from an invariant measure ``x`` of ``Q'``, rounded once: the sum
+        is carried in double-double (Ogita, Rump & Oishi, *Accurate sum and dot product*, SIAM J.
+        Sci. Comput. 26, 2005, Sum2) and each quotient is formed in double-double before its one
+        rounding to a double.
+
+        Parameters
+        ----------
+        x : Measure
+            A positive measure of the scaled chain (at least one entry positive).
+
+        Returns
+        -------
+        probabilities : numpy.ndarray
+            ``p_i`` for the value ``v_i = x_i 2**-e_i`` of :meth:`probabilities`: ``v_i / sum(v)``
+            rounded, ``|p_i - v_i / sum(v)| <= rounding * v_i / sum(v) + 2**-1075`` (the absolute
+            term only where ``p_i`` is subnormal).
+        rounding : float
+            The relative bound: ``2**-53`` for the final rounding plus what the double-double sum
+            and quotient leave and the values below ``2**-1000`` of the largest leave out of it.
+
+        Examples
+        --------
+        The uniform measure of the scaled chain of rates 1 (0 -> 1) and 2 (1 -> 0) gives
+        ``pi = (2, 1) / 3``, each rounded once:
+
+        >>> import scipy.sparse as sp
+        >>> balance = Balance(sp.csr_array([[-1.0, 1.0], [2.0, -2.0]]))
+        >>> law, rounding = balance.normalized(Measure.from_parts(np.ones(2), np.zeros(2, np.int64)))
+        >>> law.tolist() == [2 / 3, 1 / 3], bool(rounding < 1.0001 * 2.0**-53)
+        (True, True)
+        """
+        _, exponent = self.probabilities(x)
+        top = int(exponent[x.hi > 0].max())
+        law = _normalized(x.hi, x.lo, exponent - top)
+        n = float(self.n)
+        return law, 2.0**-53 + (n * n + n + 16) * 2.0**-104 + n * 2.0**-999
 
     def excess(self, hi: np.ndarray, lo: np.ndarray, exponent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Inflow minus outflow of every state for the measure ``(hi + lo) 2**exponent``, in units of
@@ -567,6 +633,31 @@ def _fill(indptr, indices, shape_hi, shape_exponent, states, hi, lo, exponent): 
                 best, best_value = j, exponent[j] + math.log2(hi[j])
         mantissa, power = math.frexp(hi[best] * shape_hi[i] / shape_hi[best])
         hi[i], lo[i], exponent[i] = mantissa, 0.0, power + exponent[best] + shape_exponent[i] - shape_exponent[best]
+
+
+@numba.njit(cache=True)
+def _normalized(hi, lo, shift):  # pragma: no cover - compiled
+    """``(hi + lo) 2**shift / S`` rounded once, for ``S`` the sum of the values with ``shift >= -1000``
+    (the others add less than ``n 2**-1000`` to a sum of at least 1/2): the sum as a double-double
+    ``s + e`` (cascaded two-sums, Sum2; relative error at most ``(2n u)**2 / (1 - 2n u)``), each
+    quotient as ``q + (hi - q s + lo - q e) / s`` with ``q s`` split exactly (``two_product``), then
+    one rounding (relative ``2**-53``, or absolute ``2**-1075`` below the normal range)."""
+    s, e = 0.0, 0.0
+    for i in range(len(hi)):
+        if hi[i] > 0.0 and shift[i] >= -1000:
+            s, error = two_sum(s, math.ldexp(hi[i], shift[i]))
+            e += error
+            s, error = two_sum(s, math.ldexp(lo[i], shift[i]))
+            e += error
+    s, e = two_sum(s, e)
+    law = np.zeros(len(hi))
+    for i in range(len(hi)):
+        if hi[i] > 0.0:
+            q = hi[i] / s
+            p1, p2 = two_product(q, s)
+            correction = ((hi[i] - p1) - p2 + lo[i] - q * e) / s
+            law[i] = math.ldexp(q + correction, shift[i])
+    return law
 
 
 @numba.njit(cache=True)

@@ -18,8 +18,8 @@ the scaled matrix, ``c_i`` twice the relative excess of state i): were the ``c_i
 would be ``c`` times the mean number of jumps of the reversed chain from ``i`` to ``k``. The inequality ``M u >= |r|`` is then
 *checked*, not assumed: both sides in double-double arithmetic with a rigorous bound on their
 rounding (:meth:`Balance.excess`). Each state's relative error is at most ``u_i / x_i``, and the
-normalized law's at most ``(1 + Z) / (1 - u_i / x_i) - 1`` with ``Z`` the stationary mean of
-``u_i / x_i`` (:func:`normalized_bound`), before the result's own rounding.
+normalized law's at most ``max((1 + Z) / (1 - z_i), (1 + z_i) / (1 - Z)) - 1`` with ``z_i = u_i / x_i``
+and ``Z`` the stationary mean of ``z`` (:func:`normalized_bound`), before the result's own rounding.
 
 A small residual alone certifies nothing (the map from residual to error is the chain's
 conditioning); the checked supersolution is what turns it into a bound, state by state, for
@@ -221,9 +221,12 @@ def _supplied(balance: Balance, x: Measure, u_hi: np.ndarray, u_lo: np.ndarray,
 
 def normalized_bound(relative: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
     """The bound on the relative error of each normalized probability, in exact arithmetic, from
-    the bounds ``relative`` on the pinned measure: ``pi_i = x_i / sum(x)`` errs by at most
-    ``(1 + Z) / (1 - z_i) - 1`` with ``Z = sum_j pi_j z_j`` (taken a little high for the rounding of
-    the computed ``pi``, and for the states whose probability underflowed to zero).
+    the bounds ``relative`` on the pinned measure. With ``x_true = x (1 + e)``, ``|e_i| <= z_i``,
+    and ``Z = sum_j pi_j z_j`` (``pi = x / sum(x)``, taken a little high for the rounding of the
+    computed ``pi``, and for the states whose probability underflowed to zero), the ratio of the
+    computed to the exact probability is ``(1 + E) / (1 + e_i)`` with ``|E| <= Z``; the bound
+    ``max((1 + Z) / (1 - z_i), (1 + z_i) / (1 - Z)) - 1`` holds for the error relative to the
+    exact probability and to the computed one alike.
 
     Parameters
     ----------
@@ -236,24 +239,28 @@ def normalized_bound(relative: np.ndarray, probabilities: np.ndarray) -> np.ndar
     Returns
     -------
     numpy.ndarray
-        Per state, a bound on the relative error of ``pi_i`` (``inf`` where ``z_i >= 1``).
+        Per state, a bound on the relative error of ``pi_i`` (``inf`` where ``z_i >= 1`` or
+        ``Z >= 1``).
 
     Examples
     --------
     Two equally likely states, the second known to 1 %: ``Z = 0.005``, so the first is known to
-    0.5 % and the second to ``1.005 / 0.99 - 1``:
+    ``1 / 0.995 - 1`` (its exact value may be the computed one divided by ``1 - Z``) and the
+    second to ``1.005 / 0.99 - 1``:
 
     >>> normalized_bound(np.array([0.0, 0.01]), np.array([0.5, 0.5])).round(6).tolist()
-    [0.005, 0.015152]
-    >>> round(1.005 / 0.99 - 1, 6)
-    0.015152
+    [0.005025, 0.015152]
+    >>> round(1 / 0.995 - 1, 6), round(1.005 / 0.99 - 1, 6)
+    (0.005025, 0.015152)
     """
     n = len(relative)
     positive = probabilities > 0
     total = float(np.sum(probabilities[positive] * relative[positive])) * (1 + (math.log2(n) + 12) * _UNIT)
     total += float(np.sum(relative[~positive])) * 2.0**-1070   # states whose probability underflowed
+    if not total < 1:
+        return np.full(n, np.inf)
     with np.errstate(divide="ignore", invalid="ignore"):
-        bound = (1 + total) / (1 - relative) - 1
+        bound = np.maximum((1 + total) / (1 - relative), (1 + relative) / (1 - total)) - 1
     return np.where(relative < 1, bound, np.inf)
 
 
@@ -363,3 +370,4 @@ def _subtree_eta(order, parent, value, bound, hi, exponent, indptr, indices, dat
         mantissa, power = math.frexp(gathered)
         slack[up], slack_exponent[up] = mantissa, power + top
     return eta
+

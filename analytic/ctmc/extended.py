@@ -12,6 +12,8 @@ bound on its rounding. Dense and cubic in the number of states: used up to
 
 from __future__ import annotations
 
+import math
+
 import mpmath
 import numpy as np
 
@@ -129,7 +131,8 @@ def digits(balance: Balance) -> int:
     (40, 41)
     """
     rates = balance.rates.data
-    return min(40 + int(np.ceil(np.log10(rates.max() / rates.min()))), 1000)
+    decades = math.log10(rates.max()) - math.log10(rates.min())   # the ratio itself may overflow
+    return min(40 + math.ceil(decades), 1000)
 
 
 def _dense(balance: Balance) -> list[list]:

@@ -44,6 +44,7 @@ from tqdm.auto import tqdm
 
 from analytic.ctmc.balance import Balance, Measure
 from analytic.ctmc.ordering import minimum_degree, nested_dissection
+from analytic.ctmc.rounding import factorization_bound, rounding_sum
 from analytic.errors import StateSpaceTooLargeError
 
 __all__ = ["Factorization", "GTHPlan", "analyse"]
@@ -322,6 +323,9 @@ _NONE = -(1 << 60)
 #: exponent carried separately), so that censored rates never underflow.
 _TINY = 2.0**-500
 
+#: The smallest normal double: a result below it is rounded absolutely, not relatively.
+_SMALLEST_NORMAL = 2.0**-1022
+
 
 @numba.njit(cache=True)
 def _rescale(G, exponent, first):  # pragma: no cover - compiled
@@ -422,7 +426,8 @@ def _factor(begin, end_supernode, counters, out_ptr, out_idx, out_val, in_ptr, i
 
     ``out_*`` is the CSR of the embedded (permuted) rates, row c = rates out of c; ``in_*`` the CSR
     of its transpose, row c = rates into c. Each contribution block leaves a front with its rows'
-    exponents; extend-add aligns a row's contributions to the largest of their exponents.
+    exponents; extend-add aligns a row's contributions to the largest of their exponents, and
+    ``counters[3]`` counts the contributions that alignment pushed below the normal range.
     """
     depth, top, top_exponent = counters[0], counters[1], counters[2]
     for s in range(begin, end_supernode):
@@ -477,7 +482,11 @@ def _factor(begin, end_supernode, counters, out_ptr, out_idx, out_val, in_ptr, i
                 row = local[update[cbase + a]]
                 shift = stack_exponent[top_exponent + a] - row_exponent[row]
                 for b in range(crest):
-                    G[row, local[update[cbase + b]]] += math.ldexp(stack[at + a * crest + b], shift)
+                    value = stack[at + a * crest + b]
+                    aligned = math.ldexp(value, shift)
+                    if value > 0.0 and aligned < _SMALLEST_NORMAL:   # shifted below the double range
+                        counters[3] += 1
+                    G[row, local[update[cbase + b]]] += aligned
         _eliminate(G, row_exponent, pivot, pivot_exponent, lower, upper, lower_exponent, factor_ptr[s],
                    exponent_ptr[s], first, p, block)
         factor_ptr[s + 1] = factor_ptr[s] + p * f
@@ -491,6 +500,28 @@ def _factor(begin, end_supernode, counters, out_ptr, out_idx, out_val, in_ptr, i
         top += rest * rest
         top_exponent += rest
     counters[0], counters[1], counters[2] = depth, top, top_exponent
+
+
+@numba.njit(cache=True)
+def _products_normal(start, update_ptr, factor_ptr, lower, upper):  # pragma: no cover - compiled
+    """Whether every censored rate into a pivot (``lower``), every routing probability out of it
+    (``upper``) and every product of the two that the elimination formed is at least the smallest
+    normal double: then no rounding of the elimination was absolute. Per pivot the least product
+    is the product of the least positive entries of its two factor rows."""
+    for s in range(len(start) - 1):
+        p = start[s + 1] - start[s]
+        f = p + update_ptr[s + 1] - update_ptr[s]
+        at = factor_ptr[s]
+        for t in range(p):
+            into, out = np.inf, np.inf
+            for j in range(t + 1, f):
+                if lower[at + t * f + j] > 0.0:
+                    into = min(into, lower[at + t * f + j])
+                if upper[at + t * f + j] > 0.0:
+                    out = min(out, upper[at + t * f + j])
+            if into < _SMALLEST_NORMAL or out < _SMALLEST_NORMAL or (into < np.inf and into * out < _SMALLEST_NORMAL):
+                return False
+    return True
 
 
 @numba.njit(cache=True)
@@ -803,6 +834,14 @@ class Factorization:
         Its symbolic analysis (:func:`analyse` of ``balance.rates``); the memory it states is
         allocated here.
 
+    Attributes
+    ----------
+    root : int
+        The state eliminated last (the pinned state of :meth:`solve`).
+    normal : bool
+        Whether no operation of the elimination fell below the normal range of doubles (then
+        :meth:`error_bound` is finite).
+
     Examples
     --------
     An M/M/1/2 queue (arrivals at rate 1, service at rate 2) has the geometric law
@@ -831,7 +870,7 @@ class Factorization:
         work = (np.empty(n, np.int64), np.empty(max(plan.stack, 1)), np.empty(max(plan.stack, 1), np.int64),
                 np.empty(m + 1, np.int64), np.empty(m + 1, np.int64), np.empty(m + 1, np.int64),
                 np.empty(plan.largest_front**2))
-        counters = np.zeros(3, np.int64)
+        counters = np.zeros(4, np.int64)
         chunks = _chunks(plan)
         with tqdm(total=round(plan.flops), unit=" multiply-adds", unit_scale=True, desc="GTH factorization",
                   disable=None if plan.flops > PROGRESS_FLOPS else True, leave=False) as progress:
@@ -844,6 +883,36 @@ class Factorization:
                 progress.update(round(plan.work[end] - plan.work[begin]))
         if np.count_nonzero(self._pivot == 0.0) != 1 or self._pivot[-1] != 0.0:
             raise VanishedPivot(int(plan.order[np.flatnonzero(self._pivot[:-1] == 0.0)[-1]]))
+        embedded = scaled.data[scaled.data > 0]
+        self.normal = bool(counters[3] == 0 and (embedded.size == 0 or embedded.min() >= _SMALLEST_NORMAL)
+                           and _products_normal(plan.start, plan.update_ptr, self._factor_ptr, self._lower, self._upper))
+
+    def error_bound(self) -> float:
+        """An a-priori bound on the relative error of every probability of the normalized
+        :meth:`measure` (before the rounding of the normalization), from the operation counts of
+        the elimination (:mod:`analytic.ctmc.rounding`): independent of the chain's conditioning,
+        valid when no operation fell below the normal range (``inf`` otherwise).
+
+        Returns
+        -------
+        float
+            The bound, or ``inf``.
+
+        Examples
+        --------
+        An M/M/1/2 queue: three states, a bound of a few hundred units of ``2**-53``:
+
+        >>> import scipy.sparse as sp
+        >>> balance = Balance(sp.csr_array([[-1.0, 1.0, 0], [2.0, -3.0, 1.0], [0, 2.0, -2.0]]))
+        >>> bound = Factorization(balance, analyse(balance.rates)).error_bound()
+        >>> bool(1e-15 < bound < 1e-13)
+        True
+        """
+        if not self.normal:
+            return math.inf
+        pattern = _permuted(_symmetric(self.balance.rates), self.plan.order)
+        indptr, indices = pattern.indptr.astype(np.int64), pattern.indices.astype(np.int64)
+        return factorization_bound(*rounding_sum(indptr, indices, _etree(indptr, indices, self.balance.n)))
 
     def measure(self) -> Measure:
         """The invariant measure of the scaled chain (values whose censored rates fell more than the

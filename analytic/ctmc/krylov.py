@@ -58,7 +58,7 @@ def gmres(matvec: Callable[[np.ndarray], np.ndarray], precondition: Callable[[np
     Raises
     ------
     FloatingPointError
-        A Krylov vector left the double range.
+        A Krylov vector, a rotation or the iterate left the double range.
 
     Examples
     --------
@@ -98,6 +98,8 @@ def gmres(matvec: Callable[[np.ndarray], np.ndarray], precondition: Callable[[np
                 c, s = rotations[i]
                 column[i], column[i + 1] = c * column[i] + s * column[i + 1], -s * column[i] + c * column[i + 1]
             radius = math.hypot(column[j], column[j + 1])
+            if not (math.isfinite(radius) and np.all(np.isfinite(column[:j]))):   # a rotation overflowed
+                raise FloatingPointError("GMRES: the Hessenberg matrix left the double range")
             c, s = (column[j] / radius, column[j + 1] / radius) if radius > 0 else (1.0, 0.0)
             rotations[j] = c, s
             column[j], column[j + 1] = radius, 0.0
@@ -108,8 +110,10 @@ def gmres(matvec: Callable[[np.ndarray], np.ndarray], precondition: Callable[[np
             if size == 0.0 or abs(g[j + 1]) <= rtol * norm:
                 break
             basis[j + 1] = w / size
-        y = solve_triangular(hessenberg[:k, :k], g[:k])
+        y = solve_triangular(hessenberg[:k, :k], g[:k], check_finite=False)
         x += precondition(_combine(basis, y))
+        if not np.all(np.isfinite(x)):        # a nearly singular least-squares problem, or the preconditioner
+            raise FloatingPointError("GMRES: the iterate left the double range")
     else:
         relative = float(np.linalg.norm(rhs - matvec(x))) / norm
     return x, iterations, relative

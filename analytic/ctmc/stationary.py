@@ -39,6 +39,7 @@ from analytic.ctmc.balance import Balance, Measure
 from analytic.ctmc.certificate import Certificate, certify, normalized_bound, tree_bound
 from analytic.ctmc.multilevel import MULTILEVEL_STATES, aggregation_measure
 from analytic.ctmc.refinement import RESTART, ScaledSolver, refine
+from analytic.ctmc.reversible import detailed_balance, reversible_bound
 from analytic.ctmc.spaces import vector_result
 from analytic.errors import ConvergenceError, InvalidParameterError, StateSpaceTooLargeError
 from analytic.memory import UNCHECKED_BYTES, available_bytes, fits, require
@@ -418,15 +419,22 @@ def _plan_methods(balance: Balance, method: str, attempts: _Attempts) -> tuple[l
 
 def _attempt(balance: Balance, name: str, first: int | None, tolerance: float,
              plan: gth.GTHPlan | None) -> tuple[Solution, float]:
-    """One method: its measure, refined and certified; the solution and the accuracy it reached."""
-    iterations, rounds = 0, 0
+    """One method: its measure, refined and certified; the solution and the accuracy it reached.
+
+    GTH's own measure comes with an a-priori bound (:meth:`gth.Factorization.error_bound`); where it
+    meets the tolerance the measure is not refined, and one certificate only sharpens the bounds of
+    single states. Where the certificate's bound misses the tolerance, the bounds free of the
+    conditioning are tried (:func:`_backward_error_law`)."""
+    iterations, rounds, a_priori, raw = 0, 0, math.inf, None
     if name == "extended":
         x, certificate = extended.certified_measure(balance)
         label = "extended precision (GTH and the certificate's supersolution in mpmath)"
     else:
         if name == "gth":
             factorization = _rooted_factorization(balance, plan)
-            x, reference = balance.positive(factorization.measure()), factorization.root
+            raw = factorization.measure()
+            a_priori = factorization.error_bound() if np.all(raw.hi > 0) else math.inf
+            x, reference = balance.positive(raw), factorization.root
             solver = ScaledSolver(balance, "gth", factorization)
             label = f"gth (multifrontal, subtraction-free; {plan.largest_front}-state largest front)"
         else:
@@ -439,22 +447,66 @@ def _attempt(balance: Balance, name: str, first: int | None, tolerance: float,
                      "iterative (GMRES(100), ILU(0) of the scaled system)")
             refined = refine(balance, x, reference, tolerance * 1e-6, solver)
             x, reference, rounds = refined.x, refined.reference, refined.rounds
-        certificate, x, more = _certified(balance, x, reference, tolerance, solver)
-        iterations, rounds = solver.iterations, rounds + more
-    probabilities, bounds = _law(balance, x, certificate.relative)
+        if a_priori <= tolerance / 2:            # vouched already: one check for the conditioning and per-state bounds
+            solver.update(x, reference, refactor=True)
+            certificate = certify(balance, x, reference, solver.solve)
+        else:
+            certificate, x, more = _certified(balance, x, reference, tolerance, solver)
+            rounds += more
+        iterations = solver.iterations
     how = (f"an inverse-positive system and a checked supersolution (relative residual {certificate.residual:.2g} "
            f"amplified at most {certificate.amplification:.3g} times; {rounds} refinement rounds)")
-    vouched = probabilities >= FLOOR
-    if not vouched.any() or float(bounds[vouched].max()) > tolerance:   # the bound free of the conditioning
-        uniform, eta = tree_bound(balance, x)
-        if uniform < float(bounds[vouched].max(initial=math.inf)):
-            probabilities, bounds = _law(balance, x, np.full(balance.n, np.inf), uniform)
-            how = (f"a backward error of {eta:.2g} relative on the rates of a spanning tree and the Markov chain "
-                   "tree theorem")
-    accuracy = float(bounds[vouched].max()) if vouched.any() else math.inf
-    check_text = (f"certified by {how}: every probability's error is bounded, the largest bound being "
-                  f"{accuracy:.2g} over the {int(vouched.sum())} probabilities >= {FLOOR:g}")
-    return Solution(probabilities, bounds, certificate.amplification, label, iterations, check_text), accuracy
+    best = _Law(*_law(balance, x, certificate.relative), how)
+    if raw is not None and a_priori < math.inf:
+        unrefined = x is raw
+        relative = certificate.relative if unrefined else np.full(balance.n, np.inf)
+        best = min(best, _Law(*_law(balance, raw, relative, a_priori), _a_priori_how(a_priori, how if unrefined else "")))
+    for measure in [x] if raw is None or raw is x or best.accuracy <= tolerance else [x, raw]:
+        if best.accuracy > tolerance:           # the bounds free of the conditioning
+            best = min(best, _backward_error_law(balance, measure))
+    check_text = (f"certified by {best.how}: every probability's error is bounded, the largest bound being "
+                  f"{best.accuracy:.2g} over the {int(best.vouched.sum())} probabilities >= {FLOOR:g}")
+    return Solution(best.probabilities, best.bounds, certificate.amplification, label, iterations, check_text), best.accuracy
+
+
+def _backward_error_law(balance: Balance, x: Measure) -> _Law:
+    """The better of two laws with bounds free of the conditioning: ``x`` under the backward error on
+    a spanning tree (:func:`tree_bound`), and, for chains whose transitions can all be undone,
+    ``x`` brought into detailed balance to double-double accuracy (:func:`detailed_balance`)
+    under the backward error of detailed balance (:func:`reversible_bound`)."""
+    unbounded = np.full(balance.n, np.inf)
+    uniform, eta = tree_bound(balance, x)
+    tree = _Law(*_law(balance, x, unbounded, uniform),
+                f"a backward error of {eta:.2g} relative on the rates of a spanning tree and the Markov chain tree theorem")
+    balanced = detailed_balance(balance, x)
+    return min(tree, _Law(*_law(balance, balanced, unbounded, reversible_bound(balance, balanced)),
+                          "the backward error of detailed balance on every transition (each can be undone) and the "
+                          "Markov chain tree theorem"))
+
+
+def _a_priori_how(bound: float, certificate: str) -> str:
+    """How an a-priori bound vouched (with the certificate that sharpened single states, if any)."""
+    text = (f"the rounding-error bound {bound:.2g} of the subtraction-free elimination, from its operation counts and "
+            "no underflow (O'Cinneide's entrywise analysis, for the multifrontal GTH)")
+    return f"{text}, and {certificate} where it is sharper" if certificate else text
+
+
+@dataclass(frozen=True, order=True)
+class _Law:
+    """A normalized law with its per-state bounds, compared by the accuracy vouched over the floor."""
+
+    accuracy: float = field(init=False)
+    probabilities: np.ndarray = field(compare=False)
+    bounds: np.ndarray = field(compare=False)
+    how: str = field(compare=False)
+
+    def __post_init__(self) -> None:
+        vouched = self.vouched
+        object.__setattr__(self, "accuracy", float(self.bounds[vouched].max()) if vouched.any() else math.inf)
+
+    @property
+    def vouched(self) -> np.ndarray:
+        return self.probabilities >= FLOOR
 
 
 def _rooted_factorization(balance: Balance, plan: gth.GTHPlan) -> gth.Factorization:
@@ -489,14 +541,17 @@ def _certified(balance: Balance, x: Measure, reference: int, tolerance: float,
         certificate = certify(balance, x, reference, solver.solve)
         if certificate.holds and float(certificate.relative.max()) <= tolerance / 3:
             break
+        previous = min(previous, certificate.residual)   # a refinement must improve on it to be kept
         if certificate.holds:
-            previous = min(previous, certificate.residual)
             target = tolerance / (8 * max(certificate.amplification, 1.0))
-        else:                                    # a failed check's residual says little (inf when a need is): refine's count
+        else:                                    # a failed check's residual says little about the error: refine's count
             target = 1e-6 * tolerance
         if target >= previous:                   # the residual is not what limits the bound
             break
-        refined = refine(balance, x, reference, target, solver)
+        try:
+            refined = refine(balance, x, reference, target, solver)
+        except FloatingPointError:               # a correction left the double range: keep x
+            break
         rounds += refined.rounds
         if refined.residual >= previous / 2:     # no progress
             break
@@ -508,14 +563,11 @@ def _law(balance: Balance, x: Measure, relative: np.ndarray,
          uniform: float = math.inf) -> tuple[np.ndarray, np.ndarray]:
     """The normalized law of ``Q`` and each probability's bound: the smaller of the certificate's
     (from the per-state bounds ``relative`` on the pinned measure) and ``uniform``, plus the
-    result's own rounding to doubles (relative, and absolute for a subnormal result: up to
-    2**-1075 at each of its two roundings)."""
-    mantissa, exponent = balance.probabilities(x)
-    top = int(exponent[mantissa > 0].max())
-    values = np.ldexp(mantissa, np.maximum(exponent - top, -1100))
-    probabilities = values / values.sum()
-    rounding = (math.log2(len(values)) + 8) * 2.0**-53     # hi + lo, the sum, the quotient
+    result's one rounding to a double (:meth:`Balance.normalized`: relative, and absolute for a
+    subnormal result, ``2**-1075``, taken relative to half the computed value)."""
+    probabilities, rounding = balance.normalized(x)
+    measure = np.minimum(normalized_bound(relative, probabilities), uniform)
+    bound = (1 + measure) * (1 + rounding) - 1
     with np.errstate(divide="ignore"):
-        absolute = np.where(probabilities > 0, 2.0**-1074 / probabilities, np.inf)
-    bound = (1 + np.minimum(normalized_bound(relative, probabilities), uniform)) * (1 + rounding) - 1
+        absolute = np.where((probabilities > 0) & (measure < 1), 2.0**-1074 / probabilities, np.inf)
     return probabilities, np.where(probabilities >= 2.0**-1022, bound, bound + absolute)
