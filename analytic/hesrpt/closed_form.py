@@ -55,6 +55,16 @@ def check_sizes(sizes: object) -> np.ndarray:
     return array
 
 
+def mean_time(times: np.ndarray) -> np.ndarray | float:
+    """Mean over the last axis, the times first scaled by a power of two per row: a mean within the
+    double range is returned even when the sum is beyond it (three completion times of 1e308 and
+    more), ``inf`` only when a time is."""
+    top = np.frexp(np.max(times, axis=-1, keepdims=True))[1]
+    with np.errstate(over="ignore"):
+        means = np.ldexp(np.sum(np.ldexp(times, -top), axis=-1) / times.shape[-1], top[..., 0])
+    return float(means) if means.ndim == 0 else means
+
+
 def _jobs(m: object) -> int:
     """The number of jobs m, refused before allocating when m values would not fit in memory."""
     m = integer("m", m, meaning=" (the number of remaining jobs)")

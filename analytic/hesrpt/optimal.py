@@ -49,7 +49,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from analytic.errors import ConvergenceError
-from analytic.hesrpt.closed_form import check_sizes
+from analytic.hesrpt.closed_form import check_sizes, mean_time
 from analytic.speedup import ConcaveSpeedup, SpeedUp, as_curve
 from analytic.validation import positive
 
@@ -74,7 +74,8 @@ class OptimalAllocation:
     total : float
         Minimal total flow time T* = Σ_i μ_i x_i.
     mean : float
-        T*/M.
+        T*/M, from the completion times without forming T* (:func:`~analytic.hesrpt.closed_form.mean_time`):
+        within the double range even when T* (then ``inf``) is not.
     completion_order : numpy.ndarray
         Job indices (input order) in the order they complete, first to last (shortest first). The
         paper's C = (c_1, ..., c_M) lists them last to first.
@@ -256,7 +257,8 @@ def optimal_allocation(sizes: object, speedup: ConcaveSpeedup | SpeedUp | float 
     completion[order], multipliers[order] = finish, weights
     allocations = np.zeros((jobs, jobs))
     allocations[:, order] = held[::-1] / n
-    total = float(weights @ ranked)
-    return OptimalAllocation(total=total, mean=total / jobs, completion_order=order[::-1].copy(),
+    with np.errstate(over="ignore"):                   # a total beyond 1.8e308 is inf, its mean need not be
+        total = float(weights @ ranked)
+    return OptimalAllocation(total=total, mean=mean_time(completion), completion_order=order[::-1].copy(),
                              completion_times=completion, durations=durations[::-1].copy(),
                              allocations=allocations, multipliers=multipliers)

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from analytic.errors import InvalidParameterError
-from analytic.hesrpt.closed_form import check_sizes, log_hesrpt_share
+from analytic.hesrpt.closed_form import check_sizes, log_hesrpt_share, mean_time
 from analytic.memory import require
 from analytic.speedup import ConcaveSpeedup, SpeedUp, as_curve
 from analytic.validation import flag, positive, real_array, user_code
@@ -138,7 +138,8 @@ class FlowTime:
     total : float
         Total flow time (all jobs arrive at time 0, so flow time = completion time).
     mean : float
-        Mean flow time, total / M.
+        Mean flow time, total / M, formed without the total (:func:`~analytic.hesrpt.closed_form.mean_time`):
+        within the double range even when the total (then ``inf``) is not.
     alpha : float or None
         KNEE's threshold (None for other policies).
     trajectory : Trajectory or None
@@ -223,20 +224,24 @@ def _simulate(sizes: np.ndarray, allocate: Allocator, servers: float,
     while width:
         active = np.arange(width) < count[:, None]
         held, rates = allocate(remaining, active, count)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            finish = remaining / rates  # inf where a job gets no service or has left (remaining = inf)
-        step = finish.min(axis=1)
-        stalled = (count > 0) & ~np.isfinite(step)
+        stalled = (count > 0) & ~np.any(active & (rates > 0), axis=1)
         if np.any(stalled):
             raise InvalidParameterError("policy", held[stalled][0],
                                         "allocates no service to any remaining job, so none would ever finish")
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            finish = remaining / rates  # inf where a job gets no service, has left (remaining = inf), or ends beyond 1.8e308
+        step = finish.min(axis=1)
+        beyond = (count > 0) & ~np.isfinite(step)  # served, but every departure lies beyond the double range
+        completion[(origin + ids)[beyond[:, None] & active]] = np.inf
+        count[beyond] = 0
         step[count == 0] = 0.0
         if record:
             path.append((clock[0], *_by_job(ids[0], remaining[0], held[0] / servers, jobs)))
         leaving = finish <= step[:, None] * (1.0 + _TIE)
         remaining = remaining - rates * step[:, None]
         remaining[leaving] = np.inf
-        clock += step
+        with np.errstate(over="ignore"):
+            clock += step  # inf: this departure lies beyond the double range
         completion[(origin + ids)[leaving]] = np.broadcast_to(clock[:, None], leaving.shape)[leaving]
         count -= leaving.sum(axis=1)
         width = int(count.max())
@@ -494,8 +499,9 @@ def flow_time(sizes: object, policy: str | Callable, speedup: ConcaveSpeedup | S
         positive("alpha", alpha, meaning=" (KNEE's threshold)")
     allocate = _allocator(policy, curve, n, x.size, None if alpha is None else np.array([float(alpha)]))
     completion, path = _simulate(x[None, :], allocate, n, record=record)
-    total = float(completion.sum())
-    return FlowTime(policy=name, completion_times=completion[0], total=total, mean=total / x.size,
+    with np.errstate(over="ignore"):                   # a total beyond 1.8e308 is inf, its mean need not be
+        total = float(completion.sum())
+    return FlowTime(policy=name, completion_times=completion[0], total=total, mean=mean_time(completion[0]),
                     alpha=None if alpha is None else float(alpha), trajectory=path)
 
 
@@ -594,5 +600,5 @@ def _knee_means(sizes: np.ndarray, speedup: ConcaveSpeedup, servers: int, alphas
     instances, tries = alphas.shape
     stacked = np.repeat(sizes, tries, axis=0)
     completion, _ = _simulate(stacked, _knee(speedup, servers, alphas.ravel()), servers)
-    return completion.mean(axis=1).reshape(instances, tries)
+    return mean_time(completion).reshape(instances, tries)
 
