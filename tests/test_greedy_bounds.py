@@ -3,13 +3,19 @@
 The reference for every containment test is greedy_metrics on the whole loss chain, solved by the
 subtraction-free GTH factorization with its own certificate (analytic.ctmc): an independent solve
 of the full state space, while greedy_bounds solves only a kept box and bounds what it leaves out.
+Where a closed form exists it is the reference instead (Erlang's loss formula and E[D] = 1/s_d when
+every job holds d servers), and the drift behind the neglected mass is checked against GV summed
+in exact rationals over the whole simplex.
 """
+
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
 import analytic.moldable.certified as certified
 from analytic.ctmc.truncation import Drift
+from analytic.erlang import erlang_b
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.moldable import GreedyBounds, greedy_bounds, greedy_metrics, traffic
 from analytic.speedup import SpeedUp
@@ -59,6 +65,7 @@ def test_the_box_leaves_states_out_and_bounds_their_mass():
 
 @pytest.mark.parametrize("speedup,lam,n,p", [
     (SUBLINEAR, 0.8, 12, None),                               # p* on 3 and 4 servers: four sizes, whole chain
+    (SUBLINEAR, 0.8, 40, None),                               # the same, 7 386 states
     (SpeedUp([1, 1.5]), 0.9, 40, "greedy"),                   # one size (2 divides 40)
 ])
 def test_whole_chains_give_intervals_from_the_solver_accuracy(speedup, lam, n, p):
@@ -135,3 +142,59 @@ def test_a_width_out_of_reach_gives_wider_intervals_that_still_hold(monkeypatch)
     exact = greedy_metrics(SUBLINEAR, lam, 120, method="gth")
     assert bounds.width > 1e-2
     assert _contains(bounds.blocking, exact.blocking) and _contains(bounds.mean_time, exact.mean_time)
+
+
+def test_mean_time_is_tight_where_blocking_exceeds_one_half():
+    """Every job on 4 servers at speed 1.03 (the greedy scheme, 4 divides 40): Erlang's loss system with 10
+    slots, P_b = erlang_b(10, 40 / 1.03) = 0.75 and E[D] = 1/1.03 exactly. The whole chain's intervals come
+    from the law's per-state accuracy and hold E[D] within 1e-12 on both sides; with P_b > 1/2 an upper end
+    that divided by 1 - P_b at the lower end of P_b would fall below 1/1.03."""
+    bounds = greedy_bounds(SpeedUp([1, 1.01, 1.02, 1.03]), 1.0, 40, "greedy")
+    assert _contains(bounds.blocking, float(erlang_b(10, 40 / 1.03)))
+    low, high = bounds.mean_time
+    assert Fraction(low) <= 1 / Fraction(1.03) <= Fraction(high)
+    assert high - low < 1e-12
+
+
+def test_drift_bounds_are_the_exact_extremes_over_the_simplex(monkeypatch):
+    """The drift behind a kept box (n = 120, Halfin-Whitt row): c is the largest GV over the kept states and η the
+    least -GV over the rest of the simplex, GV summed in exact rationals of the doubles the moves and V
+    return; both are certified to within their rounding, and ε = c / (c + η)."""
+    found = {}
+    check = certified.lattice_drift
+
+    def spy(chunks, moves, lyapunov, kept):
+        found.update(moves=moves, lyapunov=lyapunov, chain=kept, drift=check(chunks, moves, lyapunov, kept))
+        return found["drift"]
+
+    monkeypatch.setattr(certified, "lattice_drift", spy)
+    n = 120
+    bounds = greedy_bounds(SUBLINEAR, traffic(n, 0.5, 0.1), n)
+    assert 0 < bounds.neglected_mass and bounds.states < 61**2          # a box, not the simplex's 61^2 states
+    states = np.array([(a, b) for b in range(n // 2 + 1) for a in range(n - 2 * b + 1)])
+    lyapunov, moves, drift = found["lyapunov"], found["moves"], found["drift"]
+    base = [Fraction(float(v)) for v in lyapunov(states)]
+    exact = [Fraction(0)] * len(states)
+    for displacement, rate in moves:
+        r = rate(states)
+        active = np.flatnonzero(r > 0)
+        for i, target in zip(active.tolist(), lyapunov(states[active] + displacement).tolist(), strict=True):
+            exact[i] += Fraction(float(r[i])) * (Fraction(target) - base[i])
+    inside = found["chain"]._lookup(states) >= 0
+    largest = max(g for g, k in zip(exact, inside, strict=True) if k)
+    least = min(-g for g, k in zip(exact, inside, strict=True) if not k)
+    assert largest <= Fraction(drift.inside) <= largest * (1 + Fraction(1, 10**12))
+    assert least * (1 - Fraction(1, 10**12)) <= Fraction(drift.outside) <= least
+    assert bounds.neglected_mass == pytest.approx(float(largest / (largest + least)), rel=1e-12)
+
+
+def test_a_simplex_beyond_max_states_is_refused_before_it_is_scanned(monkeypatch):
+    """n = 20 000 (Halfin-Whitt row): the drift check would evaluate all 100 020 001 states of the simplex;
+    refused at once (the scan is never started), saying how many states and which limit."""
+    def scanned(*args):
+        raise AssertionError("the simplex was scanned before max_states was checked")
+
+    monkeypatch.setattr(certified, "_simplex_chunks", scanned)
+    with pytest.raises(StateSpaceTooLargeError, match=r"simplex 1 X_1 \+ 2 X_2 <= 20000, .* needs 100,020,001 states, "
+                                                      r"above max_states=30,000,000"):
+        greedy_bounds(SUBLINEAR, traffic(20_000, 0.5, 0.1), 20_000)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import analytic.ctmc.truncation as truncation
 from analytic.ctmc.truncation import (
     Drift,
     TruncatedChain,
@@ -26,7 +27,7 @@ from analytic.ctmc.truncation import (
     truncate_function,
     truncate_lattice,
 )
-from analytic.errors import InvalidParameterError, ReducibleChainError
+from analytic.errors import ConvergenceError, InvalidParameterError, ReducibleChainError
 
 
 def _contains(interval, value):
@@ -178,6 +179,74 @@ def test_truncation_records_its_parts():
     assert result.states == list(range(41))
     assert result.entry_cost == pytest.approx(2.0 * result.hitting_times[40], rel=1e-12, abs=0)
     assert "neglected_mass=" in repr(result) and "kept=41" in repr(result)
+
+
+def test_a_whole_chain_needs_no_hitting_times():
+    """Nothing outside jumps in: κ = 0 and the mean hitting times are not computed (a factorization of a
+    large whole chain's M-matrix would cost more than its solve)."""
+    moves = [((1,), lambda X: 1.0 * (X[:, 0] < 9)), ((-1,), lambda X: 2.0 * (X[:, 0] > 0))]
+    chain = truncate_lattice(np.arange(10)[:, None], moves, lambda X: X[:, 0] <= 9, (0,))
+    result = solve_truncated(chain, Drift.nothing_left_out())
+    assert result.entry_cost == 0 and result.hitting_times is None and result.neglected_mass == 0
+
+
+def test_unverified_hitting_times_are_refused_naming_the_state_and_the_shortfall(monkeypatch):
+    """A linear solve that returns nothing useful (zeros): after the rounds of correction the refusal says
+    which state fell short of (-Q w) >= 1 and by how much, with enough digits to read it."""
+    monkeypatch.setattr(truncation, "_factor", lambda matrix: (lambda rhs: np.zeros(len(rhs))))
+    step = _birth_death(1.0, 2.0, 1)
+    chain = truncate_function(list(range(5)), step, [5], 0)
+    drift = level_drift([0], lambda phase: [(0, 1, 1.0), (0, -1, 2.0)], math.log(1.5), np.ones(1), 4,
+                        function_drift_inside(range(5), step, lambda x: 1.5**x), "M/M/1", kept=chain)
+    with pytest.raises(ConvergenceError, match=r"no upper bound on the mean hitting times .* at state 1 the last w gave "
+                                               r"-?[0-9.e-]+ \(short by 1\); with hitting times up to 0, "):
+        solve_truncated(chain, drift)
+
+
+# ---------------------------------------------------------------------------------------------
+# A drift holds for the kept set it was checked for, and for no other
+
+
+def test_a_drift_is_refused_for_a_kept_set_it_was_not_checked_for():
+    """Issue 28: an M/M/1 drift (λ = 1, μ = 2, V = 1.5^x) checked for the 41 states 0..40, handed a truncation
+    to 0..5, gave P(X = 0) in [0.5249995, 0.5250004], without the exact 1/2. Refused now, naming both sizes;
+    on 0..40 it holds."""
+    step = _birth_death(1.0, 2.0, 1)
+    inside = function_drift_inside(range(41), step, lambda x: 1.5**x)
+    proved = truncate_function(list(range(41)), step, [41], 0)
+    arguments = ([0], lambda phase: [(0, 1, 1.0), (0, -1, 2.0)], math.log(1.5), np.ones(1), 40, inside, "M/M/1")
+    drift = level_drift(*arguments, kept=proved)
+    with pytest.raises(InvalidParameterError, match=r"drift = KeptSet\(count=41, .*was checked for a kept set of 41 "
+                                                    r"states, not for this chain's 6"):
+        solve_truncated(truncate_function(list(range(6)), step, [6], 0), drift)
+    with pytest.raises(InvalidParameterError, match=r"does not say which kept set it was checked for"):
+        solve_truncated(truncate_function(list(range(6)), step, [6], 0), level_drift(*arguments))
+    assert _contains(solve_truncated(proved, drift).interval(lambda x: 1.0 * (x == 0), 0.0, 1.0), 0.5)
+
+
+def test_a_lattice_drift_holds_for_the_states_its_membership_test_accepted():
+    """kept(X) = X < 40 on 0..99: the drift is for those 40 states, in any order, and no other set."""
+    moves = [((1,), lambda X: 1.0 * (X[:, 0] < 99)), ((-1,), lambda X: 2.0 * (X[:, 0] > 0))]
+    drift = lattice_drift([np.arange(100)[:, None]], moves, lambda X: 1.5 ** X[:, 0], lambda X: X[:, 0] < 40)
+    shuffled = np.random.default_rng(1).permutation(40)[:, None]
+    same = truncate_lattice(shuffled, moves, lambda X: X[:, 0] <= 99, (0,))
+    assert _contains(solve_truncated(same, drift).interval(lambda X: 1.0 * (X[:, 0] == 0), 0.0, 1.0), 0.5)
+    for other in (np.arange(6)[:, None], np.array([[k] for k in range(41) if k != 7])):
+        chain = truncate_lattice(other, moves, lambda X: X[:, 0] <= 99, (0,))
+        with pytest.raises(InvalidParameterError, match=r"was checked for a kept set of 40 states"):
+            solve_truncated(chain, drift)
+
+
+def test_a_state_listed_twice_does_not_hide_one_never_evaluated():
+    """Chunks listing state 3 twice and state 4 never hold as many kept rows as the 10 kept states: the
+    missing state is named (a truncated chain) or the kept set differs (a membership test)."""
+    chunks = [np.array([[0], [1], [2], [3], [3]]), np.arange(5, 51)[:, None]]
+    with pytest.raises(InvalidParameterError, match=r"chunks = \[4\]: is a kept state the chunks never list"):
+        lattice_drift(chunks, _mm1_moves(), lambda X: 1.5 ** X[:, 0], _mm1_chain())
+    drift = lattice_drift(chunks, _mm1_moves(), lambda X: 1.5 ** X[:, 0], lambda X: X[:, 0] < 10)
+    assert drift.kept.count == 9
+    with pytest.raises(InvalidParameterError, match=r"was checked for a kept set of 9 states, not for this chain's 10"):
+        solve_truncated(_mm1_chain(), drift)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -964,12 +964,13 @@ def hitting_time_bound(generator: sp.csr_array, reference: int, states: Any = No
         w[others] = w[others] + np.maximum(correction, 0.0)
     row = int(np.argmin(lower))
     where = f"state {states[row]!r}" if states is not None else f"row {row}"
+    rounding = float(np.max(lower[others] - kept[others]))
     raise ConvergenceError(f"no upper bound on the mean hitting times of the reference state was verified in "
                            f"{_HITTING_ROUNDS} rounds: it needs w with (-Q w) >= 1 at every state but the reference, and "
-                           f"the last w gave at {where} at least {least:.12g} only (short by {1 - least:.3g}, the rounding "
-                           f"of the check included), with hitting times up to {float(w.max()):.3g}, where the spacing of "
-                           "doubles times the rates is that large: the truncated chain is too ill-conditioned for double "
-                           "precision (a reference state nearer the bulk of the law has shorter hitting times)")
+                           f"at {where} the last w gave {least:.12g} (short by {1 - least:.3g}); with hitting times up to "
+                           f"{float(w.max()):.3g}, the rounding of the check and of w moves a row by up to {rounding:.3g}: "
+                           "near 1, the truncated chain is too ill-conditioned for double precision (a reference state "
+                           "nearer the bulk of the law has shorter hitting times)")
 
 
 def _supplied_lower(rates: sp.csr_array, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
