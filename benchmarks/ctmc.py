@@ -14,7 +14,11 @@
    with couplings down to 1e-15, reversible chains with weights over 100 decades): per method, how
    many answers were vouched for, and the worst relative error against the balance equations
    solved by LU in mpmath at 300 digits, beside the plain spsolve baseline.
-3. Transient law of an 11-state chain at t = 1e2, 1e6 and 1e12, against one stationary solve.
+3. The families issue 28 found refused though their answer was at hand: 300 birth–death chains
+   of 60–100 states over 8 decades (against the product form at 50 digits), rugged birth–death
+   chains with steps of 30 decades to 10^5 states, Metropolis lattices to 316 x 316 over 43
+   decades (rates powers of two, whose law is known exactly, and rates as a user computes them).
+4. Transient law of an 11-state chain at t = 1e2, 1e6 and 1e12, against one stationary solve.
 
 Run: ``python benchmarks/ctmc.py`` (a few minutes). ``--n200`` adds the greedy(p*) chain at
 n = 200 (3.1e6 states; target 5 min, 8 GB) and ``--large`` the two-queue lattice of 10^7 states at
@@ -32,6 +36,7 @@ import time
 
 import mpmath
 import numpy as np
+import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from analytic.ctmc import CTMC
@@ -238,6 +243,82 @@ def hard_families(samples=100):
     print()
 
 
+def birth_death_weights(births, deaths):
+    """The product form at 50 digits, normalized, as doubles."""
+    with mpmath.workdps(50):
+        weights = [mpmath.mpf(1)]
+        for b, d in zip(births, deaths, strict=True):
+            weights.append(weights[-1] * mpmath.mpf(float(b)) / mpmath.mpf(float(d)))
+        total = mpmath.fsum(weights)
+        return np.array([float(w / total) for w in weights])
+
+
+def rugged(n, rng):
+    """Rates over 2 decades, a step of 30 decades up or down at one state in twenty."""
+    births, deaths = 10 ** rng.uniform(-1, 1, n - 1), 10 ** rng.uniform(-1, 1, n - 1)
+    steps = rng.choice(n - 1, size=(n - 1) // 20, replace=False)
+    up = rng.random(len(steps)) < 0.5
+    births[steps[up]] *= 1e30
+    deaths[steps[~up]] *= 1e30
+    return births, deaths
+
+
+def grid(side, rate):
+    index = np.arange(side * side).reshape(side, side)
+    a = np.concatenate([index[:, :-1].ravel(), index[:-1, :].ravel()])
+    b = np.concatenate([index[:, 1:].ravel(), index[1:, :].ravel()])
+    rows, cols = np.concatenate([a, b]), np.concatenate([b, a])
+    return CTMC(sp.coo_array((rate(rows, cols), (rows, cols)), shape=(side * side,) * 2))
+
+
+def report(label, chain, exact=None):
+    start = time.perf_counter()
+    try:
+        pi = chain.stationary()
+    except ConvergenceError as refusal:
+        best = str(refusal).split("the best accuracy reached is ")[-1].split(" ")[0]
+        print(f"{label:<52} {chain.n_states:>9,} {time.perf_counter() - start:8.2f} s  refused (best {best})")
+        return
+    seconds = time.perf_counter() - start
+    vouched = pi.probabilities >= pi.floor
+    error = "" if exact is None else f", error {relative_error(pi.probabilities, exact):.1e}"
+    print(f"{label:<52} {chain.n_states:>9,} {seconds:8.2f} s  vouched (largest bound {pi.error_bounds[vouched].max():.1e}"
+          f"{error}) [{pi.check.split(':')[0].removeprefix('certified by ')[:60]}]")
+
+
+def issue_families():
+    """The chains issue 28 found refused though their answer was at hand."""
+    print("== issue 28's families, default tolerance 1e-10: vouched or refused, largest bound, error against the "
+          "exact law ==")
+    rng = np.random.default_rng(28)
+    refused, worst, start = 0, 0.0, time.perf_counter()
+    for _ in range(300):
+        n = int(rng.integers(60, 101))
+        births, deaths = 10 ** rng.uniform(-4, 4, n - 1), 10 ** rng.uniform(-4, 4, n - 1)
+        try:
+            pi = CTMC(np.diag(births, 1) + np.diag(deaths, -1)).stationary()
+        except ConvergenceError:
+            refused += 1
+            continue
+        worst = max(worst, relative_error(pi.probabilities, birth_death_weights(births, deaths)))
+    print(f"{'birth-death, 60-100 states over 8 decades (300)':<52} {'':>9} {time.perf_counter() - start:8.2f} s  "
+          f"{300 - refused} vouched, {refused} refused, worst error {worst:.1e}")
+    for n in (200, 20_000, 100_000):
+        births, deaths = rugged(n, np.random.default_rng(n))
+        chain = CTMC(sp.diags_array([deaths, births], offsets=[-1, 1]).tocsr())
+        report(f"rugged birth-death (30-decade steps), n = {n:,}", chain, birth_death_weights(births, deaths))
+    for side in (100, 200, 316):
+        k = np.random.default_rng(side).integers(0, 145, side * side)
+        chain = grid(side, lambda i, j, k=k: np.ldexp(1.0, -np.maximum(0, k[j] - k[i])))
+        weights = [1 << (144 - int(v)) for v in k]
+        total = sum(weights)
+        report(f"Metropolis {side}x{side}, rates 2**-(k_j - k_i)+ (exact)", chain, np.array([w / total for w in weights]))
+        potential = np.random.default_rng(side).uniform(0, 100, side * side)
+        chain = grid(side, lambda i, j, v=potential: np.exp(-np.maximum(0.0, v[j] - v[i])))
+        report(f"Metropolis {side}x{side}, rates exp(-(V_j - V_i)+), V < 100", chain)
+    print()
+
+
 def transient_timing():
     chain = CTMC.from_function(0, lambda x: ([(x + 1, 0.7 + 0.1 * x)] if x < 10 else [])
                                + ([(x - 1, 1.0 + 0.05 * x * x)] if x > 0 else []))
@@ -298,6 +379,7 @@ def main():
         return
     targets()
     hard_families()
+    issue_families()
     transient_timing()
     for flag, cases in ((args.n200, ["n200"]), (args.large, ["large-0.6", "large-0.9"])):
         for case in cases if flag else []:

@@ -190,3 +190,21 @@ def test_the_law_is_rounded_once_even_below_the_normal_range():
             exact = v / total
             assert abs(Fraction(p) - exact) <= Fraction(rounding) * exact + Fraction(2) ** -1075
     assert rounding < 2.0**-53 * (1 + 1e-10)
+
+
+def test_tree_bound_through_a_subnormal_rate():
+    # State 2 is reached only by a rate 2**-1060 times its source's outflow: the flow of that tree
+    # edge, formed as one product, underflowed to zero and the bound raised ZeroDivisionError (seen
+    # on greedy(p*) at arrival rate 1e-200). The law is pi ∝ (1, 1, 2**-1060) exactly. The bound
+    # holds, weak (the flow excess into state 2 is formed from a subnormal product); the solver
+    # vouches for the law by its other bounds.
+    rates = np.array([[0, 1.0, 0], [1.0, 0, 2.0**-1060], [0, 1.0, 0]])
+    balance = Balance(sp.csr_array(rates))
+    x = gth.Factorization(balance, gth.analyse(balance.rates)).measure()
+    bound, _ = tree_bound(balance, x)
+    law, _ = balance.normalized(x)
+    exact = np.array([1.0, 1.0, 2.0**-1060]) / 2
+    assert np.all(np.abs(law - exact) <= bound * exact)
+    result = CTMC(rates).stationary()
+    assert np.all(np.abs(np.asarray(result) - exact) <= result.error_bounds * exact)
+    assert result.error_bounds[exact >= result.floor].max() <= result.accuracy

@@ -320,7 +320,8 @@ def tree_bound(balance: Balance, x: Measure) -> tuple[float, float]:
     matrix = balance.rates
     indptr, indices = matrix.indptr.astype(np.int64), matrix.indices.astype(np.int64)
     rows = np.repeat(np.arange(n), np.diff(indptr))
-    log_flow = np.log2(x.hi[rows] * matrix.data) + x.exponent[rows]
+    with np.errstate(divide="ignore"):          # a state of measure zero has no flow
+        log_flow = np.log2(x.hi[rows]) + np.log2(matrix.data) + x.exponent[rows]
     order, parent = spanning_tree(indptr, indices, -log_flow, int(np.argmax(x.relative_to_top())))  # largest flows
     eta = _subtree_eta(order, parent, value, bound, x.hi, x.exponent, indptr, indices, matrix.data)
     log_factor = (n - 1) * (math.log1p(eta) - math.log1p(-eta)) if eta < 1 else math.inf
@@ -347,12 +348,16 @@ def _subtree_eta(order, parent, value, bound, hi, exponent, indptr, indices, dat
     for position in range(len(order) - 1, 0, -1):
         child = order[position]
         up = parent[child]
-        forward = hi[child] * _rate(indptr, indices, data, child, up)
-        backward = hi[up] * _rate(indptr, indices, data, up, child)
-        if forward > 0.0 and (backward == 0.0 or math.log2(forward) + exponent[child] >= math.log2(backward) + exponent[up]):
-            flow, flow_exponent = forward * (1 - 2.0**-51), exponent[child]
-        else:
-            flow, flow_exponent = backward * (1 - 2.0**-51), exponent[up]
+        forward, forward_exponent = math.frexp(_rate(indptr, indices, data, child, up))   # subnormal rates too
+        backward, backward_exponent = math.frexp(_rate(indptr, indices, data, up, child))
+        forward, forward_exponent = hi[child] * forward, exponent[child] + forward_exponent
+        backward, backward_exponent = hi[up] * backward, exponent[up] + backward_exponent
+        if forward > 0.0 and (backward == 0.0 or math.log2(forward) + forward_exponent >= math.log2(backward) + backward_exponent):
+            flow, flow_exponent = forward * (1 - 2.0**-51), forward_exponent
+        elif backward > 0.0:
+            flow, flow_exponent = backward * (1 - 2.0**-51), backward_exponent
+        else:                                   # no flow either way (a state of measure zero): no bound
+            return np.inf
         carried = (math.ldexp(abs(total[child]), total_exponent[child] - flow_exponent)
                    + math.ldexp(slack[child], slack_exponent[child] - flow_exponent)) / flow
         eta = max(eta, carried * (1 + 2.0**-50))

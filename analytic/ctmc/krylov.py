@@ -27,8 +27,8 @@ def gmres(matvec: Callable[[np.ndarray], np.ndarray], precondition: Callable[[np
     """Solve ``A x = rhs`` from ``x = 0`` until ``||rhs - A x|| <= rtol ||rhs||``, or a restart cycle
     fails to lower the residual by a tenth (stagnation), or after ``cycles`` cycles.
 
-    Returns the iterate, the number of iterations, and its relative residual (recomputed, not the
-    recurrence's estimate).
+    Returns the best iterate of the cycles, the number of iterations, and its relative residual
+    (recomputed, not the recurrence's estimate).
 
     Parameters
     ----------
@@ -49,7 +49,7 @@ def gmres(matvec: Callable[[np.ndarray], np.ndarray], precondition: Callable[[np
     Returns
     -------
     x : numpy.ndarray
-        The last iterate (the solution when ``relative <= rtol``).
+        The iterate of least residual (the solution when ``relative <= rtol``).
     iterations : int
         Krylov iterations done, over all cycles.
     relative : float
@@ -58,7 +58,8 @@ def gmres(matvec: Callable[[np.ndarray], np.ndarray], precondition: Callable[[np
     Raises
     ------
     FloatingPointError
-        A Krylov vector, a rotation or the iterate left the double range.
+        The right-hand side's norm, a residual, a Krylov vector, a rotation or the iterate left
+        the double range.
 
     Examples
     --------
@@ -70,16 +71,25 @@ def gmres(matvec: Callable[[np.ndarray], np.ndarray], precondition: Callable[[np
     ([1.0, 1.0], 2, True)
     """
     n = len(rhs)
-    norm = float(np.linalg.norm(rhs))
+    with np.errstate(over="ignore"):
+        norm = float(np.linalg.norm(rhs))
+    if not math.isfinite(norm):
+        raise FloatingPointError("GMRES: the right-hand side's norm left the double range")
     x = np.zeros(n)
     if norm == 0.0:
         return x, 0, 0.0
     iterations, relative = 0, 1.0
+    best_x, best = np.zeros(n), 1.0           # a stagnating cycle may end worse than it began
     basis = np.empty((restart + 1, n))
     for _ in range(cycles):
         residual = rhs - matvec(x) if iterations else rhs.copy()
-        beta = float(np.linalg.norm(residual))
+        with np.errstate(over="ignore"):
+            beta = float(np.linalg.norm(residual))
+        if not math.isfinite(beta):
+            raise FloatingPointError("GMRES: the residual left the double range")
         previous, relative = relative, beta / norm
+        if relative < best:
+            best_x, best = x.copy(), relative
         if relative <= rtol or (iterations and not relative < 0.9 * previous):
             break
         hessenberg = np.zeros((restart + 1, restart))
@@ -100,23 +110,28 @@ def gmres(matvec: Callable[[np.ndarray], np.ndarray], precondition: Callable[[np
             radius = math.hypot(column[j], column[j + 1])
             if not (math.isfinite(radius) and np.all(np.isfinite(column[:j]))):   # a rotation overflowed
                 raise FloatingPointError("GMRES: the Hessenberg matrix left the double range")
-            c, s = (column[j] / radius, column[j + 1] / radius) if radius > 0 else (1.0, 0.0)
+            iterations += 1
+            if radius == 0.0:                 # breakdown: the new vector adds no direction the residual lacks
+                break
+            c, s = column[j] / radius, column[j + 1] / radius
             rotations[j] = c, s
             column[j], column[j + 1] = radius, 0.0
             g[j], g[j + 1] = c * g[j], -s * g[j]
             hessenberg[: j + 2, j] = column
             k = j + 1
-            iterations += 1
             if size == 0.0 or abs(g[j + 1]) <= rtol * norm:
                 break
             basis[j + 1] = w / size
-        y = solve_triangular(hessenberg[:k, :k], g[:k], check_finite=False)
-        x += precondition(_combine(basis, y))
+        if k:
+            with np.errstate(over="ignore", invalid="ignore"):
+                x += precondition(_combine(basis, solve_triangular(hessenberg[:k, :k], g[:k], check_finite=False)))
         if not np.all(np.isfinite(x)):        # a nearly singular least-squares problem, or the preconditioner
             raise FloatingPointError("GMRES: the iterate left the double range")
     else:
         relative = float(np.linalg.norm(rhs - matvec(x))) / norm
-    return x, iterations, relative
+        if relative < best:
+            best_x, best = x, relative
+    return best_x, iterations, best
 
 
 @numba.njit(cache=True, fastmath=True)

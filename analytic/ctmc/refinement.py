@@ -204,7 +204,7 @@ class ScaledSolver:
         if not np.any(rhs):
             return np.zeros_like(rhs)
         if self.factorization is not None:
-            with np.errstate(over="ignore"):    # reported below
+            with np.errstate(over="ignore", invalid="ignore"):    # inf - inf where both overflow: reported below
                 y = self._through_factorization(np.maximum(rhs, 0.0)) - self._through_factorization(np.maximum(-rhs, 0.0))
         elif self.kind == "direct":
             y = self._factor.solve(rhs)
