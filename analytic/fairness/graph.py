@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
+from analytic.memory import available_bytes, fits
 from analytic.validation import flag, numeric_array, positive, real_array
 
 __all__ = ["CompatibilityGraph", "check_mean_size", "check_rates", "service_rate", "subset_service_rates"]
@@ -48,7 +49,9 @@ class CompatibilityGraph:
     ------
     InvalidParameterError
         An empty server set, a repeated or out-of-range server index, a negative, NaN or infinite
-        capacity, or a class with zero total capacity.
+        capacity, a class with zero total capacity, or more servers than the capacities and the
+        dense incidence matrix (9 bytes per class and server) leave room for in memory (checked
+        before they are allocated: ``CompatibilityGraph([[10**12]])`` asks for 10^12 servers).
 
     Examples
     --------
@@ -68,11 +71,13 @@ class CompatibilityGraph:
     def __post_init__(self) -> None:
         sets = _server_sets(self.server_sets)
         if self.capacities is None:
-            capacities = np.ones(1 + max(max(s) for s in sets))
+            capacities = np.ones(_fitting_servers(sets, 1 + max(max(s) for s in sets), "the largest server index",
+                                                  "; number the servers 0, 1, 2, ..."))
         else:
             capacities = real_array("capacities", self.capacities, allow_nan=True).reshape(-1)
             if capacities.size == 0 or not np.all(np.isfinite(capacities)) or np.any(capacities < 0):
                 raise InvalidParameterError("capacities", self.capacities, "must be a non-empty vector of finite rates >= 0")
+            _fitting_servers(sets, capacities.size, "the number of capacities")
         for i, servers in enumerate(sets):
             if max(servers) >= capacities.size:
                 raise InvalidParameterError(f"server_sets[{i}]", servers,
@@ -108,6 +113,24 @@ class CompatibilityGraph:
     def class_capacities(self) -> np.ndarray:
         """μ({i}) for every class i: the largest service rate a class-i job can get."""
         return self.incidence @ self.capacities
+
+
+#: Bytes per (class, server) pair of the dense incidence matrix (one bool, and 8 while the class
+#: capacities are summed in floating point), and per server (its capacity).
+_BYTES_PER_PAIR = 9
+_BYTES_PER_SERVER = 8
+
+
+def _fitting_servers(sets: tuple[tuple[int, ...], ...], servers: int, source: str, advice: str = "") -> int:
+    """``servers``, or the error when the capacities and the dense incidence matrix would not fit in memory."""
+    needed = servers * (_BYTES_PER_SERVER + _BYTES_PER_PAIR * len(sets))
+    if not fits(needed):
+        raise InvalidParameterError("server_sets", sets, f"must describe a graph that fits in memory: {source} makes "
+                                                         f"{servers:,} servers, and the capacities and the {len(sets):,} x "
+                                                         f"{servers:,} incidence matrix need about {needed / 2**30:.3g} "
+                                                         f"GiB, more than the {available_bytes() / 2**30:.3g} GiB "
+                                                         f"available{advice}")
+    return servers
 
 
 def _server_sets(server_sets: Any) -> tuple[tuple[int, ...], ...]:
