@@ -89,3 +89,42 @@ def test_chain_size_and_errors():
         oi_queue_chain(graph, [1.0, 1.0], 3, size=pareto())
     with pytest.raises(InvalidParameterError, match="size"):
         oi_queue_chain(graph, [1.0, 1.0], 3, size="uniform")
+
+
+
+# On the graph [[0, 2], [1, 2]] with unit capacities, unit arrival rates and exponential sizes of mean 1, the rates
+# out of a state total at most 2 (arrivals) + 3 (services) + 3m (interruptions); the smallest is min(1, m).
+SMALLEST_M, LARGEST_M = 5 * 2.0**-1021, (2.0**1021 - 5) / 3
+
+
+@pytest.mark.parametrize("interruptions", [SMALLEST_M * 1.01, 1e-300, 1e300, 10**30, LARGEST_M * 0.99])
+def test_interruptions_at_the_ends_of_the_double_range_keep_the_aggregate_law(interruptions):
+    """m from 1e-307 (FCFS to double precision) to 1e307 (time slices of 1e-307 mean sizes, balanced fairness in
+    the limit): a chain whose rates span 600 orders of magnitude and more still gives law (3) with exponential
+    sizes, and on one server with hyperexponential sizes the M/G/1/K-PS law, the limit of many interruptions.
+    References: recursion (4) (balance_function) and the truncated geometric law, insensitive to the size law."""
+    graph = CompatibilityGraph([[0, 2], [1, 2]])
+    law = oi_queue_law(graph, [1.0, 1.0], 3, interruptions=interruptions)
+    np.testing.assert_allclose(law.probabilities, balance_function(graph, [1.0, 1.0], 3).probabilities(), rtol=1e-12,
+                               atol=0)
+    if 1 < interruptions <= 1e300:      # the span's ends above are the two-class model's
+        rho, k = 0.7, 5
+        ps = rho ** np.arange(k + 1) / (rho ** np.arange(k + 1)).sum()
+        single = oi_queue_law(CompatibilityGraph([[0]]), [rho], k, interruptions=interruptions, size=HYPER)
+        np.testing.assert_allclose(single.probabilities, ps, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("arrival_rates, interruptions, match", [
+    ([1.0, 1.0], 1.7e308, r"^interruptions = 1.7e\+308: gives the chain rates from 1 to a total of inf out of one state"),
+    ([1.0, 1.0], LARGEST_M * 1.01, r"^interruptions = 7.56\d*e\+306: gives the chain rates from 1 to a total of 2.27e\+307"),
+    ([1.0, 1.0], SMALLEST_M * 0.99, r"^interruptions = 2.2\d*e-307: gives the chain rates from 2.2e-307 to a total of 5 "),
+    ([1.0, 1.0], 5e-324, r"^interruptions = 4.94\d*e-324: .* span beyond the double range \(2\*\*1021\); 0 is FCFS"),
+    ([1.0, 1.0], 10**400, r"^interruptions = 1000.*: its magnitude exceeds the largest float"),
+    ([1.0, 5e-324], 1.0, r"^arrival_rates = .*: gives the chain rates from 4.94e-324 to a total of 7 out of one state"),
+    ([1.0, 1.7e308], 0.0, r"^arrival_rates = .*: gives the chain rates from 1 to a total of 1.7e\+308 out of one state"),
+])
+def test_rates_beyond_the_double_range_are_refused_naming_the_input(arrival_rates, interruptions, match):
+    """interruptions = 1.7e308 and 5e-324 were refused as "rate = inf" and "rate = 9.9e-324 ... is too small", naming
+    no input of oi_queue_law, and 10**400 raised a raw OverflowError; the span's ends are those computed above."""
+    with pytest.raises(InvalidParameterError, match=match):
+        oi_queue_law(CompatibilityGraph([[0, 2], [1, 2]]), arrival_rates, 3, interruptions=interruptions)

@@ -31,12 +31,17 @@ from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.fairness.graph import CompatibilityGraph, check_rates
 from analytic.fairness.lattice import SimplexLattice, simplex_lattice
 from analytic.simulation import ErlangMixture, exponential, size_law
-from analytic.validation import as_number, integer
+from analytic.validation import integer, real
 
 __all__ = ["OIQueueLaw", "oi_queue_chain", "oi_queue_law"]
 
 #: Default limit on the number of job sequences.
 DEFAULT_MAX_STATES = 500_000
+
+#: Widest ratio of the largest to the smallest rate of the model the chain is built for: the stationary
+#: solvers scale the rates out of a state by their total, and a rate below 2**-1022 of it loses bits; one
+#: more factor 2 covers rounding the total up to a power of two.
+RATE_SPAN = 2.0**1021
 
 
 @dataclass(frozen=True)
@@ -143,7 +148,9 @@ def oi_queue_chain(graph: CompatibilityGraph, arrival_rates: Any, max_jobs: int,
     Raises
     ------
     InvalidParameterError
-        Bad rates, ``max_jobs`` < 1, negative or non-finite ``interruptions``.
+        Bad rates, ``max_jobs`` < 1, negative or non-finite ``interruptions``; rates of the chain (arrivals,
+        services, interruptions) spanning more than the double range (``RATE_SPAN``), named by the input at
+        the far end.
     StateSpaceTooLargeError
         More than ``max_states`` sequences.
 
@@ -155,17 +162,17 @@ def oi_queue_chain(graph: CompatibilityGraph, arrival_rates: Any, max_jobs: int,
     """
     rates = check_rates("arrival_rates", arrival_rates, graph)
     limit = integer("max_jobs", max_jobs)
-    number = as_number(interruptions)
-    if number is None or not 0 <= number < np.inf:
-        raise InvalidParameterError("interruptions", interruptions, "must be a finite number >= 0 (mean interruptions per job)")
-    interruptions = float(number)
+    condition = "must be a finite number >= 0 (mean interruptions per job)"
+    if real("interruptions", interruptions, " >= 0 (mean interruptions per job)") < 0:
+        raise InvalidParameterError("interruptions", interruptions, condition)
     law = _phases(size)
+    _check_rate_span(rates, law, graph.capacities, float(interruptions) / law.mean, interruptions, size)
     cap = integer("max_states", max_states)
     # Arrivals alone reach every sequence of (class, initial phase) pairs: a lower bound, counted before exploring.
     kinds = graph.n_classes * int(np.count_nonzero(law.initial))
     if _sequences(kinds, limit, cap) > cap:
         raise StateSpaceTooLargeError(cap + 1, cap, f"the job sequences of up to max_jobs = {limit} jobs", at_least=True)
-    interrupt = interruptions / law.mean            # 1/θ: interruptions per unit of work
+    interrupt = float(interruptions) / law.mean     # 1/θ: interruptions per unit of work
     arrivals = [((i, p), float(rates[i] * law.initial[p])) for i in range(graph.n_classes)
                 for p in np.flatnonzero(law.initial)]
     exits = law.exit_rates
@@ -191,6 +198,41 @@ def oi_queue_chain(graph: CompatibilityGraph, arrival_rates: Any, max_jobs: int,
         return moves
 
     return CTMC.from_function((), transitions, max_states=max_states)
+
+
+def _check_rate_span(rates: np.ndarray, law: _Phases, capacities: np.ndarray, interrupt: float, interruptions: Any,
+                     size: Any) -> None:
+    """Refuse a model whose rates out of one state span more than ``RATE_SPAN``, naming the input at fault.
+
+    Per input, the smallest rate it puts in the chain and a bound on what it adds to the total rate out of
+    a state: the jobs in service share at most the total capacity C, so services add at most C times the
+    fastest phase's rate out, and interruptions C/θ. The input named is the one whose rates reach farthest
+    beyond the services' (interruptions or arrival rates), or the size law when neither reaches beyond.
+    """
+    capacity = capacities[capacities > 0]
+    arrivals = np.outer(rates, law.initial).ravel()
+    moves = np.column_stack([law.exit_rates, np.where(np.eye(law.initial.size, dtype=bool), 0.0, law.generator)])
+    c_min, c_total = float(capacity.min()), float(capacity.sum())
+    ends = {"interruptions": (c_min * interrupt, c_total * interrupt),
+            "arrival_rates": (float(arrivals[arrivals > 0].min()), float(arrivals.sum())),
+            "size": (c_min * float(moves[moves > 0].min()), c_total * float(moves.sum(axis=1).max()))}
+    if interrupt == 0:
+        del ends["interruptions"]
+    smallest, total = min(low for low, _ in ends.values()), sum(high for _, high in ends.values())
+    if total * (1 / RATE_SPAN) <= smallest:     # also False for an infinite total
+        return
+    service_low, service_high = ends["size"]
+
+    def reach(low: float, high: float) -> float:   # how far the rates reach beyond the services' (0 * x underflows)
+        return max(service_low / low if low > 0 else np.inf, high / service_high if service_high < np.inf else 0.0)
+
+    beyond = {name: reach(*ends[name]) for name in ends if name != "size"}
+    name = max(beyond, key=beyond.get) if max(beyond.values()) > 1 else "size"
+    hint = {"interruptions": "; 0 is FCFS per server, and many interruptions per job approach balanced fairness "
+                             "(balance_function)", "arrival_rates": "", "size": ""}[name]
+    value = {"interruptions": interruptions, "arrival_rates": rates, "size": size}[name]
+    raise InvalidParameterError(name, value, f"gives the chain rates from {smallest:.3g} to a total of {total:.3g} out "
+                                             f"of one state, a span beyond the double range (2**1021){hint}")
 
 
 def _sequences(kinds: int, limit: int, cap: int) -> int:
