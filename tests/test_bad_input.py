@@ -4,9 +4,11 @@ The sweep discovers every callable listed in ``__all__`` of every module and pac
 :mod:`analytic` (and the public methods of the classes listed there), so a function is covered the
 day it is exported. Each has one valid call in ``BASELINES`` below; the sweep replaces one parameter
 at a time by a wrong type (a string, a dict, an object, a complex number, ``None``), NaN, ±inf,
-zero, a negative number, 10**18, a fraction, a bool, an empty, a flat and a ragged sequence, and
-then by values hypothesis draws (extreme floats and integers, text, nested lists, the baseline's
-own sequence with one entry spoiled). A call must
+zero, a negative number, 10**18, a fraction, a bool, an empty, a flat and a ragged sequence, numbers
+at the ends of the double range and integers beyond it (also as the last entry of a list of numbers),
+a count of 10**12 (more memory than the machine has), and then by values hypothesis draws (extreme
+floats and integers, text, nested lists, the baseline's own sequence with one entry spoiled). A
+parameter that scales the work asked for (``WORK``) may run on a huge value. A call must
 
 * raise an input error of :mod:`analytic.errors` (``InvalidParameterError``, whose message names
   the perturbed parameter; ``UnstableSystemError``; ``StateSpaceTooLargeError``; ...), or
@@ -646,11 +648,21 @@ NEVER_VALID = ["abc", {"a": 1}, _Opaque(), 1 + 1j, float("nan"), [1.0, float("na
 #: Values valid for some parameters: each must be refused cleanly or give a NaN-free result.
 EDGE = [math.inf, -math.inf, 0, 0.0, -1, -1.5, 10**18, -(10**18), 0.5, True, 1e-300, [], [1.0, 2.0], (3,), "",
         np.array([2.0, 1.0]), np.float64(2.0), np.int64(3)]
-#: Parameters that scale the work asked for (run length, replications): 10**18 asks for 10**18 times
-#: the work, which is a valid request, not a hang; every other value is still swept. The empty
-#: ``select`` of ``collect`` asks for the whole reproduce table (tens of seconds).
-WORK = {"jobs": (10**18,), "time": (10**18,), "replications": (10**18,), "runs": (10**18,), "warmup": (10**18,),
-        "size": (10**18,), "count": (10**18,), "length": (10**18,), "total": (10**18,), "select": ("",)}
+#: Issue 28's families, swept for every parameter and as the last entry of every list of numbers: numbers at
+#: the ends of the double range (the smallest subnormal and normal doubles, the largest finite magnitudes)
+#: and integers beyond it, where a number is expected ...
+EXTREME = [5e-324, 2.2e-308, 1.7e308, -1e308, 10**30, 10**400]
+#: ... and a count (of states, servers, jobs) whose tables need more memory than the machine has.
+HUGE_COUNT = 10**12
+#: Parameters that scale the work asked for (run length, replications, sample size): a value of at least
+#: HUGE_COUNT asks for that much work, a valid request, so a call still running after WORK_PROBE seconds
+#: of CPU time is doing what it was asked (its tables are allocated at the start); exhausting memory or a
+#: raw error is still a defect.
+WORK = {"jobs", "time", "replications", "runs", "warmup", "size", "count", "length", "total"}
+WORK_PROBE = 1.0
+#: Values left out for a parameter: the empty ``select`` of ``collect`` asks for the whole reproduce table
+#: (tens of seconds).
+SKIPPED = {"select": ("",)}
 #: Parameters that take any hashable value (the state of a chain built from a transition function, the
 #: labels of a chain's states, a reference state and the state looked up: a complex number is a label
 #: like any other, and 0j finds the state 0 as a dict does; NaN is refused, never found again).
@@ -694,12 +706,17 @@ def _must_raise(parameter: inspect.Parameter, value: Any) -> bool:
         isinstance(value, float) and math.isnan(value)) or isinstance(value, list)
 
 
+def _is_work(parameter: str, value: Any) -> bool:
+    """Whether ``value`` asks ``parameter`` for a huge amount of work (which may run, see WORK)."""
+    return parameter in WORK and _is_plain_number(value) and HUGE_COUNT <= value < math.inf
+
+
 def _fixed_values(parameter: inspect.Parameter) -> Iterator[tuple[Any, bool]]:
     for value in [*NEVER_VALID, None]:
         yield value, _must_raise(parameter, value)
-    for value in EDGE:
+    for value in [*EDGE, *EXTREME, HUGE_COUNT]:
         if any(value is skipped or (type(value) is type(skipped) and value == skipped)
-               for skipped in WORK.get(parameter.name, ())):
+               for skipped in SKIPPED.get(parameter.name, ())):
             continue
         yield value, False
 
@@ -790,11 +807,11 @@ class _CompilerPause(numba.core.event.Listener):
 
 
 @contextlib.contextmanager
-def _soft_limit() -> Iterator[None]:
-    """Raise _Overtime once the body has used SOFT_LIMIT seconds of this process's CPU time (compiling aside)."""
+def _soft_limit(seconds: float = SOFT_LIMIT) -> Iterator[None]:
+    """Raise _Overtime once the body has used ``seconds`` of this process's CPU time (compiling aside)."""
     signal.signal(signal.SIGPROF, _alarm)
     with numba.core.event.install_listener("numba:compiler_lock", _CompilerPause()):
-        signal.setitimer(signal.ITIMER_PROF, SOFT_LIMIT)
+        signal.setitimer(signal.ITIMER_PROF, seconds)
         try:
             yield
         finally:
@@ -813,11 +830,12 @@ def judge(baseline: Call, parameter: str | None, value: Any, must_raise: bool) -
     bound = signature.bind_partial(*baseline.args, **baseline.kwargs)
     if parameter is not None:
         bound.arguments[parameter] = value
+    work = parameter is not None and _is_work(parameter, value)
     try:
-        with _soft_limit():
+        with _soft_limit(WORK_PROBE if work else SOFT_LIMIT):
             result = _materialize(baseline.function(*bound.args, **bound.kwargs))
     except _Overtime:
-        return f"still running after {SOFT_LIMIT:g} s of CPU time (a hang)"
+        return None if work else f"still running after {SOFT_LIMIT:g} s of CPU time (a hang)"
     except MemoryError:
         return "MemoryError: exhausted the capped address space instead of refusing before allocating"
     except ConvergenceError as error:
@@ -854,9 +872,15 @@ def _swept(signature: inspect.Signature, key: str) -> list[inspect.Parameter]:
 
 
 def _perturbations(key: str, baseline: Call) -> Iterator[tuple[str, Any, bool]]:
-    for parameter in _swept(inspect.signature(baseline.function), key):
+    signature = inspect.signature(baseline.function)
+    arguments = signature.bind_partial(*baseline.args, **baseline.kwargs).arguments
+    for parameter in _swept(signature, key):
         for value, must_raise in _fixed_values(parameter):
             yield parameter.name, value, must_raise and (key, parameter.name) not in ANY_HASHABLE
+        given = arguments.get(parameter.name)
+        if isinstance(given, list | tuple) and given and all(_is_plain_number(v) for v in given):
+            for value in [*EXTREME, HUGE_COUNT]:      # the families as one entry of a list that is otherwise right
+                yield parameter.name, type(given)([*given[:-1], value]), False
 
 
 def _explore(key: str, baseline: Call, report: Callable[[str], None], start: Callable[[str], None]) -> None:
@@ -947,7 +971,7 @@ def sweep(key: str) -> list[str]:
         try:
             _child(key, write)
             os.write(write, b'["done", ""]\n')
-        except BaseException as error:  # noqa: BLE001 - reported to the parent, which fails the test
+        except BaseException as error:  # reported to the parent, which fails the test
             os.write(write, (json.dumps(["defect", f"the sweep stopped: {type(error).__name__}: {error}"]) + "\n").encode())
         finally:
             os._exit(0)
