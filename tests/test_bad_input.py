@@ -45,6 +45,7 @@ import resource
 import select
 import signal
 import time
+import traceback
 import types
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -836,10 +837,10 @@ def judge(baseline: Call, parameter: str | None, value: Any, must_raise: bool) -
             result = _materialize(baseline.function(*bound.args, **bound.kwargs))
     except _Overtime:
         return None if work else f"still running after {SOFT_LIMIT:g} s of CPU time (a hang)"
-    except MemoryError:
-        return "MemoryError: exhausted the capped address space instead of refusing before allocating"
+    except MemoryError as error:
+        return f"MemoryError ({_where(error)}): exhausted the capped address space instead of refusing before allocating"
     except ConvergenceError as error:
-        return f"ConvergenceError: {error}"
+        return f"ConvergenceError ({_where(error)}): {error}"
     except InvalidParameterError as error:
         if parameter is None:
             return f"the valid baseline call raised {error}"
@@ -853,11 +854,19 @@ def judge(baseline: Call, parameter: str | None, value: Any, must_raise: bool) -
     except AnalyticError as error:
         return f"the valid baseline call raised {error}" if parameter is None else None
     except Exception as error:  # the defect this module exists to find
-        return f"raw {type(error).__name__}: {str(error)[:300]}"
+        return f"raw {type(error).__name__} ({_where(error)}): {str(error)[:300]}"
     if must_raise:
         return f"accepted without an error (returned {_short(result)})"
     where = _nonfinite(result)
     return f"returned a result with {where}" if where else None
+
+
+def _where(error: BaseException) -> str:
+    """The traceback's last frame, and the package's last one when it is in a library: file:line in function."""
+    frames = traceback.extract_tb(error.__traceback__)
+    own = [frame for frame in frames if f"{os.sep}analytic{os.sep}" in frame.filename]
+    shown = [frames[-1], *own[-1:]] if own and own[-1] is not frames[-1] else frames[-1:]
+    return ", from ".join(f"{os.path.relpath(frame.filename)}:{frame.lineno} in {frame.name}" for frame in shown)
 
 
 def _short(value: Any) -> str:
@@ -1384,7 +1393,7 @@ def judge_entry(baseline: Call, parameter: str, place: Callable[[Any], Any], lab
     except AnalyticError:
         return None
     except Exception as error:
-        return f"{label} {_short(replacement)}: raw {type(error).__name__}: {str(error)[:200]}"
+        return f"{label} {_short(replacement)}: raw {type(error).__name__} ({_where(error)}): {str(error)[:200]}"
     if spoiled:
         return f"{label} {_short(replacement)} accepted without an error (returned {_short(result)})"
     where = _results_differ(result, reference)
