@@ -18,8 +18,10 @@ the example needs 1,000,000,000 states and about 9.31e+20 GiB of memory
 
 from __future__ import annotations
 
+import math
 import os
 import resource
+from fractions import Fraction
 
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.validation import flag, integer, real
@@ -147,6 +149,7 @@ def require(bytes_needed: float, what: str, states: int, at_least: bool = False,
     at_least = flag("at_least", at_least)
     if not fits(bytes_needed):
         available = available_bytes()
-        fitting = int(states * available / bytes_needed)
+        # in rationals: a count beyond the float range (a model of 1.7e308 servers) times the bytes overflows a float
+        fitting = 0 if bytes_needed == math.inf else int(Fraction(states * available) / Fraction(bytes_needed))
         raise StateSpaceTooLargeError(states, fitting, what, at_least, memory=(int(min(bytes_needed, 2.0**1000)), available),
                                       advice=advice)

@@ -1543,3 +1543,19 @@ def test_equal_sizes_finish_in_one_order_across_heSRPT():
     assert closed[0] > closed[1] > closed[3]
     assert flow_time(sizes, "hesrpt", 0.5, 10).completion_times == pytest.approx(closed, rel=1e-12, abs=1e-15)
     assert optimal_allocation(sizes, 0.5, 10).completion_times == pytest.approx(closed, rel=1e-9, abs=1e-12)
+
+
+def test_memory_refusal_counts_models_beyond_the_float_range():
+    """compare_policies(servers=1.7e308) raised a raw OverflowError in analytic.memory.require, which scaled the
+    model's size (an int beyond the float range) by the memory available in floats. Reference: the defining
+    inequalities of the count that fits, limit * bytes <= states * available < (limit + 1) * bytes, in integers."""
+    from analytic.errors import StateSpaceTooLargeError
+    from analytic.memory import available_bytes, require
+
+    states, bytes_needed = 2 * 10**308, 1e300
+    with pytest.raises(StateSpaceTooLargeError) as refused:
+        require(bytes_needed, "a model beyond the float range", states)
+    limit, exact, available = refused.value.limit, int(bytes_needed), available_bytes()
+    assert limit * exact <= states * available < (limit + 1) * exact
+    with pytest.raises(StateSpaceTooLargeError, match="^an infinite table needs at least 10,000,000,000,"):
+        require(math.inf, "an infinite table", 10**400, at_least=True)
