@@ -269,11 +269,13 @@ def test_conditioning_beyond_double_precision_is_certified_by_the_tree_bound(mon
 
 def test_a_refusal_states_the_accuracy_reached_and_the_tolerance_that_would_be_vouched():
     # A Metropolis lattice whose rates are reversible only up to their rounding (below): no bound
-    # free of the conditioning reaches 1e-13, and the certificate cannot (conditioning 1e38).
+    # free of the conditioning reaches 1e-13, and the certificate cannot (conditioning 1e38), so
+    # the refinement rounds of the direct and iterative methods are not even tried.
     chain = metropolis_lattice(20, 100.0, np.random.default_rng(3))
     reached = r"the best accuracy reached is (\S+) \(tolerance=(\S+) would be vouched"
     with pytest.raises(ConvergenceError, match=reached) as refusal:
         chain.stationary(tolerance=1e-13)
+    assert "iterative: not tried: the chain amplifies relative residuals about" in str(refusal.value)
     stated = float(re.search(r"\(tolerance=(\S+) would be vouched", str(refusal.value)).group(1))
     result = chain.stationary(tolerance=stated)
     assert result.accuracy == stated and result.error_bounds[np.asarray(result) >= result.floor].max() <= stated

@@ -70,6 +70,11 @@ GTH_FLOPS_PER_STATE = 1e5
 #: ``method="auto"`` tries SuperLU on the scaled system up to this many states.
 DIRECT_STATES = 3000
 
+#: The smallest relative residual the refinement rounds reach (double-double residuals): a chain that
+#: amplifies residuals more than ``tolerance / REFINED_RESIDUAL`` times (as measured by a first
+#: method's certificate) is not handed to the direct and iterative rounds, which could not certify it.
+REFINED_RESIDUAL = 2.0**-100
+
 #: At most this many certificates per method: each pass after the first must have halved the
 #: residual (a check that keeps failing while the refinement still improves cannot loop).
 CERTIFICATION_PASSES = 8
@@ -299,11 +304,13 @@ class Solution:
 
 @dataclass
 class _Attempts:
-    """The methods tried so far and the best certified accuracy among them."""
+    """The methods tried so far, the best certified accuracy among them and the largest conditioning
+    their certificates measured."""
 
     tolerance: float
     tried: list[str] = field(default_factory=list)
     best: float = math.inf
+    conditioning: float = 0.0
 
     def record(self, label: str, accuracy: float, why: str = "") -> None:
         self.tried.append(f"{label}: {why or f'{accuracy:.3g}'}")
@@ -369,6 +376,11 @@ def solve(generator: sp.csr_array, method: str, first: int | None, tolerance: fl
     attempts = _Attempts(tolerance)
     ladder, plan = _plan_methods(balance, method, attempts)
     for name in ladder:
+        if name in ("direct", "iterative") and attempts.conditioning * REFINED_RESIDUAL > tolerance:
+            attempts.record(name, math.inf, f"not tried: the chain amplifies relative residuals about "
+                            f"{attempts.conditioning:.2g} times, beyond what refinement rounds (relative residuals of "
+                            f"{REFINED_RESIDUAL:.1g} at best) certify")
+            continue
         try:
             outcome = _attempt(balance, name, first, tolerance, plan)
         except StateSpaceTooLargeError as exc:
@@ -384,6 +396,7 @@ def solve(generator: sp.csr_array, method: str, first: int | None, tolerance: fl
         solution, accuracy = outcome
         if accuracy <= tolerance:
             return solution
+        attempts.conditioning = max(attempts.conditioning, solution.conditioning)
         attempts.record(solution.method, accuracy, "" if math.isfinite(accuracy) else (
             f"no supersolution checked; the chain amplifies relative residuals about {solution.conditioning:.2g} "
             "times (mean jumps of the reversed chain to the pinned state), beyond what double precision resolves"))
@@ -447,7 +460,8 @@ def _attempt(balance: Balance, name: str, first: int | None, tolerance: float,
                      "iterative (GMRES(100), ILU(0) of the scaled system)")
             refined = refine(balance, x, reference, tolerance * 1e-6, solver)
             x, reference, rounds = refined.x, refined.reference, refined.rounds
-        if a_priori <= tolerance / 2:            # vouched already: one check for the conditioning and per-state bounds
+        if a_priori <= tolerance / 2:            # vouched, with room for the normalization's rounding: one check
+            # for the conditioning and sharper per-state bounds, no refinement
             solver.update(x, reference, refactor=True)
             certificate = certify(balance, x, reference, solver.solve)
         else:
@@ -461,9 +475,10 @@ def _attempt(balance: Balance, name: str, first: int | None, tolerance: float,
         unrefined = x is raw
         relative = certificate.relative if unrefined else np.full(balance.n, np.inf)
         best = min(best, _Law(*_law(balance, raw, relative, a_priori), _a_priori_how(a_priori, how if unrefined else "")))
-    for measure in [x] if raw is None or raw is x or best.accuracy <= tolerance else [x, raw]:
-        if best.accuracy > tolerance:           # the bounds free of the conditioning
-            best = min(best, _backward_error_law(balance, measure))
+    for measure in [x] if raw is None or raw is x else [x, raw]:   # GTH's own measure too, if refinement moved x
+        if best.accuracy <= tolerance:
+            break
+        best = min(best, _backward_error_law(balance, measure))   # the bounds free of the conditioning
     check_text = (f"certified by {best.how}: every probability's error is bounded, the largest bound being "
                   f"{best.accuracy:.2g} over the {int(best.vouched.sum())} probabilities >= {FLOOR:g}")
     return Solution(best.probabilities, best.bounds, certificate.amplification, label, iterations, check_text), best.accuracy
