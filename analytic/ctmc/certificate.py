@@ -352,8 +352,9 @@ def _subtree_eta(order, parent, value, bound, hi, exponent, indptr, indices, dat
         backward, backward_exponent = math.frexp(_rate(indptr, indices, data, up, child))
         forward, forward_exponent = hi[child] * forward, exponent[child] + forward_exponent
         backward, backward_exponent = hi[up] * backward, exponent[up] + backward_exponent
-        larger = backward == 0.0 or math.log2(forward) + forward_exponent >= math.log2(backward) + backward_exponent
-        if forward > 0.0 and larger:
+        larger = forward > 0.0 and (backward == 0.0 or
+                                    math.log2(forward) + forward_exponent >= math.log2(backward) + backward_exponent)
+        if larger:
             flow, flow_exponent = forward * (1 - 2.0**-51), forward_exponent
         elif backward > 0.0:
             flow, flow_exponent = backward * (1 - 2.0**-51), backward_exponent
