@@ -11,7 +11,9 @@ cap are the untruncated chain's):
 * ``κ = max_y Σ_j q(y, j) m_j`` with the mean hitting times ``m`` of the reference state solved by
   mpmath at 30 digits;
 * the neglected mass ``c / (c + η)``, with ``V = e^{θ ℓ} w(phase)``, ``w = (-M(θ))^{-1} 1`` from the
-  chain's own rates above the kept levels, and ``c``, ``η`` the brute-force extremes of ``GV`` (mpmath).
+  chain's own rates above the kept levels, and ``c``, ``η`` the brute-force extremes of ``GV`` (mpmath);
+* the bound on the waiting jobs above the kept levels in ``E[R]``, against the least ratio ``r`` with
+  ``ℓ <= r (-GV)`` there (mpmath).
 """
 
 import math
@@ -30,7 +32,7 @@ SERVERS, CLASSES, ARRIVAL = 2, (JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)), 0
 @pytest.fixture(scope="module")
 def solved():
     """fcfs_bounds at width 0.5 (a kept set of 100-odd states), its last truncation, and the lumped chain
-    capped four levels above the kept ones."""
+    capped four levels above the kept ones and above 1/θ."""
     found = {}
     solve = certified.solve_truncated
 
@@ -41,7 +43,8 @@ def solved():
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(certified, "solve_truncated", spy)
         bounds = fcfs_bounds(SERVERS, CLASSES, ARRIVAL, width=0.5)
-    chain = multiserver_chain("fcfs", SERVERS, CLASSES, ARRIVAL, max_waiting=bounds.levels + 4, representation="lumped")
+    cap = bounds.levels + 4 + math.ceil(1 / bounds.theta)
+    chain = multiserver_chain("fcfs", SERVERS, CLASSES, ARRIVAL, max_waiting=cap, representation="lumped")
     return bounds, found["truncation"], chain
 
 
@@ -97,34 +100,51 @@ def test_entry_cost_against_exact_hitting_times(solved):
         assert largest <= bounds.entry_cost <= largest * (1 + mpmath.mpf(10) ** -5)
 
 
-def test_neglected_mass_is_c_over_c_plus_eta(solved):
-    """ε = c / (c + η) with V = e^{θ ℓ} w(phase) (V = 0 with no job waiting), w = (-M(θ))^{-1} 1 from the capped
-    chain's rates at level L + 1, c the largest GV over the kept states and η the least -GV at levels L + 1
-    and L + 2 (the least above L: GV = e^{θ ℓ} D there); mpmath at 30 digits, agreeing to 1e-9 (the package's w
-    is a double solve)."""
-    bounds, _, chain = solved
-    rows, level, theta = _rows(chain), bounds.levels, bounds.theta
+def _drift(bounds, rows):
+    """GV of V = e^{θ ℓ} w(phase) (0 with no job waiting) at a state, in mpmath (30 digits): w = (-M(θ))^{-1} 1
+    with M(θ) the tilted generator of the phases from the capped chain's rates at level L + 1."""
+    level, t = bounds.levels, mpmath.mpf(bounds.theta)
     phases = [(s[0], s[1]) for s in rows if s[2] == level + 1]
     index = {p: i for i, p in enumerate(phases)}
+    tilted = mpmath.zeros(len(phases), len(phases))
+    for p in phases:
+        for target, q in rows[(*p, level + 1)].items():
+            tilted[index[p], index[p]] += q
+            tilted[index[p], index[target[0], target[1]]] -= q * mpmath.exp(t * (target[2] - level - 1))
+    w = mpmath.lu_solve(tilted, mpmath.ones(len(phases), 1))
+
+    def lyapunov(state):
+        return mpmath.mpf(0) if state[2] == 0 else mpmath.exp(t * state[2]) * w[index[state[0], state[1]]]
+
+    return lambda state: mpmath.fsum(q * (lyapunov(y) - lyapunov(state)) for y, q in rows[state].items())
+
+
+def test_neglected_mass_is_c_over_c_plus_eta(solved):
+    """ε = c / (c + η) with c the largest GV over the kept states and η the least -GV at levels L + 1 and L + 2
+    (the least above L: GV = e^{θ ℓ} D there), GV of _drift; agreeing to 1e-9 (the package's w is a double
+    solve)."""
+    bounds, _, chain = solved
+    rows, level = _rows(chain), bounds.levels
     with mpmath.workdps(30):
-        t = mpmath.mpf(theta)
-        tilted = mpmath.zeros(len(phases), len(phases))
-        for p in phases:
-            for target, q in rows[(*p, level + 1)].items():
-                tilted[index[p], index[p]] += q
-                tilted[index[p], index[target[0], target[1]]] -= q * mpmath.exp(t * (target[2] - level - 1))
-        w = mpmath.lu_solve(tilted, mpmath.ones(len(phases), 1))
-
-        def lyapunov(state):
-            return mpmath.mpf(0) if state[2] == 0 else mpmath.exp(t * state[2]) * w[index[state[0], state[1]]]
-
-        def drift(state):
-            return mpmath.fsum(q * (lyapunov(y) - lyapunov(state)) for y, q in rows[state].items())
-
+        drift = _drift(bounds, rows)
         c = max(mpmath.mpf(0), max(drift(s) for s in rows if s[2] <= level))
         eta = min(-drift(s) for s in rows if level < s[2] <= level + 2)
         assert eta > 0
         assert abs(bounds.neglected_mass / (c / (c + eta)) - 1) < 1e-9
+
+
+def test_waiting_jobs_above_the_kept_levels_are_bounded_with_the_least_ratio(solved):
+    """E[R] = Σ α_i d_i + E[ℓ] / λ, with π(ℓ 1_(ℓ > L)) <= r c for any r with ℓ <= r (-GV) above L. The least such
+    r, from GV of _drift on every level L + 1 .. L + 1 + 1/θ (beyond, ℓ e^{-θ ℓ} decreases), gives an upper end of
+    E[R] the certified one must reach (relative 1e-9)."""
+    bounds, truncation, chain = solved
+    rows, level = _rows(chain), bounds.levels
+    with mpmath.workdps(30):
+        drift = _drift(bounds, rows)
+        ratio = max(s[2] / -drift(s) for s in rows if level < s[2] <= level + 1 + math.ceil(1 / bounds.theta))
+    outside = (0.0, truncation.drift.outside_expectation(float(ratio)))
+    waiting = truncation.interval(lambda state: state[2], outside=outside)
+    assert bounds.response_time[1] >= (1.0 + waiting[1] / ARRIVAL) * (1 - 1e-9)       # Σ α_i d_i = 1
 
 
 def test_neglected_mass_covers_the_exact_mass_left_out(solved):

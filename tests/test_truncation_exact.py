@@ -111,13 +111,14 @@ def _poisson_lyapunov(arrival, service, top, level):
 def test_poisson_lyapunov_function_makes_the_neglected_mass_exact():
     """With V solving Poisson's equation GV = δ 1_K - (1 - δ) 1_{S \\ K}, the bound c / (c + η) is δ itself:
     ε may exceed the exact π(S \\ K) = δ only by the rounding of V (relative 1e-8 here); c and η are the
-    brute-force extremes of GV over the states, in exact rationals; P(X <= 5) = 1 - δ is nearly attained."""
+    brute-force extremes of GV over the states (listed in chunks of three, highest first), in exact rationals;
+    P(X <= 5) = 1 - δ is nearly attained."""
     top, level = 16, 5
     moves = _birth_death_moves(1.0, 2.0, top)
     lyapunov, delta = _poisson_lyapunov(1.0, 2.0, top, level)
     every = np.arange(top + 1)[:, None]
     chain = truncate_lattice(every[: level + 1], moves, lambda X: X[:, 0] <= top, (0,))
-    drift = lattice_drift([every], moves, lyapunov, chain)
+    drift = lattice_drift([every[k:k + 3] for k in reversed(range(0, top + 1, 3))], moves, lyapunov, chain)
     exact = _exact_drift(every, moves, lyapunov)
     largest, least = max(exact[: level + 1]), min(-g for g in exact[level + 1:])
     assert largest <= Fraction(drift.inside) <= largest + Fraction(1, 10**12)
@@ -156,6 +157,25 @@ def test_level_drift_bound_outside_is_the_exact_least_drift_above_the_level():
         t = mpmath.mpf(theta)
         exact = mpmath.exp(t * (level + 1)) * (3 - mpmath.exp(t) - 2 * mpmath.exp(-t))
         assert exact * (1 - mpmath.mpf(10) ** -12) <= drift.outside <= exact
+
+
+def test_level_drift_near_the_decay_rate_bounds_the_rounding_of_d():
+    """M/M/1 (λ = 1, μ = 2) with θ within 1e-7 to 4e-6 of the decay rate log 2: D = e^θ - 1 + 2 (e^{-θ} - 1)
+    cancels a million-fold, so its double sum errs by far more than its relative rounding; η must still be at
+    most the exact e^{θ (L + 1)} (-D) (mpmath, 50 digits), which the plain sum overshoots at some of these θ."""
+    step = lambda x: [(x + 1, 1.0), (x - 1, 2.0 * (x > 0))]         # noqa: E731
+    chain = truncate_function(list(range(4)), step, [4], 0)
+    overshoots = 0
+    for j in range(1, 41):
+        theta = math.log(2) * (1 - j * 1e-7)
+        drift = level_drift([0], lambda p: [(0, 1, 1.0), (0, -1, 2.0)], theta, np.ones(1), 3, 1.0, "M/M/1", kept=chain)
+        plain = 1.0 * (math.exp(theta) - 1.0) + 2.0 * (math.exp(-theta) - 1.0)
+        with mpmath.workdps(50):
+            t = mpmath.mpf(theta)
+            exact = -(mpmath.exp(t) - 1 + 2 * (mpmath.exp(-t) - 1))
+            assert drift.outside <= mpmath.exp(4 * t) * exact
+            overshoots += -plain * (1 - 8 * UNIT) > exact
+    assert overshoots > 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -295,14 +315,21 @@ def _network_moves():
 
 
 def test_entry_cost_is_the_largest_entry_flow_times_exact_hitting_times():
-    """Two queues on {x + y <= 12} kept at x, y <= 5: κ = max over the states y outside of Σ_j q(y, j) m_j,
+    """Two queues on {x + y <= 12} kept at x, y <= 5, V = 1.5^x + 1.5^y evaluated in chunks of 7 states: c and η are
+    the extremes of GV in exact rationals; κ = max over the states y outside of Σ_j q(y, j) m_j,
     with m the exact mean hitting times of (0, 0) in the truncated chain (rationals, exits sent to (0, 0));
     the states outside differ (their mean is well below the largest), so κ must be their maximum."""
     every = np.array([(x, y) for x in range(N_SMALL + 1) for y in range(N_SMALL + 1 - x)])
     kept = every[(every[:, 0] <= 5) & (every[:, 1] <= 5)]
     moves = _network_moves()
     chain = truncate_lattice(kept, moves, lambda X: X.sum(axis=1) <= N_SMALL, (0, 0))
-    result = solve_truncated(chain, lattice_drift([every], moves, lambda X: 1.5 ** X[:, 0] + 1.5 ** X[:, 1], chain))
+    lyapunov = lambda X: 1.5 ** X[:, 0] + 1.5 ** X[:, 1]          # noqa: E731
+    drift = lattice_drift([every[k:k + 7] for k in range(0, len(every), 7)], moves, lyapunov, chain)
+    exact, inside = _exact_drift(every, moves, lyapunov), (every[:, 0] <= 5) & (every[:, 1] <= 5)
+    largest, least = max(np.array(exact)[inside]), min(-np.array(exact)[~inside])
+    assert largest <= Fraction(drift.inside) <= largest * (1 + Fraction(1, 10**12))        # the sums cancel
+    assert least * (1 - Fraction(1, 10**12)) <= Fraction(drift.outside) <= least
+    result = solve_truncated(chain, drift)
     index = {tuple(s): i for i, s in enumerate(kept.tolist())}
     rates = np.zeros((len(kept), len(kept)))
     for displacement, rate in moves:
@@ -373,6 +400,33 @@ def test_interval_is_the_extreme_of_the_theorem_range(sign, bounds):
     low, high = result.interval(f, **bounds)
     assert low <= least and high >= largest
     assert least - low < 1e-13 and high - largest < 1e-13
+
+
+def test_interval_bounds_its_own_rounding():
+    """Random rewards of mixed sign and size, neglected masses and entry costs (ν from a law with zero error
+    bounds): each end of the interval is beyond the exact rational extreme of part (iii) at its corners (within
+    [low, high], which holds π(f) anyway), which the plain double evaluation of the corners misses in some
+    of these draws."""
+    result, _ = _whole_birth_death()
+    law = dataclasses.replace(result.law, error_bounds=np.zeros(6))
+    rng = np.random.default_rng(12)
+    misses = 0
+    for _ in range(300):
+        f = rng.normal(size=6) * 10.0 ** rng.integers(-3, 4) + rng.normal() * 10.0 ** rng.integers(-3, 4)
+        epsilon, kappa = 10.0 ** rng.uniform(-12, -1), 10.0 ** rng.uniform(-2, 8)
+        low, high = f.min() - 10.0 ** rng.uniform(-2, 10), f.max() + 10.0 ** rng.uniform(-2, 10)
+        trial = dataclasses.replace(result, law=law, neglected_mass=epsilon, entry_cost=kappa)
+        found = trial.interval(f, low, high)
+        nu = sum(Fraction(p) * Fraction(v) for p, v in zip(law.probabilities.tolist(), f.tolist(), strict=True))
+        a, b, e, k = Fraction(f.min()), Fraction(f.max()), Fraction(epsilon), Fraction(kappa)
+        least = max(Fraction(low), min(nu, (1 - e) * nu + (a - nu) * e * k + Fraction(low) * e))        # low <= π(f)
+        largest = min(Fraction(high), max(nu, (1 - e) * nu + (b - nu) * e * k + Fraction(high) * e))
+        assert Fraction(found[0]) <= least and Fraction(found[1]) >= largest
+        plain = float(nu)
+        corners = [plain, (1 - epsilon) * plain + (f.min() - plain) * epsilon * kappa + low * epsilon,
+                   (1 - epsilon) * plain + (f.max() - plain) * epsilon * kappa + high * epsilon]
+        misses += Fraction(max(low, min(corners))) > least or Fraction(min(high, max(corners))) < largest
+    assert misses > 0
 
 
 @pytest.mark.parametrize("direction", [1, -1])
