@@ -1,10 +1,11 @@
 """Accuracy and speed of analytic.erlang.erlang_b against mpmath and the O(s) recursion.
 
-Run as ``python benchmarks/erlang.py`` (about ten minutes: the 50-digit reference dominates).
+Run as ``python benchmarks/erlang.py`` (a few minutes), or ``--precision`` for the
+high-precision section alone.
 
 Accuracy: relative error of E_s(a) (where E >= 1e-300) and of log E_s(a) against the package's
-mpmath path ``erlang_b(s, a, precision=50)`` (mpmath's incomplete gamma function, or a
-quadrature of the incomplete gamma integral where that is slow or fails) on a dense grid:
+high-precision path ``erlang_b(s, a, precision=50)`` (exact sums in integer fixed point, checked
+against mpmath's incomplete gamma function in the tests) on a dense grid:
 servers from 0.01 to 1e9 (real and integer), loads from 1e-3 s to 1e3 s plus the Halfin–Whitt
 band s ± 40√s. For comparison, the same errors of the two evaluations the issue names: the O(s)
 recursion in log space (as common packages do) and the plain ratio a^s e^{-a} / (Γ(s+1) Q(s+1, a))
@@ -13,6 +14,11 @@ with scipy's gammaincc.
 Speed: values per second of the vectorized erlang_b on 10^6 random inputs, against the O(s)
 recursion (a Python loop per value, and numpy-vectorized over loads at a fixed s) and mpmath,
 all measured in this run; the ratios are printed.
+
+High precision: seconds of ``erlang_b(s, a, precision=D)`` against two baselines timed in the same
+run on the same points: the quadrature of 1/E the package used before (``_quadrature``, still its
+fallback for the largest s near a = s; 550 s at s = a = 1e6 and 1000 digits, so timed up to 300
+digits), and mpmath's ``gammainc`` (a^s e^{-a} / Γ(s+1, a)), with the digits on which they agree.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ import mpmath as mp
 import numpy as np
 from scipy import special
 
-from analytic.erlang import _erlang_parts, erlang_b, log_erlang_b
+from analytic.erlang import _erlang_parts, _quadrature, erlang_b, log_erlang_b
 
 mp.mp.dps = 50
 LOG_TINY = math.log(1e-300)
@@ -173,6 +179,42 @@ def speed() -> None:
     print(f"  ratio of the slowest erlang_b case above to mpmath: {slowest / mp_rate:,.0f}x")
 
 
+def timed(function) -> tuple[float, object]:
+    start = time.perf_counter()
+    value = function()
+    return time.perf_counter() - start, value
+
+
+def precision_speed() -> None:
+    print("high precision: seconds per value of erlang_b(s, a, precision=D) and of two baselines timed here")
+    cases = [(1e6, 1e6, 50), (1e6, 1e6, 300), (1e6, 1e6, 1000), (1e9, 1e9, 50), (1e9, 0.99e9, 50), (12345.5, 13000.75, 1000),
+             (0.3, 0.7, 1000), (1e5, 9.9e4, 1000)]
+    for s, a, digits in cases:
+        ours, value = timed(lambda s=s, a=a, digits=digits: erlang_b(s, a, precision=digits))
+        line = f"  s = {s:g}, a = {a:g}, D = {digits}: erlang_b {ours:.3f} s"
+        if digits <= 300:
+            with mp.workdps(digits + 15):
+                spent, inverse = timed(lambda s=s, a=a: _quadrature(mp.mpf(s), mp.mpf(a)))
+            with mp.workdps(digits + 15):
+                agree = -float(mp.log10(abs(value * inverse - 1) + mp.mpf(10) ** -(digits + 15)))
+            line += f"; former quadrature {spent:.3f} s (ratio {spent / ours:,.1f}, agrees to {agree:.0f} digits)"
+        if s > 1e6 and a < s:   # mpmath's gammainc takes minutes there (292 s at s = 1e9, a = 9.9e8, 50 digits)
+            print(line, flush=True)
+            continue
+        try:
+            with mp.workdps(digits + 15):
+                spent, reference = timed(lambda s=s, a=a: mp.exp(mp.mpf(s) * mp.log(a) - a) / mp.gammainc(mp.mpf(s) + 1, a))
+                agree = -float(mp.log10(abs(value / reference - 1) + mp.mpf(10) ** -(digits + 15)))
+            line += f"; mpmath gammainc {spent:.3f} s (ratio {spent / ours:,.1f}, agrees to {agree:.0f} digits)"
+        except mp.libmp.NoConvergence:
+            line += "; mpmath gammainc does not converge"
+        print(line, flush=True)
+
+
 if __name__ == "__main__":
-    speed()
-    accuracy()
+    import sys
+
+    precision_speed()
+    if "--precision" not in sys.argv:
+        speed()
+        accuracy()

@@ -193,6 +193,73 @@ def test_precision_matches_exact_rational_and_float():
     assert float(many[1]) == pytest.approx(erlang_b(9249.0, 14658.9), rel=1e-14, abs=0)
 
 
+def gammainc_reference(s, a, digits):
+    """E_s(a) = a^s e^{-a} / Γ(s+1, a) with mpmath's gammainc at ``digits`` digits (independent of the package)."""
+    with mp.workdps(digits):
+        s, a = mp.mpf(s), mp.mpf(a)
+        return mp.exp(s * mp.log(a) - a) / mp.gammainc(s + 1, a)
+
+
+# Every branch of the exact sums: a <= s (lower), a > s with integer and real s (upper, with the
+# small-order remainder below and above its asymptotic cut near D ln 10 + 94), s < 1, extreme ratios.
+PRECISION_POINTS = [(1e6, 1e6), (1e5, 9.9e4), (1e5, 100300.0), (12345.5, 12000.25), (12345.5, 13000.75),
+                    (7.0, 7.0), (3.5, 0.001), (3.5, 100.0), (1.0, 1e-10), (0.3, 0.7), (0.7, 0.3), (0.5, 3000.0),
+                    (0.5, 2000.0), (3.75, 2397.5), (3.75, 2396.5), (1.9999999999999998, 0.5), (1e-300, 0.5),
+                    (50.0, 1e5), (1e4, 3.0), (1.25, 1e10), (1e6, 1.5e6), (1e7 + 0.5, 1e7), (2e7, 2e7 + 3),
+                    (1e15, 1e-300), (0.75, 5e-324)]
+
+
+#: Points whose reference takes seconds at 1030 digits (19 s for (1e15, 1e-300)): checked at 50 only.
+SLOW_REFERENCES = {(1e15, 1e-300), (2e7, 2e7 + 3), (0.75, 5e-324), (1e4, 3.0)}
+
+
+@pytest.mark.parametrize("digits", [50, 1000])
+def test_precision_agrees_with_mpmath_gammainc_at_more_digits(digits):
+    """Correct to the digits asked: relative error below 10^(1-D) against mpmath at D + 30 digits.
+
+    (1e6, 1e6) at 1000 digits is the issue's case (550 s through the former quadrature). mpmath's
+    gammainc does not converge at (1e7 + 0.5, 1e7): that point is checked against the float path.
+    """
+    for s, a in PRECISION_POINTS:
+        if digits > 50 and (s, a) in SLOW_REFERENCES:
+            continue
+        value = erlang_b(s, a, precision=digits)
+        assert isinstance(value, mp.mpf)
+        if (s, a) == (1e7 + 0.5, 1e7):
+            assert float(value) == pytest.approx(erlang_b(s, a), rel=1e-14, abs=0)
+            continue
+        reference = gammainc_reference(s, a, digits + 30)
+        with mp.workdps(digits + 30):
+            assert abs(value / reference - 1) < mp.mpf(10) ** (1 - digits), (s, a)
+
+
+def test_precision_closed_forms_at_extreme_loads():
+    """E_1(a) = a/(1+a) and E_2(a) = a²/(a² + 2a + 2) exactly, where mpmath's gammainc loses the digits."""
+    with mp.workdps(1100):
+        for a in (1e300, 5e-324, 1e-300):
+            x = mp.mpf(a)
+            assert abs(erlang_b(1, a, precision=1000) / (x / (1 + x)) - 1) < mp.mpf(10) ** -999
+            assert abs(erlang_b(2, a, precision=1000) / (x * x / (x * x + 2 * x + 2)) - 1) < mp.mpf(10) ** -999
+
+
+@pytest.mark.parametrize("s,a", [(1e9, 1e9), (1e9, 1e9 + 3e4), (1e9, 1e9 - 3e4), (2e6 + 0.5, 2e6)])
+def test_precision_quadrature_agrees_with_the_exact_sums(s, a):
+    """The quadrature taking over near a = s for the largest s against the sums, two independent methods, at 60 digits."""
+    from analytic.erlang import _lower_sum, _quadrature, _upper_sum
+
+    bits = 320
+    with mp.workprec(bits):
+        by_sums = (_lower_sum if a <= s else _upper_sum)(s, a, bits)
+        by_quadrature = 1 / _quadrature(mp.mpf(s), mp.mpf(a))
+        assert abs(by_quadrature / by_sums - 1) < mp.mpf(10) ** -60
+
+
+def test_precision_at_the_largest_servers_agrees_with_the_float_path():
+    """s = a = 1e15 (quadrature) and s = 1e15, a = 1e15 + 1e8 (sums) against Temme's expansion in double precision."""
+    for s, a in [(1e15, 1e15), (1e15, 1e15 + 1e8), (1e15, 1e15 - 1e8)]:
+        assert float(erlang_b(s, a, precision=30)) == pytest.approx(erlang_b(s, a), rel=1e-14, abs=0)
+
+
 def test_temme_coefficients_match_dlmf():
     """DLMF 8.12.9 / Temme (1979): c_0 = -1/3 + η/12 - 2η²/135 + η³/864, c_1 = -1/540 - η/288 + η²/378."""
     table = _temme_coefficients()
