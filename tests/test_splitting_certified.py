@@ -156,3 +156,9 @@ def test_neglected_mass_covers_the_exact_mass_left_out(solved):
     assert max(p for s, p in law.items() if s[2] == 300) < 1e-30
     outside = math.fsum(p for s, p in law.items() if s[2] > bounds.levels)
     assert 0 < outside <= bounds.neglected_mass
+
+
+def test_a_limit_beyond_the_machine_integers_is_no_limit(solved):
+    """max_states = 10^30 (more than sys.maxsize) gives the intervals of the default limit."""
+    bounds, _, _ = solved
+    assert fcfs_bounds(SERVERS, CLASSES, ARRIVAL, width=0.5, max_states=10**30) == bounds

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
@@ -214,7 +215,7 @@ class _Tail:
     @classmethod
     def of(cls, system: _System, max_states: int) -> _Tail:
         k, needs = system.helpers, system.needs
-        configurations = list(itertools.islice(_configurations(needs, k), max_states + 1))
+        configurations = list(itertools.islice(_configurations(needs, k), min(max_states + 1, sys.maxsize)))
         if len(configurations) > max_states:
             raise StateSpaceTooLargeError(max_states + 1, max_states, "the FCFS chain with no job waiting", at_least=True)
         phases = [(s, h) for s in configurations for h in range(len(needs)) if system._free(s) < needs[h]]
