@@ -729,7 +729,9 @@ def _spoiled(value: Any) -> st.SearchStrategy:
     scalars = floats | integers | st.booleans() | st.none() | st.text(max_size=4) | st.complex_numbers(max_magnitude=10)
     nested = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4), max_leaves=8)
     choices = [scalars, nested]
-    if isinstance(value, list | tuple | np.ndarray) and len(value) > 0 and np.ndim(value) == 1:
+    # a flat sequence (np.ndim would raise on a ragged one, such as from_lattice's moves)
+    if isinstance(value, list | tuple | np.ndarray) and len(value) > 0 and not any(
+            isinstance(entry, list | tuple | np.ndarray) for entry in value):
         entries = list(value)
         choices.append(st.tuples(st.integers(0, len(entries) - 1), scalars).map(
             lambda spot: [spot[1] if i == spot[0] else e for i, e in enumerate(entries)]))
