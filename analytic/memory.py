@@ -21,10 +21,12 @@ from __future__ import annotations
 import math
 import os
 import resource
+import sys
 from fractions import Fraction
+from numbers import Integral
 
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
-from analytic.validation import flag, integer, real
+from analytic.validation import as_number, flag, integer, real
 
 __all__ = ["available_bytes", "fits", "require"]
 
@@ -104,10 +106,18 @@ def fits(bytes_needed: float) -> bool:
     >>> fits(1e3), fits(float("inf"))
     (True, False)
     """
-    bytes_needed = real("bytes_needed", bytes_needed, allow_infinite=True)
+    bytes_needed = _bytes(bytes_needed)
     if bytes_needed < 0:
         raise InvalidParameterError("bytes_needed", bytes_needed, "must be >= 0")
     return bytes_needed <= UNCHECKED_BYTES or bytes_needed <= available_bytes()
+
+
+def _bytes(value: float) -> float:
+    """``value`` as a float; an integer beyond the float range (a count of 10**400 items) is ``inf``: it never fits."""
+    number = as_number(value)
+    if isinstance(number, Integral) and number > sys.float_info.max:
+        return math.inf
+    return real("bytes_needed", value, allow_infinite=True)
 
 
 def require(bytes_needed: float, what: str, states: int, at_least: bool = False, advice: str | None = None) -> None:
@@ -144,7 +154,7 @@ def require(bytes_needed: float, what: str, states: int, at_least: bool = False,
     ...     print("refused")
     refused
     """
-    bytes_needed = real("bytes_needed", bytes_needed, allow_infinite=True)
+    bytes_needed = _bytes(bytes_needed)
     states = integer("states", states, minimum=0)
     at_least = flag("at_least", at_least)
     if not fits(bytes_needed):

@@ -1561,3 +1561,25 @@ def test_memory_refusal_counts_models_beyond_the_float_range():
     assert limit * exact <= states * available < (limit + 1) * exact
     with pytest.raises(StateSpaceTooLargeError, match="^an infinite table needs at least 10,000,000,000,"):
         require(math.inf, "an infinite table", 10**400, at_least=True)
+
+
+@pytest.mark.parametrize("count", [10**12, 10**30, 10**400])
+def test_random_streams_beyond_memory_are_refused_before_spawning(count):
+    """streams(1, 10**30) and replicate(..., 10**30) raised a raw OverflowError in SeedSequence.spawn, 10**12 would
+    spawn until memory ran out, and a count whose bytes exceed the float range was refused as "bytes_needed = ...",
+    a parameter no caller has. Each is now StateSpaceTooLargeError, with no memory spent (tracemalloc's peak)."""
+    import tracemalloc
+
+    from analytic.errors import StateSpaceTooLargeError
+    from analytic.simulation import SerialExecutor, replicate, streams
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(StateSpaceTooLargeError, match=f"^the random streams of {count:,} replications needs"):
+            streams(1, count)
+        with pytest.raises(StateSpaceTooLargeError, match=f"^the random streams of {count:,} replications needs"):
+            replicate(_entropy, count, seed=1, executor=SerialExecutor())
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2**20

@@ -32,11 +32,15 @@ import numpy as np
 from tqdm import tqdm
 
 from analytic.errors import InvalidParameterError
+from analytic.memory import require
 from analytic.validation import as_number, integer, user_code
 
 __all__ = ["SerialExecutor", "check_executor", "replicate", "root_seed", "streams"]
 
 T = TypeVar("T")
+
+#: Bytes one child SeedSequence takes (measured with tracemalloc over 100 000 spawned children: 368).
+STREAM_BYTES = 400
 
 
 class SerialExecutor(Executor):
@@ -130,12 +134,19 @@ def streams(seed: int | np.random.SeedSequence | np.random.Generator | None, cou
     -------
     list of numpy.random.SeedSequence
 
+    Raises
+    ------
+    StateSpaceTooLargeError
+        The ``count`` children do not fit in memory (checked before spawning them).
+
     Examples
     --------
     >>> [s.spawn_key for s in streams(1, 3)]
     [(0,), (1,), (2,)]
     """
-    return root_seed(seed).spawn(integer("count", count))
+    count = integer("count", count)
+    require(count * STREAM_BYTES, f"the random streams of {count:,} replications", count)
+    return root_seed(seed).spawn(count)
 
 
 def check_executor(executor: object) -> Executor | None:
