@@ -316,7 +316,7 @@ def _servers(d: object) -> np.ndarray:
     samples, the normalised table and the differences its checks take).
     """
     d = integer("d", d)
-    require(96.0 * d, f"a speed-up table with d = {d:,}", d)
+    require(96 * d, f"a speed-up table with d = {d:,}", d)
     return np.arange(1, d + 1, dtype=float)
 
 

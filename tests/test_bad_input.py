@@ -1583,3 +1583,22 @@ def test_random_streams_beyond_memory_are_refused_before_spawning(count):
     finally:
         tracemalloc.stop()
     assert peak < 2**20
+
+
+@pytest.mark.parametrize("build", [
+    lambda n: __import__("analytic.speedup", fromlist=["x"]).SpeedUp.linear(n),
+    lambda n: __import__("analytic.simulation", fromlist=["x"]).exponential().sample(np.random.default_rng(1), n),
+    lambda n: __import__("analytic.fairness", fromlist=["x"]).random_assignment(n, 2, 2.0),
+    lambda n: __import__("analytic.fairness", fromlist=["x"]).simulate_random_assignment(
+        n, 2, 5.0, jobs=2000, seed=1, executor=__import__("analytic.simulation", fromlist=["x"]).SerialExecutor()),
+    lambda n: P.simulate_dgp(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0), 0.5, 0.5, frozen_queues=[20], time=100.0,
+                             seed=1, batches=n),
+])
+def test_counts_beyond_the_float_range_are_refused_as_too_large(build):
+    """A count of 10**400 (servers, sample size, batches, d) raised a raw OverflowError where its table's bytes were
+    estimated in floats before the memory check; like 10**12, it is refused before anything is allocated."""
+    from analytic.errors import StateSpaceTooLargeError
+
+    for count in (10**12, 10**400):
+        with pytest.raises(StateSpaceTooLargeError, match="needs .* of memory, more than the"):
+            build(count)

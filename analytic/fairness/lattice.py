@@ -173,7 +173,7 @@ def simplex_lattice(dimension: int, max_jobs: int, max_states: int = DEFAULT_MAX
     size = lattice_size(n_dim, n)
     if size > max_states:
         raise StateSpaceTooLargeError(size, max_states, f"the lattice of {n_dim} classes up to {n} jobs")
-    require(32.0 * size * n_dim, f"the lattice of {n_dim} classes up to {n} jobs", size)  # points, states, index sums
+    require(32 * size * n_dim, f"the lattice of {n_dim} classes up to {n} jobs", size)  # points, states, index sums
     # tail[r, m] = C(r + m + 1, m + 1): points with r jobs on m + 2 coordinates, summed over r.
     tail = np.array([[math.comb(r + m + 1, m + 1) for m in range(max(n_dim - 1, 1))] for r in range(n + 1)],
                     dtype=np.int64)

@@ -139,7 +139,7 @@ def random_assignment(servers: int, d: int, arrival_rate: float, mean_size: floa
     lam = positive("arrival_rate", arrival_rate)
     sigma = check_mean_size(mean_size)
     work = lam * sigma
-    require(8.0 * (s + 1) * (k + 4), f"the recursion over 0..{s} covered servers", s + 1)
+    require(8 * (s + 1) * (k + 4), f"the recursion over 0..{s} covered servers", s + 1)
     covered = np.arange(k, s + 1)
     stay = work * _stay_probability(s, k, covered) / covered
     if stay.max() >= 1:

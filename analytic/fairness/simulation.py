@@ -723,6 +723,6 @@ def simulate_random_assignment(servers: int, d: int, arrival_rate: float, size: 
                                                            level, batches, max_jobs, ("arrival_rate", lam))
     if max_jobs is None and lam * law.mean >= s:
         raise UnstableSystemError("load λσ/S", lam * law.mean / s, 1.0, "Theorem 1 with random assignment")
-    require(64.0 * s, f"the state of {s} servers", s)
+    require(64 * s, f"the state of {s} servers", s)
     setup = _Setup(np.ones(s), None, None, None, k_servers, 1, lam, law, theta, limit, per_run, skip, k)
     return _run(setup, runs, seed, executor, level, progress, m, np.array([lam]), max_jobs, per_run * runs)

@@ -83,7 +83,7 @@ class Cluster:
             raise InvalidParameterError("slots", self.slots, "must be a non-empty sequence of slot counts, one per machine")
         entries = self.slots if isinstance(self.slots, list | tuple) else raw.tolist()   # as given: one float entry
         counts = [integer(f"slots[{i}]", value) for i, value in enumerate(entries)]       # must not blame the others
-        require(8.0 * sum(counts), f"the table of {sum(counts):,} slots", sum(counts))
+        require(8 * sum(counts), f"the table of {sum(counts):,} slots", sum(counts))
         slots = _readonly(np.array(counts, dtype=np.int64))
         size = len(slots)
         if self.distance is None:

@@ -773,7 +773,7 @@ def _simulate(algorithm: str, cluster: Cluster, jobs, alpha: float, beta: float,
         raise InvalidParameterError("warmup", warmup, f"must lie in [0, time = {horizon:g})")
     runs = integer("replications", replications)
     k = integer("batches", batches, minimum=2 if runs == 1 else 1)
-    require(8.0 * k * (6 * len(types) + 4), f"the tallies of {k:,} batches", k)
+    require(8 * k * (6 * len(types) + 4), f"the tallies of {k:,} batches", k)
     confidence("level", level)
     check_executor(executor)
     start = np.zeros(len(types), dtype=np.int64) if initial_queues is None else numeric_array(

@@ -257,7 +257,7 @@ def _sampling(rng: object, size: object) -> tuple[np.random.Generator, int]:
     if not isinstance(rng, np.random.Generator):
         raise InvalidParameterError("rng", rng, "must be a numpy.random.Generator or None")
     size = validation.integer("size", size, minimum=0)
-    require(16.0 * size, f"a sample of {size:,} sizes", size)
+    require(16 * size, f"a sample of {size:,} sizes", size)
     return rng, size
 
 
