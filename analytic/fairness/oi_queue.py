@@ -266,7 +266,10 @@ def permutation_rates(graph: CompatibilityGraph, arrival_rates: Any, x: Sequence
     >>> permutation_rates(graph, [1.0, 1.0], [1, 1]).tolist()
     [1.5, 1.5]
     """
-    states = list(orderings(graph, arrival_rates, x, max_orderings))
+    check_rates("arrival_rates", arrival_rates, check_graph(graph))
+    # Π λ_i^(x_i) is a factor of every ordering's measure and cancels in the average: with unit rates the weights
+    # stay in range where λ = 5e-324 made them all 0 (or λ = 1.7e308 all inf), and the average NaN
+    states = list(orderings(graph, np.ones(graph.n_classes), x, max_orderings))
     weights = np.array([state.measure for state in states])
     if not states[0].sequence:
         return np.zeros(graph.n_classes)
