@@ -434,22 +434,27 @@ def _attempt(balance: Balance, name: str, first: int | None, tolerance: float,
              plan: gth.GTHPlan | None) -> tuple[Solution, float]:
     """One method: its measure, refined and certified; the solution and the accuracy it reached.
 
-    GTH's own measure comes with an a-priori bound (:meth:`gth.Factorization.error_bound`); where it
-    meets the tolerance the measure is not refined, and one certificate only sharpens the bounds of
-    single states. Where the certificate's bound misses the tolerance, the bounds free of the
-    conditioning are tried (:func:`_backward_error_law`)."""
+    Where the first certificate of GTH's own measure misses the tolerance, that measure's a-priori
+    bound (:meth:`gth.Factorization.error_bound`) is tried before any refinement; where it meets the
+    tolerance the measure is not refined (the certificate still sharpens the bounds of single
+    states). Where the bounds still miss the tolerance, those free of the conditioning are tried
+    (:func:`_backward_error_law`)."""
     iterations, rounds, a_priori, raw = 0, 0, math.inf, None
     if name == "extended":
         x, certificate = extended.certified_measure(balance)
         label = "extended precision (GTH and the certificate's supersolution in mpmath)"
     else:
+        first = None
         if name == "gth":
             factorization = _rooted_factorization(balance, plan)
             raw = factorization.measure()
-            a_priori = factorization.error_bound() if np.all(raw.hi > 0) else math.inf
             x, reference = balance.positive(raw), factorization.root
             solver = ScaledSolver(balance, "gth", factorization)
             label = f"gth (multifrontal, subtraction-free; {plan.largest_front}-state largest front)"
+            solver.update(x, reference, refactor=True)
+            first = certify(balance, x, reference, solver.solve)
+            if not _reaches(first, tolerance) and x is raw:      # positive: the a-priori bound may hold
+                a_priori = factorization.error_bound()
         else:
             multilevel = name == "iterative" and balance.n >= MULTILEVEL_STATES
             x = aggregation_measure(balance) if multilevel else balance.rough_measure()
@@ -460,12 +465,10 @@ def _attempt(balance: Balance, name: str, first: int | None, tolerance: float,
                      "iterative (GMRES(100), ILU(0) of the scaled system)")
             refined = refine(balance, x, reference, tolerance * 1e-6, solver)
             x, reference, rounds = refined.x, refined.reference, refined.rounds
-        if a_priori <= tolerance / 2:            # vouched, with room for the normalization's rounding: one check
-            # for the conditioning and sharper per-state bounds, no refinement
-            solver.update(x, reference, refactor=True)
-            certificate = certify(balance, x, reference, solver.solve)
+        if a_priori <= tolerance / 2:            # vouched, with room for the normalization's rounding: no refinement
+            certificate = first
         else:
-            certificate, x, more = _certified(balance, x, reference, tolerance, solver)
+            certificate, x, more = _certified(balance, x, reference, tolerance, solver, first)
             rounds += more
         iterations = solver.iterations
     how = (f"an inverse-positive system and a checked supersolution (relative residual {certificate.residual:.2g} "
@@ -545,16 +548,20 @@ def _rooted_factorization(balance: Balance, plan: gth.GTHPlan) -> gth.Factorizat
     return gth.Factorization(balance, gth.analyse(balance.rates, root=likeliest, thorough=True))
 
 
-def _certified(balance: Balance, x: Measure, reference: int, tolerance: float,
-               solver: ScaledSolver) -> tuple[Certificate, Measure, int]:
-    """Certify ``x``; while the check fails (rows whose relative excess is large, typically states
-    far below the double range that the first measure got wrong) or the bound misses the tolerance
-    because the residual is too large for the amplification, refine further and certify again."""
+def _certified(balance: Balance, x: Measure, reference: int, tolerance: float, solver: ScaledSolver,
+               first: Certificate | None = None) -> tuple[Certificate, Measure, int]:
+    """Certify ``x`` (``first``: its certificate, already computed with ``solver`` updated to it);
+    while the check fails (rows whose relative excess is large, typically states far below the
+    double range that the first measure got wrong) or the bound misses the tolerance because the
+    residual is too large for the amplification, refine further and certify again."""
     rounds, previous = 0, math.inf
-    for _ in range(CERTIFICATION_PASSES):
-        solver.update(x, reference, refactor=True)
-        certificate = certify(balance, x, reference, solver.solve)
-        if certificate.holds and float(certificate.relative.max()) <= tolerance / 3:
+    for attempt in range(CERTIFICATION_PASSES):
+        if attempt or first is None:
+            solver.update(x, reference, refactor=True)
+            certificate = certify(balance, x, reference, solver.solve)
+        else:
+            certificate = first
+        if _reaches(certificate, tolerance):
             break
         previous = min(previous, certificate.residual)   # a refinement must improve on it to be kept
         if certificate.holds:
@@ -572,6 +579,12 @@ def _certified(balance: Balance, x: Measure, reference: int, tolerance: float,
             break
         x, reference, previous = refined.x, refined.reference, refined.residual
     return certificate, x, rounds
+
+
+def _reaches(certificate: Certificate, tolerance: float) -> bool:
+    """Whether the certificate bounds the pinned measure within a third of the tolerance (the rest
+    is for the normalization and its rounding)."""
+    return certificate.holds and float(certificate.relative.max()) <= tolerance / 3
 
 
 def _law(balance: Balance, x: Measure, relative: np.ndarray,
