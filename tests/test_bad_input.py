@@ -1615,3 +1615,16 @@ def test_permutation_rates_do_not_depend_on_the_arrival_rates(rates):
     graph = CompatibilityGraph([[0, 2], [1, 2]])
     assert permutation_rates(graph, rates, [2, 1]) == pytest.approx([12 / 7, 9 / 7], rel=1e-14, abs=0)
     assert permutation_rates(graph, rates, [1, 1]) == pytest.approx([1.5, 1.5], rel=1e-14, abs=0)
+
+
+def test_t_quantile_of_a_count_beyond_the_float_range_is_the_normal_quantile():
+    """t_quantile(0.95, 10**400) raised a raw OverflowError converting the degrees of freedom to a float. Reference:
+    the normal quantile, z_0.975 = sqrt(2) erfinv(0.95), in mpmath at 30 digits (the t law's limit)."""
+    import mpmath
+
+    from analytic.simulation import t_quantile
+
+    mpmath.mp.dps = 30
+    normal = float(mpmath.sqrt(2) * mpmath.erfinv(mpmath.mpf("0.95")))
+    for samples in (10**30, 10**400):
+        assert t_quantile(0.95, samples) == pytest.approx(normal, rel=1e-15, abs=0)

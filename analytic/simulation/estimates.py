@@ -53,7 +53,9 @@ def t_quantile(level: float, samples: int) -> float:
     >>> round(t_quantile(0.95, 11), 6)
     2.228139
     """
-    return float(special.stdtrit(integer("samples", samples, minimum=2) - 1, 0.5 + 0.5 * confidence("level", level)))
+    freedom = integer("samples", samples, minimum=2) - 1
+    # beyond 1e300 degrees of freedom (a count of 10**400 has no float) the t law is the normal one to double precision
+    return float(special.stdtrit(min(freedom, 1e300), 0.5 + 0.5 * confidence("level", level)))
 
 
 @dataclass(frozen=True, repr=False)
