@@ -24,6 +24,7 @@ from analytic.erlang import (
     halfin_whitt_blocking,
     halfin_whitt_delay,
     log_erlang_b,
+    loss_occupancy,
     loss_response_time,
 )
 from analytic.errors import InvalidParameterError, UnstableSystemError
@@ -258,6 +259,55 @@ def test_precision_at_the_largest_servers_agrees_with_the_float_path():
     """s = a = 1e15 (quadrature) and s = 1e15, a = 1e15 + 1e8 (sums) against Temme's expansion in double precision."""
     for s, a in [(1e15, 1e15), (1e15, 1e15 + 1e8), (1e15, 1e15 - 1e8)]:
         assert float(erlang_b(s, a, precision=30)) == pytest.approx(erlang_b(s, a), rel=1e-14, abs=0)
+
+
+@pytest.mark.parametrize("servers,load", [(1, 0.5), (10, 7.0), (10, 100.0), (100, 3.0), (1000, 1000.0), (1000, 2000.0),
+                                          (1000, 10.0), (50, 1e-5), (30, 1e-200)])
+def test_loss_occupancy_matches_exact_rationals(servers, load):
+    """(a^k/k!) / Σ_{l<=s} a^l/l! in exact rationals; tolerance 1e-14 + 5e-16 |log P| as documented."""
+    terms = [Fraction(1)]
+    for k in range(1, servers + 1):
+        terms.append(terms[-1] * Fraction(load) / k)
+    total = sum(terms)
+    ks = sorted({0, servers, servers // 2, min(servers, int(load)), min(servers, int(load + 3 * load**0.5))})
+    values = loss_occupancy(servers, load, ks)
+    for k, value in zip(ks, values, strict=True):
+        exact = mp.mpf(terms[k].numerator) / terms[k].denominator / (mp.mpf(total.numerator) / total.denominator)
+        if exact > 1e-300:
+            assert abs(value / exact - 1) < 1e-14 + 5e-16 * abs(mp.log(exact)), (k, value, exact)
+        else:
+            assert value < 1e-290
+    blocking, law = erlang_b(servers, load), loss_occupancy(servers, load, servers)
+    assert law == blocking or abs(law / blocking - 1) < 2e-14 + 4e-16 * abs(np.log(blocking))
+
+
+@pytest.mark.parametrize("servers,load", [(10**4, 10**4), (10**5, 9.9e4), (10**6, 1.5e6), (1000, 2000.0), (7, 1000.0),
+                                          (1000, 1e5), (10**6, 1e6 + 1e3)])
+def test_loss_occupancy_at_large_servers_against_mpmath(servers, load):
+    """Against mpmath at 50 digits: π_k / π_s times E_s(a) from mpmath's gammainc, on 40 random k and the ends
+    (where E = 1/(1+x), P is a ratio of Poisson terms of one sign); and the law sums to one."""
+    blocking = gammainc_reference(servers, load, 50)
+    ks = np.unique(np.concatenate([np.random.default_rng(servers).integers(0, servers + 1, 40), [0, 1, servers - 1, servers]]))
+    ks = [int(k) for k in ks]
+    for k, value in zip(ks, loss_occupancy(servers, load, ks), strict=True):
+        with mp.workdps(50):
+            exact = mp.exp((k - servers) * mp.log(load) + mp.loggamma(servers + 1) - mp.loggamma(k + 1)) * blocking
+        if exact > 1e-300:
+            assert abs(value / exact - 1) < 1e-14 + 5e-16 * abs(mp.log(exact)), (k, value, exact)
+    assert loss_occupancy(servers, load, np.arange(servers + 1)).sum() == pytest.approx(1.0, rel=1e-12, abs=0)
+
+
+def test_loss_occupancy_edges_and_errors():
+    assert loss_occupancy(3, 0.0, [0, 1, 3]).tolist() == [1.0, 0.0, 0.0]
+    assert loss_occupancy(0, 2.0, 0) == 1.0
+    with pytest.raises(InvalidParameterError, match=r"^busy = 4: must be at most servers = 3$"):
+        loss_occupancy(3, 1.0, 4)
+    with pytest.raises(InvalidParameterError, match=r"^busy = 1.5: must be an integer >= 0"):
+        loss_occupancy(3, 1.0, 1.5)
+    with pytest.raises(InvalidParameterError, match=r"^servers = 2.5: must be an integer in \[0, 1e\+15\]$"):
+        loss_occupancy(2.5, 1.0, 1)
+    with pytest.raises(InvalidParameterError, match=r"^load = -1: must be finite and >= 0$"):
+        loss_occupancy(3, -1.0, 1)
 
 
 def test_temme_coefficients_match_dlmf():

@@ -97,6 +97,9 @@ def test_eq10_errors(p, idle, match):
     (SUBLINEAR, 0.6, 9, [0.1, 0.2, 0.3, 0.2, 0.2]),   # all server counts
     (SpeedUp.power(0.5, 4), 0.7, 10, [0, 0.5, 0, 0.5]),  # gcd 2: only even counts
     (SpeedUp.amdahl(0.8, 3), 1.0, 7, None),
+    (SUBLINEAR, 0.8, 10, "greedy"),                   # one size, 5 divides 10: Erlang's loss system, 2 slots
+    (SpeedUp.linear(4), 0.9, 12, None),               # p* = e_4: Erlang, 3 slots
+    (SpeedUp.linear(4), 0.7, 6, [1, 0, 0, 0]),        # every job on 1 < i1 = 4 servers: Erlang, the law of X
 ])
 def test_metrics_match_brute_force(speedup, lam, n, p):
     exact = greedy_metrics(speedup, lam, n, p)
@@ -123,6 +126,79 @@ def test_linear_speedup_is_an_erlang_loss_system(n, lam):
     assert exact.n_states == n // 5 + 1
     assert exact.blocking == pytest.approx(erlang_b(n // 5, n * lam / 5), rel=1e-10, abs=0)
     assert exact.mean_time == pytest.approx(0.2, rel=1e-12, abs=0)
+
+
+def chain_metrics(speedup, lam, n, p=None):
+    """P_b, E[x], E||x - y*||_1 and the law of X from the whole CTMC of greedy_chain, solved by CTMC.stationary."""
+    loss = greedy_chain(speedup, lam, n, p)
+    pi = loss.chain.stationary(tolerance=1e-12).probabilities
+    X, sizes, y = loss.states, loss.sizes, optimal_occupancy(speedup, lam).y
+    occupancy = np.zeros(speedup.d)
+    occupancy[sizes - 1] = pi @ X / n
+    spread = np.abs(X / n - y[sizes - 1]).sum(axis=1) + np.delete(y, sizes - 1).sum()
+    return pi[X @ sizes == n].sum(), occupancy, pi @ spread, np.bincount(X[:, 0], weights=pi)
+
+
+@pytest.mark.parametrize("speedup,lam,n,p", [(SpeedUp.linear(4), 0.5, 4, None), (SpeedUp.linear(4), 0.9, 40, None),
+                                             (SpeedUp.linear(4), 1.0, 400, None), (SUBLINEAR, 0.8, 20, "greedy"),
+                                             (SpeedUp.linear(4), 0.7, 30, [1, 0, 0, 0])])
+def test_one_allocation_size_is_erlangs_loss_system_like_the_whole_chain(speedup, lam, n, p):
+    """The closed form (Erlang's loss system) against the whole chain at sizes it solves (tolerance 1e-12 asked)."""
+    exact = greedy_metrics(speedup, lam, n, p)
+    blocking, occupancy, distance, law = chain_metrics(speedup, lam, n, p)
+    assert exact.residual == 0 and exact.n_states == greedy_chain(speedup, lam, n, p).chain.n_states
+    assert exact.blocking == pytest.approx(blocking, rel=1e-11, abs=0)
+    assert exact.mean_occupancy == pytest.approx(occupancy, rel=1e-11, abs=0)
+    assert exact.distance == pytest.approx(distance, rel=1e-11, abs=0)
+    assert exact.mean_time == pytest.approx(occupancy.sum() / (lam * (1 - blocking)), rel=1e-11, abs=0)
+    if exact.small_jobs.size > 1:   # jobs on 1 < i1 servers: their number is X
+        assert exact.small_jobs == pytest.approx(law, rel=1e-10, abs=1e-300)
+
+
+def test_linear_speedup_with_a_billion_servers_against_mpmath():
+    """n = 1e9, d = 4 (the issue's call): 2.5e8 slots, in constant time. References in mpmath at 40 digits: at
+    λ = 0.9, P_b < 1e-300 (π_C, F_C >= ½) and E|X - a| = 2 a π_a (de Moivre's mean absolute deviation of a
+    Poisson law about an integer mean; the truncation at C moves it by less than 1e-300); at λ = 1,
+    a = C: P_b = a^C e^{-a} / Γ(C+1, a) (mpmath's gammainc) and E|X - C| = C - E[X] = a P_b."""
+    with mpmath.workdps(40):
+        metrics = greedy_metrics(SpeedUp.linear(4), 0.9, 10**9)
+        a = mpmath.mpf(225_000_000)
+        log_top = 250_000_000 * mpmath.log(a) - a - mpmath.loggamma(250_000_001)
+        assert mpmath.exp(log_top) * 2 < mpmath.mpf(10) ** -320 and metrics.blocking == 0
+        deviation = 2 * a * mpmath.exp(a * mpmath.log(a) - a - mpmath.loggamma(a + 1))
+        assert metrics.distance == pytest.approx(float(deviation / 10**9), rel=1e-12, abs=0)
+        assert metrics.mean_occupancy.tolist() == [0, 0, 0, 0.225] and metrics.mean_time == 0.25
+        assert metrics.n_states == 250_000_001 and metrics.small_jobs.tolist() == [1.0]
+
+        full = greedy_metrics(SpeedUp.linear(4), 1.0, 10**9)
+        c = mpmath.mpf(250_000_000)
+        blocking = mpmath.exp(c * mpmath.log(c) - c) / mpmath.gammainc(c + 1, c)
+        assert full.blocking == pytest.approx(float(blocking), rel=1e-14, abs=0)
+        assert full.mean_occupancy[3] == pytest.approx(float(0.25 * (1 - blocking)), rel=1e-15, abs=0)
+        assert full.distance == pytest.approx(float(blocking / 4), rel=1e-13, abs=0)
+
+
+def test_erlang_route_is_correctly_rounded_at_the_smallest_tolerance():
+    """tolerance = 2**-50 takes erlang_b's 20-digit path: P_b is the float nearest mpmath's value."""
+    metrics = greedy_metrics(SpeedUp.linear(4), 0.95, 4000, tolerance=2.0**-50)
+    with mpmath.workdps(40):
+        a, c = mpmath.mpf(4000 * 0.95 / 4), 1000
+        exact = mpmath.exp(c * mpmath.log(a) - a) / mpmath.gammainc(c + 1, a)
+        assert metrics.blocking == float(exact)
+        assert metrics.mean_occupancy[3] == float(a * (1 - exact) / 4000)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(method="bogus"), r"^method = 'bogus': must be one of 'auto', 'gth', 'direct', 'iterative'$"),
+    (dict(tolerance=1e-20), r"^tolerance = 1e-20: must be at least 2\*\*-50"),
+    (dict(max_states=0), r"^max_states = 0: must be a positive integer$"),
+    (dict(servers=4 * 10**15 + 4), r"^servers = 4000000000000004: must be at most 1e\+15 x 4: every job holds 4 "
+                                   r"servers, so greedy\(p\) is Erlang's loss system with n/4 slots"),
+])
+def test_erlang_route_checks_its_arguments(kwargs, match):
+    arguments = dict(speedup=SpeedUp.linear(4), arrival_rate=0.9, servers=40) | kwargs
+    with pytest.raises(InvalidParameterError, match=match):
+        greedy_metrics(**arguments)
 
 
 def test_rate_conservation_eq3():

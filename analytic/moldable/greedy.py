@@ -5,7 +5,8 @@ with Concave Speed-Up*, Sections 2 and 4. ``n`` unit-rate servers; jobs arrive a
 process of rate ``n λ`` with exponential inherent sizes of unit mean. An arrival that finds ``j``
 idle servers draws ``i`` with probability ``p_i`` and gets ``min(i, j)`` servers; with ``j = 0`` it
 is blocked. A job on ``i`` servers runs at speed ``s_i``. The state ``X_i`` counts jobs on ``i``
-servers, and ``X`` is a finite CTMC solved exactly by :mod:`analytic.ctmc`.
+servers, and ``X`` is a finite CTMC solved exactly by :mod:`analytic.ctmc`, or in closed form
+(Erlang's loss system, :mod:`analytic.erlang`) where every job holds the same number of servers.
 """
 
 from __future__ import annotations
@@ -13,14 +14,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import mpmath
 import numpy as np
 
 from analytic.ctmc import CTMC, lattice_bytes, solve_bytes
+from analytic.ctmc.stationary import METHODS, check_tolerance
+from analytic.erlang import MAX_SERVERS, erlang_b, loss_occupancy, loss_response_time
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.memory import require
 from analytic.moldable.occupancy import check_arrival_rate, optimal_occupancy
 from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
-from analytic.validation import integer, numeric_array, probabilities
+from analytic.validation import integer, numeric_array, option, probabilities
 
 __all__ = ["GreedyMetrics", "LossChain", "allocation_probabilities", "greedy_chain", "greedy_metrics"]
 
@@ -45,7 +49,7 @@ class GreedyMetrics:
         States of the chain (the states reachable from the empty system).
     residual : float
         ``||pi Q||_1`` of the stationary solution (for information: the accuracy comes from the
-        solver's contract, not from the residual).
+        solver's contract, not from the residual); 0 for Erlang's closed form (no chain solved).
     p : numpy.ndarray
         The allocation probabilities used.
     i1 : int
@@ -213,9 +217,7 @@ def greedy_chain(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float
     n = integer("servers", servers, minimum=speedup.d, meaning=f" (at least d = {speedup.d})")
     lam = check_arrival_rate(arrival_rate)
     probabilities = _resolve_p(speedup, lam, p)
-    support = np.flatnonzero(probabilities > 0) + 1
-    step = math.gcd(n, *support.tolist())
-    sizes = np.arange(step, support.max() + 1, step)
+    support, sizes = _allocations(n, probabilities)
     speeds = speedup.values[sizes - 1]
     if len(support) == 1:
         chain = _explore(n, lam, probabilities, sizes, speeds, max_states)
@@ -226,6 +228,13 @@ def greedy_chain(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float
     fluid = fluid_point(speedup.values, lam, probabilities)
     equilibrium = int(np.argmin(np.abs(states - n * fluid[sizes - 1]).sum(axis=1)))
     return LossChain(chain, states, sizes, equilibrium)
+
+
+def _allocations(n: int, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The support P of ``p`` and the server counts greedy(p) can allocate: multiples of g = gcd(P ∪ {n}) up to max P."""
+    support = np.flatnonzero(p > 0) + 1
+    step = math.gcd(n, *support.tolist())
+    return support, np.arange(step, support.max() + 1, step)
 
 
 def fluid_point(speeds: np.ndarray, arrival_rate: float, p: np.ndarray) -> np.ndarray:
@@ -329,6 +338,14 @@ def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: flo
     jobs on fewer than ``i1`` servers (Lemma 2), and ``E[D] = Σ_i E[x_i] / (λ (1 - P_b))``
     (Little's law, eq. 4). Ghanbarian et al., Sections 4–5.
 
+    Where every job holds the same m servers and m divides n (p* of a linear speed-up, or
+    ``p = "greedy"`` with d dividing n) the chain is Erlang's loss system with n/m slots and offered
+    load ``a = nλ/s_m``: the metrics come in closed form, in constant time at any n, from
+    :func:`~analytic.erlang.erlang_b` and :func:`~analytic.erlang.loss_occupancy` (``E[D] = 1/s_m``
+    exactly, ``E[X] = a (1 - P_b)``, the distance from ``P(X = ⌊n y*_m⌋)``), with no chain and no
+    ``max_states``; ``P_b`` and ``E[x]`` to 1e-14 relative (correctly rounded, by erlang_b's
+    20-digit path, for a ``tolerance`` below that), the distance to about 1e-12.
+
     Parameters
     ----------
     speedup : SpeedUp, sequence of float or ConcaveSpeedup
@@ -362,7 +379,8 @@ def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: flo
     Raises
     ------
     InvalidParameterError
-        λ outside (0, 1], ``servers < d``, or ``p`` not a probability vector.
+        λ outside (0, 1], ``servers < d``, ``p`` not a probability vector, or, for Erlang's loss
+        system, more than 1e15 slots.
     StateSpaceTooLargeError
         The chain would exceed ``max_states``.
 
@@ -374,12 +392,24 @@ def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: flo
     >>> m = greedy_metrics(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.8, 12)
     >>> round(m.blocking, 6), round(m.mean_time, 6), m.n_states
     (0.282633, 0.443135, 136)
+
+    A linear speed-up at λ = 1 with a billion servers (Erlang's loss system, 2.5e8 slots):
+
+    >>> m = greedy_metrics(SpeedUp.linear(4), 1.0, 10**9)
+    >>> f"{m.blocking:.6e}", m.mean_time, m.n_states
+    ('5.046095e-05', 0.25, 250000001)
     """
     speedup = as_discrete(speedup)
     lam = check_arrival_rate(arrival_rate)
     probabilities = _resolve_p(speedup, lam, p)
-    loss = greedy_chain(speedup, lam, servers, probabilities, max_states=max_states)
-    n, X, sizes = int(servers), loss.states, loss.sizes
+    n = integer("servers", servers, minimum=speedup.d, meaning=f" (at least d = {speedup.d})")
+    sizes = _allocations(n, probabilities)[1]
+    if sizes.size == 1:
+        option("method", method, METHODS)
+        integer("max_states", max_states)
+        return _loss_system_metrics(speedup, lam, n, probabilities, int(sizes[0]), check_tolerance(tolerance))
+    loss = greedy_chain(speedup, lam, n, probabilities, max_states=max_states)
+    X = loss.states
     optimum = optimal_occupancy(speedup, lam)
     stationary = loss.chain.stationary(method=method, reference=loss.chain.states[loss.equilibrium],
                                        tolerance=tolerance)
@@ -395,3 +425,54 @@ def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: flo
         blocking=blocking, mean_time=float(occupancy.sum() / (lam * (1.0 - blocking))), mean_occupancy=occupancy,
         distance=float(distance), small_jobs=np.bincount(small, weights=pi), n_states=loss.chain.n_states,
         residual=stationary.residual, p=probabilities, i1=optimum.i1, servers=n, arrival_rate=lam)
+
+
+#: Relative accuracy of erlang_b in double precision (4.0e-15 at most on the grid of benchmarks/erlang.py);
+#: a smaller tolerance takes its high-precision path.
+_ERLANG_ACCURACY = 1e-14
+
+
+def _loss_system_metrics(speedup: SpeedUp, lam: float, n: int, p: np.ndarray, m: int, tolerance: float) -> GreedyMetrics:
+    """greedy(p) when every job holds the same m servers and m divides n: Erlang's loss system, in closed form.
+
+    Idle counts stay multiples of m, so every arrival that finds m idle servers gets them: C = n/m
+    slots, arrivals at rate nλ, each job served at speed s_m, offered load a = nλ/s_m (the chain's
+    rates as floats). X ~ truncated Poisson(a) on 0..C, so P_b = E_C(a) (:func:`~analytic.erlang.erlang_b`),
+    E[X] = a (1 - P_b), E[D] = E[X]/(nλ(1 - P_b)) = 1/s_m, and with c = n y*_m, K = ⌊c⌋ < C,
+    E|X - c| = E[X] - c + 2 E[(c - X)^+], E[(c - X)^+] = P(X = K) ((c - a)/E_K(a) + a) (from
+    Σ_{k<=K} k π_k = a Σ_{k<K} π_k and P(X <= K) = P(X = K)/E_K(a)).
+    """
+    slots = n // m
+    if slots > MAX_SERVERS:
+        raise InvalidParameterError("servers", n, f"must be at most {MAX_SERVERS:.0e} x {m}: every job holds {m} servers, so "
+                                                  f"greedy(p) is Erlang's loss system with n/{m} slots, evaluated for at "
+                                                  f"most {MAX_SERVERS:.0e} slots")
+    speed = float(speedup.values[m - 1])
+    load = n * lam / speed
+    optimum = optimal_occupancy(speedup, lam)
+    if tolerance < _ERLANG_ACCURACY:  # correctly rounded: 20 digits, then the float nearest
+        with mpmath.workdps(20):
+            blocking_mp = erlang_b(slots, load, precision=20)
+            blocking, served = float(blocking_mp), float(load * (1 - blocking_mp))
+    else:
+        blocking, served = erlang_b(slots, load), load * loss_response_time(slots, load, 1.0)
+    target = n * optimum.y[m - 1]
+    gap = target - load  # E[X] - c = -gap - a P_b, written so that c = a (p* of a linear speed-up) cancels nothing
+    if target >= slots:
+        deviation = gap + load * blocking
+    else:
+        below = math.floor(target)
+        deviation = 2 * loss_occupancy(slots, load, below) * (gap / erlang_b(below, load) + load) - gap - load * blocking
+    occupancy = np.zeros(speedup.d)
+    occupancy[m - 1] = served / n
+    others = np.ones(speedup.d, dtype=bool)
+    others[m - 1] = False
+    if m >= optimum.i1:
+        small = np.ones(1)
+    else:  # every job holds fewer than i1 servers: their number's law is X's, C + 1 values
+        require(400.0 * (slots + 1), f"the law of the jobs on fewer than i1 = {optimum.i1} servers", slots + 1)
+        small = loss_occupancy(slots, load, np.arange(slots + 1))
+    return GreedyMetrics(
+        blocking=blocking, mean_time=1.0 / speed, mean_occupancy=occupancy,
+        distance=float(deviation / n + optimum.y[others].sum()), small_jobs=small, n_states=slots + 1, residual=0.0,
+        p=p, i1=optimum.i1, servers=n, arrival_rate=lam)
