@@ -312,6 +312,39 @@ def test_without_jit_the_same_numbers():
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("jobs,replications,batches", [(10**30, 1, 20), (2 * ((2**63 - 20) // 20) + 2, 2, 20),
+                                                         ((2**63 - 3) // 3 + 1, 1, 3)])
+def test_jobs_beyond_the_event_loops_integers_are_refused_up_front(jobs, replications, batches):
+    """jobs = 10**30 blamed a SeedSequence (OverflowError in the loop's int64 batch boundaries); the limit is
+    replications x (2**63 - b) // b for b batches (b·arrivals + b - 1 < 2**63), here exceeded by at most one arrival
+    per replication."""
+    per_run = (2**63 - batches) // batches
+    with pytest.raises(InvalidParameterError, match=rf"^jobs = {jobs}: must be at most {replications * per_run:,} = "
+                                                    rf"{replications} x \(2\*\*63 - {batches}\) // {batches}: each replication's "
+                                                    rf"arrivals times its {batches} batches \(the batch boundaries\) must fit "
+                                                    r"the event loop's 64-bit integers; at ten million arrivals a second"):
+        simulate_multiserver("fcfs", 8, THREE, 1.0, jobs=jobs, replications=replications, batches=batches)
+
+
+def test_jobs_at_the_limit_pass_the_check(monkeypatch):
+    """The largest accepted count reaches the replications with batch boundaries that did not overflow (stopped
+    there: it would run for centuries)."""
+    import analytic.splitting.simulation as module
+
+    class Reached(Exception):
+        pass
+
+    def stop(function, *args, **kwargs):
+        setup = function.args[0]
+        boundaries = module._Loop(setup).boundaries
+        assert boundaries[0] == 0 and boundaries[-1] == setup.arrivals and np.all(np.diff(boundaries) > 0)
+        raise Reached
+
+    monkeypatch.setattr(module, "replicate", stop)
+    with pytest.raises(Reached):
+        simulate_multiserver("fcfs", 8, THREE, 1.0, jobs=(2**63 - 20) // 20, warmup=0, seed=0)
+
+
 def test_errors():
     with pytest.raises(InvalidParameterError, match=r"policy = 'lsf': must be one of fcfs, ffbf, maxweight, bs-fcfs"):
         simulate_multiserver("lsf", 8, TWO, 1.0)

@@ -464,6 +464,8 @@ def _replication(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
 
 #: Memory of the event loop per server (its job, the job's remaining work, free lists), an upper estimate.
 _BYTES_PER_SERVER = 64
+#: The event loop's counters and batch boundaries (arrivals times batches) are 64-bit integers.
+_INT64_MAX = 2**63 - 1
 
 
 def simulate_multiserver(policy: str | Callable[[PolicyState], object], servers: int, classes: Iterable[JobClass],
@@ -489,7 +491,8 @@ def simulate_multiserver(policy: str | Callable[[PolicyState], object], servers:
     arrival_rate : float
         Total arrival rate λ, with load λ ϱ / k < 1.
     jobs : int
-        Total number of arrivals, warm-ups included: ``jobs // replications`` per replication.
+        Total number of arrivals, warm-ups included: ``jobs // replications`` per replication, at
+        most ``(2**63 - batches) // batches`` (the event loop's 64-bit integers).
     warmup : int, optional
         Arrivals discarded at the start of each replication (default a tenth of them).
     replications : int
@@ -516,8 +519,9 @@ def simulate_multiserver(policy: str | Callable[[PolicyState], object], servers:
     ------
     InvalidParameterError
         An unknown policy, a need above k, a ServerFilling policy with k or a need that is not a
-        power of two, bad classes, fewer arrivals per replication than ``warmup + batches``, or a
-        non-executor.
+        power of two, bad classes, fewer arrivals per replication than ``warmup + batches``, more
+        than ``(2**63 - batches) // batches`` per replication (4.6e17 with 20 batches: the event
+        loop's 64-bit integers), or a non-executor.
     UnstableSystemError
         Load λ ϱ / k >= 1 (no policy is stable), or ModifiedBS with an empty helper set.
 
@@ -539,6 +543,12 @@ def simulate_multiserver(policy: str | Callable[[PolicyState], object], servers:
     rate = check_load(k, arrival_rate, classes)
     total, runs = integer("jobs", jobs), integer("replications", replications)
     b = integer("batches", batches, minimum=3, meaning=" (the growth fit needs three)")
+    per_run = (_INT64_MAX + 1 - b) // b   # the last batch boundary, b·arrivals + b - 1, stays below 2**63
+    if total > runs * per_run:
+        raise InvalidParameterError("jobs", jobs, f"must be at most {runs * per_run:,} = {runs:,} x (2**63 - {b}) // {b}: each "
+                                                  f"replication's arrivals times its {b} batches (the batch boundaries) must "
+                                                  "fit the event loop's 64-bit integers; at ten million arrivals a second, "
+                                                  f"{per_run:.2g} arrivals take {per_run / 1e7 / 3.156e7:,.0f} years")
     confidence("level", level)
     if check_executor(executor) is None and not isinstance(chosen, Policy):
         executor = SerialExecutor()
