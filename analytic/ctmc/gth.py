@@ -43,6 +43,7 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee
 from tqdm.auto import tqdm
 
 from analytic.ctmc.balance import Balance, Measure
+from analytic.ctmc.compensated import two_sum
 from analytic.ctmc.ordering import minimum_degree, nested_dissection
 from analytic.ctmc.rounding import factorization_bound, rounding_sum
 from analytic.errors import StateSpaceTooLargeError
@@ -353,7 +354,8 @@ def _eliminate(G, exponent, pivot, pivot_exponent, lower, upper, lower_exponent,
     """GTH elimination of the first p states of a dense front, in place; row j of ``G`` holds the
     censored rates out of front state j, times ``2**-exponent[j]``.
 
-    Eliminating pivot t: ``s_t = sum_{i > t} G[t, i]`` (the pivot, never a difference),
+    Eliminating pivot t: ``s_t = sum_{i > t} G[t, i]`` (the pivot, never a difference, summed with
+    compensation so that it is rounded once: :mod:`analytic.ctmc.rounding`),
     ``G[t, i] /= s_t`` (routing probabilities), and ``G[j, i] += G[j, t] * G[t, i]`` for later j, i.
     Done in blocks: each block's rows are first rescaled where they became tiny (``_rescale``), its
     own columns eliminated (panel), then a forward substitution on the rows below and one matrix
@@ -367,9 +369,11 @@ def _eliminate(G, exponent, pivot, pivot_exponent, lower, upper, lower_exponent,
         b1 = min(b0 + block, p)
         _rescale(G, exponent, b0)
         for t in range(b0, b1):
-            total = 0.0
+            total, error = 0.0, 0.0       # compensated (Sum2): one rounding whatever the front's size
             for i in range(t + 1, f):
-                total += G[t, i]
+                total, lost = two_sum(total, G[t, i])
+                error += lost
+            total += error
             pivot[first + t], pivot_exponent[first + t] = total, exponent[t]
             if total > 0.0:
                 for i in range(t + 1, f):

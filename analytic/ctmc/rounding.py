@@ -23,11 +23,13 @@ ours, not the paper's):
    factor: an update's two roundings (the product and its routing probability ``p_ti = a_ti /
    s_t``) and at most one per addition on its way, fewer than the leaves of its entry. With
    ``r_j`` the number of pivots whose column holds state j (its row count in the factor), the
-   entry (j, i) has at most ``1 + min(r_j, r_i)`` leaves. The rounding of the pivot ``s_t`` (a sum
-   of the ``c_t - 1`` rates out of t, ``c_t`` the entries of t's column) is the same factor ``theta_t`` for every
-   update of pivot t and for t's back-substitution: it is *exactly* the censoring of the chain
-   whose rates into t are divided by ``theta_t``, one perturbed rate out of each of the
-   ``c_t - 1`` states of the column.
+   entry (j, i) has at most ``1 + min(r_j, r_i)`` leaves. The rounding of the pivot ``s_t`` (the
+   sum of the ``c_t - 1`` rates out of t, ``c_t`` the entries of t's column, compensated: within
+   ``u + ((c_t - 1) u)**2`` relative, Ogita, Rump & Oishi, *Accurate sum and dot product*, SIAM J.
+   Sci. Comput. 26, 2005, Sum2; counted as two roundings, ample for any front that fits in memory)
+   is the same factor ``theta_t`` for every update of pivot t and for t's back-substitution: it is
+   *exactly* the censoring of the chain whose rates into t are divided by ``theta_t``, one
+   perturbed rate out of each of the ``c_t - 1`` states of the column.
 3. *Back-substitution.* ``x_t = sum_j x_j a_jt / s_t`` over the ``c_t - 1`` later states of t's
    column: ``c_t - 1`` roundings of a term at most (product, additions, quotient), so ``x_t``
    lies in the range of the ratios of its terms' errors widened by ``c_t u'``; terms that fell
@@ -36,7 +38,7 @@ ours, not the paper's):
 Chaining the levels from the root down, the Hilbert-metric distance between the computed measure
 and the exact one is at most ``u'`` times
 
-    ``S = sum_j 2 (1 + r_j) + sum_t [2 sum_{j in col(t), j != t} (c_t + a_tj) + 2 c_t] + 2``
+    ``S = sum_j 2 (1 + r_j) + sum_t [2 sum_{j in col(t), j != t} (4 + a_tj) + 2 c_t] + 2``
 
 (embedded rates and their leaves; the pivot sum and the updates of each pivot; its
 back-substitution; the final division by the outflows), with ``a_tj = min(r_j, max_{i != j} r_i)``
@@ -46,7 +48,7 @@ is an exact zero in every front, and adds or multiplies without rounding. It nee
 underflow: no embedded rate, routing probability, censored rate or product of the two below
 ``2**-1022``, and no contribution shifted below it
 (:class:`~analytic.ctmc.gth.Factorization` checks this). It grows like the factor's entries times
-their row counts: ``36 n u'`` for a birth–death chain, far above the true error for a
+their row counts: ``24 n u'`` for a birth–death chain, far above the true error for a
 ``10**5``-state lattice, where the a-posteriori certificate of :mod:`analytic.ctmc.certificate`
 is the sharper proof.
 """
@@ -91,11 +93,11 @@ def rounding_sum(indptr: np.ndarray, indices: np.ndarray, parent: np.ndarray) ->
     --------
     Two states: the root comes last (it has no back-substitution); the first pivot has ``c = 2``,
     the row counts are ``r = (0, 1)`` and ``a = min(1, 0) = 0``, so
-    ``S = 2 + 2 (1 + 0) + 2 (1 + 1) + 2 (2 + 0) + 2 * 2 = 16``:
+    ``S = 2 + 2 (1 + 0) + 2 (1 + 1) + 2 (4 + 0) + 2 * 2 = 20``:
 
     >>> pattern = (np.array([0, 1, 2]), np.array([1, 0]))
     >>> rounding_sum(*pattern, np.array([1, -1]))[0]
-    16.0
+    20.0
     """
     return _roundings(indptr.astype(np.int64), indices.astype(np.int64), parent.astype(np.int64))
 
@@ -173,7 +175,7 @@ def _roundings(indptr, indices, parent):  # pragma: no cover - compiled
         for v in range(_row_subtree(indptr, indices, parent, mark, k, visited)):
             t = visited[v]
             other = second[t] if at[t] == k else top[t]
-            total += 2.0 * (columns[t] + min(rows[k], max(other, 0)))   # pivot sum and update, row k of t
+            total += 2.0 * (4 + min(rows[k], max(other, 0)))   # pivot sum (2) and update (2 + additions), row k of t
     for t in range(n):
         if columns[t] > 1:                        # back-substitution of t (the root is pinned)
             total += 2.0 * columns[t]
