@@ -116,3 +116,28 @@ def test_zero_rates_are_allowed_here_but_not_negative_ones():
         stability(graph, [1.0])
     with pytest.raises(InvalidParameterError, match=r"arrival_rates\[0\] = nan"):
         stability(graph, [float("nan"), 1.0])
+
+
+@pytest.mark.parametrize("rate_scale,capacity_scale", [(1e300, 1e300), (1e-300, 1e-300), (1.0, 1e300), (1e-300, 1.0),
+                                                       (1e300, 1e-3), (2.0**-500, 2.0**500)])
+@settings(max_examples=25, deadline=None)
+@given(case=graphs_and_rates())
+def test_rates_and_capacities_at_any_scale(rate_scale, capacity_scale, case):
+    """Rates and capacities multiplied by 1e±300 (HiGHS read t = μ/λ = 1e300 as an unbounded LP): the load is
+    ρ* (rate_scale / capacity_scale) and the bottleneck the same set, against brute force at scale 1; exact
+    where the scaled rates are (powers of two), to 1e-15 otherwise."""
+    graph, rates = case
+    scaled_graph = CompatibilityGraph(graph.server_sets, graph.capacities * capacity_scale)
+    reference = stability(graph, rates)
+    result = stability(scaled_graph, rates * rate_scale)
+    load, _ = brute_force_load(graph, rates)
+    assert result.load == pytest.approx(load * rate_scale / capacity_scale, rel=1e-15, abs=0)
+    assert result.bottleneck == reference.bottleneck and result.stable == (result.load < 1)
+
+
+def test_a_trivially_stable_graph_at_rates_far_from_one():
+    """One class, one server: load λ/μ exactly, whatever the scale (1e300/1e300 and 1/1e300 failed)."""
+    for capacity, rate in [(1e300, 5e299), (1e300, 1.0), (1e-300, 5e-301), (1.0, 1e-300), (1e-300, 1e-310)]:
+        result = stability(CompatibilityGraph([[0]], [capacity]), [rate])
+        assert result == stability(CompatibilityGraph([[0]], [capacity]), [rate])
+        assert result.stable and result.load == rate / capacity and result.bottleneck == (0,)

@@ -89,8 +89,10 @@ def stability(graph: CompatibilityGraph, arrival_rates: Any) -> Stability:
     The reported load is λ(A*)/μ(A*) computed from the rates, so it is exact to rounding once A*
     is the right set. The set is read off a flow that HiGHS solves to about 1e-7 (relative to the
     largest capacity): two sets whose loads differ by less than that may be confused, and only
-    then can the load be off by as much. Checked against brute force over all sets (boundaries
-    λ(A) = μ(A) included) in ``tests/test_fairness_stability.py``.
+    then can the load be off by as much. Rates and capacities far from 1 are each scaled by a
+    power of two (exact) before HiGHS sees them, so any scale works (1e±300 included). Checked
+    against brute force over all sets (boundaries λ(A) = μ(A) included, and at those scales) in
+    ``tests/test_fairness_stability.py``.
 
     Raises
     ------
@@ -113,22 +115,27 @@ def stability(graph: CompatibilityGraph, arrival_rates: Any) -> Stability:
     if not np.any(rates > 0):
         return Stability(True, 0.0, (), 0.0, 0.0)
     classes, servers = np.nonzero(graph.incidence)
-    # The bottleneck set does not change when every λ_i is multiplied by one constant: rates far from 1
-    # (beyond 2^±20) are brought near it by a power of two, exact in floating point, so that HiGHS sees a
-    # well-scaled LP at λ = 1e18; other rates go to it unchanged.
-    exponent = int(np.frexp(rates.max())[1])
-    scaled = np.ldexp(rates, -exponent) if abs(exponent) > 20 else rates
-    flow = _max_scaled_flow(graph, scaled, classes, servers)
-    bottleneck = _bottleneck(graph, scaled, classes, servers, flow)
+    # The bottleneck set does not change when every λ_i, or every μ_s, is multiplied by one constant: rates
+    # and capacities far from 1 (beyond 2^±20) are brought near it by a power of two, exact in floating
+    # point, so that HiGHS sees a well-scaled LP (t = μ/λ = 1e300 read as unbounded; its infinity is 1e20).
+    scaled, capacities = _near_one(rates), _near_one(graph.capacities)
+    flow = _max_scaled_flow(capacities, scaled, classes, servers)
+    bottleneck = _bottleneck(capacities, scaled, classes, servers, flow)
     arrival = float(rates[list(bottleneck)].sum())
     capacity = service_rate(graph, bottleneck)
     load = arrival / capacity
     return Stability(bool(load < 1), load, bottleneck, arrival, capacity)
 
 
-def _max_scaled_flow(graph: CompatibilityGraph, rates: np.ndarray, classes: np.ndarray, servers: np.ndarray) -> np.ndarray:
+def _near_one(values: np.ndarray) -> np.ndarray:
+    """``values`` times the power of two that brings their largest near 1, when it lies beyond 2^±20 (exact)."""
+    exponent = int(np.frexp(values.max())[1])
+    return np.ldexp(values, -exponent) if abs(exponent) > 20 else values
+
+
+def _max_scaled_flow(capacities: np.ndarray, rates: np.ndarray, classes: np.ndarray, servers: np.ndarray) -> np.ndarray:
     """Edge flows of max t s.t. Σ_s f_is = t λ_i (each class), Σ_i f_is <= μ_s (each server)."""
-    edges, n, s = classes.size, graph.n_classes, graph.n_servers
+    edges, n, s = classes.size, rates.size, capacities.size
     columns = np.arange(edges)
     # Variables: the edge flows f, then t. Rows: Σ_s f_is − λ_i t = 0; Σ_i f_is <= μ_s.
     conservation = sp.csr_array((np.concatenate([np.ones(edges), -rates]),
@@ -137,14 +144,14 @@ def _max_scaled_flow(graph: CompatibilityGraph, rates: np.ndarray, classes: np.n
     capacity = sp.csr_array((np.ones(edges), (servers, columns)), shape=(s, edges + 1))
     cost = np.zeros(edges + 1)
     cost[-1] = -1.0
-    result = linprog(cost, A_ub=capacity, b_ub=graph.capacities, A_eq=conservation, b_eq=np.zeros(n),
+    result = linprog(cost, A_ub=capacity, b_ub=capacities, A_eq=conservation, b_eq=np.zeros(n),
                      bounds=(0, None), method="highs-ipm")
     if result.status != 0:
         raise ConvergenceError(f"HiGHS could not solve the stability LP of Theorem 1: {result.message}")
     return np.maximum(result.x[:-1], 0.0)
 
 
-def _bottleneck(graph: CompatibilityGraph, rates: np.ndarray, classes: np.ndarray, servers: np.ndarray,
+def _bottleneck(capacities: np.ndarray, rates: np.ndarray, classes: np.ndarray, servers: np.ndarray,
                 flow: np.ndarray) -> tuple[int, ...]:
     """Classes that cannot reach a server with spare capacity in the residual graph of ``flow``.
 
@@ -153,9 +160,9 @@ def _bottleneck(graph: CompatibilityGraph, rates: np.ndarray, classes: np.ndarra
     capacity marks every class that can still grow; the others form the largest maximizer of
     λ(A)/μ(A) (every maximizer saturates its servers and receives no flow from outside).
     """
-    n, s = graph.n_classes, graph.n_servers
-    tolerance = _FLOW_TOLERANCE * float(graph.capacities.max())
-    spare = graph.capacities - np.bincount(servers, weights=flow, minlength=s) > tolerance
+    n, s = rates.size, capacities.size
+    tolerance = _FLOW_TOLERANCE * float(capacities.max())
+    spare = capacities - np.bincount(servers, weights=flow, minlength=s) > tolerance
     carries = flow > tolerance
     # Reversed residual graph on nodes 0..n-1 (classes), n..n+s-1 (servers), n+s (root -> spare servers).
     rows = np.concatenate([n + servers, classes[carries], np.full(int(spare.sum()), n + s)])
@@ -166,7 +173,7 @@ def _bottleneck(graph: CompatibilityGraph, rates: np.ndarray, classes: np.ndarra
     can_grow[reached] = True
     bottleneck = tuple(int(i) for i in np.flatnonzero(~can_grow[:n] & (rates > 0)))
     if not bottleneck:  # the flow is too inaccurate to show a cut: fall back on the busiest single class
-        bottleneck = (int(np.argmax(rates / graph.class_capacities)),)
+        bottleneck = (int(np.argmax(rates / np.bincount(classes, weights=capacities[servers], minlength=n))),)
     return bottleneck
 
 
