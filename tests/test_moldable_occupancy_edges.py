@@ -198,3 +198,13 @@ def test_a_rational_rate_is_rounded_once():
     """Fraction(1, 3) is read as the double nearest 1/3: the optimum for that double (exact vertices)."""
     value = float(exact_optimum(SMALL.values, float(Fraction(1, 3)))[1])
     assert optimal_occupancy(SMALL, Fraction(1, 3)).mean_time == pytest.approx(value, rel=1e-15, abs=0)
+
+
+def test_the_removed_feasibility_tolerance_warns_for_one_release():
+    # FEASIBILITY was public (in __all__) before the LP became exact: it stays readable, deprecated.
+    from analytic.moldable import occupancy
+
+    with pytest.warns(DeprecationWarning, match="FEASIBILITY is deprecated"):
+        assert occupancy.FEASIBILITY == 1e-13
+    with pytest.raises(AttributeError):
+        occupancy.NO_SUCH_NAME  # noqa: B018

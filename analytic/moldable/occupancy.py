@@ -43,6 +43,15 @@ if TYPE_CHECKING:  # sympy is imported by the symbolic check only (it takes ~0.7
 __all__ = ["LPOptimum", "Occupancy", "kkt_residual", "occupancy_lp", "optimal_occupancy", "symbolic_kkt_residuals"]
 
 
+def __getattr__(name: str) -> float:
+    """``FEASIBILITY`` (removed: :func:`occupancy_lp` returns exact optima) for one more release."""
+    if name == "FEASIBILITY":
+        warnings.warn("analytic.moldable.occupancy.FEASIBILITY is deprecated and will be removed: occupancy_lp "
+                      "returns exact optima, so no feasibility tolerance applies", DeprecationWarning, stacklevel=2)
+        return 1e-13
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 @dataclass(frozen=True, repr=False)
 class Occupancy:
     """The optimum of (P) by Theorem 1.
