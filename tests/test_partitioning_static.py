@@ -6,6 +6,8 @@ G(x*) = ρ and δ* = 2/ρ - 1; triangles on 4+4+4: three whole, a fourth split 1
 the brute-force LP over listed configurations in test_partitioning_bruteforce.py.
 """
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -66,7 +68,8 @@ def test_highs_and_cvxpy_agree(rho_graph, rho_triangle):
 
 def test_time_sharing_lists_cheapest_configurations():
     result = static_partitioning(FIGURE1_CLUSTER, triangle(3.5))
-    assert result.time_sharing == (((3,), 0.5, 0.0), ((4,), 0.5, 3.0))
+    assert [(n, c) for n, _, c in result.time_sharing] == [((3,), 0.0), ((4,), 3.0)]
+    assert [p for _, p, _ in result.time_sharing] == pytest.approx([0.5, 0.5], rel=1e-14, abs=0)
     whole, split = result.configurations
     assert sorted(whole) == [(0, (0, 0, 3), 0.0), (0, (0, 3, 0), 0.0), (0, (3, 0, 0), 0.0)]
     assert sorted(split) == [(0, (0, 0, 3), 0.0), (0, (0, 3, 0), 0.0), (0, (1, 1, 1), 3.0), (0, (3, 0, 0), 0.0)]
@@ -93,3 +96,38 @@ def test_machine_costs_change_the_optimum():
 def test_unknown_solver():
     with pytest.raises(InvalidParameterError, match='solver = \'glpk\': must be "highs" or "cvxpy"'):
         static_partitioning(FIGURE1_CLUSTER, FIGURE1_JOB, "glpk")
+
+
+@pytest.mark.parametrize("rho", [1e-300, 1e-10, 2.0**-1000, 5e-324])
+@pytest.mark.parametrize("solver", ["highs", "cvxpy"])
+def test_figure1_at_vanishing_loads(rho, solver):
+    """Loads near 0 (1e-300 was read as an unbounded capacity LP, 1e-10 too): G(x*) = ρ and δ* = 2/ρ - 1 by hand,
+    relative to ρ (inf where 2/ρ exceeds the float range); the time-sharing serves ρ and sums to one."""
+    result = static_partitioning(FIGURE1_CLUSTER, figure1_job(rho), solver)
+    assert result.cost == pytest.approx(rho, rel=1e-9, abs=0)
+    with np.errstate(over="ignore"):
+        assert result.delta_star == pytest.approx(np.float64(2.0) / rho - 1, rel=1e-12, abs=0)
+    assert result.interior and result.throughput[0] >= rho * (1 - 1e-9)
+    assert sum(p for _, p, _ in result.time_sharing) == pytest.approx(1.0, rel=1e-12, abs=0)
+    if rho > 1e-300:
+        assert capacity_margin(FIGURE1_CLUSTER, figure1_job(rho)) == pytest.approx(2 / rho - 1, rel=1e-12, abs=0)
+
+
+@pytest.mark.parametrize("rho", [1e-300, 1e-10])
+def test_triangles_at_vanishing_loads_cost_nothing(rho):
+    """A whole triangle costs 0, so G(x*) = 0 at any load up to three; δ* = 4/ρ - 1; HiGHS shares the time between
+    the empty packing and one of 1 to 3 whole triangles (cost 0), just enough to serve ρ."""
+    result = static_partitioning(FIGURE1_CLUSTER, triangle(rho))
+    assert result.cost == 0 and result.delta_star == pytest.approx(4 / rho - 1, rel=1e-12, abs=0)
+    (empty, _, _), ((count,), share, cost) = result.time_sharing
+    assert empty == (0,) and count in (1, 2, 3) and cost == 0
+    assert count * share == pytest.approx(rho, rel=1e-12, abs=0)
+
+
+@pytest.mark.parametrize("rho", [1e300, 1e20])
+def test_huge_loads_are_unstable_by_their_factor(rho):
+    """ρ far outside Λ (HiGHS reported a model error at 1e300): unstable, by the factor ρ/4 (four triangles at most)."""
+    with pytest.raises(UnstableSystemError, match=r"load factor of ρ relative to the capacity region Λ \(Definition 1\) "
+                                                  + re.escape(f"= {rho / 4:.10g} must be < 1")) as error:
+        static_partitioning(FIGURE1_CLUSTER, triangle(rho))
+    assert error.value.value == pytest.approx(rho / 4, rel=1e-12, abs=0)

@@ -103,6 +103,8 @@ def capacity_margin(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -> fl
     """δ* of Definition 1: the largest δ with ``ρ(1 + δ) ∈ Λ`` (negative when ρ lies outside Λ).
 
     Solved by HiGHS: ``max t`` subject to ``Σ_n π_n n_j >= t ρ_j``, ``Σ_n π_n = 1``, ``π >= 0``; δ* = t - 1.
+    The loads are scaled by a power of two to lie near 1 first (exact), so any load works: ρ = 1e-300
+    gives δ* = 1/ρ-ish numbers (inf beyond the float range), ρ = 1e300 gives δ* = -1 + 1e-300-ish.
 
     Parameters
     ----------
@@ -124,10 +126,14 @@ def capacity_margin(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -> fl
     >>> capacity_margin(FIGURE1_CLUSTER, FIGURE1_JOB)
     1.0
     """
-    packings = cheapest_packings(cluster, jobs)
-    loads = np.array([job.load for job in packings.configurations.jobs])
+    return _capacity_factor(cheapest_packings(cluster, jobs)) - 1.0
+
+
+def _capacity_factor(packings: Packings) -> float:
+    """1 + δ*, the largest t with t ρ ∈ Λ (inf when it exceeds the float range, for loads near 1e-308)."""
+    exponent, loads = _scaled_loads(packings.configurations)
     count = len(packings.cost)
-    # variables (π_1..π_P, t): minimise -t
+    # variables (π_1..π_P, t'), t' = t·2**exponent: minimise -t'
     objective = np.zeros(count + 1)
     objective[-1] = -1.0
     a_ub = np.column_stack([-packings.templates.T, loads])
@@ -135,7 +141,19 @@ def capacity_margin(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -> fl
                      b_eq=[1.0], bounds=[(0, None)] * (count + 1), method="highs")
     if result.status != 0:
         raise ConvergenceError(f"HiGHS did not solve the capacity LP: {result.message}")
-    return float(-result.fun - 1.0)
+    with np.errstate(over="ignore"):
+        return float(np.ldexp(-result.fun, -exponent))
+
+
+def _scaled_loads(space: Configurations) -> tuple[int, np.ndarray]:
+    """(e, ρ / 2**e) with the largest scaled load in [½, 1): exact, and the LPs see numbers near 1 at any load.
+
+    Unscaled, ρ = 1e-300 made t = 1/ρ in the capacity LP 1e300, which HiGHS (whose infinity is 1e20)
+    reports as unbounded, and the static LP's constraints fell below its feasibility tolerance.
+    """
+    loads = np.array([job.load for job in space.jobs])
+    exponent = int(np.frexp(loads.max())[1])
+    return exponent, np.ldexp(loads, -exponent)
 
 
 @dataclass(frozen=True, repr=False)
@@ -178,7 +196,7 @@ class StaticPartition:
     solver: str
 
     def __repr__(self) -> str:
-        sharing = [(n, round(p, 10), c) for n, p, c in self.time_sharing]
+        sharing = [(n, float(f"{p:.10g}"), c) for n, p, c in self.time_sharing]
         return (f"StaticPartition(cost={self.cost:.12g}, delta_star={self.delta_star:.12g}, interior={self.interior}, "
                 f"time_sharing={sharing}, solver={self.solver!r})")
 
@@ -199,7 +217,10 @@ def static_partitioning(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], s
     Returns
     -------
     StaticPartition
-        ``G(x*)``, δ*, whether ρ is interior to Λ, and an optimal time-sharing.
+        ``G(x*)``, δ*, whether ρ is interior to Λ, and an optimal time-sharing. Both LPs are solved
+        with the loads scaled by a power of two to lie near 1 (exact) and the empty packing's
+        share eliminated, so any load works: at ρ = 1e-300, ``G(x*)`` is found to the solver's
+        relative accuracy instead of vanishing below its absolute tolerances.
 
     Raises
     ------
@@ -229,22 +250,17 @@ def static_partitioning(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], s
     packings = cheapest_packings(cluster, jobs)
     space = packings.configurations
     loads = np.array([job.load for job in space.jobs])
-    delta = capacity_margin(cluster, jobs)
+    capacity = _capacity_factor(packings)
+    delta = capacity - 1.0
     if delta < -_BOUNDARY:
-        factor = 1.0 / (1.0 + delta)
+        factor = 1.0 / capacity
         raise UnstableSystemError("load factor of ρ relative to the capacity region Λ (Definition 1)", factor, 1.0,
-                                  f"ρ = {np.round(loads, 10).tolist()} lies outside Λ; ρ/{factor:.6g} is on its boundary")
+                                  f"ρ = {[float(f'{x:.10g}') for x in loads]} lies outside Λ; ρ/{factor:.6g} is on its boundary")
     if solver == "highs":
         vectors, costs, states = packings.templates, packings.cost, packings.state
-        result = linprog(costs, A_ub=-vectors.T, b_ub=-loads, A_eq=np.ones((1, len(costs))), b_eq=[1.0],
-                         bounds=(0, None), method="highs")
-        if result.status != 0:
-            raise ConvergenceError(f"HiGHS did not solve the static partitioning LP: {result.message}")
-        weights, value = result.x, float(result.fun)
     else:
         vectors, costs, states = space.templates, space.cost, np.arange(len(space))
-        weights, value = _solve_cvxpy(costs, vectors, loads)
-    used = np.flatnonzero(weights > 1e-9)
+    weights, value, used = _time_sharing(costs, vectors, space, solver)
     return StaticPartition(
         cost=value, delta_star=delta, interior=bool(delta > _BOUNDARY),
         time_sharing=tuple((tuple(int(v) for v in vectors[i]), float(weights[i]), float(costs[i])) for i in used),
@@ -252,11 +268,43 @@ def static_partitioning(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], s
         throughput=weights @ vectors, solver=solver)
 
 
-def _solve_cvxpy(costs: np.ndarray, vectors: np.ndarray, loads: np.ndarray) -> tuple[np.ndarray, float]:
+def _time_sharing(costs: np.ndarray, vectors: np.ndarray, space: Configurations,
+                  solver: str) -> tuple[np.ndarray, float, np.ndarray]:
+    """The optimal π of (6)–(9), G(x*) and the indices used, from the LP in the loads scaled near 1.
+
+    With ρ = 2**e ρ' and the empty packing's share eliminated, π_n = 2**e w_n for the others: min c·w
+    s.t. Σ_n w_n n >= ρ', Σ_n w_n <= 2**-e (π_empty >= 0), w >= 0; then G = c_empty + 2**e (c - c_empty)·w.
+    An equivalent LP whose numbers stay near 1 at any load (at ρ = 1e-300 the unscaled constraints
+    fell below the solver's feasibility tolerance, and G came out 0 instead of 1e-300). A packing
+    counts as used when its scaled share w exceeds 1e-9 (the empty one when π_empty does).
+    """
+    exponent, loads = _scaled_loads(space)
+    empty = ~vectors.any(axis=1)
+    first = int(np.flatnonzero(empty)[np.argmin(costs[empty])])   # the empty packing, always feasible
+    base, others = float(costs[first]), np.flatnonzero(~empty)
+    with np.errstate(over="ignore"):
+        share = float(np.ldexp(1.0, -exponent))   # inf for loads below 2**-1023: then no bound
+    if solver == "highs":
+        result = linprog(costs[others] - base, A_ub=np.vstack([-vectors[others].T, np.ones((1, others.size))]),
+                         b_ub=np.append(-loads, min(share, 1e300)), bounds=(0, None), method="highs")
+        if result.status != 0:
+            raise ConvergenceError(f"HiGHS did not solve the static partitioning LP: {result.message}")
+        scaled, value = result.x, float(result.fun)
+    else:
+        scaled, value = _solve_cvxpy(costs[others] - base, vectors[others], loads, share)
+    weights = np.zeros(len(costs))
+    weights[others] = np.ldexp(scaled, exponent)
+    weights[first] = max(1.0 - weights[others].sum(), 0.0)
+    used = np.sort(np.append(others[scaled > 1e-9], [first] if weights[first] > 1e-9 else []).astype(int))
+    return weights, base + float(np.ldexp(value, exponent)), used
+
+
+def _solve_cvxpy(costs: np.ndarray, vectors: np.ndarray, loads: np.ndarray, share: float) -> tuple[np.ndarray, float]:
     import cvxpy as cp
 
     weights = cp.Variable(len(costs), nonneg=True)
-    problem = cp.Problem(cp.Minimize(costs @ weights), [vectors.T @ weights >= loads, cp.sum(weights) == 1])
+    constraints = [vectors.T @ weights >= loads] + ([cp.sum(weights) <= share] if share <= 1e12 else [])
+    problem = cp.Problem(cp.Minimize(costs @ weights), constraints)
     problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
     if problem.status != cp.OPTIMAL:
         raise ConvergenceError(f"cvxpy (Clarabel) did not solve the static partitioning LP: status {problem.status}")
