@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from analytic.errors import InvalidParameterError
 from analytic.validation import instances
 
-__all__ = ["KINDS", "Outcome", "Row", "Verdict", "collect", "reproduces", "verdict_table"]
+__all__ = ["KINDS", "Outcome", "Row", "Verdict", "collect", "reproduces", "sources", "verdict_table"]
 
 Value = float | int | bool | str
 
@@ -269,6 +269,27 @@ def _import_all() -> None:
             importlib.import_module(module.name)
 
 
+def _source(function: Callable[[], Row | Iterable[Row]]) -> str:
+    return f"{function.__module__}.{function.__name__}"
+
+
+def sources() -> list[str]:
+    """The ``module.function`` name of every registered row function: what :func:`collect` selects from.
+
+    Returns
+    -------
+    list of str
+        In registration order.
+
+    Examples
+    --------
+    >>> "analytic.erlang._lemma1_rows" in sources()
+    True
+    """
+    _import_all()
+    return [_source(function) for function in _REGISTRY]
+
+
 def collect(select: str = "") -> list[Outcome]:
     """Run every registered function whose module or name contains ``select``.
 
@@ -298,7 +319,7 @@ def collect(select: str = "") -> list[Outcome]:
     _import_all()
     outcomes = []
     for function in _REGISTRY:
-        source = f"{function.__module__}.{function.__name__}"
+        source = _source(function)
         if select not in source:
             continue
         start = time.perf_counter()

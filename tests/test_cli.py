@@ -22,6 +22,16 @@ def test_reproduce_prints_table_and_exits_zero():
     assert ", 0 failed, computed in" in result.stdout
 
 
+def test_reproduce_only_matching_nothing_is_an_error():
+    """--only nonexistent printed an empty table and exited 0: now a usage error listing what --only matches against."""
+    result = run("reproduce", "--only", "nonexistent")
+    assert result.returncode == 2 and result.stdout == ""
+    message = result.stderr.strip()
+    assert message.startswith("analytic reproduce: error: --only 'nonexistent' matches no row: it selects the row "
+                              "functions whose 'module.function' name contains the text, and these are ")
+    assert "analytic.erlang: _lemma1_rows" in message and "analytic.ctmc.chain: _erlang_loss_rows, _product_form_row" in message
+
+
 def test_help_lists_subcommands():
     result = run("--help")
     assert result.returncode == 0

@@ -3,22 +3,32 @@
 import pytest
 
 from analytic.errors import InvalidParameterError
-from analytic.reproduce import Row, Verdict, collect, verdict_table
-
-
-def _sources() -> list[str]:
-    """The registered functions by name (one test each, so that pytest-xdist spreads the slow simulated ones)."""
-    from analytic.reproduce import _REGISTRY, _import_all
-
-    _import_all()
-    return [f"{function.__module__}.{function.__name__}" for function in _REGISTRY]
+from analytic.reproduce import Row, Verdict, collect, reproduces, sources, verdict_table
 
 
 def test_rows_are_registered():
-    assert len(_sources()) >= 30
+    assert len(sources()) >= 30
 
 
-@pytest.mark.parametrize("source", _sources())
+def test_sources_are_what_collect_selects_from():
+    """A registered function appears under its module.function name, which selects it alone; unregistered, it is gone."""
+    from analytic import reproduce
+
+    @reproduces
+    def _only_in_this_test():
+        return Row("test", "1 = 1", 1.0, 1.0, 0.1)
+
+    name = f"{__name__}._only_in_this_test"
+    try:
+        assert sources()[-1] == name and sources().count(name) == 1
+        assert [o.source for o in collect(name)] == [name]
+    finally:
+        reproduce._REGISTRY.remove(_only_in_this_test)
+    assert name not in sources() and collect(name) == []
+
+
+# One test per registered function, so that pytest-xdist spreads the slow simulated ones.
+@pytest.mark.parametrize("source", sources())
 def test_every_registered_row_passes(source):
     outcomes = [o for o in collect(source) if o.source == source]
     assert len(outcomes) == 1 and outcomes[0].rows

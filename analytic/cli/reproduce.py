@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import textwrap
 
-from analytic.cli.output import Report, add_command
-from analytic.reproduce import Outcome, collect
+from analytic.cli.output import Report, UsageError, add_command
+from analytic.reproduce import Outcome, collect, sources
 
 DESCRIPTION = ("Each row compares a number, equation or claim of one of the five papers (Ghanbarian et al.; "
                "Anselmi & Doncel; Berg, Vesilo & Harchol-Balter; Bonald & Comte; Ghaderi, Shakkottai & Srikant) "
@@ -34,6 +34,14 @@ def _table(outcomes: list[Outcome]) -> list[str]:
 
 def _run(args: argparse.Namespace) -> Report:
     outcomes = collect(args.only)
+    if not outcomes:  # an empty table would read as a pass
+        by_module: dict[str, list[str]] = {}
+        for source in sources():
+            module, _, name = source.rpartition(".")
+            by_module.setdefault(module, []).append(name)
+        listing = "; ".join(f"{module}: {', '.join(names)}" for module, names in by_module.items())
+        raise UsageError(f"--only {args.only!r} matches no row: it selects the row functions whose 'module.function' "
+                         f"name contains the text, and these are {listing}")
     rows = [row for outcome in outcomes for row in outcome.rows]
     failed = sum(not row.passed for row in rows) + sum(bool(o.error) for o in outcomes)
     seconds = sum(o.seconds for o in outcomes)
@@ -50,4 +58,5 @@ def add(commands: argparse._SubParsersAction) -> None:
     command = add_command(commands, "reproduce", "Table of the papers' results against the package's values",
                           DESCRIPTION, _run)
     command.add_argument("--only", default="", metavar="TEXT",
-                         help="only rows registered by functions whose module or name contains TEXT")
+                         help="only rows registered by functions whose module.function name contains TEXT "
+                              "(a TEXT that matches none is an error that lists them)")
