@@ -149,9 +149,10 @@ def mp_rational(value):
     return mpmath.mpf(value.numerator) / value.denominator
 
 
-def exact_rational_law(space, loads, queue_weights, beta):
+def exact_rational_law(space, loads, queue_weights, beta, log_normalizer=False):
     """π* of (15) from exact rationals: each exponent (Σ_j q_j |C^(j)| - cost)/β as a Fraction, shifted
-    by the exact maximum, then exponentiated at 50 digits with the exact integer multiplicities."""
+    by the exact maximum, then exponentiated at 50 digits with the exact integer multiplicities; with
+    ``log_normalizer``, also log Z (the shift added back at 50 digits)."""
     exponents = [(sum(Fraction(q) * int(n) for q, n in zip(queue_weights, space.templates[i], strict=True))
                   - Fraction(float(space.cost[i]))) / Fraction(beta) for i in range(len(space))]
     top = max(exponents)
@@ -161,7 +162,8 @@ def exact_rational_law(space, loads, queue_weights, beta):
                                                                                             strict=True))
                    * mpmath.exp(mp_rational(e - top)) for i, e in enumerate(exponents)]
         total = mpmath.fsum(weights)
-        return [w / total for w in weights]
+        law = [w / total for w in weights]
+        return (law, mp_rational(top) + mpmath.log(total)) if log_normalizer else law
 
 
 FIGURE1_PAIR = (Cluster([3, 3]), [TRIANGLE, GraphJob(2, [(0, 1)], arrival_rate=0.7, service_rate=1.0)])
@@ -188,3 +190,37 @@ def test_dgp_law_at_huge_queue_weights_against_exact_rationals(system, queue_wei
     assert law.probabilities.sum() == pytest.approx(1.0, rel=0, abs=1e-14)
     assert law.expected_templates == pytest.approx(probabilities @ space.templates, rel=1e-12, abs=1e-14)
     assert law.expected_cost == pytest.approx(float(probabilities @ space.cost), rel=1e-12, abs=1e-14)
+
+
+SMALL = (Cluster([2, 2]), [GraphJob(2, [(0, 1)], arrival_rate=1.0, service_rate=1.0)])   # the bad-input sweep's system
+
+
+@pytest.mark.parametrize("system, queue_weights, beta", [
+    (SMALL, [1.7e308], 0.5),            # W = 2q overflows: NaN log-probabilities
+    (SMALL, [-1e308], 0.5),             # Σ q |C| below the double range: raw OverflowError
+    (SMALL, [1.5], 5e-324),             # W/β overflows: NaN log-probabilities
+    (SMALL, [1.7e308], 5e-324),
+    (SMALL, [-1e308], 2.2e-308),
+    (FIGURE1_PAIR, [1.7e308, -1e308], 1e-300),
+    (FIGURE1_PAIR, [1e-300, 5e-324], 1e-300),   # weights near the costs' scale / β: both types compete
+])
+@pytest.mark.parametrize("kind", ["dgp", "adgp"])
+def test_laws_at_the_ends_of_the_double_range_against_exact_rationals(system, queue_weights, beta, kind):
+    """Weights and temperatures at the ends of the double range (the bad-input sweep's families): the law is
+    that of exact rational exponents at 50 digits (exact_rational_law), log Z too (inf beyond the double
+    range), with no NaN."""
+    cluster, jobs = system
+    if kind == "dgp":
+        law = dgp_distribution(cluster, jobs, queue_weights, beta)
+        loads = [job.load for job in law.configurations.jobs]
+    else:
+        law = adgp_distribution(cluster, jobs, 2.0, queue_weights, beta)
+        loads = [2.0 / job.service_rate for job in law.configurations.jobs]
+    reference, log_z = exact_rational_law(law.configurations, loads, queue_weights, beta, log_normalizer=True)
+    with mpmath.workdps(50):
+        expected = np.array([float(mpmath.log(p)) if p > 0 else -math.inf for p in reference])
+    finite = np.isfinite(expected)
+    assert law.log_probabilities[finite] == pytest.approx(expected[finite], rel=1e-12, abs=1e-12)
+    assert np.all(np.isneginf(law.log_probabilities[~finite]))
+    assert law.probabilities.sum() == pytest.approx(1.0, rel=0, abs=1e-14)
+    assert law.log_normalizer == pytest.approx(float(log_z), rel=1e-12, abs=1e-12)

@@ -2,8 +2,12 @@
 
 References: cvxpy (Clarabel, exponential cone) maximising (13) with no knowledge of (15); the
 closed form of the optimum β log E_γ e^(W/β) evaluated with mpmath at 50 digits; random laws on the
-simplex (hypothesis) that must not beat π*; the Max-Weight value of eq. (17).
+simplex (hypothesis) that must not beat π*; the Max-Weight value of eq. (17); at the ends of the double
+range, exact rational weights with the exact multiplicities at 50 digits.
 """
+
+import math
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -13,6 +17,7 @@ from hypothesis import strategies as st
 
 from analytic.errors import InvalidParameterError
 from analytic.partitioning import (
+    Cluster,
     GraphJob,
     corollary2,
     dgp_distribution,
@@ -88,3 +93,54 @@ def test_errors():
         variational_objective(FIGURE1_CLUSTER, FIGURE1_JOB, [1.0], 1.0, 1.0)
     with pytest.raises(InvalidParameterError, match="beta = 0: must be positive"):
         solve_variational(FIGURE1_CLUSTER, FIGURE1_JOB, 1.0, 0.0)
+
+
+def exact_corollary2(cluster, jobs, queue_weights, beta):
+    """(W*, E_π*[W], F(π*)) from exact rational weights W_C and the exact multiplicities, at 50 digits."""
+    space = loss_distribution(cluster, jobs).configurations
+    weights = [sum(Fraction(q) * int(n) for q, n in zip(queue_weights, space.templates[i], strict=True))
+               - Fraction(float(space.cost[i])) for i in range(len(space))]
+    best = max(weights)
+    with mpmath.workdps(50):
+        gamma = [space.multiplicity(i) * mpmath.factorial(int(space.free[i]))
+                 * mpmath.fprod(mpmath.mpf(job.load) ** int(n) for job, n in zip(space.jobs, space.templates[i], strict=True))
+                 for i in range(len(space))]
+        tilt = [mpmath.exp(mp_rational((w - best) / Fraction(beta))) for w in weights]
+        pi = [g * t for g, t in zip(gamma, tilt, strict=True)]
+        mean = mpmath.fsum(p * mp_rational(w) for p, w in zip(pi, weights, strict=True)) / mpmath.fsum(pi)
+        objective = mp_rational(best) + mpmath.mpf(beta) * mpmath.log(mpmath.fsum(pi) / mpmath.fsum(gamma))
+        return float(best), float(mean), float(objective)
+
+
+def mp_rational(value):
+    return mpmath.mpf(value.numerator) / value.denominator
+
+
+SMALL = (Cluster([2, 2]), GraphJob(2, [(0, 1)], arrival_rate=1.0, service_rate=1.0))   # the bad-input sweep's system
+
+
+@pytest.mark.parametrize("system, q, beta", [
+    (SMALL, [1.5], 5e-324),             # W/β overflowed: NaN expected_weight
+    (SMALL, [-1e308], 0.5),             # Σ q |C| below the double range: raw OverflowError
+    (SMALL, [-1e308], 5e-324),
+    ((Cluster([2, 2]), GraphJob(3, [(0, 1), (1, 2)], 1.0, 1.0)), [1.7e308], 0.5),   # one template at most: W* = q - 1
+    ((FIGURE1_CLUSTER, FIGURE1_JOB), [1.5], 1e-300),
+    ((FIGURE1_CLUSTER, JOBS), [1e300, -1e308], 0.2),
+    ((FIGURE1_CLUSTER, JOBS), [2.0, 0.5], 2.2e-308),
+])
+def test_corollary2_at_the_ends_of_the_double_range_against_exact_rationals(system, q, beta):
+    cluster, jobs = system
+    best, mean, objective = exact_corollary2(cluster, [jobs] if isinstance(jobs, GraphJob) else jobs, q, beta)
+    check = corollary2(cluster, jobs, q, beta)
+    assert check.max_weight == pytest.approx(best, rel=1e-15, abs=0)
+    assert check.expected_weight == pytest.approx(mean, rel=1e-12, abs=1e-300)
+    assert check.objective == pytest.approx(objective, rel=1e-12, abs=1e-300)
+    assert variational_optimum(cluster, jobs, q, beta) == pytest.approx(objective, rel=1e-12, abs=1e-300)
+    assert check.holds and math.isfinite(check.bound)
+
+
+@pytest.mark.parametrize("call", [corollary2, variational_optimum])
+def test_a_heaviest_weight_beyond_the_double_range_is_refused(call):
+    with pytest.raises(InvalidParameterError, match=r"queue_weights = \[1.7e\+308\]: must keep the heaviest configuration's "
+                                                    r"weight .* within the double range \(it is about 3.400e\+308\)"):
+        call(*SMALL, [1.7e308], 0.5)

@@ -18,6 +18,7 @@ summed exactly, so they hold for any β > 0 and any finite weights, without over
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -46,7 +47,8 @@ class ConfigurationLaw:
     log_probabilities : numpy.ndarray, shape (S,)
         Log of each state's probability (the total over the configurations it stands for).
     log_normalizer : float
-        ``log Z`` of the law over single configurations, e.g. ``log Z_γ`` of eq. (14).
+        ``log Z`` of the law over single configurations, e.g. ``log Z_γ`` of eq. (14); ``inf`` beyond
+        the double range (``W*/β`` of eq. (15) can be).
 
     Examples
     --------
@@ -163,32 +165,48 @@ def _law(name: str, space: Configurations, log_rates: np.ndarray, queue_weights:
          temperature: float = 1.0) -> ConfigurationLaw:
     """Normalise ``n(c) F! Π_j r_j^|C^(j)| e^(W/β)`` over the states (``log_rates = log r_j``).
 
-    ``W = Σ_j q_j |C^(j)| - Σ_A b_A`` (omitted without ``queue_weights``). Every exponent is taken
-    relative to the heaviest state before the log-sum-exp, and its queue part ``Σ_j q_j Δ|C^(j)|`` is
-    summed in exact rationals before it is divided by β: at ``q/β = 1e101`` the costs (at most 10 on
-    Figure 1's cluster) would vanish in the rounding of the exponents themselves, and the plain
-    log-sum-exp gave probabilities summing to 91. The log-probabilities are then accurate to a few
-    ulps of their own size, whatever ``q/β``.
+    ``W = Σ_j q_j |C^(j)| - Σ_A b_A`` (omitted without ``queue_weights``) enters through
+    :func:`_weight_tilt`, ``(W - W*)/β <= 0`` from exact rationals, and ``W*/β`` is added to
+    ``log Z`` only at the end: at ``q/β = 1e101`` the costs (at most 10 on Figure 1's cluster) would
+    vanish in the rounding of the exponents themselves (the plain log-sum-exp gave probabilities
+    summing to 91), and at ``q = 1.7e308`` or ``β = 5e-324`` ``W`` or ``W/β`` leave the double range.
+    The log-probabilities are accurate to a few ulps of their own size (``-inf`` where
+    ``e^((W - W*)/β)`` underflows), whatever ``q`` and β; ``log Z`` is ``inf`` once it exceeds the
+    double range.
     """
     log_weight = space.log_multiplicity + gammaln(space.free + 1.0) + space.templates @ log_rates
-    if queue_weights is None:
-        relative, top = log_weight - log_weight.max(), float(log_weight.max())
-    else:
-        rough = log_weight + space.weight(queue_weights) / temperature
-        heaviest = int(np.argmax(rough))
-        queue = _exact_dot(space.templates - space.templates[heaviest], queue_weights)
-        tilt = (queue - (space.cost - space.cost[heaviest])) / temperature
-        relative, top = log_weight - log_weight[heaviest] + tilt, float(rough[heaviest])
+    top = 0.0
+    if queue_weights is not None:
+        tilt, best = _weight_tilt(space, queue_weights, temperature)
+        log_weight, top = log_weight + tilt, _nearest_float(best / Fraction(temperature))
+    heaviest = float(log_weight.max())
+    relative = log_weight - heaviest
     total = float(logsumexp(relative))
     return ConfigurationLaw(name=name, configurations=space, log_probabilities=relative - total,
-                            log_normalizer=top + total)
+                            log_normalizer=top + heaviest + total)
 
 
-def _exact_dot(counts: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """``counts @ values`` for integer ``counts``, each entry the float nearest the exact sum (rationals)."""
-    rows, inverse = np.unique(counts, axis=0, return_inverse=True)
-    exact = [float(sum(Fraction(float(v)) * int(k) for v, k in zip(values, row, strict=True))) for row in rows]
-    return np.asarray(exact)[inverse.ravel()]
+def _weight_tilt(space: Configurations, queue_weights: np.ndarray, temperature: float) -> tuple[np.ndarray, Fraction]:
+    """``(W - W*)/β`` per state and ``W*`` (exact), for ``W = Σ_j q_j |C^(j)| - Σ_A b_A`` and ``W* = max W``.
+
+    Summed and divided in exact rationals, then rounded once: half an ulp for any finite ``q`` and
+    any β > 0, where ``W`` or ``W/β`` themselves overflow (``q = 1.7e308``, ``β = 5e-324``); ``-inf``
+    below the double range. ``W* >= 0``: the empty configuration weighs 0.
+    """
+    rows, inverse = np.unique(np.column_stack([space.templates, space.cost]), axis=0, return_inverse=True)
+    q = [Fraction(float(v)) for v in queue_weights]
+    weights = [sum((w * int(n) for w, n in zip(q, row[:-1], strict=True)), -Fraction(float(row[-1]))) for row in rows]
+    best, beta = max(weights), Fraction(temperature)
+    tilt = np.array([_nearest_float((w - best) / beta) for w in weights])
+    return tilt[inverse.ravel()], best
+
+
+def _nearest_float(value: Fraction) -> float:
+    """The float nearest a rational, ``±inf`` beyond the double range."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def loss_distribution(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -> ConfigurationLaw:

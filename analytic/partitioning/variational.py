@@ -19,16 +19,24 @@ equals (13) on the states with the states' total probabilities.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 
 import numpy as np
 from scipy.special import logsumexp, xlogy
 
 from analytic.errors import ConvergenceError, InvalidParameterError
-from analytic.partitioning.distributions import dgp_distribution, loss_distribution, queue_weight_vector
-from analytic.partitioning.maxweight import max_weight
+from analytic.partitioning.distributions import (
+    ConfigurationLaw,
+    _nearest_float,
+    _weight_tilt,
+    dgp_distribution,
+    loss_distribution,
+    queue_weight_vector,
+)
 from analytic.partitioning.model import Cluster, GraphJob
 from analytic.validation import positive, real_array
 
@@ -46,6 +54,23 @@ def _weights(cluster: Cluster, jobs, queue_weights, beta) -> tuple[np.ndarray, n
     space = gamma.configurations
     q = queue_weight_vector(queue_weights, len(space.jobs))
     return space.weight(q), gamma.log_probabilities, positive("beta", beta)
+
+
+def _tilted(cluster: Cluster, jobs, queue_weights, beta) -> tuple[ConfigurationLaw, np.ndarray, float, float]:
+    """(γ, ``(W - W*)/β`` per state from exact rationals, ``W*``, β) after validation.
+
+    ``W*`` must be a double (``q = 1.7e308`` on two templates is not); ``W - W*`` may overflow.
+    """
+    gamma = loss_distribution(cluster, jobs)
+    q = queue_weight_vector(queue_weights, len(gamma.configurations.jobs))
+    temperature = positive("beta", beta)
+    tilt, exact = _weight_tilt(gamma.configurations, q, temperature)
+    best = _nearest_float(exact)
+    if math.isinf(best):
+        size = Decimal(exact.numerator) / exact.denominator
+        raise InvalidParameterError("queue_weights", queue_weights, "must keep the heaviest configuration's weight "
+                                    f"W* = max_C Σ_j q_j |C^(j)| - b_C within the double range (it is about {size:.3e})")
+    return gamma, tilt, best, temperature
 
 
 def variational_objective(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], probabilities: Sequence[float],
@@ -97,6 +122,9 @@ def variational_optimum(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], q
                         beta: float) -> float:
     """``max_π F^(β)(π) = F^(β)(π*) = β log E_γ[e^(W/β)]`` (proof of Prop. 1), in log space.
 
+    Computed as ``W* + β log E_γ[e^((W - W*)/β)]`` with ``(W - W*)/β`` from exact rationals: accurate
+    to a few ulps for any β > 0 and any weights whose maximum ``W*`` is a double.
+
     Parameters
     ----------
     cluster : Cluster
@@ -112,6 +140,10 @@ def variational_optimum(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], q
     -------
     float
 
+    Raises
+    ------
+    InvalidParameterError
+        β not positive and finite, weights not finite, or ``W*`` beyond the double range.
 
     Examples
     --------
@@ -119,8 +151,8 @@ def variational_optimum(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], q
     >>> round(variational_optimum(FIGURE1_CLUSTER, FIGURE1_JOB, 3.0, 0.01), 6)   # -> W* = 2 (3 - 1) = 4 as β -> 0
     3.897293
     """
-    weight, log_gamma, temperature = _weights(cluster, jobs, queue_weights, beta)
-    return float(temperature * logsumexp(log_gamma + weight / temperature))
+    gamma, tilt, best, temperature = _tilted(cluster, jobs, queue_weights, beta)
+    return best + temperature * float(logsumexp(gamma.log_probabilities + tilt))
 
 
 @dataclass(frozen=True, repr=False)
@@ -266,7 +298,13 @@ def corollary2(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], queue_weig
     Returns
     -------
     Corollary2
+        ``E_π*[W] = W* + β E_π*[(W - W*)/β]`` with ``(W - W*)/β`` from exact rationals, so that
+        it holds for any β > 0 and any weights whose maximum ``W*`` is a double.
 
+    Raises
+    ------
+    InvalidParameterError
+        β not positive and finite, weights not finite, or ``W*`` beyond the double range.
 
     Examples
     --------
@@ -275,11 +313,10 @@ def corollary2(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], queue_weig
     >>> check.holds, round(check.max_weight, 12), round(check.expected_weight, 6), round(check.bound, 6)
     (True, 1.0, 0.042362, -3.042072)
     """
-    law = dgp_distribution(cluster, jobs, queue_weights, beta)
-    gamma = loss_distribution(cluster, jobs)
-    temperature = positive("beta", beta)
-    best = max_weight(cluster, jobs, queue_weights).weight
-    mean = law.expected(law.configurations.weight(queue_weight_vector(queue_weights, len(law.configurations.jobs))))
+    gamma, tilt, best, temperature = _tilted(cluster, jobs, queue_weights, beta)
+    p = dgp_distribution(cluster, jobs, queue_weights, beta).probabilities
+    support = p > 0     # a state whose probability underflows adds nothing (its tilt may be -inf)
+    mean = best + temperature * float(p[support] @ tilt[support])
     log_min = gamma.min_log_probability
     bound = best + temperature * log_min
     return Corollary2(expected_weight=mean, max_weight=best, log_gamma_min=log_min, bound=bound,
