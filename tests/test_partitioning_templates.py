@@ -7,6 +7,7 @@ by hand for Figure 1's costs 1 to 4.
 
 import itertools
 import math
+import re
 
 import numpy as np
 import pytest
@@ -25,6 +26,7 @@ from analytic.partitioning import (
     templates,
 )
 from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+from analytic.partitioning.templates import MAX_DIGITS, falling_factorial
 
 
 def test_figure1_templates_of_cost_1_to_4():
@@ -125,3 +127,22 @@ def test_enumeration_limits_say_how_many():
         templates(FIGURE1_CLUSTER, FIGURE1_JOB, max_templates=1000)
     with pytest.raises(StateSpaceTooLargeError, match="needs 243 states, above max_states=100"):
         template_classes(FIGURE1_CLUSTER, FIGURE1_JOB, max_assignments=100)
+
+
+
+@pytest.mark.parametrize("n, k", [(12, 5), (2**53 + 7, 3), (10**400, 5), (10**400, 0)])
+def test_falling_factorial_of_any_size_against_the_product(n, k):
+    """(n)_k by the plain product n (n-1) ... (n-k+1), for n below, at and beyond the floats (10**400 raised OverflowError)."""
+    assert falling_factorial(n, k) == math.prod(range(n - k + 1, n + 1))
+
+
+@pytest.mark.parametrize("n, k", [(10**400, 10**4), (10**20, 60_000), (3 * 10**5, 3 * 10**5)])
+def test_falling_factorial_refuses_too_many_digits(n, k):
+    """A result beyond MAX_DIGITS is refused naming k, with its digit count within 3 % of Σ_(i<k) log10(n - i)
+    summed factor by factor (lgamma(1e20) cannot tell n from n - k; 10**400 is no float)."""
+    digits = math.fsum(math.log10(n - i) for i in range(k))
+    assert digits > MAX_DIGITS
+    with pytest.raises(InvalidParameterError, match=f"k = {k}: must leave .* at most {MAX_DIGITS} decimal digits") as error:
+        falling_factorial(n, k)
+    stated = float(re.search(r"it has about ([0-9.e+]+)", str(error.value)).group(1))
+    assert stated == pytest.approx(digits, rel=0.03, abs=0)

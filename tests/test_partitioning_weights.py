@@ -5,6 +5,7 @@ the capacity margin of Figure 1 by hand (δ_max = 2/ρ - 1).
 """
 
 import math
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -38,6 +39,17 @@ def test_queue_weights_eq_12_by_hand():
     assert q.tolist() == pytest.approx([0.5 * max(v, floor) for v in f], rel=1e-14, abs=0)
     lifted = dgp_queue_weights([0, 1e30], alpha=1.0, h=1.0, epsilon=0.9, total_slots=1, b=0.0)
     assert lifted[0] == pytest.approx(0.9 / 8 * math.log(1e30 + 1), rel=1e-14, abs=0)     # f(h) = 0 lifted to the floor
+
+
+@pytest.mark.parametrize("slots", [10**300, 10**400])
+def test_dgp_queue_weights_floor_for_any_number_of_slots(slots):
+    """The floor ε/(8M) f(h + Q_max) of eq. (12) for M at and beyond the double range (10**400 raised OverflowError),
+    against exact rationals: 0.9/(8e300) f_max = 7.77e-302 is a double, 0.9/(8e400) f_max underflows to 0."""
+    q = dgp_queue_weights([0, 1000], alpha=1.0, h=1.0, epsilon=0.9, total_slots=slots, b=0.0)
+    f_max = math.log(1001.0)
+    floor = float(Fraction(0.9) * Fraction(f_max) / (8 * slots))
+    assert q.tolist() == pytest.approx([floor, f_max], rel=1e-14, abs=0)
+    assert (floor > 0) == (slots < 10**308)
 
 
 def test_corollary1_parameters():

@@ -65,11 +65,23 @@ def falling_factorial(n: int, k: int) -> int:
     n, k = integer("n", n, minimum=0), integer("k", k, minimum=0)
     if k > n:
         return 0
-    digits = (math.lgamma(n + 1) - math.lgamma(n - k + 1)) / math.log(10)
+    digits = _log10_falling_factorial(n, k)
     if digits > MAX_DIGITS:
         raise InvalidParameterError("k", k, f"must leave (n)_k = ({n})_{k} at most {MAX_DIGITS} decimal digits "
                                     f"(it has about {digits:.3g}); use gammaln(n + 1) - gammaln(n - k + 1) for its logarithm")
     return math.perm(n, k)
+
+
+def _log10_falling_factorial(n: int, k: int) -> float:
+    """``log10 (n)_k`` for integers ``0 <= k <= n`` of any size, to a few per cent (``inf`` beyond the floats).
+
+    Below 2^53, where the floats hold n exactly, ``lgamma(n + 1) - lgamma(n - k + 1)``. Beyond,
+    ``k log10 n``: it exceeds the truth by ``-Σ_(i<k) log10(1 - i/n)``, under 0.2 digits for
+    ``k <= 2^26`` and under 3 % of ``log10 n! ~ n (log10 n - 0.43)`` for any larger k (``log10 n > 15.9``).
+    """
+    if n < 2**53:
+        return (math.lgamma(n + 1) - math.lgamma(n - k + 1)) / math.log(10)
+    return k * math.log10(n) if k < 2**1000 else math.inf
 
 
 def partition_cost(cluster: Cluster, job: GraphJob, template: Any) -> float | np.ndarray:

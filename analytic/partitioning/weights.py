@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -117,7 +118,9 @@ def dgp_queue_weights(queues: Sequence[float], alpha: float, h: float, epsilon: 
     if share >= 1:
         raise InvalidParameterError("epsilon", epsilon, "must lie in (0, 1) (eq. 12)")
     f = log_power(bias + q, b)
-    return positive("alpha", alpha) * np.maximum(f, share / (8 * integer("total_slots", total_slots)) * f.max())
+    slots = integer("total_slots", total_slots)
+    floor = float(Fraction(share) / (8 * slots)) * f.max()      # in rationals: an M beyond the floats gives floor 0
+    return positive("alpha", alpha) * np.maximum(f, floor)
 
 
 @dataclass(frozen=True)
