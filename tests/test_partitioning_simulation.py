@@ -153,6 +153,9 @@ def test_result_accessors():
         run.cost_law_estimate(0.5)
 
 
+TOO_SHORT = "time = 4.94.*e-324: leaves 4.94.*e-324 after a warm-up of 0: too short to split into 20 batches of positive length"
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda: simulate_dgp(FIGURE1_CLUSTER, FIGURE1_JOB, 0.0, 1.0), "alpha = 0: must be positive"),
     (lambda: simulate_dgp(FIGURE1_CLUSTER, FIGURE1_JOB, 1.0, -1.0), "beta = -1: must be positive"),
@@ -166,7 +169,27 @@ def test_result_accessors():
     (lambda: simulate_dgp(FIGURE1_CLUSTER, FIGURE1_JOB, 1.0, 1.0, batches=1), "batches = 1: must be an integer >= 2"),
     (lambda: simulate_adgp(FIGURE1_CLUSTER, FIGURE1_JOB, 1.0, 1.0, 0.0), "clock_rate = 0: must be positive"),
     (lambda: simulate_max_weight(FIGURE1_CLUSTER, FIGURE1_JOB, 1.0, 0.0), "frame = 0: must be positive"),
+    # batches of no length: time = 5e-324 raised a raw "math domain error" (ADGP) or named `levels` (DGP)
+    (lambda: simulate_dgp(FIGURE1_CLUSTER, FIGURE1_JOB, **FROZEN, time=5e-324), TOO_SHORT),
+    (lambda: simulate_adgp(FIGURE1_CLUSTER, FIGURE1_JOB, 0.5, 0.5, 0.05, frozen_queues=[20], time=5e-324), TOO_SHORT),
+    (lambda: simulate_max_weight(FIGURE1_CLUSTER, FIGURE1_JOB, 1.0, 1.0, time=5e-324), TOO_SHORT),
+    (lambda: simulate_dgp(FIGURE1_CLUSTER, FIGURE1_JOB, 1.0, 1.0, time=100.0, warmup=np.nextafter(100.0, 0.0)),
+     "time = 100: leaves 1.42109e-14 after a warm-up of 100: too short to split into 20 batches"),
 ])
 def test_errors(call, message):
     with pytest.raises(InvalidParameterError, match=message):
         call()
+
+
+@pytest.mark.parametrize("simulate", [
+    lambda seed: simulate_dgp(FIGURE1_CLUSTER, FIGURE1_JOB, **FROZEN, time=1e-300, seed=seed, executor=SerialExecutor()),
+    lambda seed: simulate_adgp(FIGURE1_CLUSTER, FIGURE1_JOB, 0.5, 0.5, 0.05, frozen_queues=[20], time=1e-300, seed=seed,
+                               executor=SerialExecutor()),
+    lambda seed: simulate_max_weight(FIGURE1_CLUSTER, FIGURE1_JOB, 1.0, 1.0, time=1e-300, seed=seed, executor=SerialExecutor()),
+])
+def test_a_horizon_near_the_end_of_the_double_range_sees_the_empty_cluster(simulate):
+    """Over 1e-300 time units every run stays empty: an arrival, a tick or a frame comes with probability below
+    1e-298 (rates of order one), so over any seeds the time averages are 0 with no spread."""
+    for seed in range(5):
+        run = simulate(seed)
+        assert (run.cost, run.cost_ci, run.queue[0], run.templates[0]) == pytest.approx((0.0, 0.0, 0.0, 0.0), abs=0)

@@ -774,6 +774,10 @@ def _simulate(algorithm: str, cluster: Cluster, jobs, alpha: float, beta: float,
     runs = integer("replications", replications)
     k = integer("batches", batches, minimum=2 if runs == 1 else 1)
     require(8 * k * (6 * len(types) + 4), f"the tallies of {k:,} batches", k)
+    edges = skip + (horizon - skip) * np.arange(k + 1) / k
+    if not np.all(np.diff(edges) > 0):
+        raise InvalidParameterError("time", time, f"leaves {horizon - skip:g} after a warm-up of {skip:g}: too short to "
+                                                  f"split into {k} batches of positive length in double precision")
     confidence("level", level)
     check_executor(executor)
     start = np.zeros(len(types), dtype=np.int64) if initial_queues is None else numeric_array(
@@ -789,7 +793,7 @@ def _simulate(algorithm: str, cluster: Cluster, jobs, alpha: float, beta: float,
         frozen = np.zeros(len(types))
         _update_weights(frozen, fixed, False, parameters, cluster.total_slots)
         if clock_rate > 0:  # ADGP's clocks tick at λ̂ e^(q_j/β) per type: known in advance when q is frozen
-            log_ticks = math.log(clock_rate * horizon) + float(logsumexp(frozen / temperature))
+            log_ticks = math.log(clock_rate) + math.log(horizon) + float(logsumexp(frozen / temperature))
             if log_ticks > math.log(MAX_EVENTS):
                 raise InvalidParameterError("frozen_queues", frozen_queues, f"give weights q = {frozen.tolist()} (alpha = "
                                             f"{a:g}) whose clocks λ̂ e^(q/β) at beta = {temperature:g} tick about "
@@ -798,7 +802,6 @@ def _simulate(algorithm: str, cluster: Cluster, jobs, alpha: float, beta: float,
         levels = np.unique(cheapest_packings(cluster, types).cost)
     else:
         levels = np.unique(state_space(cluster, types).cost)
-    edges = skip + (horizon - skip) * np.arange(k + 1) / k
     setup = _Setup(algorithm=algorithm, cluster=cluster, jobs=types, weight_parameters=parameters, beta=temperature,
                    clock_rate=clock_rate, frozen=frozen, frame=frame, initial_queues=start, levels=levels, edges=edges)
     root = root_seed(seed)
