@@ -3,11 +3,15 @@
 References: Student-t intervals from scipy.stats.t (independent code); coverage over fixed seeds
 of normal samples (exact t intervals), of ratio estimates of Poisson-sized batches, and of batch
 means of an AR(1) series of known mean, each count inside the binomial band of coverage_band,
-whose tails are checked against scipy.stats.binom.
+whose tails are checked against scipy.stats.binom, exact rational tails and, for counts beyond exact
+sums, the Cornish-Fisher expansion at 40 digits.
 """
 
+import itertools
 import math
+from fractions import Fraction
 
+import mpmath
 import numpy as np
 import pytest
 from scipy import signal, stats
@@ -128,6 +132,52 @@ def test_coverage_band_tails(runs, level):
     law = stats.binom(runs, level)
     assert law.cdf(low - 1) <= 5e-4 < law.cdf(low)
     assert law.sf(high) <= 5e-4 < law.sf(high - 1) or high == runs
+
+
+def exact_band(runs, level, false_alarm):
+    """The band from exact rational binomial tails (level and false_alarm as the floats they are)."""
+    p, tail = Fraction(level), Fraction(false_alarm) / 2
+    cdf = list(itertools.accumulate(math.comb(runs, k) * p**k * (1 - p) ** (runs - k) for k in range(runs + 1)))
+    return next(k for k, c in enumerate(cdf) if c >= tail), next(k for k, c in enumerate(cdf) if 1 - c <= tail)
+
+
+@pytest.mark.parametrize("runs, level, false_alarm", [
+    (1, 0.95, 1e-4), (7, 0.5, 0.3), (100, 0.95, 1e-4), (200, 0.95, 1e-4), (300, 0.8, 0.05), (250, 0.999, 1e-6),
+    (120, 0.01, 1e-3), (64, 1 - 2**-40, 0.5)])
+def test_coverage_band_against_exact_rational_tails(runs, level, false_alarm):
+    assert coverage_band(runs, level, false_alarm) == exact_band(runs, level, false_alarm)
+
+
+def cornish_fisher_least(runs, p, tail):
+    """The least k with P(Bin(runs, p) <= k) >= tail from the Cornish-Fisher expansion (three terms, continuity
+    correction) at 40 digits: its error is O(1/σ) counts, 1e-4 at σ = 6 892 (runs = 1e9)."""
+    with mpmath.workdps(40):
+        n, p = mpmath.mpf(runs), mpmath.mpf(p)
+        q = 1 - p
+        sigma = mpmath.sqrt(n * p * q)
+        skew, kurtosis = (q - p) / sigma, (1 - 6 * p * q) / (n * p * q)
+        z = -mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * mpmath.mpf(tail))
+        w = z + (z**2 - 1) * skew / 6 + (z**3 - 3 * z) * kurtosis / 24 - (2 * z**3 - 5 * z) * skew**2 / 36
+        x = n * p + sigma * w - mpmath.mpf(0.5)
+        assert abs(x - mpmath.nint(x)) > 0.01      # the rounding is decided by the expansion, not by its error
+        return int(mpmath.ceil(x))
+
+
+@pytest.mark.parametrize("runs", [10**9, 10**12, 2**52])
+@pytest.mark.parametrize("level", [0.95, 0.5, 0.3])
+def test_coverage_band_of_many_runs_against_cornish_fisher(runs, level):
+    """Counts where exact sums are out of reach (and scipy.stats.binom.ppf gave NaN at 2^52, level 0.95):
+    low is the least k with P(count <= k) >= 5e-5, high is runs - 1 - (the same for runs - count)."""
+    low, high = coverage_band(runs, level, 1e-4)
+    assert low == cornish_fisher_least(runs, level, 5e-5)
+    assert high == runs - 1 - (cornish_fisher_least(runs, 1 - level, 5e-5) - 1)
+
+
+@pytest.mark.parametrize("runs", [2**52 + 1, 2**62, 10**30, 10**400])
+def test_coverage_band_refuses_counts_beyond_double_precision(runs):
+    """10**30 and 10**400 raised a raw TypeError inside scipy, 2**62 ran for minutes."""
+    with pytest.raises(InvalidParameterError, match=r"runs = \d+.*: must be at most 2\*\*52 = 4,503,599,627,370,496"):
+        coverage_band(runs)
 
 
 def test_difference_of_independent_estimates_is_covered_at_least_at_the_level():

@@ -24,10 +24,12 @@ Comparison(estimate=Estimate(1.006 ± 0.02575, 95%, 5 independent replications),
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from scipy import special
 
+from analytic.errors import InvalidParameterError
 from analytic.simulation.estimates import Estimate, batch_means, t_quantile
 from analytic.validation import confidence, integer, real
 
@@ -127,18 +129,25 @@ def compare(simulated: Estimate | object, exact: float, level: float | None = No
     return Comparison(estimate, reference, float(z), at, p_value, bool(abs(z) <= t_quantile(at, estimate.samples)))
 
 
+#: Most intervals :func:`coverage_band` takes: the binomial counts must be exact in double precision.
+MAX_RUNS = 2**52
+
+
 def coverage_band(runs: int, level: float = 0.95, false_alarm: float = 1e-4) -> tuple[int, int]:
     """Range of the number of intervals, out of ``runs``, expected to contain the exact value.
 
     With ``runs`` independent intervals of exact coverage ``level``, the count is
     Binomial(runs, level); the band ``[low, high]`` holds it except with probability at most
     ``false_alarm``, split evenly between ``P(count < low)`` and ``P(count > high)``. Use it to test
-    a simulator over many fixed seeds.
+    a simulator over many fixed seeds. ``low`` is the least k with ``P(count <= k) >= false_alarm/2``
+    and ``high`` the least k with ``P(count > k) <= false_alarm/2``, found by bisection on the
+    binomial tails ``I_(1-level)(runs - k, k + 1)`` and ``I_level(k + 1, runs - k)`` (regularized
+    incomplete beta, :func:`scipy.special.betainc`).
 
     Parameters
     ----------
     runs : int
-        Number of seeded intervals.
+        Number of seeded intervals, at most ``MAX_RUNS`` (2^52).
     level : float
         Their confidence level.
     false_alarm : float
@@ -149,13 +158,34 @@ def coverage_band(runs: int, level: float = 0.95, false_alarm: float = 1e-4) -> 
     tuple of (int, int)
         ``(low, high)``.
 
+    Raises
+    ------
+    InvalidParameterError
+        ``runs`` not a positive integer or above ``MAX_RUNS``; ``level`` or ``false_alarm`` outside (0, 1).
+
     Examples
     --------
     >>> coverage_band(200)
     (176, 199)
     """
-    from scipy import stats  # imported here: scipy.stats takes about 0.3 s to import
-
-    law = stats.binom(integer("runs", runs), confidence("level", level))
+    n = integer("runs", runs)
+    if n > MAX_RUNS:
+        raise InvalidParameterError("runs", runs, f"must be at most 2**52 = {MAX_RUNS:,} (the binomial tails are "
+                                                  "evaluated at counts that must be exact in double precision)")
+    p = confidence("level", level)
     tail = confidence("false_alarm", false_alarm) / 2
-    return int(law.ppf(tail)), int(law.isf(tail))
+    low = _least(lambda k: k == n or special.betainc(n - k, k + 1, 1.0 - p) >= tail, n)
+    high = _least(lambda k: k == n or special.betainc(k + 1, n - k, p) <= tail, n)
+    return low, high
+
+
+def _least(holds: Callable[[int], bool], n: int) -> int:
+    """The least k in ``0..n`` at which the monotone predicate ``holds`` (true at n), by bisection."""
+    low, high = 0, n
+    while low < high:
+        middle = (low + high) // 2
+        if holds(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
