@@ -5,21 +5,33 @@ the remark after it) and Section 5, eq. (9): the mean number of class-i jobs in 
 queue is that of the Whittle network with balance function (4), and the mean delay and mean
 service rate follow by Little's law. The sums over ℕ^N are done set by set, in the spirit of Shah
 & de Veciana (*Impact of fairness and heterogeneity on delays...*, Theorem 1) and Bonald, Comte &
-Mathieu: with q(x) = π̄(x)/π̄(0) = Φ(x) Π λ_i^{x_i}, summing recursion (4) over the states whose
-active set is A gives, for every non-empty A (derived here; write λ(A) = Σ_{i∈A} λ_i),
+Mathieu: with q(x) = π̄(x)/π̄(0) = Φ(x) Π ρ_i^{x_i} (ρ_i = λ_iσ), summing recursion (4) over the
+states whose active set is A gives, for every non-empty A (derived here; write ρ(A) = Σ_{i∈A} ρ_i),
 
-    G(A)   = Σ_{x : A(x) = A} q(x)      = Σ_{i∈A} λ_i G(A∖i) / (μ(A) − λ(A)),
-    H_j(A) = Σ_{x : A(x) = A} x_j q(x)  = [Σ_{i∈A} λ_i H_j(A∖i) + λ_j (G(A) + G(A∖j))] / (μ(A) − λ(A)),
+    G(A)   = Σ_{x : A(x) = A} q(x)      = Σ_{i∈A} ρ_i G(A∖i) / (μ(A) − ρ(A)),
+    H_j(A) = Σ_{x : A(x) = A} x_j q(x)  = [Σ_{i∈A} ρ_i H_j(A∖i) + ρ_j (G(A) + G(A∖j))] / (μ(A) − ρ(A)),
 
 with G(∅) = 1 and H_j(A) = 0 for j ∉ A. (Multiply (4) by μ(A): each state x with A(x) = A comes
 from x − e_i, whose active set is A, or A∖i when x_i = 1; the sum over A(x) = A of the first kind
-is G(A) again, which is where μ(A) − λ(A) comes from.) The recursion needs μ(A) > λ(A) for every
+is G(A) again, which is where μ(A) − ρ(A) comes from.) The recursion needs μ(A) > ρ(A) for every
 A, exactly Theorem 1's condition. Then 1/π̄(0) = Σ_A G(A) and E[x_j] = Σ_A H_j(A) π̄(0).
-O(2^N N²) operations, by sets of equal size; each size is rescaled so that nothing overflows.
+
+Scales. G(A) carries the factor Π_{i∈A} ρ_i, so it under- or overflows at rates far from 1
+(ρ = 5e-324 included) while the means stay finite. The recursion is therefore run on
+R_j(A) = H_j(A)/G(A), the mean of x_j given the active set A: dividing the second line by the
+first,
+
+    R_j(A) = Σ_{i∈A} w_i(A) R_j(A∖i) + w_j(A) + ρ_j/(μ(A) − ρ(A)),   w_i(A) ∝ ρ_i G(A∖i), Σ_i w_i(A) = 1,
+
+a convex combination plus positive terms (no cancellation), while G(A) is kept as a mantissa and a
+binary exponent (ρ_i too, so λ_iσ is never rounded to 0 or ∞). Then
+E[x_j]/ρ_j = Σ_{A∋j} (G(A)/ρ_j) R_j(A) / Σ_A G(A), whose terms are finite because G(A)/ρ_j is,
+gives γ_j = ρ_j/E[x_j] without dividing two tiny numbers. O(2^N N²) operations, by sets of equal size.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,10 +95,12 @@ class BalancedFairness:
 
 @dataclass(frozen=True)
 class SubsetSums:
-    """Σ over all x of q(x) and of x_j q(x), as logarithm of the total and ratios."""
+    """Σ over all x of q(x), and the means it normalizes (see :func:`subset_sums`)."""
 
     log_normalization: float
+    probability_empty: float
     mean_jobs: np.ndarray
+    mean_service_rate: np.ndarray
     load: float
 
 
@@ -142,10 +156,9 @@ def balanced_fairness(graph: CompatibilityGraph, arrival_rates: Any, mean_size: 
     if graph.n_classes > max_classes:
         raise StateSpaceTooLargeError(2 ** graph.n_classes, 2 ** max_classes,
                                       f"the subset recursion over {graph.n_classes} classes")
-    sums = subset_sums(graph, rates * sigma)
-    mean_jobs = sums.mean_jobs
-    return BalancedFairness(mean_jobs, mean_jobs / rates, rates * sigma / mean_jobs, float(np.exp(-sums.log_normalization)),
-                            sums.load, rates, sigma)
+    sums = subset_sums(graph, rates, sigma)
+    return BalancedFairness(sums.mean_jobs, sigma / sums.mean_service_rate, sums.mean_service_rate,
+                            sums.probability_empty, sums.load, rates, sigma)
 
 
 def _by_size(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -168,66 +181,96 @@ def _sums_by_set(values: np.ndarray) -> np.ndarray:
     return sums
 
 
-def subset_sums(graph: CompatibilityGraph, rates: np.ndarray) -> SubsetSums:
-    """log Σ_x q(x) and E[x_j] for the Whittle network of recursion (4) with arrival rates ``rates``.
+def _removals(masks: np.ndarray, members: np.ndarray, rank: np.ndarray,
+              bits: np.ndarray) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """For each class i: the rows of ``masks`` containing i, and the rank of A∖i among the sets one smaller."""
+    for i, bit in enumerate(bits):
+        rows = np.flatnonzero(members[:, i])
+        yield i, rows, rank[masks[rows] ^ bit]
 
-    The recursion over subsets of the module docstring; raises
-    :class:`~analytic.errors.UnstableSystemError` (naming the set with the largest λ(A)/μ(A))
-    if some μ(A) <= λ(A).
+
+def subset_sums(graph: CompatibilityGraph, arrival_rates: Any, mean_size: float = 1.0) -> SubsetSums:
+    """Σ_x q(x) and the means E[x_j], γ_j of the Whittle network of recursion (4), by the recursion over subsets.
+
+    Bonald & Comte, Corollary 2 and eq. (9), summed set by set as in the module docstring (R_j(A)
+    and G(A) as a mantissa and a binary exponent): each mean is a sum of positive terms, accurate
+    to a few ulps per set, at any scale of λ_iσ (5e-324 included). Raises
+    :class:`~analytic.errors.UnstableSystemError` (naming the set with the largest ρ(A)/μ(A)) if
+    some μ(A) <= ρ(A).
 
     Parameters
     ----------
     graph : CompatibilityGraph
-        Classes, servers and capacities.
-    rates : numpy.ndarray
-        Arrival rates times the mean size, one per class.
+        Classes, servers and capacities (work per unit time).
+    arrival_rates : array_like
+        λ_i > 0, one per class.
+    mean_size : float
+        σ > 0; ρ_i = λ_iσ is carried as a mantissa and an exponent, never rounded to 0.
 
     Returns
     -------
     SubsetSums
+        ``log_normalization`` = log Σ_x q(x) = −log π̄(0), ``probability_empty`` = π̄(0),
+        ``mean_jobs`` = E[x_j], ``mean_service_rate`` = γ_j = ρ_j/E[x_j] and ``load`` = max_A ρ(A)/μ(A).
 
     Examples
     --------
     >>> from analytic.fairness import CompatibilityGraph
-    >>> sums = subset_sums(CompatibilityGraph([[0, 2], [1, 2]]), np.array([1.0, 1.0]))
+    >>> sums = subset_sums(CompatibilityGraph([[0, 2], [1, 2]]), [1.0, 1.0])
     >>> sums.mean_jobs.round(12).tolist()   # δ_i = 1.4 at λ_i = 1 (Section 5)
     [1.4, 1.4]
     """
-    rates = check_rates("rates", rates, graph)
+    rates = check_rates("arrival_rates", arrival_rates, graph)
+    sigma = check_mean_size(mean_size)
     n = graph.n_classes
     capacity = subset_service_rates(graph)
-    arrival = _sums_by_set(rates)
+    with np.errstate(over="ignore", under="ignore"):
+        loads = rates * sigma               # ρ_i: 0 where it underflows (negligible beside μ(A)), ∞ where it overflows
+    arrival = _sums_by_set(loads)
     ratio = arrival[1:] / capacity[1:]
     worst = int(np.argmax(ratio)) + 1
     if ratio[worst - 1] >= 1:
         members = tuple(i for i in range(n) if worst >> i & 1)
         raise unstable_error(members, float(arrival[worst]), float(capacity[worst]), "balanced fairness' stationary law",
                              "arrival rate × mean size")
-    slack = capacity - arrival
+    rate_mantissa, rate_exponent = np.frexp(rates)
+    size_mantissa, size_exponent = np.frexp(sigma)
+    load_mantissa, load_exponent = rate_mantissa * size_mantissa, rate_exponent + size_exponent
+    slack_mantissa, slack_exponent = np.frexp(capacity - arrival)
     order, offsets, rank = _by_size(n)
     bits = 1 << np.arange(n)
-    g_prev, h_prev = np.ones(1), np.zeros((1, n))
-    log_scales, g_totals, h_totals = [0.0], [1.0], [np.zeros(n)]
+    # Size k - 1 of the recursion: G = g_mantissa 2^g_exponent and R, for the sets of that size in rank order.
+    g_mantissa, g_exponent, r_prev = np.ones(1), np.zeros(1, dtype=np.int64), np.zeros((1, n))
+    # Σ_A G(A) and Σ_A (G(A)/ρ_j) R_j(A), over the sizes done, in units of 2^scale.
+    scale, normalization, per_load = 0, 1.0, np.zeros(n)
     for k in range(1, n + 1):
         masks = order[offsets[k]:offsets[k + 1]]
-        g, h = np.zeros(masks.size), np.zeros((masks.size, n))
         members = (masks[:, None] & bits) != 0
-        for i in range(n):
-            rows = np.flatnonzero(members[:, i])
-            below = rank[masks[rows] ^ bits[i]]
-            g[rows] += rates[i] * g_prev[below]
-            h[rows] += rates[i] * h_prev[below]
-        g /= slack[masks]
-        for j in range(n):
-            rows = np.flatnonzero(members[:, j])
-            h[rows, j] += rates[j] * (g[rows] + g_prev[rank[masks[rows] ^ bits[j]]])
-        h /= slack[masks][:, None]
-        scale = max(g.max(), h.max())
-        g_prev, h_prev = g / scale, h / scale
-        log_scales.append(log_scales[-1] + np.log(scale))
-        g_totals.append(g_prev.sum())
-        h_totals.append(h_prev.sum(axis=0))
-    weights = np.exp(np.array(log_scales) - max(log_scales))
-    normalization = weights @ np.array(g_totals)
-    return SubsetSums(float(max(log_scales) + np.log(normalization)), weights @ np.array(h_totals) / normalization,
-                      float(ratio.max()))
+        top = np.full(masks.size, np.iinfo(np.int64).min)
+        for i, rows, parents in _removals(masks, members, rank, bits):
+            top[rows] = np.maximum(top[rows], g_exponent[parents] + load_exponent[i])
+        total, r = np.zeros(masks.size), np.zeros((masks.size, n))
+        for i, rows, parents in _removals(masks, members, rank, bits):
+            weight = np.ldexp(g_mantissa[parents] * load_mantissa[i], g_exponent[parents] + load_exponent[i] - top[rows])
+            total[rows] += weight
+            r[rows] += weight[:, None] * r_prev[parents]
+            r[rows, i] += weight
+        r /= total[:, None]
+        with np.errstate(over="ignore"):    # ρ_j/(μ(A) − ρ(A)) beyond the double range: E[x_j] is too
+            extra = np.ldexp(load_mantissa / slack_mantissa[masks][:, None], load_exponent - slack_exponent[masks][:, None])
+        r += np.where(members, extra, 0.0)
+        g_mantissa, shift = np.frexp(total / slack_mantissa[masks])
+        g_exponent = top - slack_exponent[masks] + shift
+        if g_exponent.max() > scale:
+            normalization = np.ldexp(normalization, scale - int(g_exponent.max()))
+            per_load = np.ldexp(per_load, scale - int(g_exponent.max()))
+            scale = int(g_exponent.max())
+        normalization += np.ldexp(g_mantissa, g_exponent - scale).sum()
+        with np.errstate(over="ignore"):
+            per_load += np.ldexp(g_mantissa[:, None] * r / load_mantissa, g_exponent[:, None] - load_exponent - scale).sum(axis=0)
+        r_prev = r
+    service = normalization / per_load
+    with np.errstate(under="ignore"):
+        mean_jobs = np.ldexp(load_mantissa / service, load_exponent)
+    return SubsetSums(float(np.log(normalization) + scale * np.log(2)), float(np.ldexp(1 / normalization, -scale)),
+                      mean_jobs, service, float(ratio.max()))

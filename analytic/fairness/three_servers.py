@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 
 from analytic.errors import InvalidParameterError
-from analytic.fairness.graph import CompatibilityGraph
-from analytic.fairness.stability import require_stable
+from analytic.fairness.graph import CompatibilityGraph, check_rates
+from analytic.fairness.stability import unstable_error
 from analytic.validation import real_array
 
 __all__ = ["SymbolicCheck", "symbolic_check", "three_server_graph", "three_server_rates"]
@@ -66,10 +66,16 @@ def three_server_rates(capacities: Sequence[float] | None, arrival_rates: Any) -
     Returns
     -------
     numpy.ndarray, shape (2,)
+        Computed at capacities and rates scaled by one power of two (γ scales with them), so any
+        scale works; ∞ only where γ_i exceeds the double range.
 
     Raises
     ------
-    InvalidParameterError, UnstableSystemError
+    InvalidParameterError
+        Bad capacities or rates.
+    UnstableSystemError
+        The rates violate Theorem 1, checked in the closed form of Section 5 (λ_1 < μ_1 + μ_3,
+        λ_2 < μ_2 + μ_3, λ_1 + λ_2 < μ); the message names the set.
 
     Examples
     --------
@@ -79,15 +85,26 @@ def three_server_rates(capacities: Sequence[float] | None, arrival_rates: Any) -
     graph = three_server_graph(capacities)
     if real_array("arrival_rates", arrival_rates, allow_infinite=True, allow_nan=True).shape != (2,):
         raise InvalidParameterError("arrival_rates", arrival_rates, "must hold two rates (λ_1, λ_2)")
-    require_stable(graph, arrival_rates, "eqs. (10)-(11)")
-    m1, m2, m3 = graph.capacities
-    l1, l2 = (float(v) for v in arrival_rates)
+    rates = check_rates("arrival_rates", arrival_rates, graph)
+    # γ(cμ, cλ) = c γ(μ, λ): scaled by the power of two 2^-e that brings the largest input into [1/2, 1) (exact),
+    # no sum overflows and no reciprocal of a capacity does.
+    e = int(np.frexp(max(graph.capacities.max(), rates.max()))[1])
+    m1, m2, m3 = np.ldexp(graph.capacities, -e).tolist()
+    l1, l2 = np.ldexp(rates, -e).tolist()
     mu = m1 + m2 + m3
+    # Theorem 1 on this graph (Section 5): λ_1 < μ_1 + μ_3, λ_2 < μ_2 + μ_3, λ_1 + λ_2 < μ.
+    sets = [((0,), l1, m1 + m3), ((1,), l2, m2 + m3), ((0, 1), l1 + l2, mu)]
+    members, arrival, capacity = max(sets, key=lambda s: (s[1] / s[2], len(s[0])))
+    if arrival >= capacity:
+        with np.errstate(over="ignore"):
+            arrival, capacity = np.ldexp([arrival, capacity], e).tolist()
+        raise unstable_error(members, arrival, capacity, "eqs. (10)-(11)")
     r1, r2, r = l1 / (m1 + m3), l2 / (m2 + m3), (l1 + l2) / mu
     d = mu - (m1 + m3) * r1 - (m2 + m3) * r2 + m3 * r1 * r2
     common = 1 / (mu * (1 - r))
-    return np.array([1 / (common + m2 / (m1 + m3) * (1 - r2) / (1 - r1) / d),
-                     1 / (common + m1 / (m2 + m3) * (1 - r1) / (1 - r2) / d)])
+    with np.errstate(over="ignore"):    # ∞ where γ_i itself lies beyond the double range
+        return np.ldexp([1 / (common + m2 / (m1 + m3) * (1 - r2) / (1 - r1) / d),
+                         1 / (common + m1 / (m2 + m3) * (1 - r1) / (1 - r2) / d)], e)
 
 
 @dataclass(frozen=True)
