@@ -1,7 +1,8 @@
 """Tests of analytic.simulation.laws: exact moments, CDFs, samplers and stationary-excess laws.
 
 References: moments and CDFs from scipy.stats (gamma and Pareto distributions, independent code);
-the stationary-excess CDF against numerical integration of the survival function (scipy.quad);
+the stationary-excess CDF against numerical integration of the survival function (scipy.quad) and,
+for Erlang laws, against the sum over its phases in mpmath at 50 digits;
 samplers against the exact CDF by Kolmogorov–Smirnov tests and against the exact moments within
 five standard errors, over fixed seeds; the paper's Pareto CDF as printed (Ghanbarian et al.,
 Section 7); the two-moment fit against the requested mean and standard deviation.
@@ -115,6 +116,34 @@ def test_excess_cdf_is_the_integrated_survival_function(name):
         breaks = [v for v in kinks if v < x]
         integral = integrate.quad(lambda u: 1.0 - float(law.cdf(u)), 0, x, points=breaks or None, limit=200)[0]
         assert float(law.excess_cdf(x)) == pytest.approx(integral / law.mean, rel=1e-8, abs=0)
+
+
+@pytest.mark.parametrize("phases, rate", [(1, 2.0), (2, 0.5), (7, 3.0), (60, 10.0)])
+def test_erlang_excess_cdf_against_the_sum_of_its_phases_in_mpmath(phases, rate):
+    """F_e(y) = (1/(r E[S])) Σ_(j=1..k) P(j, r y), each regularized incomplete gamma summed at 50 digits."""
+    law = ErlangMixture([1.0], [phases], [rate])
+    y = np.array([0.0, 0.1, 0.9, 1.0, 1.1, 3.0]) * law.mean
+    with mpmath.workdps(50):
+        reference = [float(mpmath.fsum(mpmath.gammainc(j, 0, rate * mpmath.mpf(v), regularized=True)
+                                       for j in range(1, phases + 1)) / (rate * mpmath.mpf(law.mean))) for v in y]
+    assert law.excess_cdf(y).tolist() == pytest.approx(reference, rel=1e-12, abs=1e-15)
+    assert law.excess_cdf([-1.0, np.inf]).tolist() == pytest.approx([0.0, 1.0], rel=0, abs=1e-15)
+
+
+def test_erlang_law_with_a_trillion_phases():
+    """k = 10^12 phases of rate k (unit mean): scv 1/k exactly (law of total variance, no E[S²] - E[S]² cancellation),
+    and a stationary-excess law uniform on [0, 1] to within e^-50 (S lies within 10^-5 of 1 but with probability
+    e^-50): its CDF in constant work, where the sum over the phases asked for 10^12 terms."""
+    law = erlang(10**12)
+    assert law.scv == pytest.approx(1e-12, rel=1e-12, abs=0)
+    assert law.excess_cdf([0.25, 0.5, 0.99, 1.01, 2.0]).tolist() == pytest.approx([0.25, 0.5, 0.99, 1.0, 1.0],
+                                                                                 rel=1e-12, abs=1e-15)
+    assert erlang(2**53).mean == pytest.approx(1.0, rel=1e-15, abs=0)
+
+
+def test_hyperexponential_at_the_smallest_phase_mean_with_a_finite_rate():
+    law = hyperexponential([0.5, 0.5], [1.0, 1e-308])      # rate 1e308: finite
+    assert law.mean == pytest.approx(0.5, rel=1e-15, abs=0) and law.rates[1] == pytest.approx(1e308, rel=1e-15, abs=0)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -237,7 +266,15 @@ def test_size_law_by_name_and_by_object():
     (lambda: exponential(-1.0), "mean = -1: must be positive and finite"),
     (lambda: deterministic(float("nan")), "mean = nan: must be positive and finite"),
     (lambda: ErlangMixture([0.5, 0.6], [1, 1], [1, 1]), "weights = .*: must be a probability vector: entries sum to 1.1"),
-    (lambda: ErlangMixture([1.0], [0], [1.0]), "phases = .*: must be 1 integers >= 1"),
+    (lambda: ErlangMixture([1.0], [0], [1.0]), r"phases = .*: must be 1 integers in \[1, 2\*\*53\]"),
+    (lambda: ErlangMixture([1.0], [2**53 + 1], [1.0]), r"phases = .*: must be 1 integers in \[1, 2\*\*53\]"),
+    # the ends of the double range: raw OverflowErrors, and a phase mean of 5e-324 blamed on `rates`
+    (lambda: erlang(10**400), r"phases = 1000.*: must be at most 2\*\*53"),
+    (lambda: erlang(2**53 + 1), r"phases = 9007199254740993: must be at most 2\*\*53"),
+    (lambda: fitted(2.0, 10**400), "std = 1000.*: must be a finite real number: its magnitude exceeds the largest float"),
+    (lambda: fitted(2.0, float("nan")), "std = nan: must be a finite real number"),
+    (lambda: hyperexponential([0.5, 0.5], [1.0, 5e-324]), r"means = \[1.0, 5e-324\]: must be positive finite phase means, "
+                                                          "each at least 1/1.8e308"),
     (lambda: ErlangMixture([1.0], [1], [-2.0]), "rates = .*: must be 1 positive finite rates"),
     (lambda: Discrete([1.0, -1.0], [0.5, 0.5]), "values = .*: must be 2 positive finite sizes"),
     (lambda: erlang(2.5), "phases = 2.5: must be a positive integer"),
