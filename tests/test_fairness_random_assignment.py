@@ -84,6 +84,34 @@ def test_work_is_conserved_with_a_hundred_thousand_servers():
     assert result.busy_servers @ np.arange(10**5 + 1) == pytest.approx(0.9 * 10**5, rel=1e-12, abs=0)
 
 
+@pytest.mark.parametrize("servers,d,arrival_rate,mean_size", [
+    (4, 2, 5e-324, 1.0), (4, 2, 2.0, 5e-324),      # ZeroDivisionError before: E[jobs] = λσ/d rounded to 0
+    (6, 3, 1e-310, 1.0), (5, 2, 3e-300, 1e-20), (100, 2, 2.2e-308, 1.0),
+])
+def test_tiny_work_rates_reach_the_empty_system_limit(servers, d, arrival_rate, mean_size):
+    """As λσ → 0 every job finds the system empty and holds its d servers: γ = d, δ = σ/d, E[jobs] = λσ/d.
+
+    The corrections are O(λσ) <= 3e-320 relative: below double precision, so the limits are the exact values to
+    rounding (E[jobs], subnormal or 0, within one subnormal step).
+    """
+    result = random_assignment(servers, d, arrival_rate, mean_size)
+    assert result.mean_service_rate == pytest.approx(d, rel=1e-15, abs=0)
+    assert result.mean_delay == pytest.approx(float(Fraction(mean_size) / d), rel=1e-15, abs=5e-324)
+    assert result.mean_jobs == pytest.approx(float(Fraction(arrival_rate) * Fraction(mean_size) / d), rel=1e-15,
+                                             abs=5e-324)
+    assert result.probability_empty == pytest.approx(1.0, rel=1e-15, abs=0)
+    assert result.busy_servers.sum() == pytest.approx(1.0, rel=1e-15, abs=0)
+
+
+def test_smallest_rates_match_the_explicit_classes():
+    """Each of the C(4, 2) = 6 classes at the smallest subnormal rate, through the subset recursion (E[x_i] =
+    2.5e-324 per class rounds to 0 there, so the rates and delays are compared)."""
+    explicit = balanced_fairness(random_assignment_graph(4, 2), np.full(6, 5e-324))
+    result = random_assignment(4, 2, 6 * 5e-324)
+    assert result.mean_service_rate == pytest.approx(explicit.mean_service_rate, rel=1e-14, abs=0)
+    assert result.mean_delay == pytest.approx(explicit.mean_delay[0], rel=1e-14, abs=0)
+
+
 def test_errors():
     with pytest.raises(UnstableSystemError, match=r"within 10 given servers = 10 must be < 10"):
         random_assignment(10, 2, 10.0)

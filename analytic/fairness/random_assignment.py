@@ -20,7 +20,9 @@ servers satisfy, since coverage never decreases,
 
 and 1/π̄(0) = Σ_u V(u), E[jobs] = Σ_u V1(u) π̄(0), P(u servers busy) = V(u) π̄(0). The recursion
 needs a(u, u) < 1: λ C(u, d)/C(S, d) < u, the condition of Theorem 1 for the classes inside a set of
-u servers; it reduces to ρ = λ/S < 1. O(S d) operations.
+u servers; it reduces to ρ = λ/S < 1. O(S d) operations. Every sequence with u > 0 holds a job, so
+V(u) and V1(u) (u > 0) are carried divided by λσ: E[jobs]/(λσ) = δ/σ = 1/γ comes out finite and
+accurate however small λσ is (5e-324 included), and E[jobs] = λσ · E[jobs]/(λσ) is rounded once.
 """
 
 from __future__ import annotations
@@ -148,9 +150,9 @@ def random_assignment(servers: int, d: int, arrival_rate: float, mean_size: floa
             f"arrival rate × mean size of the C({u}, {k}) classes within {u} given servers",
             float(work * _stay_probability(s, k, np.array([u]))[0]), float(u),
             "Theorem 1; with random assignment it reduces to the load λσ/S < 1")
+    # weights[u] = V(u)/(λσ) and first_moment[u] = V1(u)/(λσ) for u > 0, weights[0] = V(0), all times one power of two.
     weights, first_moment = np.zeros(s + 1), np.zeros(s + 1)
     weights[0] = 1.0
-    log_scale = 0.0
     for v in [0, *covered.tolist()]:
         if v > 0:
             weights[v] /= 1 - stay[v - k]
@@ -158,19 +160,17 @@ def random_assignment(servers: int, d: int, arrival_rate: float, mean_size: floa
         j, overlap = _overlap(s, k, v)
         j, overlap = j[j < k], overlap[j < k]  # j = d stays at v
         targets = v + k - j
-        step = overlap * work / targets
+        step = overlap * (work if v > 0 else 1.0) / targets
         weights[targets] += weights[v] * step
         first_moment[targets] += (first_moment[v] + weights[v]) * step
         if max(weights[v], weights[targets].max(initial=0.0)) > _RESCALE_ABOVE:  # only these changed: O(d), not O(S)
-            scale = weights.max()
-            weights /= scale
-            first_moment /= scale
-            log_scale += math.log(scale)
-    total = weights.sum()
-    mean_jobs = float(first_moment.sum() / total)
-    delay = mean_jobs / lam
-    return RandomAssignment(mean_jobs, delay, sigma / delay, float(np.exp(-log_scale) / total), weights / total,
-                            s, k, lam, sigma)
+            shift = -int(np.frexp(weights.max())[1])
+            weights, first_moment = np.ldexp(weights, shift), np.ldexp(first_moment, shift)
+    busy = np.concatenate([weights[:1], work * weights[1:]])
+    total = busy.sum()
+    jobs_per_work = float(first_moment.sum() / total)     # E[jobs]/(λσ) = δ/σ = 1/γ
+    return RandomAssignment(float(work * jobs_per_work), sigma * jobs_per_work, 1 / jobs_per_work,
+                            float(busy[0] / total), busy / total, s, k, lam, sigma)
 
 
 def _overlap(servers: int, d: int, covered: int) -> tuple[np.ndarray, np.ndarray]:
