@@ -571,7 +571,8 @@ class ConcaveSpeedup:
             raise InvalidParameterError("function", function, "must be callable: s(k) on numpy arrays of server counts")
         name = name or getattr(function, "__name__", "callable")
         vectorized = _vectorized(function)
-        points = np.union1d(np.geomspace(servers * 1e-9, servers, 129), np.linspace(0.0, servers, 65))
+        # servers × 10^-9..10^0 rather than geomspace, which refuses the 0 that servers * 1e-9 is below 5e-315
+        points = np.union1d(servers * np.logspace(-9.0, 0.0, 129), np.linspace(0.0, servers, 65))
         values = real_array("function", vectorized(points), f" (s(k) at k in [0, {servers:g}])", allow_infinite=True,
                             allow_nan=True)
         check_shape(points, values, strict=False, shown=name)

@@ -141,6 +141,16 @@ def test_curve_values_and_derivatives_against_mpmath(curve, reference):
     np.testing.assert_allclose(curve.derivative(POINTS), slopes, rtol=1e-13, atol=0)
 
 
+@pytest.mark.parametrize("servers", [5e-324, 2.2e-308, 1e-300, 1.7e308])
+def test_from_callable_on_intervals_at_the_ends_of_the_double_range(servers):
+    """servers = 5e-324 made the geometric test points start at 0 (a raw ValueError from numpy.geomspace)."""
+    curve = ConcaveSpeedup.from_callable(np.log1p, servers)
+    values = [float(mpmath.log1p(mpmath.mpf(float(k)))) for k in POINTS]
+    np.testing.assert_allclose(curve(POINTS), values, rtol=1e-14, atol=0)
+    with pytest.raises(InvalidParameterError, match=r"must be positive: s\([0-9.e+-]+\) = -[0-9.e+-]+ <= 0"):
+        ConcaveSpeedup.from_callable(lambda k: -k, servers)
+
+
 def test_central_differences_when_the_callable_rejects_complex_input():
     """math.sqrt raises on complex numbers, so the derivative falls back to central differences."""
     curve = ConcaveSpeedup.from_callable(math.sqrt, 100.0, name="sqrt")
