@@ -5,12 +5,14 @@ in closed form for sums of exponential phases (Var = ς²(E[N] + Var N)); eqs. (
 """
 
 from concurrent.futures import ThreadPoolExecutor
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
-from analytic.fairness import three_server_rates
-from analytic.fairness.paper import FIGURES, SIZE_LAWS, exact_point, figure_rates, figure_sweep
+from analytic.errors import InvalidParameterError
+from analytic.fairness import random_assignment, three_server_rates
+from analytic.fairness.paper import FIGURES, SIZE_LAWS, exact_point, figure_rates, figure_sweep, simulate_point
 
 
 def test_loads_of_section_5():
@@ -52,3 +54,41 @@ def test_sweep_gives_the_same_numbers_through_an_executor():
     assert [p.figure for p in serial] == [1, 3]
     point = serial[0]
     assert point.relative_gap == pytest.approx(point.simulation.mean_service_rate / point.exact_rate - 1, rel=1e-15, abs=0)
+
+
+def test_exact_points_at_the_largest_mean_size():
+    """σ = 1.7e308 at ρ = 0.5: 2σ overflowed and the rates came out 0 (the error named arrival_rates[0]). The rates
+    are λ = ρΣμ/(2σ) rounded once from exact rationals; γ depends on λσ = ρΣμ/2 = 0.75 only (eqs. (10)-(11))."""
+    sigma = 1.7e308
+    rates = figure_rates(FIGURES[1], 0.5, sigma)
+    assert rates == pytest.approx([float(Fraction(3, 4) / Fraction(sigma))] * 2, rel=1e-15, abs=0)
+    rate, delay = exact_point(FIGURES[1], 0.5, mean_size=sigma)
+    assert rate == pytest.approx(three_server_rates((1, 1, 1), [0.75, 0.75]), rel=1e-13, abs=0)
+    assert delay == pytest.approx(sigma / rate, rel=1e-15, abs=0)
+    # Figure 3: λσ = ρS = 50 whatever σ, so γ is that of unit sizes at λ = 50 (Section 5's ρ = λσ/S).
+    rate, _ = exact_point(FIGURES[3], 0.5, mean_size=sigma)
+    assert rate[0] == pytest.approx(random_assignment(100, 2, 50.0).mean_service_rate, rel=1e-13, abs=0)
+
+
+@pytest.mark.parametrize("call,match", [
+    # Rates beyond the double range name the one of ρ and σ farther from 1.
+    (lambda: exact_point(FIGURES[1], 0.5, mean_size=5e-324),
+     r"^mean_size = 4.94\d*e-324: with load = 0.5 gives arrival rates of about 1.5e\+323, beyond the double range"),
+    (lambda: exact_point(FIGURES[1], 1.7e308), r"^load = 1.7e\+308: with mean_size = 1 gives arrival rates .* beyond"),
+    (lambda: exact_point(FIGURES[1], 5e-324, mean_size=1.7e308), r"^load = .*: with mean_size = 1.7e\+308 .* below the"),
+    # In a sweep each load is named by its position, and checked before any point is simulated.
+    (lambda: figure_sweep([1], ["exponential"], [1.0], [0.5, 5e-324], 2000), r"^loads\[1\] = .*: is so small that 2000"),
+    (lambda: figure_sweep([1], ["exponential"], [1.0], [2.2e-308], 2000), r"^loads\[0\] = 2.2e-308: is so small that"),
+    (lambda: figure_sweep([1], ["exponential"], [1.0], [1.7e308], 2000), r"^loads\[0\] = 1.7e\+308: .* beyond the double"),
+    # 10^18 arrivals at ρ = 0.5 (λσ = 1.5) span 6.7e17 mean sizes: the run's length is at fault, not the load.
+    (lambda: figure_sweep([1], ["exponential"], [1.0], [0.5], 10**18),
+     r"^jobs = 1000000000000000000: must be at most 1.5e\+12 per replication"),
+    (lambda: figure_sweep([1], ["exponential"], [1.0], [0.5], 10**30), r"^jobs = 10{30}: must be at most 1.5e\+12"),
+    (lambda: figure_sweep([1], ["exponential"], [1.0], [0.5], 10**400), r"^jobs = 10{100}.*: must be at most 1.5e\+12"),
+    (lambda: simulate_point(FIGURES[1], 0.5, "exponential", 1.0, 10**400), r"^jobs = 10{100}.*: must be at most"),
+    (lambda: simulate_point(FIGURES[1], 0.5, "exponential", 10**400, 2000), r"^interruptions = 10{100}.*: must be at most"),
+    (lambda: simulate_point(FIGURES[1], 1e-108, "exponential", 1.0, 2000), r"^load = 1e-108: is so small that 2000"),
+])
+def test_extreme_loads_sizes_and_counts_are_refused_naming_them(call, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        call()

@@ -25,7 +25,7 @@ from analytic.fairness import (
     three_server_graph,
 )
 from analytic.fairness.simulation import simulate_interruptions, simulate_random_assignment
-from analytic.simulation import SerialExecutor, compare, coverage_band, hyperexponential, pareto
+from analytic.simulation import SerialExecutor, compare, coverage_band, deterministic, hyperexponential, pareto
 
 HYPER = hyperexponential([1 / 6, 5 / 6], [5.0, 0.2])
 RUNS = 100
@@ -151,3 +151,42 @@ def test_errors():
     # A loss system needs no stability: max_jobs admits any load.
     lossy = simulate_interruptions(graph, [3.0, 3.0], jobs=20_000, max_jobs=4, seed=1)
     assert 0 < lossy.blocking[0] < 1 and lossy.mean_jobs.sum() <= 4
+
+
+@pytest.mark.parametrize("simulate", [
+    lambda **kw: simulate_interruptions(three_server_graph(), [0.5, 0.5], **kw),
+    lambda **kw: simulate_random_assignment(10, 2, 5.0, **kw),
+])
+def test_counts_beyond_the_double_range_are_refused_naming_them(simulate):
+    """Integers beyond 1.8e308 were converted to floats (raw OverflowError); 10^18 arrivals at a unit rate span more
+    mean sizes than the clock resolves (MAX_HORIZON = 1e12), which is the run's length, not the rate, at fault."""
+    with pytest.raises(InvalidParameterError, match=r"^interruptions = 1000000.*: must be at most 1000"):
+        simulate(interruptions=10**400, jobs=2000)
+    with pytest.raises(InvalidParameterError, match=r"^jobs = 1000000.*: must be at most"):
+        simulate(jobs=10**400)
+    with pytest.raises(InvalidParameterError, match=r"^jobs = 1000000000000000000: must be at most .* per replication"):
+        simulate(jobs=10**18)
+
+
+def test_a_bound_beyond_any_count_truncates_nothing():
+    """max_jobs = 10^30 or 10^400 (beyond the loop's 64-bit counters) never binds: the run of max_jobs = None."""
+    graph = three_server_graph()
+    plain = simulate_interruptions(graph, [0.5, 0.5], jobs=4000, seed=7, executor=SerialExecutor())
+    for bound in (10**30, 10**400):
+        bounded = simulate_interruptions(graph, [0.5, 0.5], jobs=4000, seed=7, executor=SerialExecutor(), max_jobs=bound)
+        np.testing.assert_array_equal(bounded.mean_delay, plain.mean_delay)
+        np.testing.assert_array_equal(bounded.blocking, [0.0, 0.0])
+
+
+def test_a_class_without_measured_arrivals_is_named():
+    """λ_2 = 5e-324 (or 2.2e-308): no class-2 job arrives, so δ_2 has no estimate; the error named the estimator's
+    'denominators'. A job that outlasts the run with max_jobs = 1 makes every measured arrival lost."""
+    graph = three_server_graph()
+    for tiny in (5e-324, 2.2e-308):
+        with pytest.raises(InvalidParameterError, match=r"^arrival_rates\[1\] = .*: is so small that no class-1 job "
+                                                        r"arrived among the 1,800 measured arrivals"):
+            simulate_interruptions(graph, [0.5, tiny], jobs=2000, seed=1)
+    with pytest.raises(InvalidParameterError, match=r"^max_jobs = 1: lost all .* measured class-0 arrivals"):
+        simulate_interruptions(graph, [0.5, 0.5], size=deterministic(1e9), jobs=2000, seed=1, max_jobs=1)
+    with pytest.raises(InvalidParameterError, match=r"^arrival_rates = .*: must have a finite sum"):
+        simulate_interruptions(graph, [1e308, 1e308], jobs=2000, max_jobs=3)

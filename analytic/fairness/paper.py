@@ -38,8 +38,8 @@ from analytic.fairness.chain import oi_queue_law
 from analytic.fairness.oi_queue import permutation_rates
 from analytic.fairness.random_assignment import random_assignment, random_assignment_graph
 from analytic.fairness.simulation import (
-    MAX_HORIZON,
     InterruptionSimulation,
+    check_horizon,
     simulate_interruptions,
     simulate_random_assignment,
 )
@@ -130,6 +130,9 @@ FIGURES = {1: Figure(1, capacities=(1.0, 1.0, 1.0)), 2: Figure(2, capacities=(1.
 def figure_rates(figure: Figure, load: float, mean_size: float = 1.0) -> np.ndarray:
     """Arrival rates at load ρ: λ_1 = λ_2 = ρ Σμ / (2σ) (Figures 1–2), or λ = ρ S/σ (Figures 3–4).
 
+    Computed in exact rationals and rounded once, so no intermediate product under- or overflows
+    (σ = 1.7e308 gives λ = 4.4e-309).
+
     Parameters
     ----------
     figure : Figure
@@ -137,27 +140,49 @@ def figure_rates(figure: Figure, load: float, mean_size: float = 1.0) -> np.ndar
     load : float
         ρ > 0.
     mean_size : float
-        σ.
+        σ > 0.
 
     Returns
     -------
     numpy.ndarray
 
+    Raises
+    ------
+    InvalidParameterError
+        A non-positive or non-finite load or mean size, or rates beyond the double range (the
+        error names the one of ρ and σ farther from 1).
 
     Examples
     --------
     >>> figure_rates(FIGURES[2], 0.5).tolist(), figure_rates(FIGURES[3], 0.5).tolist()
     ([0.5, 0.5], [50.0])
     """
+    return _figure_rates(figure, load, mean_size, "load")
+
+
+def _figure_rates(figure: Figure, load: Any, mean_size: Any, load_name: str) -> np.ndarray:
+    """:func:`figure_rates`, naming the load ``load_name`` in its errors (``loads[k]`` in a sweep)."""
     if not isinstance(figure, Figure):
         raise InvalidParameterError("figure", figure, "must be a Figure (one of FIGURES)")
-    rho = positive("load", load)
+    rho = positive(load_name, load)
     sigma = positive("mean_size", mean_size)
-    rates = (np.full(2, rho * sum(figure.capacities) / (2 * sigma)) if figure.capacities is not None
-             else np.array([rho * figure.servers / sigma]))
-    if not np.all(np.isfinite(rates)):
-        raise InvalidParameterError("load", load, f"with mean_size = {sigma:g} gives arrival rates beyond double precision")
-    return rates
+    count, capacity = (2, sum(map(Fraction, figure.capacities)) / 2) if figure.capacities is not None else (
+        1, Fraction(figure.servers))
+    if capacity == 0:
+        raise InvalidParameterError("figure", figure, "must have a positive total capacity")
+    exact = Fraction(rho) * capacity / Fraction(sigma)
+    try:
+        rate = float(exact)
+    except OverflowError:
+        rate = math.inf
+    if not 0 < rate < math.inf:
+        (name, value, _), (other, _, number) = sorted([(load_name, load, rho), ("mean_size", mean_size, sigma)],
+                                                      key=lambda named: -abs(math.log(named[2])))
+        exponent, mantissa = divmod(math.log10(exact.numerator) - math.log10(exact.denominator), 1)
+        raise InvalidParameterError(name, value, f"with {other} = {number:g} gives arrival rates of about "
+                                                 f"{10 ** mantissa:.2g}e{int(exponent):+d}, "
+                                                 f"{'beyond' if rate else 'below'} the double range")
+    return np.full(count, rate)
 
 
 def exact_point(figure: Figure, load: float, mean_size: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
@@ -228,15 +253,23 @@ def simulate_point(figure: Figure, load: float, law: str, interruptions: float, 
     if not isinstance(law, str) or law not in SIZE_LAWS:
         raise InvalidParameterError("law", law, f"must be one of {sorted(SIZE_LAWS)}")
     size = SIZE_LAWS[law]
-    rates = figure_rates(figure, load, size.mean)
-    if integer("jobs", jobs) / rates.sum() / size.mean > MAX_HORIZON:
-        raise InvalidParameterError("load", load, f"is so small that {jobs} arrivals span more than {MAX_HORIZON:g} "
-                                                  "mean job sizes, where the clock no longer resolves a service time")
+    rates = _point_rates(figure, load, size.mean, jobs, replications, "load")
     if figure.capacities is not None:
         return simulate_interruptions(three_server_graph(figure.capacities), rates, size, interruptions, jobs,
                                       replications=replications, seed=seed, executor=executor, **options)
     return simulate_random_assignment(figure.servers, figure.d, float(rates[0]), size, interruptions, jobs,
                                       replications=replications, seed=seed, executor=executor, **options)
+
+
+def _point_rates(figure: Figure, load: Any, mean_size: float, jobs: Any, replications: Any, load_name: str) -> np.ndarray:
+    """The rates of one simulated point, refused (naming the load ``load_name`` or ``jobs``) beyond the clock's horizon.
+
+    Checked here, where the load is known, rather than by the simulator, which would name the arrival rates.
+    """
+    rates = _figure_rates(figure, load, mean_size, load_name)
+    per_run = integer("jobs", jobs) // integer("replications", replications)
+    check_horizon(jobs, per_run, float(rates.sum()) * mean_size, (load_name, load))
+    return rates
 
 
 @dataclass(frozen=True)
@@ -338,8 +371,10 @@ def figure_sweep(figures: Any, laws: Any, interruptions: Any, loads: Any, jobs: 
         raise InvalidParameterError("laws", laws, f"must be names among {sorted(SIZE_LAWS)}")
     ms = real_array("interruptions", interruptions, ndim=1, allow_empty=False)
     rhos = real_array("loads", loads, ndim=1, allow_empty=False)
-    if np.any(rhos <= 0):
-        raise InvalidParameterError("loads", loads, "must all be positive")
+    for k, load in enumerate(rhos):     # every point's rates and run length, before any point is simulated
+        for number in numbers:
+            for law in names:
+                _point_rates(FIGURES[number], load, SIZE_LAWS[law].mean, jobs, options.get("replications", 1), f"loads[{k}]")
     check_executor(executor)
     grid = [(f, law, float(m), float(load)) for f in numbers for law in names for m in ms for load in rhos]
     seeds = streams(seed, len(grid))

@@ -58,6 +58,9 @@ from analytic.validation import as_number, confidence, integer, positive
 
 __all__ = ["InterruptionSimulation", "simulate_interruptions", "simulate_random_assignment"]
 
+#: Most arrivals per replication: the event loop counts them (and the batch boundaries) in 64-bit integers.
+_MAX_ARRIVALS = 2**62
+
 #: Initial number of job slots of a replication (doubled whenever a chunk of arrivals might not fit).
 _INITIAL_SLOTS = 1 << 12
 
@@ -536,6 +539,7 @@ def _run(setup: _Setup, replications: int, seed: Any, executor: Executor | None,
         duration = np.array([t.duration.sum() for t in tallies])
         admitted = np.array([t.admitted.sum(axis=0) for t in tallies])
         arrivals = np.array([t.arrivals.sum(axis=0) for t in tallies])
+    _check_measured(arrivals.sum(axis=0), admitted.sum(axis=0), arrival_rates, max_jobs)
     sigma = setup.law.mean
     jobs_est = [ratio_estimate(area[:, i], duration, level, method) for i in range(setup.labels)]
     delay_est = [ratio_estimate(area[:, i], admitted[:, i], level, method) for i in range(setup.labels)]
@@ -550,6 +554,19 @@ def _run(setup: _Setup, replications: int, seed: Any, executor: Executor | None,
         root.entropy, interruptions, setup.law, arrival_rates, max_jobs)
 
 
+def _check_measured(arrivals: np.ndarray, admitted: np.ndarray, rates: np.ndarray, max_jobs: int | None) -> None:
+    """Refuse a class whose delay the run cannot estimate: no measured arrival, or every one lost."""
+    for i in np.flatnonzero(admitted == 0):
+        if arrivals[i] == 0:
+            expected = arrivals.sum() * rates[i] / rates.sum()
+            raise InvalidParameterError(f"arrival_rates[{i}]", float(rates[i]),
+                                        f"is so small that no class-{i} job arrived among the {int(arrivals.sum()):,} "
+                                        f"measured arrivals (about {expected:.3g} expected), so its delay cannot be "
+                                        "estimated: raise jobs, or leave the class out")
+        raise InvalidParameterError("max_jobs", max_jobs, f"lost all {int(arrivals[i]):,} measured class-{i} arrivals, so "
+                                                          "their delay cannot be estimated")
+
+
 #: Largest mean number of interruptions per job simulated: each is an event of the loop, and the paper's
 #: figures use m <= 5 (m → ∞ is balanced fairness, computed exactly by balanced_fairness).
 MAX_INTERRUPTIONS = 1e3
@@ -557,6 +574,55 @@ MAX_INTERRUPTIONS = 1e3
 #: (2.2e-16 × 1e12 ≈ 2e-4 of a mean size; at 1e111 a job's arrival and departure fell on the same
 #: instant and the delays came out 0, the service rates NaN).
 MAX_HORIZON = 1e12
+
+
+def check_horizon(jobs: Any, per_run: int, work_rate: float, rate: tuple[str, Any]) -> None:
+    """Refuse a run whose arrivals span more than :data:`MAX_HORIZON` mean job sizes (the clock's resolution).
+
+    ``per_run`` arrivals at total arrival rate × mean size ``work_rate`` span ``per_run/work_rate``
+    mean sizes. The error names ``jobs`` when ``per_run`` alone exceeds the horizon (no arrival rate
+    of order one or less would do), else the parameter ``rate = (name, value)`` that made the rate
+    so small. Integers beyond the double range are compared exactly.
+
+    Parameters
+    ----------
+    jobs : int
+        The ``jobs`` argument, for the message.
+    per_run : int
+        Arrivals per replication.
+    work_rate : float
+        Σλ_i × σ, work arriving per unit time (0 where it underflowed).
+    rate : tuple of (str, object)
+        The parameter blamed for a rate too small, and its value.
+
+    Raises
+    ------
+    InvalidParameterError
+        The run is longer than the horizon.
+
+    Examples
+    --------
+    10^18 arrivals are too many at any rate of order one; 2000 at a rate of 1e-300 span 2e303 mean sizes:
+
+    >>> for jobs, rate in [(10**18, 1.0), (2000, 1e-300)]:
+    ...     try:
+    ...         check_horizon(jobs, jobs, rate, ("arrival_rate", rate))
+    ...     except InvalidParameterError as error:
+    ...         print(error.parameter)
+    jobs
+    arrival_rate
+    """
+    if per_run <= MAX_HORIZON * work_rate:
+        return
+    if per_run > MAX_HORIZON:
+        raise InvalidParameterError("jobs", jobs, f"must be at most {MAX_HORIZON * work_rate:.3g} per replication at total "
+                                                  f"arrival rate × mean size {work_rate:.3g}: a longer run spans more than "
+                                                  f"{MAX_HORIZON:g} mean job sizes, where the clock no longer resolves a "
+                                                  "service time")
+    name, value = rate
+    raise InvalidParameterError(name, value, f"is so small that {per_run} arrivals span more than {MAX_HORIZON:g} mean job "
+                                             f"sizes (total arrival rate × mean size {work_rate:.3g}), where the clock no "
+                                             "longer resolves a service time")
 
 
 def _common(size: Any, interruptions: Any, jobs: Any, warmup: Any, replications: Any, executor: Any, level: Any,
@@ -568,27 +634,28 @@ def _common(size: Any, interruptions: Any, jobs: Any, warmup: Any, replications:
     number = as_number(interruptions)
     if number is None or not 0 <= number < math.inf:
         raise InvalidParameterError("interruptions", interruptions, "must be a finite number >= 0 (mean interruptions per job)")
-    interruptions = float(number)
-    if interruptions > MAX_INTERRUPTIONS:
+    if number > MAX_INTERRUPTIONS:      # compared before float(): an int may lie beyond the double range
         raise InvalidParameterError("interruptions", interruptions,
                                     f"must be at most {MAX_INTERRUPTIONS:g}: every interruption is an event of the run; "
                                     f"the limit of infinitely many is balanced fairness, exact in balanced_fairness()")
+    interruptions = float(number)
     theta = law.mean / interruptions if interruptions > 0 else math.inf
     runs = integer("replications", replications)
     k = integer("batches", batches, minimum=2)
     per_run = integer("jobs", jobs) // runs
+    if per_run > _MAX_ARRIVALS:
+        raise InvalidParameterError("jobs", jobs, f"must be at most {_MAX_ARRIVALS:,} per replication (jobs // replications "
+                                                  "= arrivals, counted by the event loop in 64-bit integers)")
     skip = per_run // 10 if warmup is None else integer("warmup", warmup, minimum=0)
     if per_run - skip < (k if runs == 1 else 1):
         raise InvalidParameterError("jobs", jobs, f"must leave at least {k} arrivals per replication after the warm-up "
                                                   f"of {skip} (jobs // replications = {per_run})")
     name, rate = arrival
-    if per_run / rate / law.mean > MAX_HORIZON:
-        raise InvalidParameterError(name, rate, f"is so small that {per_run} arrivals span about "
-                                                f"{per_run / rate / law.mean:.3g} mean job sizes, beyond {MAX_HORIZON:g}, "
-                                                "where the clock no longer resolves a service time")
+    check_horizon(jobs, per_run, rate * law.mean, (name, rate))
     check_executor(executor)
     confidence("level", level)
-    limit = np.iinfo(np.int64).max if max_jobs is None else integer("max_jobs", max_jobs)
+    # A bound beyond the 64-bit counters of the loop truncates nothing: a replication holds at most per_run jobs.
+    limit = min(integer("max_jobs", max_jobs), per_run) if max_jobs is not None else per_run
     return law, float(interruptions), theta, runs, k, per_run, skip, limit
 
 
@@ -641,7 +708,9 @@ def simulate_interruptions(graph: CompatibilityGraph, arrival_rates: Any, size: 
     Raises
     ------
     InvalidParameterError
-        Bad rates, size law, m, counts, level or executor.
+        Bad rates, size law, m, counts, level or executor; a run longer than :data:`MAX_HORIZON`
+        mean sizes; a class with no measured arrival (its rate too small for ``jobs``) or with all
+        of them lost to ``max_jobs``.
     UnstableSystemError
         The rates violate Theorem 1 (without ``max_jobs``); the message names the set.
 
@@ -658,8 +727,12 @@ def simulate_interruptions(graph: CompatibilityGraph, arrival_rates: Any, size: 
     'agrees'
     """
     rates = check_rates("arrival_rates", arrival_rates, graph)
+    with np.errstate(over="ignore"):
+        total = float(rates.sum())
+    if not math.isfinite(total):
+        raise InvalidParameterError("arrival_rates", arrival_rates, "must have a finite sum (the total arrival rate)")
     law, m, theta, runs, k, per_run, skip, limit = _common(size, interruptions, jobs, warmup, replications, executor,
-                                                           level, batches, max_jobs, ("arrival_rates", float(rates.sum())))
+                                                           level, batches, max_jobs, ("arrival_rates", total))
     if max_jobs is None:
         load = stability(graph, rates * law.mean)
         if not load.stable:
@@ -669,10 +742,10 @@ def simulate_interruptions(graph: CompatibilityGraph, arrival_rates: Any, size: 
     table = np.zeros((graph.n_classes, width), dtype=np.int64)
     for i, servers in enumerate(graph.server_sets):
         table[i, :len(servers)] = servers
-    cumulative = np.cumsum(rates) / rates.sum()
+    cumulative = np.cumsum(rates) / total
     cumulative[-1] = 1.0
     setup = _Setup(graph.capacities, table, np.array([len(s) for s in graph.server_sets], dtype=np.int64), cumulative,
-                   0, graph.n_classes, float(rates.sum()), law, theta, limit, per_run, skip, k)
+                   0, graph.n_classes, total, law, theta, limit, per_run, skip, k)
     return _run(setup, runs, seed, executor, level, progress, m, rates, max_jobs, per_run * runs)
 
 
