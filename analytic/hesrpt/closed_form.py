@@ -65,10 +65,18 @@ def mean_time(times: np.ndarray) -> np.ndarray | float:
     return float(means) if means.ndim == 0 else means
 
 
+#: Bytes per job of :func:`hesrpt_allocation` at its peak (five arrays of m doubles alive at once,
+#: measured) with a margin.
+_SHARE_BYTES = 48
+
+
 def _jobs(m: object) -> int:
-    """The number of jobs m, refused before allocating when m values would not fit in memory."""
+    """The number of jobs m, refused before allocating when m values would not fit in memory.
+
+    The bytes are counted in integers: an m beyond the float range (10**400) is refused like 10**12.
+    """
     m = integer("m", m, meaning=" (the number of remaining jobs)")
-    require(32.0 * m, f"{m:,} allocation shares", m)
+    require(_SHARE_BYTES * m, "heSRPT's allocation to m jobs", m)
     return m
 
 
@@ -121,6 +129,8 @@ def scale_free_constants(m: int, p: float) -> np.ndarray:
     ------
     InvalidParameterError
         If m is not a positive integer or p is not in (0, 1).
+    StateSpaceTooLargeError
+        If the m shares would not fit in memory (48 bytes a job).
 
     Examples
     --------
@@ -158,6 +168,8 @@ def hesrpt_allocation(m: int, p: float) -> np.ndarray:
     ------
     InvalidParameterError
         If m is not a positive integer or p is not in (0, 1).
+    StateSpaceTooLargeError
+        If the m shares would not fit in memory (48 bytes a job).
 
     Examples
     --------

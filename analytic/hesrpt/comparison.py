@@ -16,7 +16,15 @@ import numpy as np
 
 from analytic.errors import InvalidParameterError
 from analytic.hesrpt.closed_form import hesrpt_flow_time
-from analytic.hesrpt.policies import _allocator, _knee_search_batch, _simulate, _whole_servers
+from analytic.hesrpt.policies import (
+    _KNEE_COARSE,
+    _allocator,
+    _knee_search_batch,
+    _require_runs,
+    _simulate,
+    _whole_servers,
+)
+from analytic.memory import require
 from analytic.simulation import root_seed
 from analytic.speedup import ConcaveSpeedup
 from analytic.validation import instances, integer, positive, real_array
@@ -28,6 +36,9 @@ FIGURE4_P = (0.05, 0.3, 0.5, 0.9, 0.99)
 
 #: Policies of Figure 4, heSRPT first.
 FIGURE4_POLICIES = ("hesrpt", "srpt", "equi", "hell", "knee")
+
+#: Bytes per size drawn by :func:`pareto_sizes` (the draws, their sum with 1, the finiteness check).
+_DRAW_BYTES = 17
 
 
 def pareto_sizes(jobs: int, shape: float, seed: int | np.random.Generator | None) -> np.ndarray:
@@ -56,6 +67,8 @@ def pareto_sizes(jobs: int, shape: float, seed: int | np.random.Generator | None
     ------
     InvalidParameterError
         If ``jobs`` < 1, ``shape`` <= 0 or so small that sizes overflow, or a bad seed.
+    StateSpaceTooLargeError
+        If the sizes would not fit in memory (17 bytes a job).
 
     Examples
     --------
@@ -63,6 +76,8 @@ def pareto_sizes(jobs: int, shape: float, seed: int | np.random.Generator | None
     array([1.5735, 1.9733, 1.0133])
     """
     jobs, shape = integer("jobs", jobs), positive("shape", shape, meaning=" (the tail index)")
+    # before numpy allocates (or meets its own bound, 2**63 - 1 draws, which no memory reaches)
+    require(_DRAW_BYTES * jobs, "drawing `jobs` Pareto sizes", jobs)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(root_seed(seed))
     with np.errstate(over="ignore"):
         sizes = 1.0 + rng.pareto(shape, jobs)
@@ -158,6 +173,9 @@ def compare_policies(p: Sequence[float] = FIGURE4_P, servers: int = 10**6, jobs:
     ------
     InvalidParameterError
         For invalid exponents, servers, jobs, shape or policies, or an empty list of seeds.
+    StateSpaceTooLargeError
+        If the evaluations of one p at once would not fit in memory (about 128 bytes per set and job,
+        17 times that with KNEE), checked before any size is drawn.
 
     Examples
     --------
@@ -174,6 +192,8 @@ def compare_policies(p: Sequence[float] = FIGURE4_P, servers: int = 10**6, jobs:
     unknown = [name for name in policies if name not in FIGURE4_POLICIES]
     if unknown or "hesrpt" not in policies:
         raise InvalidParameterError("policies", policies, f"must be among {FIGURE4_POLICIES} and include 'hesrpt'")
+    jobs = integer("jobs", jobs)
+    _require_runs(len(seeds) * (_KNEE_COARSE if "knee" in policies else 1), jobs)  # KNEE's search: 17 runs a set
     sizes = np.stack([pareto_sizes(jobs, shape, seed) for seed in seeds])
     curves = [ConcaveSpeedup.power(value) for value in p]
     per_set = np.empty((len(curves), len(policies), len(seeds)))

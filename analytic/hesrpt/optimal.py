@@ -42,14 +42,15 @@ phase duration non-negative (the guard below would say otherwise).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import brentq
 
-from analytic.errors import ConvergenceError
-from analytic.hesrpt.closed_form import check_sizes, mean_time
+from analytic.errors import ConvergenceError, InvalidParameterError
+from analytic.hesrpt.closed_form import _power, check_sizes, mean_time
 from analytic.speedup import ConcaveSpeedup, SpeedUp, as_curve
 from analytic.validation import positive
 
@@ -63,6 +64,13 @@ _TIE = 1e-12
 
 #: Newton steps allowed per phase for a table (each step crosses at least one piece of V_j).
 _NEWTON_STEPS = 500
+
+#: Binary exponent of the largest size once scaled, less 2 log2 M: on one server no phase duration
+#: (<= j x_j) or completion time (<= M^2 max x) of a scale-free speed-up then overflows.
+_TOP_EXPONENT = 1020
+
+#: Largest log-price y the smooth solver may try: beyond it e^y overflows (below, e^y = 0 gives all servers away).
+_LOG_PRICE_MAX = math.log(np.finfo(float).max)
 
 
 @dataclass(frozen=True, repr=False)
@@ -109,6 +117,18 @@ class OptimalAllocation:
                 f"mean={self.mean:.12g}, first_phase={np.array2string(self.allocations[0], precision=6)})")
 
 
+def _scale_exponent(curve: ConcaveSpeedup, servers: float) -> float | None:
+    """e with s(Nθ) = N^e s(θ) for every share θ in [0, 1], where the curve has one, else None.
+
+    p for s(k) = k^p; 1 for a table on N <= 1 servers (its interpolation is s(k) = s_1 k = k there).
+    The policy is then solved on one server and its times divided by N^e, so that a subnormal or huge
+    N (or p near 0, whose derivatives p k^(p-1) at N/m under- or overflow) never enters the solver.
+    """
+    if curve.exponent is not None:
+        return curve.exponent
+    return 1.0 if curve.discrete is not None and servers <= 1.0 else None
+
+
 def _phase(speedup: ConcaveSpeedup, servers: float, weights: np.ndarray, count: int) -> tuple[np.ndarray, float]:
     """Servers of jobs 1..count (largest first) and μ_count, given μ_1..μ_(count-1): V_count = count.
 
@@ -123,12 +143,20 @@ def _phase(speedup: ConcaveSpeedup, servers: float, weights: np.ndarray, count: 
             return held, 0.0, -1.0
         weight = price / float(speedup.derivative(rest))
         value = float(weights @ speedup(held)) + weight * float(speedup(rest))
+        if not np.isfinite(value):
+            raise _beyond_doubles(speedup, servers, f"V_{count} = Σ μ_i s(k_i) at e^y = {price:.3g}", value)
         return held, weight, value - count
 
     def excess(log_price: float) -> float:
+        if log_price > _LOG_PRICE_MAX:
+            raise _beyond_doubles(speedup, servers, f"the marginal value e^y of a server with {count} jobs", math.inf)
         return split(log_price)[2]
 
-    start = np.log(weights[-1] * float(speedup.derivative(servers / count)))
+    slope = float(speedup.derivative(servers / count))
+    with np.errstate(divide="ignore"):
+        start = np.log(weights[-1] * slope)
+    if not np.isfinite(start):
+        raise _beyond_doubles(speedup, servers, f"μ_{count - 1} s'(N/{count})", weights[-1] * slope)
     low, high = start - 1.0, start + 1.0
     while excess(low) >= 0:
         low -= 2.0 * (high - low)
@@ -143,11 +171,20 @@ def _smooth_phases(curve: ConcaveSpeedup, servers: float, jobs: int) -> tuple[np
     """held[j - 1, :j] (servers of jobs 1..j while j remain) and the multipliers μ, for a smooth curve."""
     weights = np.empty(jobs)
     weights[0] = 1.0 / float(curve(servers))
+    if not np.isfinite(weights[0]):
+        raise _beyond_doubles(curve, servers, "μ_1 = 1/s(N)", weights[0])
     held = np.zeros((jobs, jobs))
     held[0, 0] = servers
     for count in range(2, jobs + 1):
         held[count - 1, :count], weights[count - 1] = _phase(curve, servers, weights[:count - 1], count)
     return held, weights
+
+
+def _beyond_doubles(curve: ConcaveSpeedup, servers: float, quantity: str, value: float) -> InvalidParameterError:
+    """The refusal of a smooth curve whose dual quantities leave the double range at this N."""
+    return InvalidParameterError("servers", servers, f"with speedup {curve.name}, {quantity} = {value:.3g} is beyond "
+                                 "double precision, so the optimal policy cannot be computed at this N (a k^p "
+                                 "speed-up, or a table on N <= 1 servers, is solved at any N)")
 
 
 def _fill(weights: np.ndarray, table: SpeedUp, servers: float) -> tuple[np.ndarray, float]:
@@ -198,9 +235,11 @@ def optimal_allocation(sizes: object, speedup: ConcaveSpeedup | SpeedUp | float 
     found phase by phase from the dual (see :mod:`analytic.hesrpt.optimal` for the derivation, which
     extends Berg, Vesilo & Harchol-Balter, *heSRPT*, Theorems 3, 5 and 6 beyond s(k) = k^p). Cost:
     M one-dimensional root findings over up to M water-filling terms. For k^p it reproduces
-    heSRPT (Theorems 7 and 8) to about 1e-14 relative; for a callable speed-up the accuracy is that
-    of its derivative (complex step: rounding; central differences: about 1e-10). For a table,
-    M Newton solves over M·d unit segments, exact to rounding.
+    heSRPT (Theorems 7 and 8): total and completion times to 1e-13 relative, shares to 1e-12, for
+    every p in (0, 1) and N from 5e-324 to 1.8e308 (solved on one server, times scaled by N^-p, sizes
+    by a power of two); for a callable speed-up the accuracy is that of its derivative (complex
+    step: rounding; central differences: about 1e-10). For a table, M Newton solves over M·d unit
+    segments, exact to rounding. Times beyond 1.8e308 are ``inf``.
 
     Parameters
     ----------
@@ -222,7 +261,8 @@ def optimal_allocation(sizes: object, speedup: ConcaveSpeedup | SpeedUp | float 
     ------
     InvalidParameterError
         For invalid sizes, servers or speed-up (not increasing, concave, or s(0) != 0 on the tested
-        points).
+        points), or servers at which a smooth speed-up other than k^p leaves the double range
+        (s(N) or s'(N/m) under- or overflows, as for Amdahl's law at N = 1e300).
     ConvergenceError
         If a phase duration comes out negative beyond rounding, which happens only when the
         speed-up is not concave between the tested points.
@@ -239,10 +279,16 @@ def optimal_allocation(sizes: object, speedup: ConcaveSpeedup | SpeedUp | float 
     curve = as_curve(speedup, n)
     jobs = x.size
     order = np.argsort(-x, kind="stable")  # largest first: the paper's job 1, 2, ..., M
-    ranked = x[order]
+    exponent = _scale_exponent(curve, n)
+    if exponent is None:                   # solved as given: times in the units of the sizes
+        solved, size_shift, speed, shift = n, 0, 1.0, 0
+    else:                                  # solved on one server, sizes scaled by 2^-size_shift, times by N^-e
+        solved, size_shift = 1.0, math.frexp(x.max())[1] - (_TOP_EXPONENT - 2 * jobs.bit_length())
+        speed, shift = _power(n, exponent)
+    ranked = np.ldexp(x[order], -size_shift)
     # held[j - 1, :j]: servers of jobs 1..j while j remain; weights: the multipliers μ
-    held, weights = (_smooth_phases(curve, n, jobs) if curve.discrete is None
-                     else _table_phases(curve.discrete, n, jobs))
+    held, weights = (_smooth_phases(curve, solved, jobs) if curve.discrete is None
+                     else _table_phases(curve.discrete, solved, jobs))
     rates = curve(held)
     durations = np.empty(jobs)  # durations[j - 1]: length of the phase with j jobs
     for job in range(jobs, 0, -1):
@@ -256,9 +302,15 @@ def optimal_allocation(sizes: object, speedup: ConcaveSpeedup | SpeedUp | float 
     completion, multipliers = np.empty(jobs), np.empty(jobs)
     completion[order], multipliers[order] = finish, weights
     allocations = np.zeros((jobs, jobs))
-    allocations[:, order] = held[::-1] / n
-    with np.errstate(over="ignore"):                   # a total beyond 1.8e308 is inf, its mean need not be
-        total = float(weights @ ranked)
-    return OptimalAllocation(total=total, mean=mean_time(completion), completion_order=order[::-1].copy(),
-                             completion_times=completion, durations=durations[::-1].copy(),
-                             allocations=allocations, multipliers=multipliers)
+    allocations[:, order] = held[::-1] / solved
+
+    def rescaled(values: np.ndarray | float, binades: int) -> np.ndarray:
+        """Back in the caller's units: times 2^binades / N^e (times: binades = size_shift; μ: 0)."""
+        with np.errstate(over="ignore"):           # beyond 1.8e308: inf; the mean, formed first, need not be
+            return np.ldexp(np.divide(values, speed), binades - shift)
+
+    return OptimalAllocation(total=float(rescaled(weights @ ranked, size_shift)),
+                             mean=float(rescaled(mean_time(completion), size_shift)),
+                             completion_order=order[::-1].copy(), completion_times=rescaled(completion, size_shift),
+                             durations=rescaled(durations[::-1], size_shift), allocations=allocations,
+                             multipliers=rescaled(multipliers, 0))

@@ -69,6 +69,12 @@ _ALLOCATION_SLACK = 1e-9
 #: refinement, each with evenly log-spaced points on both sides of the best so far, up to its neighbours.
 _KNEE_COARSE, _KNEE_REFINE, _KNEE_ROUNDS = 17, 2, 3
 
+#: Logs of the thresholds the search may try: from the smallest positive double to (nearly) the largest.
+_LOG_ALPHAS = (np.log(5e-324), np.log(np.finfo(float).max))
+
+#: Peak bytes per run and job of the event engine with its allocators (90 to 110 measured).
+_RUN_BYTES = 128
+
 # An allocator maps (remaining sizes sorted per row, active mask, jobs per row) to the servers and
 # service rates of every entry: arrays of shape (rows, width), zero where inactive.
 Allocator = Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
@@ -213,6 +219,7 @@ def _simulate(sizes: np.ndarray, allocate: Allocator, servers: float,
     larger, as in the closed forms.
     """
     rows, jobs = sizes.shape
+    _require_runs(rows, jobs)
     ids = jobs - 1 - np.argsort(sizes[:, ::-1], axis=1, kind="stable")   # ascending; equal sizes: later listed first
     remaining = np.take_along_axis(sizes, ids, axis=1)
     count = np.full(rows, jobs)
@@ -248,6 +255,12 @@ def _simulate(sizes: np.ndarray, allocate: Allocator, servers: float,
         flat = np.argsort(remaining, axis=1, kind="stable")[:, :width] + np.arange(rows)[:, None] * remaining.shape[1]
         remaining, ids = remaining.ravel()[flat], ids.ravel()[flat]
     return completion.reshape(rows, jobs), _trajectory(path, clock[0], jobs) if record else None
+
+
+def _require_runs(runs: int, jobs: int) -> None:
+    """Refuse, before allocating, ``runs`` evaluations of ``jobs`` jobs at once that would not fit in memory."""
+    require(_RUN_BYTES * runs * jobs, f"evaluating {runs:,} runs of the jobs at once (an entry per run and job)",
+            runs * jobs)
 
 
 def _by_job(ids: np.ndarray, remaining: np.ndarray, fractions: np.ndarray, jobs: int) -> tuple[np.ndarray, np.ndarray]:
@@ -352,7 +365,8 @@ def _knee(speedup: ConcaveSpeedup, servers: int, alpha: np.ndarray) -> Allocator
         start = 0
         for stop in _chunk_ends(width):
             live = active[todo, start:stop]
-            threshold = -alpha[todo, None] / np.where(live, remaining[todo, start:stop], np.inf)
+            with np.errstate(over="ignore"):  # α over a size near 5e-324: -inf, a knee of 1
+                threshold = -alpha[todo, None] / np.where(live, remaining[todo, start:stop], np.inf)
             knees = np.searchsorted(ascending, threshold.ravel(), side="right").reshape(threshold.shape) + 1.0
             knees = np.where(live, np.minimum(knees, servers), 0.0)
             before = used[todo, None] + np.cumsum(knees, axis=1) - knees
@@ -476,6 +490,8 @@ def flow_time(sizes: object, policy: str | Callable, speedup: ConcaveSpeedup | S
         For invalid sizes, servers or speed-up, an unknown policy, ``alpha`` given for another
         policy or not positive, or a callable policy returning fractions that are negative, sum to
         more than one, or serve no job.
+    StateSpaceTooLargeError
+        If the evaluation would not fit in memory (about 128 bytes a job; KNEE's search runs 17 at once).
 
     Examples
     --------
@@ -512,7 +528,7 @@ def knee_search(sizes: object, speedup: ConcaveSpeedup | SpeedUp | float | Calla
     Berg et al., *heSRPT*, Section 4.2, search "the parameter space" of KNEE and report its best α,
     an optimistic view of KNEE. Without ``alphas``, 17 log-spaced thresholds cover the range over
     which the initial knee allocations go from N (or the last server that still speeds a job up) to
-    1 (a factor 2 beyond it each way); then, three
+    1 (a factor 2 beyond it each way, within the positive doubles, 5e-324 to 1.8e308); then, three
     times, 2 more are log-spaced on each side of the best so far, up to its neighbours, which ends
     with a spacing of 7% around the best. The mean flow time is piecewise constant in α and the
     reported optimum is the best of these 29 points, each evaluated exactly; all runs go together.
@@ -539,6 +555,8 @@ def knee_search(sizes: object, speedup: ConcaveSpeedup | SpeedUp | float | Calla
     ------
     InvalidParameterError
         For invalid sizes, servers, speed-up or thresholds.
+    StateSpaceTooLargeError
+        If the runs of one round would not fit in memory (about 128 bytes per threshold and job).
 
     Examples
     --------
@@ -578,8 +596,11 @@ def _knee_search_batch(sizes: np.ndarray, speedup: ConcaveSpeedup, servers: int,
     if useful.size == 0:  # one server, or a speed-up flat beyond one: every knee is 1, α does not matter
         ones = np.ones((sizes.shape[0], 1))
         return ones, _knee_means(sizes, speedup, servers, ones)
-    low, high = 0.5 * sizes.min(axis=1) * useful.min(), 2.0 * sizes.max(axis=1) * useful.max()
-    tried = np.exp(np.linspace(np.log(low), np.log(high), _KNEE_COARSE, axis=1))
+    # in logs, kept within the positive doubles: the products under- or overflow for sizes near
+    # 5e-324 or 1.7e308, and a threshold beyond the double range is not one that can be returned
+    low = np.log(0.5) + np.log(useful.min()) + np.log(sizes.min(axis=1))
+    high = np.log(2.0) + np.log(useful.max()) + np.log(sizes.max(axis=1))
+    tried = np.exp(np.linspace(np.clip(low, *_LOG_ALPHAS), np.clip(high, *_LOG_ALPHAS), _KNEE_COARSE, axis=1))
     means = _knee_means(sizes, speedup, servers, tried)
     rows = np.arange(sizes.shape[0])[:, None]
     fractions = np.arange(1, _KNEE_REFINE + 1) / (_KNEE_REFINE + 1)
