@@ -9,6 +9,7 @@ Tables 2 and 3 and in the caption of Figure 1.
 
 import itertools
 import math
+import sys
 from fractions import Fraction
 
 import mpmath as mp
@@ -16,6 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from scipy.stats import norm
 
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError, UnstableSystemError
 from analytic.splitting import (
@@ -285,7 +287,7 @@ def test_critical_scaling():
     assert (1 - system.load) * math.sqrt(k / f) == pytest.approx(theta, rel=1e-12, abs=0)
     demand = float(sum(c.demand for c in system.classes))
     assert system.arrival_rate * demand / k == pytest.approx(system.load, rel=1e-14, abs=0)
-    with pytest.raises(InvalidParameterError, match=r"theta = 100: must satisfy θ √\(f_k/k\) < 1"):
+    with pytest.raises(InvalidParameterError, match=r"theta = 100: must give a load 1 - θ √\(f_k/k\) in \(0, 1\)"):
         critical_system(400, 4, 100.0, base)
     with pytest.raises(InvalidParameterError, match=r"need_scale = 0"):
         critical_system(400, 0, 1.0, base)
@@ -329,3 +331,93 @@ def test_helper_probability_is_a_probability_and_increasing_in_rate():
     values = [helper_probability_bound(1024, r, SDSC_SP2) for r in np.geomspace(1e-5, 0.1, 13)]
     assert values[0] < 1e-6 and values[-1] > 0.9
     assert all(0 < a < b < 1 for a, b in itertools.pairwise(values))
+
+
+# ---------------------------------------------------------------------------------------------
+# The ends of the double range
+# ---------------------------------------------------------------------------------------------
+
+#: The largest server count: the largest float, as an int.
+LARGEST_K = int(sys.float_info.max)
+ONE = [JobClass(1, 1.0, 1.0)]
+
+
+@pytest.mark.parametrize("call", [
+    lambda k: balanced_partition(k, ONE),
+    lambda k: subcritical_system(k, 1, 0.5, ONE),
+    lambda k: critical_system(k, 1, 2.0, ONE),
+    lambda k: helper_probability_bound(k, 1.0, ONE),
+    lambda k: response_time_bound(k, 1.0, ONE),
+    lambda k: stability_margin(k, 1.0, ONE),
+    lambda k: modified_bs_helper_probability(k, 1.0, ONE),
+], ids=["partition", "subcritical", "critical", "eq16", "response", "margin", "modified_bs"])
+@pytest.mark.parametrize("k", [LARGEST_K + 1, 10**400])
+def test_servers_beyond_the_largest_float_are_refused(call, k):
+    """Rates and loads proportional to k are floats: k above 1.8e308 is refused, not an OverflowError."""
+    with pytest.raises(InvalidParameterError, match=r"^servers = 1\d+(\.\.\.)?: must be at most 1\.798e\+308 "
+                                                    r"\(the largest float\)"):
+        call(k)
+
+
+def test_the_largest_server_count_is_accepted():
+    """k = 1.8e308 itself (an int): λ^(k) = λ k / f_k = k / 2 exactly (halving a float is exact)."""
+    system = subcritical_system(LARGEST_K, 1, 0.5, ONE)
+    assert system.arrival_rate == pytest.approx(sys.float_info.max / 2, rel=1e-15, abs=0)
+
+
+def test_scaled_arrival_rate_beyond_the_floats_is_refused():
+    """λ^(k) = λ k / f_k is formed as λ (k / f_k): 10 · 10^308 / 100 = 10^307 is a float, 10 · 10^308 is not."""
+    fast = [JobClass(1, 1.0, 0.01)]  # ϱ = 0.01, so λ = 10 is a load of 0.1
+    system = subcritical_system(10**308, 100, 10.0, fast)
+    assert system.arrival_rate == pytest.approx(float(Fraction(10 * 10**308, 100)), rel=1e-15, abs=0)
+    with pytest.raises(InvalidParameterError, match=r"^servers = 1\d+\.\.\.: gives the arrival rate λ k / f_k = 10 k / 1 "
+                                                    r"beyond the largest float$"):
+        subcritical_system(10**308, 1, 10.0, fast)
+    # (8): ρ^(k) = 1 - 10^140 √(10^-300) = 1 - 10^-10 and λ^(k) = ρ^(k) 10^300 / 10^-10 = 10^310
+    with pytest.raises(InvalidParameterError, match=r"^servers = 1\d+\.\.\.: gives the arrival rate ρ\^\(k\) k / ϱ\^\(k\) = "
+                                                    r"1 k / 1e-10 beyond the largest float$"):
+        critical_system(10**300, 1, 1e140, [JobClass(1, 1.0, 1e-10)])
+
+
+def test_critical_load_that_rounds_to_one_is_refused():
+    """θ √(f_k/k) = 10^-20 at k = 10^40: ρ^(k) = 1 - 10^-20 is 1.0 in doubles, an unstable system."""
+    with pytest.raises(InvalidParameterError, match=r"^theta = 1: must give a load 1 - θ √\(f_k/k\) in \(0, 1\) in double "
+                                                    r"precision \(θ √\(f_k/k\) = 1e-20 at k = 1e\+40\)$"):
+        critical_system(10**40, 1, 1.0, ONE)
+
+
+def test_eq16_at_the_largest_validated_reserved_set():
+    """One class needing one server: s_1 = k (no helpers). At s = 10^15 and λ = s - 2√s, eq. (16) is
+    E_s(λ) = φ(2) / (Φ(2) √s) (1 + O(1/√s)) (Halfin & Whitt 1981); one server more is beyond the range
+    of Erlang B, refused naming k."""
+    s = 10**15
+    assert helper_probability_bound(s, s - 2 * math.sqrt(s), ONE) == pytest.approx(
+        norm.pdf(2) / (norm.cdf(2) * math.sqrt(s)), rel=1e-6, abs=0)
+    with pytest.raises(InvalidParameterError, match=r"^servers = 1000000000000001: gives a reserved set A_i of s_i = "
+                                                    r"1,000,000,000,000,001 slots, beyond 1e\+15, the range where Erlang B"):
+        helper_probability_bound(s + 1, 1.0, ONE)
+    with pytest.raises(InvalidParameterError, match=r"^servers = 10{30}: gives a reserved set A_i of s_i = "
+                                                    r"333,333,333,333,333,333,333,333,333,332 slots"):
+        stability_margin(10**30, 1.0, [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)])
+
+
+def test_modified_bs_arrival_rate_at_the_bottom_of_the_doubles():
+    """k = 5, one class needing 2 servers: s_1 = 1, so the chain is 0 <-> 1 with rates λ and 1/d = 1/2, and
+    P_H = E_1(2λ) = 2λ / (1 + 2λ). No state has both rates: λ need only be a normal double (>= 2**-1022)."""
+    classes = [JobClass(2, 1.0, 2.0)]
+    for rate in (2.0**-1022, 2.0**-1019):
+        assert modified_bs_helper_probability(5, rate, classes) == pytest.approx(2 * rate / (1 + 2 * rate), rel=1e-9, abs=0)
+    with pytest.raises(InvalidParameterError, match=r"^arrival_rate = 2.2e-308: is too small for an exact chain: the arrival "
+                                                    r"rate λ α_i = 2.2e-308 of classes\[0\] must be a normal double"):
+        modified_bs_helper_probability(5, 2.2e-308, classes)
+
+
+def test_modified_bs_arrival_rate_against_the_service_rates():
+    """k = 11, one class needing one server: s_1 = 11, and a job arrives while at most 10 are busy, so λ
+    must be at least 2**-1021 (λ + 10), not just a normal double; λ = 2**-1016 is enough."""
+    for rate in (5e-324, 2.2e-308, 2.0**-1019):
+        with pytest.raises(InvalidParameterError, match=r"^arrival_rate = \S+: is too small for an exact chain: .* at least "
+                                                        r"2\*\*-1021 times 10, a bound on the total rate out of a state"):
+            modified_bs_chain(11, rate, ONE)
+    # E_11(λ) underflows: the exact chain sends no job to the helpers
+    assert modified_bs_helper_probability(11, 2.0**-1016, ONE) == pytest.approx(0.0, rel=0, abs=1e-300)

@@ -157,3 +157,18 @@ def test_no_verified_drift_is_refused(monkeypatch):
     monkeypatch.setattr(certified, "level_drift", failing)
     with pytest.raises(InvalidParameterError, match="no verified drift condition"):
         fcfs_bounds(SERVERS, CLASSES, 1.0)
+
+
+@pytest.mark.parametrize("classes", [CLASSES, (JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0))])
+@pytest.mark.parametrize("rate", [5e-324, 2.2e-308])
+def test_arrival_rate_too_small_for_the_solver_is_refused(classes, rate):
+    """λ α_i below the normal doubles (0.5 · 5e-324 rounds to 0: both arrival rates vanished, a raw
+    ZeroDivisionError before) or below 2**-1021 times the rate out of a full state: refused naming λ."""
+    with pytest.raises(InvalidParameterError, match=r"^arrival_rate = \S+: is too small for an exact chain: .* at least "
+                                                    r"2\*\*-1021 times 4(\.\d+)?, a bound on the total rate out of a state"):
+        fcfs_bounds(SERVERS, classes, rate)
+
+
+def test_servers_beyond_the_largest_float_are_refused():
+    with pytest.raises(InvalidParameterError, match=r"^servers = 10+\.\.\.: must be at most 1\.798e\+308"):
+        fcfs_bounds(10**400, CLASSES, 1.0)

@@ -274,3 +274,48 @@ def test_errors():
     with pytest.raises(InvalidParameterError, match=r"must have exponential service times"):
         fcfs_saturation(4, [JobClass(1, 1.0, 1.0, size="deterministic")])
     assert math.isfinite(exact_multiserver("fcfs", 8, THREE, 1.0).mean_response_time)
+
+
+@pytest.mark.parametrize("call", [
+    lambda k: exact_multiserver("fcfs", k, TWO, 1.0),
+    lambda k: multiserver_chain("bs-fcfs", k, TWO, 1.0),
+    lambda k: fcfs_saturation(k, TWO),
+], ids=["exact", "chain", "saturation"])
+def test_servers_beyond_the_largest_float_are_refused(call):
+    """10**400 servers: refused by the shared check of k (at most 1.8e308), not an OverflowError in the load."""
+    with pytest.raises(InvalidParameterError, match=r"^servers = 10+\.\.\.: must be at most 1\.798e\+308 \(the largest float\)"):
+        call(10**400)
+
+
+@pytest.mark.parametrize("rate", [5e-324, 2.2e-308, 2.0**-1020])
+def test_arrival_rate_too_small_for_the_solver_is_refused(rate):
+    """M/M/4 (one class, one server each): in the state with 4 jobs in service the rates out are λ and 4,
+    so λ below 2**-1021 (λ + 4), about 2**-1019, falls below the normal doubles relative to their sum."""
+    with pytest.raises(InvalidParameterError, match=r"^arrival_rate = \S+: is too small for an exact chain: the arrival rate "
+                                                    r"λ α_i = \S+ of classes\[0\] must be a normal double \(>= 2\*\*-1022\) "
+                                                    r"and at least 2\*\*-1021 times 4, a bound on the total rate out of a state"):
+        exact_multiserver("fcfs", 4, [JobClass(1, 1.0, 1.0)], rate)
+
+
+def test_arrival_rate_at_the_bottom_of_the_doubles():
+    """Just above the bound (λ = 2**-1018) the M/M/4 queue is solved: E[R] = d and P(wait) = C(4, λ) ~ λ^4."""
+    rate = 2.0**-1018
+    exact = exact_multiserver("fcfs", 4, [JobClass(1, 1.0, 1.0)], rate, max_waiting=5)
+    response, wait, _ = mmc(4, rate, 1.0)
+    assert exact.mean_response_time == pytest.approx(response, rel=1e-12, abs=0)
+    assert exact.wait_probability == pytest.approx(wait, rel=0, abs=1e-300)
+
+
+def test_rate_bound_counts_reserved_sets_and_helpers():
+    """BS-FCFS, k = 8, TWO: s = (2, 2) and |H| = 2; the total service rate of a state is at most
+    2/1 + 2/1.5 (the A_i full) + 2 max(1/1, 1/(2 · 1.5)) (the helpers) = 16/3."""
+    assert balanced_partition(8, TWO).servers_per_class == (2, 2)
+    with pytest.raises(InvalidParameterError, match=r"^arrival_rate = 2.2e-308: .* at least 2\*\*-1021 times 5\.33333, "):
+        exact_multiserver("bs-fcfs", 8, TWO, 2.2e-308)
+
+
+def test_class_probability_below_the_double_range_is_refused():
+    """α_0 = 1e-310: the empty state's rates out are λ α_0 and λ α_1, too far apart whatever λ; the class is named."""
+    with pytest.raises(InvalidParameterError, match=r"^classes\[0\] = JobClass\(need=1, probability=1e-310.*must have a "
+                                                    r"probability of at least 2\*\*-1021 for an exact chain"):
+        exact_multiserver("fcfs", 4, [JobClass(1, 1e-310, 1.0), JobClass(1, 1.0, 2.0)], 0.1)

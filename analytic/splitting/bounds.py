@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analytic.erlang import erlang_b
-from analytic.errors import UnstableSystemError
+from analytic.erlang import MAX_SERVERS, erlang_b
+from analytic.errors import InvalidParameterError, UnstableSystemError
 from analytic.splitting.classes import JobClass, _classes, _probabilities
 from analytic.splitting.partition import Partition, balanced_partition
 from analytic.validation import positive
@@ -30,6 +30,10 @@ def _reserved_system(servers: int, arrival_rate: float,
     classes = _classes(classes)
     rate = positive("arrival_rate", arrival_rate)
     partition = balanced_partition(servers, classes)
+    largest = max(partition.servers_per_class)
+    if largest > MAX_SERVERS:
+        raise InvalidParameterError("servers", servers, f"gives a reserved set A_i of s_i = {largest:,} slots, beyond "
+                                                        f"{MAX_SERVERS:.0e}, the range where Erlang B (eq. 16) is validated")
     loads = [rate * float(c.probability) * float(c.mean_size) for c in classes]
     blocking = np.asarray(erlang_b(np.array(partition.servers_per_class, dtype=float), np.array(loads)))
     return classes, rate, partition, blocking
@@ -81,7 +85,7 @@ def stability_margin(servers: int, arrival_rate: float, classes: Iterable[JobCla
     Raises
     ------
     InvalidParameterError
-        Bad servers, rate or classes.
+        Bad servers, rate or classes, or some s_i above 1e15 (the range of :func:`analytic.erlang.erlang_b`).
 
     References
     ----------
@@ -123,7 +127,7 @@ def helper_probability_bound(servers: int, arrival_rate: float, classes: Iterabl
     Raises
     ------
     InvalidParameterError
-        Bad servers, rate or classes.
+        Bad servers, rate or classes, or some s_i above 1e15 (the range of :func:`analytic.erlang.erlang_b`).
 
     References
     ----------
@@ -187,7 +191,7 @@ def response_time_bound(servers: int, arrival_rate: float, classes: Iterable[Job
     Raises
     ------
     InvalidParameterError
-        Bad servers, rate or classes.
+        Bad servers, rate or classes, or some s_i above 1e15 (the range of :func:`analytic.erlang.erlang_b`).
 
     References
     ----------

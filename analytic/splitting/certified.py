@@ -160,7 +160,8 @@ def fcfs_bounds(servers: int, classes: Iterable[JobClass], arrival_rate: float, 
     ------
     InvalidParameterError
         Bad servers, classes, arrival rate, width or max_states; a class with non-exponential sizes;
-        a queue so close to saturation that no decay rate ``θ >= 1e-9`` is verified.
+        an arrival rate too small for the exact solver (as in :func:`multiserver_chain`); a queue so
+        close to saturation that no decay rate ``θ >= 1e-9`` is verified.
     UnstableSystemError
         Load ``λ ϱ / k >= 1`` (eq. 1), or ``λ`` at least the saturation throughput of FCFS.
     StateSpaceTooLargeError

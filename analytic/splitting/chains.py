@@ -42,7 +42,7 @@ import numpy as np
 from analytic.ctmc import CTMC, Stationary
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.splitting.bounds import split_servers
-from analytic.splitting.classes import JobClass, _classes, _servers, check_load
+from analytic.splitting.classes import JobClass, _check_rate_span, _classes, _servers, check_load
 from analytic.validation import integer
 
 __all__ = ["EXACT_POLICIES", "ExactMetrics", "Saturation", "exact_multiserver", "fcfs_saturation", "multiserver_chain"]
@@ -138,7 +138,8 @@ def multiserver_chain(policy: str, servers: int, classes: Iterable[JobClass], ar
     ------
     InvalidParameterError
         Unknown policy or representation, bad classes or servers, a class whose service time is not
-        exponential, repeated needs under "msf".
+        exponential, repeated needs under "msf", or an arrival rate λ α_i below 2**-1021 times the total
+        rate out of a state (the exact solver cannot represent it).
     UnstableSystemError
         Load λ ϱ / k >= 1.
     StateSpaceTooLargeError
@@ -342,8 +343,12 @@ class _System:
             slots, helpers = split_servers(k, rate, classes, modified=policy == "modified-bs-fcfs")
         else:
             slots, helpers = (0,) * len(classes), k
-        return cls(policy, representation, needs, tuple(rate * float(c.probability) for c in classes),
-                   tuple(1 / float(c.mean_size) for c in classes), tuple(slots), helpers, max_waiting)
+        mu = [1 / float(c.mean_size) for c in classes]
+        # jobs arrive in every state below the cap: at most s_i class-i jobs in each A_i, n_i servers per job on H
+        busy = sum(s * m for s, m in zip(slots, mu, strict=True)) + helpers * max(m / n for m, n in zip(mu, needs, strict=True))
+        _check_rate_span(rate, classes, [busy] * len(classes))
+        return cls(policy, representation, needs, tuple(rate * float(c.probability) for c in classes), tuple(mu),
+                   tuple(slots), helpers, max_waiting)
 
     def chain(self, max_states: int) -> CTMC:
         integer("max_states", max_states)

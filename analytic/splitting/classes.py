@@ -5,11 +5,17 @@ A class i is a server need n_i, a probability α_i and a service time D_i of mea
 as floats are read as the decimal numbers they print as (0.95 is 19/20), so that the partition of
 :mod:`.partition` is computed in exact rational arithmetic; pass ``fractions.Fraction`` for other
 exact values (the Figure 1 model uses 1/60).
+
+The checks shared by the modules of :mod:`analytic.splitting` live here too: a server count k is an
+integer no larger than the largest float, 1.8e308 (arrival rates and loads proportional to k are
+floats), and an arrival rate given for an exact chain must keep the rates out of every state
+within the range the solver of :mod:`analytic.ctmc` represents.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -26,6 +32,14 @@ __all__ = ["JobClass"]
 
 #: Tolerance on sum_i α_i = 1.
 _PROBABILITY_SUM_TOLERANCE = 1e-9
+
+#: Largest server count: the largest float (rates and loads proportional to k are floats).
+_MAX_SERVERS = int(sys.float_info.max)
+
+#: Smallest ratio of a rate to the total rate out of its state that the exact solver represents:
+#: :mod:`analytic.ctmc` scales the rates out of a state by the power of two just above their total,
+#: and a rate at least 2**-1021 times that total stays a normal double (>= 2**-1022), losing no bits.
+_SMALLEST_RELATIVE_RATE = 2.0**-1021
 
 
 def _exact(value: Real) -> Fraction:
@@ -120,12 +134,55 @@ def _classes(classes: Iterable[JobClass]) -> tuple[JobClass, ...]:
     return result
 
 
+def _server_count(servers: int, minimum: int = 1) -> int:
+    """k as an ``int``: an integer in [``minimum``, 1.8e308] (the module docstring)."""
+    k = integer("servers", servers, minimum=minimum)
+    if k > _MAX_SERVERS:
+        raise InvalidParameterError("servers", servers, f"must be at most {sys.float_info.max:.4g} (the largest float): "
+                                                        "arrival rates and loads proportional to k are floats")
+    return k
+
+
 def _servers(servers: int, classes: Sequence[JobClass]) -> int:
-    integer("servers", servers)
+    k = _server_count(servers)
     largest = max(c.need for c in classes)
-    if largest > servers:
+    if largest > k:
         raise InvalidParameterError("servers", servers, f"must be >= every server need (largest need is {largest})")
-    return int(servers)
+    return k
+
+
+def _total_rate(rate: float, servers: int, divisor: float, formula: str) -> float:
+    """``rate`` k / ``divisor``, a total arrival rate proportional to k (``formula`` names it); refused beyond the floats."""
+    total = rate * (servers / divisor)
+    if total == math.inf:
+        raise InvalidParameterError("servers", servers, f"gives the arrival rate {formula} = {rate:.6g} k / {divisor:.6g} "
+                                                        "beyond the largest float")
+    return total
+
+
+def _check_rate_span(arrival_rate: float, classes: Sequence[JobClass], service: Sequence[float | None]) -> None:
+    """Refuse an exact chain whose rates out of one state span more than its solver represents.
+
+    Every arrival rate λ α_i must be a normal double at least 2**-1021 times λ + ``service[i]``,
+    with ``service[i]`` a bound on the total service rate of the states a class-i job arrives in
+    (:data:`_SMALLEST_RELATIVE_RATE`; None if it arrives in none). As the rates out of the empty
+    state are the λ α_i alone, α_i < 2**-1021 fails whatever λ: then the class is refused.
+    """
+    for i, (job_class, busy) in enumerate(zip(classes, service, strict=True)):
+        if busy is None:
+            continue
+        alpha = float(job_class.probability)
+        if alpha < _SMALLEST_RELATIVE_RATE:
+            raise InvalidParameterError(f"classes[{i}]", job_class, "must have a probability of at least 2**-1021 for an "
+                                        "exact chain: its arrival rate λ α_i falls below the normal doubles against the "
+                                        "total rate out of the empty state, λ")
+        rate, least = arrival_rate * alpha, _SMALLEST_RELATIVE_RATE * (arrival_rate + busy)
+        if rate < max(least, sys.float_info.min):
+            raise InvalidParameterError("arrival_rate", arrival_rate, f"is too small for an exact chain: the arrival rate "
+                                        f"λ α_i = {rate:.6g} of classes[{i}] must be a normal double (>= 2**-1022) and at "
+                                        f"least 2**-1021 times {arrival_rate + busy:.6g}, a bound on the total rate out of a "
+                                        "state it leaves, for the exact solver to represent it (the rates out of one state "
+                                        "would span more than the double range)")
 
 
 def _probabilities(classes: Sequence[JobClass]) -> np.ndarray:

@@ -45,7 +45,7 @@ from tqdm import tqdm
 from analytic.errors import InvalidParameterError
 from analytic.reproduce import Row, reproduces
 from analytic.simulation import SerialExecutor, check_executor
-from analytic.splitting.classes import JobClass, _classes, _servers
+from analytic.splitting.classes import JobClass, _classes, _server_count, _servers, _total_rate
 from analytic.splitting.limits import subcritical_system
 from analytic.splitting.paper import figure1_classes, figure1_need_scale
 from analytic.splitting.policies import POLICIES
@@ -102,7 +102,7 @@ def figure1_load(servers: int, theta: float = 0.7, reading: str = "scaling (8b)"
     Parameters
     ----------
     servers : int
-        k >= 32.
+        k, an integer in [32, 1.8e308].
     theta : float
         θ > 0 (Figure 1: 0.7).
     reading : str
@@ -116,22 +116,23 @@ def figure1_load(servers: int, theta: float = 0.7, reading: str = "scaling (8b)"
     Raises
     ------
     InvalidParameterError
-        Bad inputs, an unknown reading, or a load outside (0, 1) (the printed formula at k ≳ 9·10⁶).
+        Bad inputs, an unknown reading, or a load outside (0, 1) (the printed formula at k ≳ 9·10⁶; a
+        load that rounds to 1 in doubles, scaling (8b) at k ≳ 10⁹⁷).
 
     Examples
     --------
     >>> [round(figure1_load(k, 0.7, r), 4) for r in FIGURE1_READINGS for k in (32, 2048)]
     [0.8763, 0.9381, 0.8763, 0.7525]
     """
-    k = integer("servers", servers, minimum=32)
+    k = _server_count(servers, minimum=32)
     theta = positive("theta", theta)
     if not isinstance(reading, str) or reading not in FIGURE1_READINGS:
         raise InvalidParameterError("reading", reading, f"must be one of {', '.join(map(repr, FIGURE1_READINGS))}")
     f = figure1_need_scale(k)
     gap = theta * math.sqrt(f / k) if reading == FIGURE1_READINGS[0] else theta * f / math.sqrt(k)
-    if not 0 < gap < 1:
-        raise InvalidParameterError("theta", theta, f"gives the load 1 - {gap:.6g} at k = {k} ({reading}): it must lie "
-                                                    "in (0, 1)")
+    if not 0 < 1 - gap < 1:
+        raise InvalidParameterError("theta", theta, f"gives the load 1 - {gap:.6g} at k = {k:.6g} ({reading}): it must lie "
+                                                    "in (0, 1) in double precision")
     return 1 - gap
 
 
@@ -167,9 +168,7 @@ def figure1_systems(servers: Sequence[int] = FIGURE1_SERVERS, theta: float = 0.7
     result = []
     for k in instances("servers", servers, Integral):
         load = figure1_load(k, theta, reading)
-        classes = figure1_classes(figure1_need_scale(k))
-        rate = load * k / float(sum(c.demand for c in classes))
-        result.append(System(f"k = {k}", k, k, classes, rate, load))
+        result.append(_system(f"k = {k}", k, k, figure1_classes(figure1_need_scale(k)), load))
     return tuple(result)
 
 
@@ -180,23 +179,27 @@ def figure2_heavy_traffic(servers: int = 2048, loads: Sequence[float] = (0.5, 0.
     Parameters
     ----------
     servers : int
-        k.
+        k, an integer in [32, 1.8e308].
     loads : sequence of float
-        The loads ρ.
+        The loads ρ, in (0, 1).
 
     Returns
     -------
     tuple of System
 
+    Raises
+    ------
+    InvalidParameterError
+        Bad servers or loads.
 
     Examples
     --------
     >>> [round(s.arrival_rate, 6) for s in figure2_heavy_traffic(256, (0.5,))]
     [6.464646]
     """
-    classes = figure1_classes(figure1_need_scale(servers))
-    demand = float(sum(c.demand for c in classes))
-    return tuple(System(f"ρ = {rho:g}", rho, servers, classes, rho * servers / demand, rho) for rho in _loads(loads))
+    k = _server_count(servers, minimum=32)
+    classes = figure1_classes(figure1_need_scale(k))
+    return tuple(_system(f"ρ = {rho:g}", rho, k, classes, rho) for rho in _loads(loads))
 
 
 def figure2_subcritical(load: float = 0.8, servers: Sequence[int] = FIGURE1_SERVERS) -> tuple[System, ...]:
@@ -205,7 +208,7 @@ def figure2_subcritical(load: float = 0.8, servers: Sequence[int] = FIGURE1_SERV
     Parameters
     ----------
     load : float
-        ρ, fixed.
+        ρ in [2**-1022 ϱ, 1), fixed (ϱ = 4.95, the relative demand of Figure 1's classes).
     servers : sequence of int
         The values of k.
 
@@ -213,6 +216,12 @@ def figure2_subcritical(load: float = 0.8, servers: Sequence[int] = FIGURE1_SERV
     -------
     tuple of System
 
+    Raises
+    ------
+    InvalidParameterError
+        Bad servers or load (those of :func:`subcritical_system`).
+    UnstableSystemError
+        ρ >= 1.
 
     Examples
     --------
@@ -220,7 +229,12 @@ def figure2_subcritical(load: float = 0.8, servers: Sequence[int] = FIGURE1_SERV
     [(32, 0.8), (256, 0.8)]
     """
     base = figure1_classes()
-    rate = positive("load", load) / float(sum(c.demand for c in base))
+    demand = float(sum(c.demand for c in base))
+    rate = positive("load", load) / demand
+    if rate < sys.float_info.min:
+        raise InvalidParameterError("load", load, f"must be at least 2**-1022 ϱ = {sys.float_info.min * demand:.6g} (ϱ = "
+                                                  f"{demand:g}): the base arrival rate ρ / ϱ of scaling (7) is otherwise "
+                                                  "below the normal doubles")
     result = []
     for k in instances("servers", servers, Integral):
         system = subcritical_system(k, figure1_need_scale(k), rate, base)
@@ -237,14 +251,18 @@ def figure3_systems(classes: Iterable[JobClass], servers: int,
     classes : sequence of JobClass
         A class table.
     servers : int
-        k.
+        k, an integer in [max_i n_i, 1.8e308].
     loads : sequence of float
-        The loads ρ.
+        The loads ρ, in (0, 1).
 
     Returns
     -------
     tuple of System
 
+    Raises
+    ------
+    InvalidParameterError
+        Bad classes, servers or loads, or an arrival rate ρ k / ϱ beyond the largest float.
 
     Examples
     --------
@@ -253,15 +271,21 @@ def figure3_systems(classes: Iterable[JobClass], servers: int,
     [4.863966]
     """
     classes = _classes(classes)
-    servers = _servers(servers, classes)
-    demand = float(sum(c.demand for c in classes))
-    return tuple(System(f"ρ = {rho:g}", rho, servers, classes, rho * servers / demand, rho) for rho in _loads(loads))
+    k = _servers(servers, classes)
+    return tuple(_system(f"ρ = {rho:g}", rho, k, classes, rho) for rho in _loads(loads))
+
+
+def _system(label: str, x: float, servers: int, classes: tuple[JobClass, ...], load: float) -> System:
+    """The system at load ρ on k servers: λ = ρ k / ϱ (eq. 1)."""
+    return System(label, x, servers, classes, _total_rate(load, servers, float(sum(c.demand for c in classes)), "ρ k / ϱ"),
+                  load)
 
 
 def _loads(loads: object) -> list[float]:
     values = real_array("loads", loads, ndim=1, allow_empty=False)
-    if np.any(values <= 0):
-        raise InvalidParameterError("loads", loads, "must be positive")
+    if np.any((values <= 0) | (values >= 1)):
+        raise InvalidParameterError("loads", loads, "must lie in (0, 1): a load ρ = λ ϱ / k of eq. (1) at or above 1 is "
+                                                    "unstable under every policy")
     return values.tolist()
 
 

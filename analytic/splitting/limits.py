@@ -11,7 +11,7 @@ import numpy as np
 
 from analytic.erlang import halfin_whitt_blocking
 from analytic.errors import InvalidParameterError, UnstableSystemError
-from analytic.splitting.classes import JobClass, _classes, _exact, _probabilities, _servers
+from analytic.splitting.classes import JobClass, _classes, _exact, _probabilities, _servers, _total_rate
 from analytic.validation import integer, positive
 
 __all__ = ["ScaledSystem", "critical_system", "subcritical_system", "theorem1_limit", "theorem2_limit"]
@@ -70,7 +70,7 @@ def subcritical_system(servers: int, need_scale: int, arrival_rate: float, class
     Raises
     ------
     InvalidParameterError
-        Bad inputs, or a scaled need above k.
+        Bad inputs (k above 1.8e308 included), a scaled need above k, or λ^(k) beyond the largest float.
     UnstableSystemError
         λ ϱ >= 1.
 
@@ -91,7 +91,8 @@ def subcritical_system(servers: int, need_scale: int, arrival_rate: float, class
         raise UnstableSystemError("λ ϱ", load, 1.0, "the subcritical scaling (7) needs a base load below 1")
     scaled = _scaled_classes(classes, need_scale)
     k = _servers(servers, scaled)
-    return ScaledSystem(servers=k, arrival_rate=rate * k / need_scale, classes=scaled, load=load)
+    return ScaledSystem(servers=k, arrival_rate=_total_rate(rate, k, need_scale, "λ k / f_k"), classes=scaled,
+                        load=load)
 
 
 def critical_system(servers: int, need_scale: int, theta: float, classes: Iterable[JobClass]) -> ScaledSystem:
@@ -106,7 +107,7 @@ def critical_system(servers: int, need_scale: int, theta: float, classes: Iterab
     need_scale : int
         f_k >= 1 (f_k = o(k)); e.g. :func:`figure1_need_scale`.
     theta : float
-        θ > 0 with θ √(f_k/k) < 1.
+        θ > 0 with 0 < 1 - θ √(f_k/k) < 1 in doubles.
     classes : sequence of JobClass
         The base classes (needs n_i).
 
@@ -117,7 +118,8 @@ def critical_system(servers: int, need_scale: int, theta: float, classes: Iterab
     Raises
     ------
     InvalidParameterError
-        Bad inputs, θ <= 0, θ √(f_k/k) >= 1, or a scaled need above k.
+        Bad inputs (k above 1.8e308 included), θ <= 0, a load 1 - θ √(f_k/k) outside (0, 1) in double
+        precision, a scaled need above k, or λ^(k) beyond the largest float.
 
     References
     ----------
@@ -134,11 +136,12 @@ def critical_system(servers: int, need_scale: int, theta: float, classes: Iterab
     scaled = _scaled_classes(classes, need_scale)
     k = _servers(servers, scaled)
     gap = theta * math.sqrt(need_scale / k)
-    if gap >= 1:
-        raise InvalidParameterError("theta", theta, f"must satisfy θ √(f_k/k) < 1 (it is {gap:.6g})")
     load = 1 - gap
-    return ScaledSystem(servers=k, arrival_rate=load * k / float(sum(c.demand for c in scaled)),
-                        classes=scaled, load=load)
+    if not 0 < load < 1:
+        raise InvalidParameterError("theta", theta, f"must give a load 1 - θ √(f_k/k) in (0, 1) in double precision "
+                                                    f"(θ √(f_k/k) = {gap:.6g} at k = {k:.6g})")
+    rate = _total_rate(load, k, float(sum(c.demand for c in scaled)), "ρ^(k) k / ϱ^(k)")
+    return ScaledSystem(servers=k, arrival_rate=rate, classes=scaled, load=load)
 
 
 def theorem1_limit(classes: Iterable[JobClass]) -> float:

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 
 from analytic.ctmc import CTMC
 from analytic.errors import InvalidParameterError
-from analytic.splitting.classes import JobClass, _classes
+from analytic.splitting.classes import JobClass, _check_rate_span, _classes
 from analytic.splitting.partition import balanced_partition
 from analytic.validation import positive
 
@@ -49,7 +49,8 @@ def modified_bs_chain(servers: int, arrival_rate: float, classes: Iterable[JobCl
     Raises
     ------
     InvalidParameterError
-        Bad inputs, or a hyperexponential phase that cannot keep the mean.
+        Bad inputs, a hyperexponential phase that cannot keep the mean, or an arrival rate λ α_i
+        below 2**-1021 times the total rate out of a state (the exact solver cannot represent it).
     StateSpaceTooLargeError
         More than ``max_states`` states.
 
@@ -67,6 +68,11 @@ def modified_bs_chain(servers: int, arrival_rate: float, classes: Iterable[JobCl
     reserved = balanced_partition(servers, classes).reserved
     phases = [_service_phases(i, c, spec) for (i, c), spec in zip(enumerate(classes),
                                                                   _phase_specs(hyperexponential, len(classes)), strict=True)]
+    # s_i = a_i / n_i class-i jobs fill A_i, each leaving at most at its fastest phase's rate; a class-i job
+    # arrives only while A_i holds at most s_i - 1 (never if s_i = 0)
+    slots = [a // c.need for a, c in zip(reserved, classes, strict=True)]
+    full = sum(s * max(rates) for s, (_, rates) in zip(slots, phases, strict=True))
+    _check_rate_span(rate, classes, [full - max(rates) if s else None for s, (_, rates) in zip(slots, phases, strict=True)])
 
     def moved(state, i, phase, change):
         busy = list(state[i])
@@ -138,6 +144,9 @@ def modified_bs_helper_probability(servers: int, arrival_rate: float, classes: I
     -------
     float
 
+    Raises
+    ------
+    As :func:`modified_bs_chain`.
 
     Examples
     --------
