@@ -106,6 +106,9 @@ def test_bounds_formula():
     (lambda: dgp_queue_weights([1], 1.0, 0.5, 0.5, 4, 0.5), "h = 0.5: must be >= 1"),
     (lambda: dgp_queue_weights([1], 1.0, 2.0, 1.5, 4, 0.5), "epsilon = 1.5: must lie in \\(0, 1\\)"),
     (lambda: dgp_queue_weights([-1], 1.0, 2.0, 0.5, 4, 0.5), "queues = \\[-1\\]: must be finite numbers >= 0"),
+    # α f(h + Q) = 1.7e308 log(1001) overflows: it was returned as inf
+    (lambda: dgp_queue_weights([0, 1000], 1.7e308, 1.0, 0.9, 1, 0.0),
+     "alpha = 1.7e\\+308: times f\\^\\(j\\)\\(h \\+ Q\\) up to 6.90875 must stay within the double range"),
     (lambda: theorem2_conditions(FIGURE1_CLUSTER, FIGURE1_JOB, 0.1, 0.2, 0.3, 10.0, 0.0), "b = 0: must lie in \\(0, 1\\)"),
     (lambda: theorem2_conditions(FIGURE1_CLUSTER, FIGURE1_JOB, 0.0, 0.2, 0.3, 10.0, 0.5), "alpha = 0: must be positive"),
     (lambda: corollary1_parameters(-0.1, 0.5), "beta = -0.1: must be positive"),

@@ -101,6 +101,11 @@ def dgp_queue_weights(queues: Sequence[float], alpha: float, h: float, epsilon: 
     -------
     numpy.ndarray
 
+    Raises
+    ------
+    InvalidParameterError
+        Negative or non-finite queues, h < 1, ε outside (0, 1), or α f beyond the double range.
+
     Examples
     --------
     The floor ``ε/(8M) f(x_max)`` lifts a short queue's weight:
@@ -120,7 +125,12 @@ def dgp_queue_weights(queues: Sequence[float], alpha: float, h: float, epsilon: 
     f = log_power(bias + q, b)
     slots = integer("total_slots", total_slots)
     floor = float(Fraction(share) / (8 * slots)) * f.max()      # in rationals: an M beyond the floats gives floor 0
-    return positive("alpha", alpha) * np.maximum(f, floor)
+    a = positive("alpha", alpha)
+    with np.errstate(over="ignore"):
+        weights = a * np.maximum(f, floor)
+    if not np.all(np.isfinite(weights)):
+        raise InvalidParameterError("alpha", alpha, f"times f^(j)(h + Q) up to {f.max():.6g} must stay within the double range")
+    return weights
 
 
 @dataclass(frozen=True)
