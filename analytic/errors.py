@@ -162,11 +162,11 @@ class StateSpaceTooLargeError(AnalyticError, ValueError):
         self.needed = needed
         self.limit = limit
         self.memory = memory
-        amount = f"{needed:,}"
+        amount = _count(needed)
         if at_least:
-            amount = f"more than {limit:,}" if memory is None else f"at least {needed:,}"
+            amount = f"more than {_count(limit)}" if memory is None else f"at least {_count(needed)}"
         if memory is None:
-            message = (f"{what} needs {amount} states, above max_states={limit:,}; "
+            message = (f"{what} needs {amount} states, above max_states={_count(limit)}; "
                        f"{advice or 'raise max_states if the memory allows it, or reduce the model size'}")
         else:
             message = (f"{what} needs {amount} states and about {_gigabytes(memory[0])} of memory, more than "
@@ -174,8 +174,20 @@ class StateSpaceTooLargeError(AnalyticError, ValueError):
         super().__init__(message)
 
 
+def _count(count: int) -> str:
+    """A count in full below 10**15, beyond as ``1.23e+400`` (from its digits: a count may exceed the
+    float range)."""
+    count = int(count)
+    if abs(count) < 10**15:
+        return f"{count:,}"
+    digits = str(abs(count))
+    return f"{'-' if count < 0 else ''}{digits[0]}.{digits[1:3]}e+{len(digits) - 1}"
+
+
 def _gigabytes(count: int) -> str:
-    return f"{count / 2**30:.3g} GiB"
+    if count < 2**100:
+        return f"{count / 2**30:.3g} GiB"
+    return f"{_count(int(count) // 2**30)} GiB"
 
 
 class ReducibleChainError(AnalyticError, ValueError):
