@@ -319,3 +319,10 @@ def test_class_probability_below_the_double_range_is_refused():
     with pytest.raises(InvalidParameterError, match=r"^classes\[0\] = JobClass\(need=1, probability=1e-310.*must have a "
                                                     r"probability of at least 2\*\*-1021 for an exact chain"):
         exact_multiserver("fcfs", 4, [JobClass(1, 1e-310, 1.0), JobClass(1, 1.0, 2.0)], 0.1)
+
+
+def test_a_vast_chain_is_refused_for_its_size_before_its_rates():
+    """k = 10^308 servers of rate 10: the bound on the rate out of a state is inf, which would blame λ = 1;
+    the chain is refused for its size first (one class alone can hold 10^308 jobs in service)."""
+    with pytest.raises(StateSpaceTooLargeError, match=r"^the chain \(jobs of one class in service\) needs more than"):
+        exact_multiserver("fcfs", 10**308, [JobClass(1, 1.0, 0.1)], 1.0)

@@ -52,7 +52,6 @@ from analytic.ctmc.truncation import (
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError, UnstableSystemError
 from analytic.splitting.chains import _System, fcfs_saturation
 from analytic.splitting.classes import JobClass, _classes
-from analytic.validation import integer
 
 __all__ = ["FCFSBounds", "fcfs_bounds"]
 
@@ -182,10 +181,8 @@ def fcfs_bounds(servers: int, classes: Iterable[JobClass], arrival_rate: float, 
     (True, 1.2415)
     """
     target, tolerance = checked_width(width)
-    integer("max_states", max_states)
     classes = _classes(classes)
-    system = replace(_System.build("fcfs", servers, classes, arrival_rate, 1, "lumped"), max_waiting=math.inf)
-    system.refuse_large(max_states)
+    system = replace(_System.build("fcfs", servers, classes, arrival_rate, 1, "lumped", max_states), max_waiting=math.inf)
     tail = _Tail.of(system, max_states)
     top = _largest_theta(tail)
     if top is None:

@@ -158,7 +158,7 @@ def multiserver_chain(policy: str, servers: int, classes: Iterable[JobClass], ar
     >>> multiserver_chain("fcfs", 4, classes, 2.0, max_waiting=3).n_states
     33
     """
-    return _System.build(policy, servers, classes, arrival_rate, max_waiting, representation).chain(max_states)
+    return _System.build(policy, servers, classes, arrival_rate, max_waiting, representation, max_states).chain(max_states)
 
 
 def exact_multiserver(policy: str, servers: int, classes: Iterable[JobClass], arrival_rate: float,
@@ -201,7 +201,7 @@ def exact_multiserver(policy: str, servers: int, classes: Iterable[JobClass], ar
     >>> round(exact_multiserver("fcfs", 4, [JobClass(2, 1.0, 1.0)], 1.0, max_waiting=60).mean_response_time, 10)
     1.3333333333
     """
-    system = _System.build(policy, servers, classes, arrival_rate, max_waiting, representation)
+    system = _System.build(policy, servers, classes, arrival_rate, max_waiting, representation, max_states)
     chain = system.chain(max_states)
     return system.metrics(chain.stationary(method=method, tolerance=tolerance), chain.n_states)
 
@@ -321,7 +321,8 @@ class _System:
 
     @classmethod
     def build(cls, policy: str, servers: int, classes: Iterable[JobClass], arrival_rate: float, max_waiting: int,
-              representation: str | None) -> _System:
+              representation: str | None, max_states: int) -> _System:
+        """The validated system, refused when one class alone exceeds ``max_states`` (:meth:`refuse_large`)."""
         if not isinstance(policy, str) or policy not in EXACT_POLICIES:
             raise InvalidParameterError("policy", policy, f"must be one of {', '.join(EXACT_POLICIES)} for an exact chain")
         allowed = _REPRESENTATIONS[policy]
@@ -344,18 +345,19 @@ class _System:
         else:
             slots, helpers = (0,) * len(classes), k
         mu = [1 / float(c.mean_size) for c in classes]
+        system = cls(policy, representation, needs, tuple(rate * float(c.probability) for c in classes), tuple(mu),
+                     tuple(slots), helpers, max_waiting)
+        system.refuse_large(integer("max_states", max_states))   # first: a bound on the rates of a vast chain may be inf
         # jobs arrive in every state below the cap: at most s_i class-i jobs in each A_i, n_i servers per job on H
         busy = sum(s * m for s, m in zip(slots, mu, strict=True)) + helpers * max(m / n for m, n in zip(mu, needs, strict=True))
         _check_rate_span(rate, classes, [busy] * len(classes))
-        return cls(policy, representation, needs, tuple(rate * float(c.probability) for c in classes), tuple(mu),
-                   tuple(slots), helpers, max_waiting)
+        return system
 
     def chain(self, max_states: int) -> CTMC:
-        integer("max_states", max_states)
+        """The chain of :meth:`build` (which checked ``max_states``), refused when the waiting jobs alone exceed it."""
         if self.max_waiting >= max_states:  # every count of waiting jobs from 0 to max_waiting is a state
             raise StateSpaceTooLargeError(self.max_waiting + 1, max_states, f"the chain truncated at max_waiting = "
                                                                            f"{self.max_waiting} waiting jobs", at_least=True)
-        self.refuse_large(max_states)
         build = {"sequence": self._sequence_chain, "lumped": self._lumped_chain, "counts": self._msf_chain}
         return build[self.representation](max_states)
 
