@@ -174,6 +174,29 @@ def test_rates_at_the_ends_of_the_double_range_against_exact_rationals(graph, ra
     assert np.all(np.isfinite(result.mean_jobs)) and np.all(result.mean_service_rate > 0)
 
 
+@pytest.mark.parametrize("capacities,rates", [
+    ([1e308, 1e308, 1e308], [1.0, 1.0, 1.0]),           # μ(A) overflowed to ∞: NaN
+    ([1e308, 1e308, 1e308], [1e307, 2e307, 5e307]),
+    ([8e307, 8e307, 8e307, 8e307], [5e307, 3e307, 6e307]),
+    ([1e-310, 1e-310, 1e-310, 1e-310], [1e-311, 3e-311, 2e-311]),   # 1/γ overflowed: γ = 0, δ = ∞
+    ([1e300, 1e-300, 1.0, 2.0], [1e299, 1e-301, 0.5]),
+])
+def test_capacities_at_the_ends_of_the_double_range_against_exact_rationals(capacities, rates):
+    """Capacities and rates are scaled by one power of two (q(x) unchanged, γ scaled): exact rationals unscaled."""
+    graph = CompatibilityGraph([[0, 3], [1, 3], [2]], capacities) if len(capacities) == 4 else \
+        CompatibilityGraph([[0], [1], [2]], capacities)
+    jobs, service, empty = exact_balanced_fairness(graph, rates)
+    result = balanced_fairness(graph, rates)
+    assert result.mean_service_rate == pytest.approx([float(s) for s in service], rel=1e-13, abs=0)
+    assert result.mean_jobs == pytest.approx([float(x) for x in jobs], rel=1e-13, abs=0)
+    assert result.probability_empty == pytest.approx(float(empty), rel=1e-13, abs=0)
+
+
+def test_capacities_beyond_one_scale_are_refused():
+    with pytest.raises(InvalidParameterError, match=r"^graph = .*: capacities from 4.94e-324 to 1.7e\+308 span more"):
+        balanced_fairness(CompatibilityGraph([[0], [1]], [1.7e308, 5e-324]), [1.0, 5e-324])
+
+
 def test_tiny_load_reaches_the_service_rates_of_an_empty_system():
     """As λσ → 0 a job finds the system empty and is served by all its servers: γ_i → μ({i}) (Section 5, Fig. 2)."""
     result = balanced_fairness(three_server_graph((1.0, 0.0, 1.0)), [1.0, 1.0], mean_size=5e-324)

@@ -24,9 +24,11 @@ first,
     R_j(A) = Σ_{i∈A} w_i(A) R_j(A∖i) + w_j(A) + ρ_j/(μ(A) − ρ(A)),   w_i(A) ∝ ρ_i G(A∖i), Σ_i w_i(A) = 1,
 
 a convex combination plus positive terms (no cancellation), while G(A) is kept as a mantissa and a
-binary exponent (ρ_i too, so λ_iσ is never rounded to 0 or ∞). Then
+binary exponent (ρ_i too, so λ_iσ is never rounded to 0). Then
 E[x_j]/ρ_j = Σ_{A∋j} (G(A)/ρ_j) R_j(A) / Σ_A G(A), whose terms are finite because G(A)/ρ_j is,
-gives γ_j = ρ_j/E[x_j] without dividing two tiny numbers. O(2^N N²) operations, by sets of equal size.
+gives γ_j = ρ_j/E[x_j] without dividing two tiny numbers. Capacities and ρ_i are first divided by
+one power of two where Σ_s μ_s would overflow or a capacity is subnormal (q(x) is unchanged, γ
+scales with them). O(2^N N²) operations, by sets of equal size.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from analytic.errors import StateSpaceTooLargeError
+from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.fairness.graph import CompatibilityGraph, check_mean_size, check_rates, subset_service_rates
 from analytic.fairness.stability import unstable_error
 from analytic.validation import integer
@@ -133,7 +135,8 @@ def balanced_fairness(graph: CompatibilityGraph, arrival_rates: Any, mean_size: 
     Raises
     ------
     InvalidParameterError
-        Bad rates or mean size.
+        Bad rates or mean size, or capacities spanning more than the doubles hold at one scale
+        (a ratio beyond about 2^2000).
     UnstableSystemError
         Some set A has λ(A)σ >= μ(A) (Theorem 1); the message names the set.
     StateSpaceTooLargeError
@@ -157,8 +160,9 @@ def balanced_fairness(graph: CompatibilityGraph, arrival_rates: Any, mean_size: 
         raise StateSpaceTooLargeError(2 ** graph.n_classes, 2 ** max_classes,
                                       f"the subset recursion over {graph.n_classes} classes")
     sums = subset_sums(graph, rates, sigma)
-    return BalancedFairness(sums.mean_jobs, sigma / sums.mean_service_rate, sums.mean_service_rate,
-                            sums.probability_empty, sums.load, rates, sigma)
+    with np.errstate(over="ignore"):    # ∞ only where δ_i itself lies beyond the double range
+        delay = sigma / sums.mean_service_rate
+    return BalancedFairness(sums.mean_jobs, delay, sums.mean_service_rate, sums.probability_empty, sums.load, rates, sigma)
 
 
 def _by_size(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -193,8 +197,9 @@ def subset_sums(graph: CompatibilityGraph, arrival_rates: Any, mean_size: float 
     """Σ_x q(x) and the means E[x_j], γ_j of the Whittle network of recursion (4), by the recursion over subsets.
 
     Bonald & Comte, Corollary 2 and eq. (9), summed set by set as in the module docstring (R_j(A)
-    and G(A) as a mantissa and a binary exponent): each mean is a sum of positive terms, accurate
-    to a few ulps per set, at any scale of λ_iσ (5e-324 included). Raises
+    and G(A) as a mantissa and a binary exponent): each mean is a sum of positive terms, at any
+    scale of λ_iσ and of the capacities (within 1e-13 of exact rationals from 5e-324 to 1.7e308 in
+    tests/test_fairness_subsets.py). Raises
     :class:`~analytic.errors.UnstableSystemError` (naming the set with the largest ρ(A)/μ(A)) if
     some μ(A) <= ρ(A).
 
@@ -223,19 +228,25 @@ def subset_sums(graph: CompatibilityGraph, arrival_rates: Any, mean_size: float 
     rates = check_rates("arrival_rates", arrival_rates, graph)
     sigma = check_mean_size(mean_size)
     n = graph.n_classes
-    capacity = subset_service_rates(graph)
-    with np.errstate(over="ignore", under="ignore"):
-        loads = rates * sigma               # ρ_i: 0 where it underflows (negligible beside μ(A)), ∞ where it overflows
+    # q(x) is unchanged when every capacity and every ρ_i are multiplied by one constant, and γ scales with it: the
+    # recursion runs on capacities and ρ_i times 2^-shift, exact, so that no μ(A) overflows and no 1/γ_j does.
+    shift = _capacity_shift(graph)
+    capacity = subset_service_rates(graph if shift == 0 else
+                                    CompatibilityGraph(graph.server_sets, np.ldexp(graph.capacities, -shift)))
+    rate_mantissa, rate_exponent = np.frexp(rates)
+    size_mantissa, size_exponent = np.frexp(sigma)
+    load_mantissa, load_exponent = rate_mantissa * size_mantissa, rate_exponent + size_exponent - shift
+    with np.errstate(over="ignore"):
+        loads = np.ldexp(load_mantissa, load_exponent)    # ρ_i: 0 where negligible beside μ(A), ∞ beyond it
     arrival = _sums_by_set(loads)
     ratio = arrival[1:] / capacity[1:]
     worst = int(np.argmax(ratio)) + 1
     if ratio[worst - 1] >= 1:
         members = tuple(i for i in range(n) if worst >> i & 1)
-        raise unstable_error(members, float(arrival[worst]), float(capacity[worst]), "balanced fairness' stationary law",
+        with np.errstate(over="ignore"):
+            arrival_rate, service_rate = np.ldexp([arrival[worst], capacity[worst]], shift).tolist()
+        raise unstable_error(members, arrival_rate, service_rate, "balanced fairness' stationary law",
                              "arrival rate × mean size")
-    rate_mantissa, rate_exponent = np.frexp(rates)
-    size_mantissa, size_exponent = np.frexp(sigma)
-    load_mantissa, load_exponent = rate_mantissa * size_mantissa, rate_exponent + size_exponent
     slack_mantissa, slack_exponent = np.frexp(capacity - arrival)
     order, offsets, rank = _by_size(n)
     bits = 1 << np.arange(n)
@@ -259,8 +270,8 @@ def subset_sums(graph: CompatibilityGraph, arrival_rates: Any, mean_size: float 
         with np.errstate(over="ignore"):    # ρ_j/(μ(A) − ρ(A)) beyond the double range: E[x_j] is too
             extra = np.ldexp(load_mantissa / slack_mantissa[masks][:, None], load_exponent - slack_exponent[masks][:, None])
         r += np.where(members, extra, 0.0)
-        g_mantissa, shift = np.frexp(total / slack_mantissa[masks])
-        g_exponent = top - slack_exponent[masks] + shift
+        g_mantissa, carry = np.frexp(total / slack_mantissa[masks])
+        g_exponent = top - slack_exponent[masks] + carry
         if g_exponent.max() > scale:
             normalization = np.ldexp(normalization, scale - int(g_exponent.max()))
             per_load = np.ldexp(per_load, scale - int(g_exponent.max()))
@@ -270,7 +281,24 @@ def subset_sums(graph: CompatibilityGraph, arrival_rates: Any, mean_size: float 
             per_load += np.ldexp(g_mantissa[:, None] * r / load_mantissa, g_exponent[:, None] - load_exponent - scale).sum(axis=0)
         r_prev = r
     service = normalization / per_load
-    with np.errstate(under="ignore"):
-        mean_jobs = np.ldexp(load_mantissa / service, load_exponent)
+    with np.errstate(over="ignore", under="ignore"):
+        mean_jobs, service = np.ldexp(load_mantissa / service, load_exponent), np.ldexp(service, shift)
     return SubsetSums(float(np.log(normalization) + scale * np.log(2)), float(np.ldexp(1 / normalization, -scale)),
                       mean_jobs, service, float(ratio.max()))
+
+
+def _capacity_shift(graph: CompatibilityGraph) -> int:
+    """The power of two 2^shift to divide capacities by: 0 unless Σ_s μ_s would overflow or a capacity is subnormal.
+
+    Raises :class:`~analytic.errors.InvalidParameterError` for capacities spanning more than the doubles can hold
+    at once (a ratio beyond about 2^2000).
+    """
+    positive = graph.capacities[graph.capacities > 0]
+    largest, smallest = int(np.frexp(positive.max())[1]), int(np.frexp(positive.min())[1])
+    lowest = largest + positive.size.bit_length() - 1023     # at or above it, every sum of capacities is below 2^1023
+    highest = smallest + 1021                                 # at or below it, every capacity stays a normal double
+    shift = min(max(0, lowest), highest)
+    if shift < lowest:
+        raise InvalidParameterError("graph", graph, f"capacities from {positive.min():.3g} to {positive.max():.3g} span "
+                                                    "more than the double range holds at one scale")
+    return shift
