@@ -356,6 +356,12 @@ def figure_sweep(figures: Any, laws: Any, interruptions: Any, loads: Any, jobs: 
     -------
     list of SweepPoint
 
+    Raises
+    ------
+    InvalidParameterError
+        Bad figures, laws, counts or options; a load whose rates leave the double range or whose
+        run exceeds the clock's horizon, named ``loads[k]`` (every point is checked before any is
+        simulated); ``jobs`` beyond that horizon at every load.
 
     Examples
     --------
