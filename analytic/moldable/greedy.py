@@ -256,7 +256,7 @@ def _erlang_advice(n: int, lam: float, sizes: np.ndarray, speeds: np.ndarray) ->
     slots, load = n // m, n * lam / speed
     return (f"every job holds {m} servers and {m} divides n, so this is Erlang's loss system with {slots:,} slots: "
             f"P_b = erlang_b({slots}, {load!r}) and E[D] = 1/s_{m} = {1 / speed!r} exactly at any n "
-            "(analytic.erlang.erlang_b), no chain needed")
+            "(analytic.erlang.erlang_b), no chain needed: greedy_metrics returns every metric this way")
 
 
 def _explore(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray, max_states: int) -> CTMC:
