@@ -56,7 +56,9 @@ Accuracy, measured by ``benchmarks/erlang.py`` against mpmath at 50 digits on 48
 (servers from 0.01 to 1e9, real and integer; loads from 1e-3·s to 1e3·s and s ± 40√s): the
 relative error of ``E`` is at most 4.0e-15 on the 3830 points where ``E >= 1e-300`` (median
 9e-17), and the error of ``log E`` at most 3.6e-15 (absolute where ``|log E|`` < 1, relative beyond).
-Speed: 1.1 to 1.8 million values per second vectorized, whatever the size.
+Speed: 1.1 to 1.8 million values per second vectorized, whatever the size. Inputs whose broadcast
+would need more memory than is available (about 320 bytes of work arrays a value) are refused with
+:class:`~analytic.errors.InvalidParameterError` before anything is allocated.
 """
 
 from __future__ import annotations
@@ -604,9 +606,10 @@ def erlang_b(servers: Any, load: Any, precision: int | None = None) -> Any:
         array for array input) instead of floats, from exact sums in integer fixed point (see
         *High precision* in the module docstring). Cost per value: n terms of about 0.5 µs (0.8 µs
         at 1000 digits) with n ≈ min(D ln 10 / |ln(a/s)|, √(2 s D ln 10)): s = a = 1e6 at 1000 digits
-        takes 0.08 s (68 000 terms), s = a = 1e9 at 50 digits 0.1 s. Near a = s beyond about
-        s = 4e10 (50 digits) a quadrature takes over: 0.1 s at 50 digits, 3 s at 300, 22 s at
-        500, and up to ten minutes at 1000 digits for s above 1e10.
+        takes 0.07 s (68 000 terms), s = a = 1e9 at 50 digits 0.1 s. Near a = s the cost grows like
+        √s: at 50 digits a quadrature takes over from s ≈ 4e10 (0.07 s); at 1000 digits it is 5 s
+        at s = 1e10, a minute at 1e12 and about ten minutes from 6e13 on (the quadrature's cost
+        there: 3 s at 300 digits, 22 s at 500).
 
     Returns
     -------
@@ -620,8 +623,8 @@ def erlang_b(servers: Any, load: Any, precision: int | None = None) -> Any:
     Raises
     ------
     InvalidParameterError
-        A negative, NaN or infinite ``load``, ``servers`` outside [0, 1e15], or a ``precision``
-        outside 1..1000.
+        A negative, NaN or infinite ``load``, ``servers`` outside [0, 1e15], a ``precision``
+        outside 1..1000, or shapes whose broadcast would not fit in memory.
 
     References
     ----------
@@ -826,7 +829,8 @@ def _quadrature(s: mpmath.mpf, a: mpmath.mpf) -> mpmath.mpf:
 
     The integrand is scaled by its value at the maximum u* = max(s - a, 0) and the interval is
     split at u* - (8, 2) and u* + (2, 8, 32) widths √(s + 1) + 1, so that every piece is smooth. Its cost grows
-    like the cube of the digits: 0.1 s at 50 digits, 5 s at 400, minutes at 1000.
+    faster than the cube of the digits: 0.07 s at 50 digits, 3 s at 300, 22 s at 500, about ten minutes at 1000
+    (:data:`_QUADRATURE_SECONDS`).
     """
     peak = max(s - a, mpmath.mpf(0))
     exponent = lambda u: s * mpmath.log1p(u / a) - u  # noqa: E731
