@@ -175,10 +175,10 @@ class StateSpaceTooLargeError(AnalyticError, ValueError):
 
 
 def _count(count: int) -> str:
-    """A count in full below 10**15, beyond as ``1.23e+400`` (from its digits: a count may exceed the
+    """A count in full below 10**30, beyond as ``1.23e+400`` (from its digits: a count may exceed the
     float range)."""
     count = int(count)
-    if abs(count) < 10**15:
+    if abs(count) < 10**30:
         return f"{count:,}"
     digits = str(abs(count))
     return f"{'-' if count < 0 else ''}{digits[0]}.{digits[1:3]}e+{len(digits) - 1}"

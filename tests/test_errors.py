@@ -45,4 +45,5 @@ def test_state_space_message_for_counts_beyond_the_float_range():
     # raised OverflowError), the memory in GiB from an integer division.
     message = str(StateSpaceTooLargeError(10**400, 10**6, "the model", memory=(48 * 10**400, 2**34)))
     assert message.startswith("the model needs 1.00e+400 states and about 4.47e+392 GiB of memory, more than the 16 GiB")
-    assert str(StateSpaceTooLargeError(10**15, 10**6)).startswith("the chain needs 1.00e+15 states, above max_states=1,000,000")
+    assert str(StateSpaceTooLargeError(10**30, 10**6)).startswith("the chain needs 1.00e+30 states, above max_states=1,000,000")
+    assert str(StateSpaceTooLargeError(10**18, 10**6)).startswith("the chain needs 1,000,000,000,000,000,000 states")
