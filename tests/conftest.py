@@ -4,8 +4,12 @@ Set HYPOTHESIS_PROFILE=explore to draw fresh random examples (and keep a failure
 """
 
 import os
+import sys
+from pathlib import Path
 
 from hypothesis import settings
+
+sys.path.insert(0, str(Path(__file__).parent))   # the shared references of tests/references.py
 
 settings.register_profile("ci", derandomize=True, database=None)
 settings.register_profile("explore", derandomize=False)

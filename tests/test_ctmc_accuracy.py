@@ -32,6 +32,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from references import pinned_lu_reference
 
 from analytic.ctmc import CTMC, gth
 from analytic.ctmc.stationary import ACCURACY
@@ -59,25 +60,6 @@ def birth_death_reference(births, deaths):
             weights.append(weights[-1] * mpmath.mpf(b) / mpmath.mpf(d))
         total = mpmath.fsum(weights)
         return [w / total for w in weights]
-
-
-def pinned_lu_reference(rates):
-    """The stationary law of the dense rate matrix ``rates`` (off-diagonal entries, as given in
-    doubles): its balance equations with the first replaced by sum(pi) = 1, solved by LU in mpmath
-    at 700 digits (couplings down to 1e-300 and weights over 100 decades stay resolved)."""
-    n = len(rates)
-    with mpmath.workdps(700):
-        system = mpmath.matrix(n, n)
-        rhs = mpmath.matrix(n, 1)
-        for j in range(n):
-            system[0, j] = 1
-        rhs[0] = 1
-        for i in range(1, n):
-            for j in range(n):
-                if j != i and rates[j][i]:
-                    system[i, j] = mpmath.mpf(float(rates[j][i]))
-            system[i, i] = -mpmath.fsum(mpmath.mpf(float(rates[i][j])) for j in range(n) if j != i)
-        return list(mpmath.lu_solve(system, rhs))
 
 
 def assert_contract(result, reference):
@@ -121,13 +103,21 @@ def test_birth_death_rates_over_eight_decades(data, method):
         assert_contract(result, birth_death_reference(births, deaths))
 
 
-def test_the_issue_sample_of_400_birth_death_chains():
-    # The sample that exposed the old solver: 400 chains of 5..60 states, rates log-uniform on
-    # [0.01, 100]; 22 came back with absolute errors above 1e-8 (the worst 0.99).
-    rng = np.random.default_rng(2026)
-    for _ in range(400):
-        n = int(rng.integers(5, 61))
-        births, deaths = 10 ** rng.uniform(-2, 2, n - 1), 10 ** rng.uniform(-2, 2, n - 1)
+@pytest.mark.parametrize("seed, count, sizes, decades", [
+    # the sample that exposed the old solver: 22 of these came back with absolute errors above 1e-8
+    # (the worst 0.99)
+    (2026, 400, (5, 61), 2),
+    # issue 28: about one in seventy of these was refused (conditioning to 1e70), though the answer
+    # was right to 1e-14; now all, to 100 states
+    (28, 300, (60, 101), 4),
+])
+def test_the_issue_samples_of_birth_death_chains(seed, count, sizes, decades):
+    # count chains of a number of states in sizes, rates log-uniform on [10**-decades, 10**decades],
+    # against the product form at 50 digits
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        n = int(rng.integers(*sizes))
+        births, deaths = 10 ** rng.uniform(-decades, decades, n - 1), 10 ** rng.uniform(-decades, decades, n - 1)
         assert_contract(birth_death_chain(births, deaths).stationary(), birth_death_reference(births, deaths))
 
 
@@ -311,16 +301,6 @@ def lattice_chain(side, rate):
     rows = np.concatenate([np.concatenate([a, b]) for a, b in pairs])
     cols = np.concatenate([np.concatenate([b, a]) for a, b in pairs])
     return CTMC(sp.coo_array((rate(rows, cols), (rows, cols)), shape=(side * side, side * side)))
-
-
-def test_the_issue_sample_of_birth_death_chains_over_eight_decades():
-    # About one in seventy of these (60-80 states, rates log-uniform on [1e-4, 1e4]) was refused:
-    # its conditioning reaches 1e70. Now all, to 100 states, against the product form at 50 digits.
-    rng = np.random.default_rng(28)
-    for _ in range(300):
-        n = int(rng.integers(60, 101))
-        births, deaths = 10 ** rng.uniform(-4, 4, n - 1), 10 ** rng.uniform(-4, 4, n - 1)
-        assert_contract(birth_death_chain(births, deaths).stationary(), birth_death_reference(births, deaths))
 
 
 @pytest.mark.parametrize("n", [200, 20_000])

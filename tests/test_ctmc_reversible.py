@@ -43,6 +43,18 @@ def as_measure(values):
     return Measure.from_parts(np.array(hi), np.array(exponent), np.array(lo))
 
 
+def perturbed_birth_death(seed, states, decades, size):
+    """A birth–death chain with rates over ``2 decades`` decades, its exact scaled measure, and that
+    measure times ``1 + e`` with ``e`` uniform on [-size, size] at each state (double-double)."""
+    rng = np.random.default_rng(seed)
+    up, down = 10 ** rng.uniform(-decades, decades, states - 1), 10 ** rng.uniform(-decades, decades, states - 1)
+    balance = birth_death(up, down)
+    exact = product_form(balance, up, down)
+    with mpmath.workdps(60):
+        x = as_measure([v * (1 + mpmath.mpf(float(e))) for v, e in zip(exact, rng.uniform(-size, size, states), strict=True)])
+    return balance, exact, x
+
+
 def hilbert_to_exact(x, exact):
     with mpmath.workdps(60):
         logs = [mpmath.log(mpmath.ldexp(mpmath.mpf(h) + mpmath.mpf(lo), int(e))) - mpmath.log(v)
@@ -54,12 +66,7 @@ def test_each_edge_bound_covers_the_exact_log_ratio_of_the_flows():
     # A perturbed measure of a birth-death chain over 8 decades: each bound is above the exact
     # |log(x_i q_ij / (x_j q_ji))| (mpmath, 60 digits), by at most 2**-90 absolute and a relative
     # 2**-45 plus twice the value (the bound takes |log(1 + d)| as |d| / (1 - |d|)).
-    rng = np.random.default_rng(1)
-    up, down = 10 ** rng.uniform(-4, 4, 30), 10 ** rng.uniform(-4, 4, 30)
-    balance = birth_death(up, down)
-    exact = product_form(balance, up, down)
-    with mpmath.workdps(60):
-        x = as_measure([v * (1 + mpmath.mpf(float(rng.uniform(-1e-9, 1e-9)))) for v in exact])
+    balance, _, x = perturbed_birth_death(1, 31, 4, 1e-9)
     logs, bound = _edge_logs(balance, x)
     rates, back = balance.rates, balance.reverse_rates()
     rows = np.repeat(np.arange(balance.n), np.diff(rates.indptr))
@@ -74,12 +81,7 @@ def test_each_edge_bound_covers_the_exact_log_ratio_of_the_flows():
 def test_the_bound_is_above_the_error_of_a_perturbed_measure_and_of_its_order():
     # x = exact * (1 + e) with |e| <= 1e-6 on a 40-state chain: the normalized error (Hilbert metric,
     # which bounds it) lies below the bound, and the bound is at most n times the largest |l_ij|.
-    rng = np.random.default_rng(2)
-    up, down = 10 ** rng.uniform(-3, 3, 39), 10 ** rng.uniform(-3, 3, 39)
-    balance = birth_death(up, down)
-    exact = product_form(balance, up, down)
-    with mpmath.workdps(60):
-        x = as_measure([v * (1 + mpmath.mpf(float(rng.uniform(-1e-6, 1e-6)))) for v in exact])
+    balance, exact, x = perturbed_birth_death(2, 40, 3, 1e-6)
     bound = reversible_bound(balance, x)
     error = hilbert_to_exact(x, exact)
     assert math.expm1(error) <= bound <= 40 * 2 * 4e-6
@@ -98,12 +100,7 @@ def test_detailed_balance_restores_the_product_form_to_double_double():
     # From a measure 1e-9 off at every state of a 2 000-state chain over 8 decades, the Newton
     # steps reach the product form within 1e-24 (mpmath, 60 digits), and the bound then certifies
     # the law to a few units of 2**-53 times the number of states at most.
-    rng = np.random.default_rng(3)
-    up, down = 10 ** rng.uniform(-4, 4, 1999), 10 ** rng.uniform(-4, 4, 1999)
-    balance = birth_death(up, down)
-    exact = product_form(balance, up, down)
-    with mpmath.workdps(60):
-        x = as_measure([v * (1 + mpmath.mpf(float(rng.uniform(-1e-9, 1e-9)))) for v in exact])
+    balance, exact, x = perturbed_birth_death(3, 2000, 4, 1e-9)
     balanced = detailed_balance(balance, x)
     assert hilbert_to_exact(balanced, exact) <= 1e-24
     assert reversible_bound(balance, balanced) <= 1e-20

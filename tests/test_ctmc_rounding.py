@@ -7,7 +7,7 @@ independent computation:
   columns of the factor found by dense symbolic elimination;
 * the argument itself, in emulated low precision: GTH on the plan's order carried out in mpmath at
   12 bits with every rounding directed (all up, all down, alternating, random), whose Hilbert-metric
-  error against the exact law (LU at 80 digits) must stay within ``S`` roundings of that precision —
+  error against the exact law (pinned LU at 80 digits) must stay within ``S`` roundings of that precision —
   an error of a few roundings there is a thousand times ``2**-53``, so a missing term shows;
 * in double precision, the computed law against the product form (mpmath, 50 digits) on
   birth–death chains whose rates span 8 decades.
@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from mpmath.libmp import from_float, mpf_add, mpf_div, mpf_mul
+from references import pinned_lu_reference
 
 from analytic.ctmc import gth
 from analytic.ctmc.balance import Balance
@@ -160,22 +161,6 @@ def emulated_measure(rates, order, bits, direction):
     return [mpmath.mpf(mpf_div(x[i], outflow[i], bits, rounded())) for i in range(n)]
 
 
-def exact_law(rates):
-    """The balance equations with the first replaced by sum(pi) = 1, by LU in mpmath at 80 digits."""
-    n = len(rates)
-    with mpmath.workdps(80):
-        system, rhs = mpmath.matrix(n, n), mpmath.matrix(n, 1)
-        for j in range(n):
-            system[0, j] = 1
-        rhs[0] = 1
-        for i in range(1, n):
-            for j in range(n):
-                if j != i and rates[j][i]:
-                    system[i, j] = mpmath.mpf(float(rates[j][i]))
-            system[i, i] = -mpmath.fsum(mpmath.mpf(float(rates[i][j])) for j in range(n) if j != i and rates[i][j])
-        return list(mpmath.lu_solve(system, rhs))
-
-
 def hilbert(a, b):
     with mpmath.workdps(80):
         logs = [mpmath.log(x) - mpmath.log(y) for x, y in zip(a, b, strict=True)]
@@ -200,7 +185,7 @@ def test_the_bound_holds_with_every_rounding_directed_at_12_bits(seed):
         rates = random_rates(rng, int(rng.integers(2, 9)), density=rng.uniform(0.2, 1.0))
         balance, plan = plan_of(rates, root=int(rng.integers(len(rates))))
         bound = counted(balance, plan) * unit
-        exact = exact_law(rates)
+        exact = pinned_lu_reference(rates, digits=80)
         coin = np.random.default_rng(seed + 1000).integers(2, size=100_000)
         for direction in (lambda k: "u", lambda k: "d", lambda k: "ud"[k % 2], lambda k, coin=coin: "ud"[coin[k]]):
             error = hilbert(emulated_measure(rates, [int(s) for s in plan.order], bits, direction), exact)
