@@ -874,12 +874,8 @@ def erlang_c(servers: Any, load: Any) -> Any:
     unstable = a >= s
     if unstable.any():
         i = int(np.flatnonzero(unstable)[0])
-        load, count = float(a[i]), float(s[i])
-        why = "Erlang C needs load < servers (the M/M/s queue is otherwise unstable)"
-        error = UnstableSystemError("load", load, count, why)
-        if load == count:  # UnstableSystemError words the failure as an excess, and there is none
-            error.args = (f"unstable: load = {load:.10g} is not below servers = {count:.10g} (it equals them); {why}",)
-        raise error
+        raise UnstableSystemError("load", float(a[i]), float(s[i]),
+                                  "Erlang C needs load < servers (the M/M/s queue is otherwise unstable)")
     blocking = _erlang_parts(s, a).value()
     return _shaped(s * blocking / ((s - a) + a * blocking), shape)
 

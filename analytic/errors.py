@@ -98,7 +98,8 @@ class InvalidParameterError(AnalyticError, ValueError):
 class UnstableSystemError(AnalyticError, ValueError):
     """A stability condition fails, so the requested stationary quantity does not exist.
 
-    The message names the quantity, its value, the limit it must stay below and the excess.
+    The message names the quantity, its value, the limit it must stay below and the excess (or,
+    at the limit, that it equals it: the boundary is unstable too).
 
     Parameters
     ----------
@@ -115,6 +116,8 @@ class UnstableSystemError(AnalyticError, ValueError):
     --------
     >>> str(UnstableSystemError("load per server", 1.05, 1.0))
     'unstable: load per server = 1.05 must be < 1 (exceeds it by 0.05)'
+    >>> str(UnstableSystemError("load per server", 1.0, 1.0))
+    'unstable: load per server = 1 is not below the limit 1 (it equals it)'
     """
 
     def __init__(self, quantity: str, value: float, limit: float, context: str = "") -> None:
@@ -122,10 +125,11 @@ class UnstableSystemError(AnalyticError, ValueError):
         self.value = value
         self.limit = limit
         suffix = f"; {context}" if context else ""
-        super().__init__(
-            f"unstable: {quantity} = {value:.10g} must be < {limit:.10g} "
-            f"(exceeds it by {value - limit:.3g}){suffix}"
-        )
+        if value == limit:
+            failure = f"is not below the limit {limit:.10g} (it equals it)"
+        else:
+            failure = f"must be < {limit:.10g} (exceeds it by {value - limit:.3g})"
+        super().__init__(f"unstable: {quantity} = {value:.10g} {failure}{suffix}")
 
 
 class StateSpaceTooLargeError(AnalyticError, ValueError):

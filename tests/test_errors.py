@@ -25,6 +25,14 @@ def test_unstable_message_gives_excess():
     assert isinstance(error, ValueError)
 
 
+@pytest.mark.parametrize("value,limit,text", [(1.0, 1.0, "1"), (10**15, 1e15, "1e+15"), (0.0, 0.0, "0")])
+def test_unstable_message_at_the_limit_says_not_below(value, limit, text):
+    """value == limit read "exceeds it by 0": the boundary is unstable, but there is no excess to report."""
+    error = UnstableSystemError("load", value, limit, "the queue is null recurrent")
+    assert str(error) == f"unstable: load = {text} is not below the limit {text} (it equals it); the queue is null recurrent"
+    assert (error.value, error.limit) == (value, limit)
+
+
 def test_state_space_message():
     assert "needs 2,000 states, above max_states=1,000" in str(StateSpaceTooLargeError(2000, 1000))
     assert "needs more than 1,000 states" in str(StateSpaceTooLargeError(1001, 1000, at_least=True))

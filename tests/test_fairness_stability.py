@@ -86,6 +86,11 @@ def test_exact_boundary_is_unstable_and_names_the_set():
     assert (result.stable, result.load, result.bottleneck) == (False, 1.0, (0, 1))
     with pytest.raises(UnstableSystemError, match=r"arrival rate of classes \(1,\) = 2.5 must be < 2"):
         require_stable(graph, [0.1, 2.5])
+    # λ(A) = μ(A) = 3 exactly (integers): the message said "exceeds it by 0".
+    with pytest.raises(UnstableSystemError, match=r"^unstable: arrival rate of classes \(0, 1\) = 3 is not below the limit 3 "
+                                                  r"\(it equals it\); Theorem 1 requires") as error:
+        require_stable(graph, [1.5, 1.5])
+    assert "exceeds" not in str(error.value)
 
 
 def test_large_graph_decided_without_enumeration():

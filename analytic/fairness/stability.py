@@ -284,6 +284,8 @@ def unstable_error(classes: tuple[int, ...], arrival: float, capacity: float, wh
     --------
     >>> print(unstable_error((0,), 2.5, 2.0, "the stationary law"))  # doctest: +ELLIPSIS
     unstable: arrival rate of classes (0,) = 2.5 must be < 2 (exceeds it by 0.5)...
+    >>> print(unstable_error((0,), 2.0, 2.0, "the stationary law"))  # doctest: +ELLIPSIS
+    unstable: arrival rate of classes (0,) = 2 is not below the limit 2 (it equals it)...
     """
     classes = instances("classes", classes, Integral, " (the class indices of the set A)")
     arrival, capacity = real("arrival", arrival, allow_infinite=True), real("capacity", capacity)
