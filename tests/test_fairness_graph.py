@@ -72,6 +72,20 @@ def test_graph_validation(sets, capacities, match):
         CompatibilityGraph(sets, capacities)
 
 
+@pytest.mark.filterwarnings("error")
+def test_capacities_adding_up_beyond_the_float_range_build_without_overflow():
+    """A class on two servers of 1e308 has μ({i}) = 2e308, beyond the doubles: the positivity check summed the
+    capacities (an overflow RuntimeWarning). Only whether some server of the class has a positive capacity matters."""
+    graph = CompatibilityGraph([[0, 1], [1], [1, 2]], [1e308, 1e308, 0.0])
+    assert graph.incidence.tolist() == [[True, True, False], [False, True, False], [False, True, True]]
+    with pytest.raises(InvalidParameterError, match=r"^server_sets\[1\] = \(2,\): must include a server of positive "
+                                                    r"capacity \(capacities = \[1e\+308, 1e\+308, 0\.0\]\)$"):
+        CompatibilityGraph([[0, 1], [2]], [1e308, 1e308, 0.0])
+    # The first class without capacity is named, as the sum's argmin named it.
+    with pytest.raises(InvalidParameterError, match=r"^server_sets\[0\] = \(2,\)"):
+        CompatibilityGraph([[2], [0, 1], [2]], [1e308, 1e308, 0.0])
+
+
 def test_service_rate_rejects_bad_sets():
     graph = CompatibilityGraph([[0], [0]])
     with pytest.raises(InvalidParameterError, match=r"class indices in 0..1"):

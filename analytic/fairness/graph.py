@@ -85,9 +85,9 @@ class CompatibilityGraph:
         incidence = np.zeros((len(sets), capacities.size), dtype=bool)
         for i, servers in enumerate(sets):
             incidence[i, list(servers)] = True
-        own = incidence @ capacities
-        if np.any(own <= 0):
-            i = int(np.argmin(own))
+        reachable = (incidence & (capacities > 0)).any(axis=1)   # not a sum: capacities may add up beyond 1.8e308
+        if not reachable.all():
+            i = int(np.argmin(reachable))
             raise InvalidParameterError(f"server_sets[{i}]", sets[i], f"must include a server of positive capacity "
                                                                        f"(capacities = {capacities.tolist()})")
         capacities.flags.writeable = False
@@ -116,7 +116,7 @@ class CompatibilityGraph:
 
 
 #: Bytes per (class, server) pair of the dense incidence matrix (one bool, and 8 while the class
-#: capacities are summed in floating point), and per server (its capacity).
+#: capacities are summed in floating point by class_capacities), and per server (its capacity).
 _BYTES_PER_PAIR = 9
 _BYTES_PER_SERVER = 8
 
