@@ -6,6 +6,7 @@ stability condition of the three-server example (Section 5).
 """
 
 import itertools
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -21,6 +22,14 @@ from analytic.fairness import (
     stability,
     stability_violation,
 )
+
+
+def exact_load(graph, rates):
+    """max_A λ(A)/μ(A) over the non-empty sets A in exact rationals (μ(A) by the union of the server sets)."""
+    capacities = [Fraction(float(c)) for c in graph.capacities]
+    lam = [Fraction(float(r)) for r in rates]
+    return max(sum(lam[i] for i in subset) / sum(capacities[k] for k in set().union(*(graph.server_sets[i] for i in subset)))
+               for r in range(1, graph.n_classes + 1) for subset in itertools.combinations(range(graph.n_classes), r))
 
 
 def brute_force_load(graph, rates):
@@ -146,3 +155,64 @@ def test_a_trivially_stable_graph_at_rates_far_from_one():
         result = stability(CompatibilityGraph([[0]], [capacity]), [rate])
         assert result == stability(CompatibilityGraph([[0]], [capacity]), [rate])
         assert result.stable and result.load == rate / capacity and result.bottleneck == (0,)
+
+
+@pytest.mark.parametrize("capacities", [(1.0, 1.0, 1.7e308), (1.7e308, 1.0, 1.0), (1.0, 1.7e308, 1.0), (0.5, 2.0, 1.7e308)])
+def test_a_server_of_1e308_beside_unit_ones_section_5(capacities):
+    """The three-server graph of Section 5 with μ_3 = 1.7e308 (and permutations): brought below 1 as a whole, the
+    unit capacities became subnormal (2^-1024), which HiGHS read as an unbounded LP. Reference: the printed
+    condition λ_1 < μ_1 + μ_3, λ_2 < μ_2 + μ_3, λ_1 + λ_2 < μ_1 + μ_2 + μ_3, whose three loads are the only sets,
+    in exact rationals."""
+    graph = CompatibilityGraph([[0, 2], [1, 2]], capacities)
+    mu1, mu2, mu3 = (Fraction(c) for c in capacities)
+    grid = [0.0, 0.5, 1.5, 2.5, 1e-300, 1e300, 8e307, 1.6e308, 1.79e308]
+    sides = set()
+    for l1, l2 in itertools.product(grid, grid):
+        if l1 == l2 == 0:
+            continue
+        lam1, lam2 = Fraction(l1), Fraction(l2)
+        exact = max(lam1 / (mu1 + mu3), lam2 / (mu2 + mu3), (lam1 + lam2) / (mu1 + mu2 + mu3))
+        result = stability(graph, [l1, l2])
+        assert result.load == pytest.approx(float(exact), rel=1e-15, abs=0), (l1, l2)
+        if abs(exact - 1) > Fraction(1, 10**12):
+            assert result.stable == (exact < 1), (l1, l2)
+            sides.add(result.stable)
+    assert sides == {True, False}
+
+
+@st.composite
+def graphs_and_rates_at_many_scales(draw):
+    """The graphs above with each server's capacity and each class's rate multiplied by its own power of ten."""
+    graph, rates = draw(graphs_and_rates())
+    exponents = st.sampled_from([-150, -30, -8, 0, 8, 30, 150])
+    capacity_scales = [10.0 ** draw(exponents) for _ in range(graph.n_servers)]
+    rate_scales = [10.0 ** draw(exponents) for _ in range(graph.n_classes)]
+    return CompatibilityGraph(graph.server_sets, graph.capacities * capacity_scales), rates * rate_scales
+
+
+@settings(max_examples=150, deadline=None)
+@given(graphs_and_rates_at_many_scales())
+def test_classes_and_servers_at_different_scales_match_exact_brute_force(case):
+    """Rates and capacities spanning 1e±150 within one graph, against brute force in exact rationals. The LP in
+    absolute units lost what lay below its tolerance: graph [[0], [1]] with capacities (1e-30, 1) and rates
+    (2e-30, 0.5) was called stable at load 0.5 (class 0 alone has load 2). Sets whose loads differ by less than
+    the LP's tolerance may be confused, so the load is compared to 1e-9 and stability away from the boundary."""
+    graph, rates = case
+    exact = exact_load(graph, rates)
+    result = stability(graph, rates)
+    if exact == 0:
+        assert result.load == 0 and result.stable
+        return
+    assert result.load == pytest.approx(float(exact), rel=1e-9, abs=0)
+    if abs(exact - 1) > Fraction(1, 10**9):
+        assert result.stable == (exact < 1)
+    subset = list(result.bottleneck)
+    assert result.load == pytest.approx(rates[subset].sum() / service_rate(graph, subset), rel=1e-15, abs=0)
+
+
+@pytest.mark.parametrize("rate,stable,load", [(2e-30, False, 2.0), (1e-30, False, 1.0), (0.25e-30, True, 0.5)])
+def test_a_small_class_beside_a_large_one_is_seen(rate, stable, load):
+    """Class 0: rate λ on a server of 1e-30; class 1: rate 0.5 on a server of 1. ρ* = max(λ/1e-30, 0.5)."""
+    result = stability(CompatibilityGraph([[0], [1]], [1e-30, 1.0]), [rate, 0.5])
+    assert (result.stable, result.bottleneck) == (stable, (0,) if load > 0.5 else (1,))
+    assert result.load == pytest.approx(load, rel=1e-15, abs=0)

@@ -14,7 +14,9 @@ sums.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from fractions import Fraction
 from numbers import Integral
 from typing import Any
 
@@ -24,14 +26,17 @@ from scipy.optimize import linprog
 from scipy.sparse.csgraph import breadth_first_order
 
 from analytic.errors import ConvergenceError, UnstableSystemError
-from analytic.fairness.graph import CompatibilityGraph, check_rates, service_rate
+from analytic.fairness.graph import CompatibilityGraph, check_rates
 from analytic.validation import instances, real
 
 __all__ = ["Stability", "is_stable", "require_stable", "stability", "stability_violation", "unstable_error"]
 
-#: Flows and spare capacities below this fraction of the largest capacity count as zero when the
-#: bottleneck set is read off the optimal flow (HiGHS' feasibility tolerance is 1e-7 absolute).
+#: Shares of a server's capacity below this count as zero when the bottleneck set is read off the
+#: optimal flow (HiGHS' feasibility tolerance is 1e-7, absolute, on rows whose right-hand side is 1).
 _FLOW_TOLERANCE = 1e-7
+#: log 1e12: an edge whose server would give its class under 1e-12 of the capacity it needs is left out
+#: of the LP (it changes μ(A) by less than that; HiGHS refuses coefficients from 1e15 on).
+_LOG_LARGEST_SHARE = float(np.log(1e12))
 
 
 @dataclass(frozen=True)
@@ -44,14 +49,14 @@ class Stability:
         ``load < 1``: Σ_{i∈A} λ_i < μ(A) for every non-empty A (eq. 5).
     load : float
         ρ* = max over non-empty A of λ(A)/μ(A); the rates can be multiplied by any factor below
-        1/ρ* and stay stable. Computed as λ(A*)/μ(A*) from the rates.
+        1/ρ* and stay stable. λ(A*)/μ(A*) from exact sums, rounded once.
     bottleneck : tuple of int
         A*, the largest set of classes attaining ρ* (the union of all maximizers). When the queue
         is unstable it violates (5): λ(A*) >= μ(A*).
     arrival_rate : float
-        λ(A*), the total arrival rate of the bottleneck classes.
+        λ(A*), the total arrival rate of the bottleneck classes (inf beyond the doubles).
     service_rate : float
-        μ(A*), the service rate of the servers they can use.
+        μ(A*), the service rate of the servers they can use (inf beyond the doubles).
 
     Examples
     --------
@@ -86,12 +91,15 @@ def stability(graph: CompatibilityGraph, arrival_rates: Any) -> Stability:
 
     Notes
     -----
-    The reported load is λ(A*)/μ(A*) computed from the rates, so it is exact to rounding once A*
-    is the right set. The set is read off a flow that HiGHS solves to about 1e-7 (relative to the
-    largest capacity): two sets whose loads differ by less than that may be confused, and only
-    then can the load be off by as much. Rates and capacities far from 1 are each scaled by a
-    power of two (exact) before HiGHS sees them, so any scale works (1e±300 included). Checked
-    against brute force over all sets (boundaries λ(A) = μ(A) included, and at those scales) in
+    The reported load is λ(A*)/μ(A*) from exact sums of the rates and capacities, rounded once
+    (finite where the sums exceed the doubles), so it is exact once A* is the right set. The set
+    is read off a flow that HiGHS solves to about 1e-7: two sets whose loads differ by less than
+    that relative amount may be confused, and only then can the load be off by as much. The LP
+    is written relative to each server's capacity and each class's rate (its coefficients are
+    formed from logarithms), so no scale matters and neither does the span between them: rates
+    and capacities of 1e±300, a server of 1.7e308 beside unit ones, a class of rate 1e-30 on a
+    server of 1e-30 beside a class of rate 1. Checked against brute force over all sets in exact
+    rationals (boundaries λ(A) = μ(A) included, and at those scales) in
     ``tests/test_fairness_stability.py``.
 
     Raises
@@ -114,56 +122,68 @@ def stability(graph: CompatibilityGraph, arrival_rates: Any) -> Stability:
     rates = check_rates("arrival_rates", arrival_rates, graph, allow_zero=True)
     if not np.any(rates > 0):
         return Stability(True, 0.0, (), 0.0, 0.0)
+    bottleneck = _bottleneck(graph, rates)
+    chosen = list(bottleneck)
+    arrival = sum(map(Fraction, rates[chosen].tolist()))     # exact: sums beyond 1.8e308 keep a finite load
+    capacity = sum(map(Fraction, graph.capacities[graph.incidence[chosen].any(axis=0)].tolist()))
+    load = _rounded(arrival / capacity)
+    return Stability(load < 1, load, bottleneck, _rounded(arrival), _rounded(capacity))
+
+
+def _rounded(value: Fraction) -> float:
+    """``value`` as the nearest double, ``inf`` beyond them."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
+
+
+def _bottleneck(graph: CompatibilityGraph, rates: np.ndarray) -> tuple[int, ...]:
+    """A*, the largest set of classes attaining max_A λ(A)/μ(A), from one LP in units that make every row near 1.
+
+    The LP routes the rates t λ_i / L from the classes to their servers, L = max_i λ_i/μ({i}) the largest
+    load of one class: with x_is the flow of class i through server s in units of λ_i / L, maximize t
+    subject to Σ_s x_is = t for each class i and Σ_i a_is x_is <= 1 for each server s, where
+    a_is = λ_i / (L μ_s) is the share of server s that one unit of x_is takes. Then t* = L/ρ* lies in
+    [1/N, 1], each server's row is relative to its own capacity and each class's to its own rate, so that
+    HiGHS' absolute tolerances are relative ones and no scale of rates or capacities, and no span between
+    them, is lost (the coefficients are formed from logarithms: λ_i / μ_s may exceed the doubles). An
+    edge whose share exceeds 1e12 (its server gives the class under 1e-12 of what it needs) is left out.
+
+    A class reaches server s through any of its edges; a saturated server passes on to every class that
+    takes a share of it (that flow can be rerouted). Searching backwards from the servers with spare
+    capacity marks every class that can still grow; the others form the largest maximizer of λ(A)/μ(A)
+    (every maximizer saturates its servers and receives no flow from outside).
+    """
+    n, s = graph.n_classes, graph.n_servers
     classes, servers = np.nonzero(graph.incidence)
-    # The bottleneck set does not change when every λ_i, or every μ_s, is multiplied by one constant: rates
-    # and capacities far from 1 (beyond 2^±20) are brought near it by a power of two, exact in floating
-    # point, so that HiGHS sees a well-scaled LP (t = μ/λ = 1e300 read as unbounded; its infinity is 1e20).
-    scaled, capacities = _near_one(rates), _near_one(graph.capacities)
-    flow = _max_scaled_flow(capacities, scaled, classes, servers)
-    bottleneck = _bottleneck(capacities, scaled, classes, servers, flow)
-    arrival = float(rates[list(bottleneck)].sum())
-    capacity = service_rate(graph, bottleneck)
-    load = arrival / capacity
-    return Stability(bool(load < 1), load, bottleneck, arrival, capacity)
-
-
-def _near_one(values: np.ndarray) -> np.ndarray:
-    """``values`` times the power of two that brings their largest near 1, when it lies beyond 2^±20 (exact)."""
-    exponent = int(np.frexp(values.max())[1])
-    return np.ldexp(values, -exponent) if abs(exponent) > 20 else values
-
-
-def _max_scaled_flow(capacities: np.ndarray, rates: np.ndarray, classes: np.ndarray, servers: np.ndarray) -> np.ndarray:
-    """Edge flows of max t s.t. Σ_s f_is = t λ_i (each class), Σ_i f_is <= μ_s (each server)."""
-    edges, n, s = classes.size, rates.size, capacities.size
-    columns = np.arange(edges)
-    # Variables: the edge flows f, then t. Rows: Σ_s f_is − λ_i t = 0; Σ_i f_is <= μ_s.
-    conservation = sp.csr_array((np.concatenate([np.ones(edges), -rates]),
+    with np.errstate(divide="ignore"):
+        log_rate, log_capacity = np.log(rates), np.log(graph.capacities)
+    largest = np.full(n, -np.inf)      # log μ({i}) = log Σ_{s∈S_i} μ_s, summed relative to its largest term
+    np.maximum.at(largest, classes, log_capacity[servers])
+    log_class = largest + np.log(np.bincount(classes, weights=np.exp(log_capacity[servers] - largest[classes]), minlength=n))
+    class_load = np.where(rates > 0, log_rate - log_class, -np.inf)
+    usable = (rates[classes] > 0) & (graph.capacities[servers] > 0)
+    classes, servers = classes[usable], servers[usable]
+    log_share = log_rate[classes] - log_capacity[servers] - class_load.max()
+    keep = log_share <= _LOG_LARGEST_SHARE
+    classes, servers, share = classes[keep], servers[keep], np.exp(log_share[keep])
+    edges, columns = classes.size, np.arange(classes.size)
+    # Variables: the edge flows x, then t. Rows: Σ_s x_is − t = 0; Σ_i a_is x_is <= 1.
+    conservation = sp.csr_array((np.concatenate([np.ones(edges), -np.ones(n)]),
                                  (np.concatenate([classes, np.arange(n)]), np.concatenate([columns, np.full(n, edges)]))),
                                 shape=(n, edges + 1))
-    capacity = sp.csr_array((np.ones(edges), (servers, columns)), shape=(s, edges + 1))
+    capacity = sp.csr_array((share, (servers, columns)), shape=(s, edges + 1))
     cost = np.zeros(edges + 1)
     cost[-1] = -1.0
-    result = linprog(cost, A_ub=capacity, b_ub=capacities, A_eq=conservation, b_eq=np.zeros(n),
+    positive = rates > 0
+    result = linprog(cost, A_ub=capacity, b_ub=np.ones(s), A_eq=conservation[positive], b_eq=np.zeros(int(positive.sum())),
                      bounds=(0, None), method="highs-ipm")
     if result.status != 0:
         raise ConvergenceError(f"HiGHS could not solve the stability LP of Theorem 1: {result.message}")
-    return np.maximum(result.x[:-1], 0.0)
-
-
-def _bottleneck(capacities: np.ndarray, rates: np.ndarray, classes: np.ndarray, servers: np.ndarray,
-                flow: np.ndarray) -> tuple[int, ...]:
-    """Classes that cannot reach a server with spare capacity in the residual graph of ``flow``.
-
-    A class reaches server s through any of its edges; a saturated server passes on to every class
-    that sends it flow (that flow can be rerouted). Searching backwards from the servers with spare
-    capacity marks every class that can still grow; the others form the largest maximizer of
-    λ(A)/μ(A) (every maximizer saturates its servers and receives no flow from outside).
-    """
-    n, s = rates.size, capacities.size
-    tolerance = _FLOW_TOLERANCE * float(capacities.max())
-    spare = capacities - np.bincount(servers, weights=flow, minlength=s) > tolerance
-    carries = flow > tolerance
+    taken = share * np.maximum(result.x[:-1], 0.0)
+    spare = 1.0 - np.bincount(servers, weights=taken, minlength=s) > _FLOW_TOLERANCE
+    carries = taken > _FLOW_TOLERANCE
     # Reversed residual graph on nodes 0..n-1 (classes), n..n+s-1 (servers), n+s (root -> spare servers).
     rows = np.concatenate([n + servers, classes[carries], np.full(int(spare.sum()), n + s)])
     cols = np.concatenate([classes, n + servers[carries], n + np.flatnonzero(spare)])
@@ -171,10 +191,8 @@ def _bottleneck(capacities: np.ndarray, rates: np.ndarray, classes: np.ndarray, 
     reached = breadth_first_order(graph_matrix, n + s, directed=True, return_predecessors=False)
     can_grow = np.zeros(n + s + 1, dtype=bool)
     can_grow[reached] = True
-    bottleneck = tuple(int(i) for i in np.flatnonzero(~can_grow[:n] & (rates > 0)))
-    if not bottleneck:  # the flow is too inaccurate to show a cut: fall back on the busiest single class
-        bottleneck = (int(np.argmax(rates / np.bincount(classes, weights=capacities[servers], minlength=n))),)
-    return bottleneck
+    bottleneck = tuple(int(i) for i in np.flatnonzero(~can_grow[:n] & positive))
+    return bottleneck or (int(np.argmax(class_load)),)   # a flow too inaccurate to show a cut: the busiest class
 
 
 def is_stable(graph: CompatibilityGraph, arrival_rates: Any) -> bool:
