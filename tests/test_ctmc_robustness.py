@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 import textwrap
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -47,6 +49,20 @@ def test_rates_near_the_overflow_limit_are_solved_exactly():
     # Rates up to 8e307 whose row sums stay finite: pi ∝ (1, 2) for rates 8e307 and 4e307.
     pi = CTMC([[0, 8e307], [4e307, 0]]).stationary()
     assert np.asarray(pi) == pytest.approx([1 / 3, 2 / 3], rel=1e-15, abs=0)
+
+
+def test_python_ints_beyond_64_bits_are_rates_when_a_float_holds_them():
+    """CTMC([[-10**30, 10**30], [1, -1]]) was refused as "not of dtype object values". Two states, rates
+    q01 = 10**30 and q10 = 1: π = (1, 10**30) / (1 + 10**30) in exact rationals. An int beyond the doubles is
+    refused with the magnitude, naming the generator."""
+    big = 10**30
+    pi = np.asarray(CTMC([[-big, big], [1, -1]]).stationary())
+    assert pi == pytest.approx([float(Fraction(1, 1 + big)), float(Fraction(big, 1 + big))], rel=1e-15, abs=0)
+    pi = np.asarray(CTMC([[0, Fraction(1, 3)], [Decimal("0.5"), 0]]).stationary())   # π ∝ (1/2, 1/3)
+    assert pi == pytest.approx([0.6, 0.4], rel=1e-15, abs=0)
+    with pytest.raises(InvalidParameterError, match=r"^generator = .*: must be a 2-D array of real numbers \(rates\): an "
+                                                    r"entry's magnitude exceeds the largest float, 1\.798e\+308$"):
+        CTMC([[-10**400, 10**400], [1, -1]])
 
 
 def test_tiny_rates_near_the_underflow_limit():

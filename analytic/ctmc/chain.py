@@ -695,6 +695,8 @@ def _square_matrix(generator: Any) -> sp.coo_array:
             array = np.asarray(generator)
         except (ValueError, TypeError) as exc:
             raise InvalidParameterError("generator", generator, f"must be a square array of rates ({exc})") from None
+        if array.dtype.kind == "O":   # Python ints beyond 64 bits, Fractions, Decimals: as floats, or the reason why not
+            array = real_array("generator", generator, " (rates)", ndim=2, allow_infinite=True, allow_nan=True)
         if array.dtype.kind not in "biuf":
             kind = "complex" if array.dtype.kind == "c" else f"of dtype {array.dtype}"
             raise InvalidParameterError("generator", generator, f"must hold real rates, not {kind} values")
