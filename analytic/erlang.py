@@ -605,7 +605,7 @@ def erlang_b(servers: Any, load: Any, precision: int | None = None) -> Any:
         Decimal digits D, 1 to 1000: return ``mpmath.mpf`` values correct to D digits (an object
         array for array input) instead of floats, from exact sums in integer fixed point (see
         *High precision* in the module docstring). Cost per value: n terms of about 0.5 µs (0.8 µs
-        at 1000 digits) with n ≈ min(D ln 10 / |ln(a/s)|, √(2 s D ln 10)): s = a = 1e6 at 1000 digits
+        at 1000 digits) with n ≈ min(D ln 10 / ``|ln(a/s)|``, √(2 s D ln 10)): s = a = 1e6 at 1000 digits
         takes 0.07 s (68 000 terms), s = a = 1e9 at 50 digits 0.1 s. Near a = s the cost grows like
         √s: at 50 digits a quadrature takes over from s ≈ 4e10 (0.07 s); at 1000 digits it is 5 s
         at s = 1e10, a minute at 1e12 and about ten minutes from 6e13 on (the quadrature's cost
@@ -901,7 +901,7 @@ def loss_occupancy(servers: Any, load: Any, busy: Any) -> Any:
     Returns
     -------
     float or numpy.ndarray
-        P(N = k), broadcast over the inputs; relative error below 1e-14 + 5e-16 |log P| where
+        P(N = k), broadcast over the inputs; relative error below ``1e-14 + 5e-16 |log P|`` where
         P > 1e-300 (against mpmath at 50 digits in ``tests/test_erlang.py``); smaller values
         underflow.
 

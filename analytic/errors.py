@@ -7,6 +7,9 @@ violates, so that a message alone says what to change. All input errors are subc
 
 from __future__ import annotations
 
+from decimal import MAX_EMAX, MIN_EMIN, Decimal, localcontext
+from numbers import Rational
+
 import numpy as np
 
 __all__ = [
@@ -49,8 +52,34 @@ def describe(value: object, limit: int = 8) -> str:
         return head if value.size <= limit else f"{head[:-1]}, ...] (shape {value.shape})"
     if isinstance(value, float):
         return f"{value:.10g}"
-    text = repr(value)
+    try:
+        text = repr(value)
+    except ValueError:   # Python prints no int of more than 4300 digits
+        return scientific(value) if isinstance(value, Rational) else f"<{type(value).__name__} too long to print>"
     return text if len(text) <= 120 else text[:117] + "..."
+
+
+def scientific(number: Rational | Decimal) -> str:
+    """An int, Fraction or Decimal of any size to three significant digits, e.g. ``'1e+400'``.
+
+    Parameters
+    ----------
+    number : int, Fraction or Decimal
+        The number; it need not fit a float.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> scientific(10**400), scientific(Fraction(-2, 3 * 10**400))
+    ('1e+400', '-6.67e-401')
+    """
+    with localcontext(prec=3, Emax=MAX_EMAX, Emin=MIN_EMIN):
+        exact = +number if isinstance(number, Decimal) else Decimal(number.numerator) / number.denominator
+        return f"{exact.normalize():.3g}"
 
 
 class AnalyticError(Exception):
@@ -189,7 +218,7 @@ def _count(count: int) -> str:
 
 
 def _gigabytes(count: int) -> str:
-    if count < 2**100:
+    if count < 2**1000:
         return f"{count / 2**30:.3g} GiB"
     return f"{_count(int(count) // 2**30)} GiB"
 

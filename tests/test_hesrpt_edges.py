@@ -248,23 +248,29 @@ def test_knee_search_with_a_size_at_the_ends_of_the_double_range(last):
     assert float(best) * (1 - 1e-13) <= search.mean <= float(best) * (1 + 2e-3)
 
 
-@pytest.mark.parametrize("m", [10**12, 10**400])
+@pytest.mark.parametrize("m, written", [(10**12, "1,000,000,000,000"), (10**400, r"1.00e\+400")])
 @pytest.mark.parametrize("function", [hesrpt_allocation, scale_free_constants])
-def test_counts_of_jobs_beyond_memory_are_refused_before_allocating(function, m):
-    """m = 10**400 raised OverflowError (32.0 * m in floats); the bytes are now counted in integers."""
-    with pytest.raises(StateSpaceTooLargeError, match=rf"^heSRPT's allocation to m jobs needs {m:,} states and about "
+def test_counts_of_jobs_beyond_memory_are_refused_before_allocating(function, m, written):
+    """m = 10**400 raised OverflowError (32.0 * m in floats); the bytes are now counted in integers (a count from
+    10**30 up is written in exponent form)."""
+    with pytest.raises(StateSpaceTooLargeError, match=rf"^heSRPT's allocation to m jobs needs {written} states and about "
                                                       r"\S+ GiB of memory, more than the \S+ GiB available"):
         function(m, 0.5)
 
 
-@pytest.mark.parametrize("jobs", [10**12, 10**18, 10**30, 10**400])
-def test_pareto_sizes_and_compare_policies_refuse_sets_beyond_memory(jobs):
+@pytest.mark.parametrize("jobs, written, evaluated", [
+    (10**12, "1,000,000,000,000", "34,000,000,000,000"),
+    (10**18, "1,000,000,000,000,000,000", "34,000,000,000,000,000,000"),
+    (10**30, r"1.00e\+30", r"3.40e\+31"),
+    (10**400, r"1.00e\+400", r"3.40e\+401"),
+])
+def test_pareto_sizes_and_compare_policies_refuse_sets_beyond_memory(jobs, written, evaluated):
     """jobs = 10**12 and 10**18 exhausted memory in numpy's generator; 10**30 and 10**400 hit its bound on array sizes
     (a raw ValueError). Both now refuse first; compare_policies counts its whole evaluation (2 sets x 17 KNEE runs)."""
-    with pytest.raises(StateSpaceTooLargeError, match=rf"^drawing `jobs` Pareto sizes needs {jobs:,} states"):
+    with pytest.raises(StateSpaceTooLargeError, match=rf"^drawing `jobs` Pareto sizes needs {written} states"):
         pareto_sizes(jobs, 1.5, 0)
     with pytest.raises(StateSpaceTooLargeError, match=rf"^evaluating 34 runs of the jobs at once \(an entry per run "
-                                                      rf"and job\) needs {34 * jobs:,} states"):
+                                                      rf"and job\) needs {evaluated} states"):
         compare_policies(p=(0.5,), servers=100, jobs=jobs, seeds=(0, 1))
 
 

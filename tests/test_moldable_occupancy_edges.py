@@ -60,7 +60,7 @@ def test_closed_form_at_tiny_rates(lam):
     opt = optimal_occupancy(SMALL, lam)
     assert opt.case == "i" and opt.support == (3,)
     assert opt.y.tolist() == pytest.approx(rounded(y), rel=1e-15, abs=0)
-    assert opt.mean_time == pytest.approx(float(value), rel=1e-15, abs=0) and float(value) == pytest.approx(0.4, rel=1e-15)
+    assert opt.mean_time == pytest.approx(float(value), rel=1e-15, abs=0) and float(value) == pytest.approx(0.4, rel=1e-15, abs=0)
     assert opt.p.tolist() == pytest.approx([0.0, 0.0, 1.0], rel=1e-15, abs=0)
     assert (opt.nu, opt.theta0) == pytest.approx((-0.4, 0.0), rel=1e-15, abs=0)
 
@@ -175,7 +175,7 @@ def test_two_classes_with_a_subnormal_load(solver):
     y, value, nu, theta0, _, _ = solve_occupancy_lp(speeds, np.array([5e-324, 0.3]), 0.5, solver)
     assert y.tolist() == pytest.approx([0, 0, 0, 0, 0, float(Fraction(0.3) / Fraction(2.5))], rel=1e-15, abs=0)
     assert value == pytest.approx(float((Fraction(5e-324) + Fraction(0.3)) / Fraction(2.5) / Fraction(0.5)), rel=1e-15, abs=0)
-    assert nu.tolist() == pytest.approx([-0.4, -0.4], rel=1e-15) and theta0 == 0
+    assert nu.tolist() == pytest.approx([-0.4, -0.4], rel=1e-15, abs=0) and theta0 == 0
 
 
 # -- arrival rates that are not doubles ----------------------------------------------------------------------

@@ -47,7 +47,7 @@ def test_erlang_broadcast_beyond_memory_is_refused(call):
     assert "must broadcast to an array that fits in memory: (100000, 100000) holds 10,000,000,000 values" in message
     assert gibibytes(message, "") >= 10**10 * 116 / 2**30        # at least the 116 bytes a value erlang_b measured
     available = float(re.search(r"the ([0-9.e+]+) GiB available", message).group(1))
-    assert available == pytest.approx(available_bytes() / 2**30, rel=0.5)
+    assert available == pytest.approx(available_bytes() / 2**30, rel=0.5, abs=0)   # the memory free varies
 
 
 def test_erlang_broadcast_that_fits_is_evaluated():
@@ -58,7 +58,7 @@ def test_erlang_broadcast_that_fits_is_evaluated():
 def test_ctmc_of_10_to_12_states_is_refused_before_its_labels():
     error = refused_without_allocating(lambda: CTMC(sp.coo_matrix((10**12, 10**12))), StateSpaceTooLargeError)
     assert error.needed == 10**12 and error.memory is not None
-    assert error.memory[0] >= 10**12 * 100 and error.memory[1] == pytest.approx(available_bytes(), rel=0.5)
+    assert error.memory[0] >= 10**12 * 100 and error.memory[1] == pytest.approx(available_bytes(), rel=0.5, abs=0)
     assert str(error).startswith("the chain (state labels and generator) needs 1,000,000,000,000 states and about")
 
 

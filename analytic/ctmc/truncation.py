@@ -57,7 +57,7 @@ How the package checks the hypotheses
   there ``V = e^{θ level} g(phase)`` has ``GV = e^{θ level} D(phase)`` and the finitely many
   ``D(phase) < 0`` are checked.
 * A drift holds for the kept set it was checked for, and no other: a :class:`Drift` carries that
-  set (a :class:`KeptSet`: its size and a digest of its states), and :func:`solve_truncated`
+  set (a ``KeptSet``: its size and a digest of its states), and :func:`solve_truncated`
   refuses it for a truncated chain on any other set.
 * ``ν`` and its accuracy come from :meth:`CTMC.stationary` (a proven per-state bound).
 * The mean hitting times ``m`` are bounded by a vector ``w >= 0`` with ``(-Q^z) w >= 1`` off ``z``,
@@ -242,7 +242,7 @@ class Drift:
         None: by an argument over all levels).
     kept : KeptSet or None
         The kept set the condition was checked for (pass the :class:`TruncatedChain`; its
-        :class:`KeptSet` is kept): :func:`solve_truncated` refuses the drift for any other, and
+        ``KeptSet`` is kept): :func:`solve_truncated` refuses the drift for any other, and
         for none at all unless nothing is outside.
 
     Raises
@@ -648,7 +648,7 @@ class TruncatedChain:
 
     @cached_property
     def fingerprint(self) -> KeptSet:
-        """The kept set (:class:`KeptSet`) a :class:`Drift` for this chain must have been checked for."""
+        """The kept set (a ``KeptSet``) a :class:`Drift` for this chain must have been checked for."""
         return KeptSet.of(self.states)
 
     def generator(self) -> sp.csr_array:
@@ -1201,7 +1201,7 @@ def solve_truncated(chain: TruncatedChain, drift: Drift, tolerance: float = ACCU
         both sizes); a kept set with exits declared to be the whole chain.
     ConvergenceError
         The mean hitting times of the reference state could not be bounded in double precision
-        (:func:`hitting_time_bound`).
+        (``hitting_time_bound``).
 
     Examples
     --------

@@ -577,7 +577,7 @@ MAX_HORIZON = 1e12
 
 
 def check_horizon(jobs: Any, per_run: int, work_rate: float, rate: tuple[str, Any]) -> None:
-    """Refuse a run whose arrivals span more than :data:`MAX_HORIZON` mean job sizes (the clock's resolution).
+    """Refuse a run whose arrivals span more than ``MAX_HORIZON`` mean job sizes (the clock's resolution).
 
     ``per_run`` arrivals at total arrival rate × mean size ``work_rate`` span ``per_run/work_rate``
     mean sizes. The error names ``jobs`` when ``per_run`` alone exceeds the horizon (no arrival rate
@@ -708,7 +708,7 @@ def simulate_interruptions(graph: CompatibilityGraph, arrival_rates: Any, size: 
     Raises
     ------
     InvalidParameterError
-        Bad rates, size law, m, counts, level or executor; a run longer than :data:`MAX_HORIZON`
+        Bad rates, size law, m, counts, level or executor; a run longer than ``MAX_HORIZON``
         mean sizes; a class with no measured arrival (its rate too small for ``jobs``) or with all
         of them lost to ``max_jobs``.
     UnstableSystemError

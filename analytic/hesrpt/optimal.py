@@ -82,7 +82,7 @@ class OptimalAllocation:
     total : float
         Minimal total flow time T* = Σ_i μ_i x_i.
     mean : float
-        T*/M, from the completion times without forming T* (:func:`~analytic.hesrpt.closed_form.mean_time`):
+        T*/M, from the completion times without forming T* (``analytic.hesrpt.closed_form.mean_time``):
         within the double range even when T* (then ``inf``) is not.
     completion_order : numpy.ndarray
         Job indices (input order) in the order they complete, first to last (shortest first). The

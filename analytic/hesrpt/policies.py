@@ -144,7 +144,7 @@ class FlowTime:
     total : float
         Total flow time (all jobs arrive at time 0, so flow time = completion time).
     mean : float
-        Mean flow time, total / M, formed without the total (:func:`~analytic.hesrpt.closed_form.mean_time`):
+        Mean flow time, total / M, formed without the total (``analytic.hesrpt.closed_form.mean_time``):
         within the double range even when the total (then ``inf``) is not.
     alpha : float or None
         KNEE's threshold (None for other policies).
