@@ -24,12 +24,13 @@ import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
+from fractions import Fraction
 from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 
-from analytic.errors import AnalyticError, InvalidParameterError
+from analytic.errors import AnalyticError, InvalidParameterError, scientific
 
 __all__ = ["as_number", "confidence", "flag", "instances", "integer", "numeric_array", "option", "positive", "probabilities",
            "real", "real_array", "unit_fraction", "user_code"]
@@ -39,16 +40,22 @@ PROBABILITY_TOLERANCE = 1e-9
 
 #: The largest finite float: an int or Fraction beyond it has no float value.
 FLOAT_MAX = float(np.finfo(float).max)
+#: The least positive (subnormal) float: a non-zero Fraction or Decimal below it rounds to 0.
+FLOAT_TINY = math.ulp(0.0)
+#: Decimal exponents beyond the float range are capped at ±400 (still beyond it) when :func:`as_number`
+#: makes a Fraction of the Decimal: Decimal('1e-999999999') would need a gigabyte-sized integer.
+_DECIMAL_EXPONENT = 400
 
 
 def as_number(value: Any) -> Real | None:
     """``value`` as a real number (a ``numbers.Real``), or ``None`` when it is not one.
 
-    Accepted: ``int`` of any size, ``float``, ``Fraction``, ``Decimal`` (as the nearest float), numpy
-    integer and float scalars, and 0-d arrays of them (an object array too: ``np.array(10**30)``).
-    Refused: ``bool`` and ``numpy.bool_``, complex numbers, text, anything else. A number need not fit
-    a float: the checks that return one refuse an ``int`` or ``Fraction`` beyond the largest float
-    (about 1.8e308) with a message saying so.
+    Accepted: ``int`` of any size, ``float``, ``Fraction``, ``Decimal`` (as the nearest float, or as a
+    ``Fraction`` when it lies beyond the float range), numpy integer and float scalars, and 0-d arrays
+    of them (an object array too: ``np.array(10**30)``). Refused: ``bool`` and ``numpy.bool_``, complex
+    numbers, text, anything else. A number need not fit a float: the checks that return one refuse an
+    ``int``, ``Fraction`` or ``Decimal`` beyond the largest float (about 1.8e308), or non-zero below the
+    least one (about 4.9e-324, where it would round to 0), with a message saying so.
 
     Parameters
     ----------
@@ -58,22 +65,38 @@ def as_number(value: Any) -> Real | None:
     Returns
     -------
     numbers.Real or None
-        ``value`` itself (a ``Decimal`` as a float, a 0-d array as its scalar), or ``None`` when it
-        is not a real number.
+        ``value`` itself (a ``Decimal`` as a float, or as an exact ``Fraction`` beyond the float range,
+        its exponent capped at ±400; a 0-d array as its scalar), or ``None`` when it is not a real number.
 
     Examples
     --------
     >>> from fractions import Fraction
     >>> as_number(Fraction(1, 2)), as_number(np.array(3)), as_number(True), as_number(np.array(10**30))
     (Fraction(1, 2), 3, None, 1000000000000000000000000000000)
+    >>> as_number(Decimal("0.5")), as_number(Decimal("1e-400")) == Fraction(1, 10**400)
+    (0.5, True)
     """
     if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iufO":
         value = value.item()   # an object array holds e.g. a Python int beyond 64 bits, np.array(10**30)
     if isinstance(value, bool | np.bool_):
         return None
     if isinstance(value, Decimal):
-        return float(value)
+        return _decimal(value)
     return value if isinstance(value, Real) else None
+
+
+def _decimal(value: Decimal) -> float | Fraction:
+    """A Decimal as the nearest float; beyond the float range (where that is 0 or inf) as a Fraction, so that
+    the range checks refuse it by its magnitude as they refuse a Fraction."""
+    if value.is_nan():
+        return math.nan   # float() raises for a signaling NaN
+    number = float(value)
+    if value.is_infinite() or not value or 0 < abs(number) < math.inf:
+        return number
+    sign, digits, exponent = value.as_tuple()
+    adjusted = value.adjusted()
+    shift = max(-_DECIMAL_EXPONENT - adjusted, 0) + min(_DECIMAL_EXPONENT - adjusted, 0)
+    return Fraction(Decimal((sign, digits, exponent + shift)))
 
 
 def real(name: str, value: Any, meaning: str = "", allow_infinite: bool = False) -> float:
@@ -118,16 +141,32 @@ def real(name: str, value: Any, meaning: str = "", allow_infinite: bool = False)
 
 
 
-def _as_float(name: str, value: Any, condition: str) -> float:
-    """``value`` as a float by :func:`as_number`, or the error: not a number, or beyond the float range."""
+def _as_float(name: str, value: Any, condition: str, shown: Any = None) -> float:
+    """``value`` as a float by :func:`as_number`, or the error: not a number, or beyond the float range (either end).
+
+    ``shown`` is the value the message shows, when it is not ``value`` (the array that holds it).
+    """
+    shown = value if shown is None else shown
     number = as_number(value)
     if number is None:
-        raise InvalidParameterError(name, value, condition)
+        raise InvalidParameterError(name, shown, condition)
     try:
-        return float(number)
+        rounded = float(number)
     except OverflowError:
-        raise InvalidParameterError(name, value, f"{condition}: its magnitude exceeds the largest float, "
-                                                 f"{FLOAT_MAX:.4g}") from None
+        raise InvalidParameterError(name, shown, f"{condition}: its magnitude exceeds the largest float, "
+                                                 f"{FLOAT_MAX:.4g} (it is about {_magnitude(value, number)})") from None
+    if rounded == 0 and number != 0:
+        raise InvalidParameterError(name, shown, f"{condition}: its magnitude, about {_magnitude(value, number)}, "
+                                                 f"underflows the float range: it is below the least positive float, "
+                                                 f"{FLOAT_TINY:.4g}, and would round to 0")
+    return rounded
+
+
+def _magnitude(value: Any, number: Real) -> str:
+    """``|value|`` to three digits, e.g. ``1e-400``, for a number beyond the float range: a Decimal as written
+    (:func:`as_number` capped its exponent), an int or Fraction from its digits."""
+    source = value.item() if isinstance(value, np.ndarray) else value
+    return scientific(source if isinstance(source, Decimal) else number).lstrip("-")
 
 
 def _first_bool(value: Any) -> tuple[int, ...] | None:
@@ -243,7 +282,10 @@ def real_array(name: str, value: Any, meaning: str = "", ndim: int | None = None
     if not allow_empty:
         kind = f"a non-empty {kind[2:]}"
     try:
-        if isinstance(value, str | bytes | dict) or value is None or np.asarray(value).dtype.kind in "cUSVM":
+        if isinstance(value, str | bytes | dict) or value is None:
+            raise TypeError
+        source = np.asarray(value)
+        if source.dtype.kind in "cUSVM":
             raise TypeError
         array = np.array(value, dtype=float)
     except OverflowError:   # an int (or Fraction) entry beyond the float range
@@ -251,6 +293,10 @@ def real_array(name: str, value: Any, meaning: str = "", ndim: int | None = None
                                                  f"float, {FLOAT_MAX:.4g}") from None
     except (TypeError, ValueError):
         raise InvalidParameterError(name, value, f"must be {kind}{meaning}") from None
+    if source.dtype.kind == "O":   # a Fraction or Decimal entry beyond the float range: refused, not read as 0 or inf
+        for index, entry in np.ndenumerate(source):
+            if as_number(entry) is not None:
+                _as_float(name, entry, f"must be {kind}{meaning}: the entry at index {index}", value)
     where = _first_bool(value)
     if where is not None:
         at = "" if not where else f" at index {where}"
@@ -477,11 +523,11 @@ def unit_fraction(name: str, value: Any, closed: bool = False, meaning: str = ""
     >>> unit_fraction("p", 1, closed=True)
     1.0
     """
-    interval = "(0, 1]" if closed else "the open interval (0, 1)"
+    condition = f"must lie in {'(0, 1]' if closed else 'the open interval (0, 1)'}{meaning}"
     number = as_number(value)
     if number is None or not (0 < number < 1 or (closed and number == 1)):
-        raise InvalidParameterError(name, value, f"must lie in {interval}{meaning}")
-    return float(number)
+        raise InvalidParameterError(name, value, condition)
+    return _as_float(name, value, condition)
 
 
 def probabilities(name: str, value: Any, length: int | None = None, meaning: str = "") -> np.ndarray:

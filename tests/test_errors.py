@@ -1,5 +1,8 @@
 """Tests of the messages of analytic.errors: they name the parameter, the value and the condition."""
 
+from decimal import Decimal
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -9,6 +12,7 @@ from analytic.errors import (
     StateSpaceTooLargeError,
     UnstableSystemError,
     describe,
+    scientific,
 )
 
 
@@ -55,3 +59,20 @@ def test_state_space_message_for_counts_beyond_the_float_range():
     assert message.startswith("the model needs 1.00e+400 states and about 4.47e+392 GiB of memory, more than the 16 GiB")
     assert str(StateSpaceTooLargeError(10**30, 10**6)).startswith("the chain needs 1.00e+30 states, above max_states=1,000,000")
     assert str(StateSpaceTooLargeError(10**18, 10**6)).startswith("the chain needs 1,000,000,000,000,000,000 states")
+
+
+def test_values_past_pythons_4300_digit_print_limit_are_described_by_magnitude():
+    """repr(10**5000) raises ValueError, so an error about such a value raised ValueError instead. Reference:
+    1/(3·10^5000) = 3.33...·10^-5001 by hand."""
+    assert describe(10**5000) == "1e+5000" and describe(-(10**5000) - 7) == "-1e+5000"
+    assert describe(Fraction(-1, 3 * 10**5000)) == "-3.33e-5001"
+    assert describe([10**5000]) == "<list too long to print>"
+    assert str(InvalidParameterError("n", 10**5000, "must be small")) == "n = 1e+5000: must be small"
+
+
+@pytest.mark.parametrize("number,text", [
+    (10**400, "1e+400"), (Fraction(2, 3 * 10**400), "6.67e-401"), (Decimal("-1.23456e-999999999"), "-1.23e-999999999"),
+    (Fraction(1, 2), "0.5"), (1234567, "1.23e+6"), (0, "0"),
+])
+def test_scientific_gives_three_digits_at_any_size(number, text):
+    assert scientific(number) == text

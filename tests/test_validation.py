@@ -1,5 +1,7 @@
 """Tests of the shared parameter checks of analytic.validation (messages name parameter, value, condition)."""
 
+import sys
+from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
@@ -78,7 +80,7 @@ def test_large_integer_entries_are_real():
 @pytest.mark.parametrize("value", [10**400, -(10**400), Fraction(10**400, 3)])
 def test_numbers_beyond_the_float_range_are_refused_clearly(check, condition, value):
     with pytest.raises(InvalidParameterError, match=rf"^x = .*: {condition}.* magnitude exceeds the largest float, "
-                                                    r"1\.798e\+308$") as error:
+                                                    r"1\.798e\+308( \(it is about (1|3\.33)e\+(400|399)\))?$") as error:
         check(value)
     assert error.value.parameter == "x" and error.value.value in (value, [1.0, value])
 
@@ -88,3 +90,66 @@ def test_integers_beyond_64_bits_are_refused_by_numeric_arrays():
                                                     r"the 64-bit integer range\)$"):
         numeric_array("counts", [1, 10**30], "must be integers")
     assert numeric_array("counts", [1, 2**62], "must be integers").dtype.kind == "i"
+
+
+# Decimals and Fractions beyond either end of the float range: Decimal('1e-400') became 0.0 (a positive rate
+# was refused as non-positive, a unit fraction Fraction(1, 10**400) returned as 0.0) and Decimal('1e400') inf.
+# Reference: the range of IEEE doubles, from sys.float_info (max 1.798e308, least subnormal 4.94e-324).
+
+LEAST = sys.float_info.min * sys.float_info.epsilon
+BELOW = r"its magnitude, about 1e-400, underflows the float range: it is below the least positive float, 4\.941e-324, " \
+        r"and would round to 0$"
+ABOVE = r"its magnitude exceeds the largest float, 1\.798e\+308 \(it is about 1e\+400\)$"
+
+
+def test_the_float_range_of_the_messages():
+    assert f"{LEAST:.4g}" == "4.941e-324" and f"{sys.float_info.max:.4g}" == "1.798e+308"
+    assert Fraction(1, 10**400) < Fraction(LEAST) / 2 and Fraction(10**400) > Fraction(sys.float_info.max)
+
+
+@pytest.mark.parametrize("value,end", [
+    (Decimal("1e-400"), BELOW), (Fraction(1, 10**400), BELOW), (Decimal("-1e-400"), BELOW),
+    (Decimal("1e400"), ABOVE), (Fraction(10**400), ABOVE), (Decimal("-1e400"), ABOVE),
+])
+@pytest.mark.parametrize("check,condition", [
+    (lambda v: positive("x", v), "must be positive and finite"),
+    (lambda v: real("x", v), "must be a finite real number"),
+    (lambda v: real("x", v, allow_infinite=True), "must be a real number"),
+])
+def test_decimals_and_fractions_beyond_either_end_of_the_float_range_are_refused_by_magnitude(value, end, check, condition):
+    with pytest.raises(InvalidParameterError, match=rf"^x = .*: {condition}: {end}") as error:
+        check(value)
+    assert error.value.parameter == "x" and error.value.value == value
+
+
+@pytest.mark.parametrize("value", [Decimal("1e-400"), Fraction(1, 10**400), np.array(Decimal("1e-400"))])
+def test_a_unit_fraction_below_the_float_range_is_refused_not_zero(value):
+    with pytest.raises(InvalidParameterError, match=rf"^p = .*: must lie in the open interval \(0, 1\): {BELOW}"):
+        unit_fraction("p", value)
+
+
+@pytest.mark.parametrize("entry,end", [(Decimal("1e-400"), BELOW), (Fraction(1, 10**400), BELOW), (Decimal("1e400"), ABOVE)])
+@pytest.mark.parametrize("allow", [False, True])
+def test_array_entries_beyond_the_float_range_are_refused_by_index(entry, end, allow):
+    with pytest.raises(InvalidParameterError, match=rf"^x = \[\[1, .*: must be a real number or an array of real numbers: "
+                                                    rf"the entry at index \(0, 1\): {end}"):
+        real_array("x", [[1, entry]], allow_infinite=allow, allow_nan=allow)
+
+
+def test_decimals_in_the_float_range_are_their_nearest_floats():
+    """The subnormal range is in range: Decimal('1e-320') is the double nearest 10^-320 (from its rational value)."""
+    assert positive("x", Decimal("1e-320")) == float(Fraction(1, 10**320)) > 0
+    assert real("x", Decimal("-0")) == 0 and real("x", Decimal("Infinity"), allow_infinite=True) == float("inf")
+    assert real_array("x", [Decimal("0.5"), Fraction(1, 4)]).tolist() == [0.5, 0.25]
+    with pytest.raises(InvalidParameterError, match=r"^x = Decimal\('sNaN'\): must be a finite real number$"):
+        real("x", Decimal("sNaN"))
+
+
+def test_as_number_keeps_a_decimal_beyond_the_float_range_as_a_fraction():
+    """So that a caller comparing before rounding (moldable's arrival rate) sees a positive number, not 0.0. An
+    exponent beyond ±400 is capped there (still beyond the range): Decimal('1e-999999999') is not a 10^9-digit
+    integer, and the message gives the magnitude as written."""
+    assert as_number(Decimal("1e-400")) == Fraction(1, 10**400) and as_number(Decimal("-2e400")) == -2 * 10**400
+    assert as_number(Decimal("1e-999999999")) == Fraction(1, 10**400)
+    with pytest.raises(InvalidParameterError, match=r"about 1e-999999999, underflows"):
+        positive("x", Decimal("1e-999999999"))
