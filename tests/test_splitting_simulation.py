@@ -341,8 +341,49 @@ def test_jobs_at_the_limit_pass_the_check(monkeypatch):
         raise Reached
 
     monkeypatch.setattr(module, "replicate", stop)
+    # 4.6e17 arrivals span at most 1e12 mean sizes (the clock's horizon) only at λ d >= 4.6e5: 2^20 servers at load 0.48.
     with pytest.raises(Reached):
-        simulate_multiserver("fcfs", 8, THREE, 1.0, jobs=(2**63 - 20) // 20, warmup=0, seed=0)
+        simulate_multiserver("fcfs", 2**20, [JobClass(1, 1.0, 1.0)], 5e5, jobs=(2**63 - 20) // 20, warmup=0, seed=0)
+
+
+@pytest.mark.parametrize("rate", [5e-324, 2.2e-308, 1e-300, 1e-200, 1e-12])
+def test_an_arrival_rate_whose_clock_swallows_the_sizes_is_refused_up_front(rate):
+    """At 5e-324 and 2.2e-308 the interarrival times overflowed to inf and the error named `numerators`; at 1e-300
+    and 1e-200 the mean response time came out 0.0 (the clock, about 1/λ per arrival, swallowed sizes of mean 1).
+    2000 arrivals at rate λ reach a clock of 2000/λ, whose resolution 2^-52 · 2000/λ must stay below 2e-4 of the
+    mean size 1, i.e. 2000 <= 1e12 λ: true from λ = 2e-9 on."""
+    assert (2000 / rate * 2.0**-52 > 2e-4) and not (2000 / 2e-9 * 2.0**-52 > 2.3e-4)
+    with pytest.raises(InvalidParameterError, match=r"^arrival_rate = [0-9.e+-]+: is so small that 2000 arrivals span more "
+                                                    r"than 1e\+12 mean job sizes \(total arrival rate × smallest mean size "
+                                                    r"of a class [0-9.e+-]+\), where the clock no longer resolves a service "
+                                                    r"time$") as error:
+        simulate_multiserver("bs-fcfs", 4, [JobClass(1, 1.0, 1.0)], rate, jobs=2000, seed=1, executor=SerialExecutor())
+    assert error.value.value == rate
+
+
+def test_the_clock_is_checked_against_the_smallest_mean_size():
+    """λ = 1e-3 with mean sizes 1 and 1e-6: 2000 arrivals span 2e6 time units, 2e12 of the small sizes (refused),
+    though only 2e6 of the large ones; so many arrivals that no rate of order one would do blame `jobs`."""
+    classes = [JobClass(1, 0.5, 1.0), JobClass(1, 0.5, 1e-6)]
+    with pytest.raises(InvalidParameterError, match=r"^arrival_rate = 0\.001: .* smallest mean size of a class 1e-09\)"):
+        simulate_multiserver("fcfs", 4, classes, 1e-3, jobs=2000, seed=1, executor=SerialExecutor())
+    assert simulate_multiserver("fcfs", 4, classes, 1e-3, jobs=1000, seed=1, executor=SerialExecutor()).measured > 0
+    with pytest.raises(InvalidParameterError, match=r"^jobs = 2000000000000: must be at most 1e\+12 per replication at total "
+                                                    r"arrival rate × smallest mean size of a class 1: a longer run spans"):
+        simulate_multiserver("fcfs", 4, [JobClass(1, 1.0, 1.0)], 1.0, jobs=2 * 10**12, seed=1)
+
+
+@pytest.mark.parametrize("policy", ["fcfs", "bs-fcfs"])
+def test_a_small_resolvable_rate_still_measures_the_sizes(policy):
+    """λ = 1e-8 (a clock of 2e11 after 2000 arrivals, resolving 4e-5 of a mean size): one class of need 1 on 4
+    servers is an M/M/4 queue at load 2.5e-9, whose mean response time is 1 + C(4, a)/(4 - a) with C(4, a) < a^4 =
+    4e-33 (Erlang C), i.e. 1 to double precision. Covered by the intervals of 40 seeds within the binomial band."""
+    runs = 40
+    low, high = coverage_band(runs)
+    hits = sum(compare(simulate_multiserver(policy, 4, [JobClass(1, 1.0, 1.0)], 1e-8, jobs=2000, seed=seed,
+                                            executor=SerialExecutor()).estimate("mean_response_time"), 1.0).agrees
+               for seed in range(runs))
+    assert low <= hits <= high, (hits, (low, high))
 
 
 def test_errors():

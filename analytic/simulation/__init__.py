@@ -16,7 +16,8 @@ verdict. The pieces, one module each:
   :class:`concurrent.futures.Executor` (a process pool by default, Dask's ``client.get_executor()``
   on a cluster), with a progress bar when interactive;
 * :mod:`.stationarity` — :func:`growth_rate`, which flags a run whose queue keeps growing;
-* :mod:`.events` — an array binary heap for compiled event loops and chunked bulk drawing.
+* :mod:`.events` — an array binary heap for compiled event loops and chunked bulk drawing;
+* :mod:`.clock` — the horizon beyond which a simulation clock (a double) no longer resolves a job size.
 
 Examples
 --------

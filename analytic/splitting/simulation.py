@@ -47,6 +47,7 @@ from analytic.simulation import (
     replicate,
     root_seed,
 )
+from analytic.simulation.clock import check_horizon
 from analytic.splitting import engine
 from analytic.splitting.bounds import split_servers
 from analytic.splitting.classes import JobClass, _classes, _servers, check_load
@@ -489,7 +490,9 @@ def simulate_multiserver(policy: str | Callable[[PolicyState], object], servers:
     classes : sequence of JobClass
         Needs, probabilities and service-time laws (:attr:`JobClass.law`).
     arrival_rate : float
-        Total arrival rate λ, with load λ ϱ / k < 1.
+        Total arrival rate λ, with load λ ϱ / k < 1, and large enough that the arrivals of one
+        replication span at most 1e12 of the smallest mean size, (jobs / replications) / λ
+        <= 1e12 min_i d_i: the clock then resolves 2e-4 of it.
     jobs : int
         Total number of arrivals, warm-ups included: ``jobs // replications`` per replication, at
         most ``(2**63 - batches) // batches`` (the event loop's 64-bit integers).
@@ -521,7 +524,9 @@ def simulate_multiserver(policy: str | Callable[[PolicyState], object], servers:
         An unknown policy, a need above k, a ServerFilling policy with k or a need that is not a
         power of two, bad classes, fewer arrivals per replication than ``warmup + batches``, more
         than ``(2**63 - batches) // batches`` per replication (4.6e17 with 20 batches: the event
-        loop's 64-bit integers), or a non-executor.
+        loop's 64-bit integers), or a non-executor; an arrival rate so small, or so many arrivals
+        per replication, that they span more than 1e12 of the smallest mean size (the clock, a
+        double, would no longer resolve a service time next to jobs/λ).
     UnstableSystemError
         Load λ ϱ / k >= 1 (no policy is stable), or ModifiedBS with an empty helper set.
 
@@ -557,6 +562,8 @@ def simulate_multiserver(policy: str | Callable[[PolicyState], object], servers:
     if share < skip + b:
         raise InvalidParameterError("jobs", jobs, f"must give each of the {runs} replications at least warmup + batches = "
                                                   f"{skip + b} arrivals (it gives {share})")
+    check_horizon(jobs, share, rate * min(float(c.mean_size) for c in classes), ("arrival_rate", arrival_rate),
+                  "smallest mean size of a class")
     if isinstance(chosen, Policy) and chosen.split:
         slots, helpers = split_servers(k, rate, classes, modified=not chosen.rule3)
     else:
