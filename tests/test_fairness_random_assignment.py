@@ -113,7 +113,7 @@ def test_smallest_rates_match_the_explicit_classes():
 
 
 def test_errors():
-    with pytest.raises(UnstableSystemError, match=r"within 10 given servers = 10 must be < 10"):
+    with pytest.raises(UnstableSystemError, match=r"within 10 given servers = 10 is not below the limit 10 \(it equals it\)"):
         random_assignment(10, 2, 10.0)
     with pytest.raises(InvalidParameterError, match="d = 5: must be <= servers = 4"):
         random_assignment(4, 5, 1.0)

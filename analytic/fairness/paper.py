@@ -37,17 +37,13 @@ from analytic.fairness.balance import balance_function
 from analytic.fairness.chain import oi_queue_law
 from analytic.fairness.oi_queue import permutation_rates
 from analytic.fairness.random_assignment import random_assignment, random_assignment_graph
-from analytic.fairness.simulation import (
-    InterruptionSimulation,
-    check_horizon,
-    simulate_interruptions,
-    simulate_random_assignment,
-)
+from analytic.fairness.simulation import InterruptionSimulation, simulate_interruptions, simulate_random_assignment
 from analytic.fairness.stability import is_stable
 from analytic.fairness.subsets import balanced_fairness
 from analytic.fairness.three_servers import symbolic_check, three_server_graph, three_server_rates
 from analytic.reproduce import Row, reproduces
 from analytic.simulation import ErlangMixture, SizeLaw, check_executor, compare, exponential, hyperexponential, streams
+from analytic.simulation.clock import check_horizon
 from analytic.validation import instances, integer, positive, real_array
 
 __all__ = ["FIGURES", "PRINTED_MEAN", "PRINTED_STD", "SIZE_LAWS", "Figure", "SweepPoint", "exact_point", "figure_rates",

@@ -54,6 +54,7 @@ from analytic.simulation import (
     root_seed,
     size_law,
 )
+from analytic.simulation.clock import check_horizon
 from analytic.validation import as_number, confidence, integer, positive
 
 __all__ = ["InterruptionSimulation", "simulate_interruptions", "simulate_random_assignment"]
@@ -570,61 +571,6 @@ def _check_measured(arrivals: np.ndarray, admitted: np.ndarray, rates: np.ndarra
 #: Largest mean number of interruptions per job simulated: each is an event of the loop, and the paper's
 #: figures use m <= 5 (m → ∞ is balanced fairness, computed exactly by balanced_fairness).
 MAX_INTERRUPTIONS = 1e3
-#: Longest run, in mean job sizes: beyond it the clock, a double, no longer resolves a service time
-#: (2.2e-16 × 1e12 ≈ 2e-4 of a mean size; at 1e111 a job's arrival and departure fell on the same
-#: instant and the delays came out 0, the service rates NaN).
-MAX_HORIZON = 1e12
-
-
-def check_horizon(jobs: Any, per_run: int, work_rate: float, rate: tuple[str, Any]) -> None:
-    """Refuse a run whose arrivals span more than ``MAX_HORIZON`` mean job sizes (the clock's resolution).
-
-    ``per_run`` arrivals at total arrival rate × mean size ``work_rate`` span ``per_run/work_rate``
-    mean sizes. The error names ``jobs`` when ``per_run`` alone exceeds the horizon (no arrival rate
-    of order one or less would do), else the parameter ``rate = (name, value)`` that made the rate
-    so small. Integers beyond the double range are compared exactly.
-
-    Parameters
-    ----------
-    jobs : int
-        The ``jobs`` argument, for the message.
-    per_run : int
-        Arrivals per replication.
-    work_rate : float
-        Σλ_i × σ, work arriving per unit time (0 where it underflowed).
-    rate : tuple of (str, object)
-        The parameter blamed for a rate too small, and its value.
-
-    Raises
-    ------
-    InvalidParameterError
-        The run is longer than the horizon.
-
-    Examples
-    --------
-    10^18 arrivals are too many at any rate of order one; 2000 at a rate of 1e-300 span 2e303 mean sizes:
-
-    >>> for jobs, rate in [(10**18, 1.0), (2000, 1e-300)]:
-    ...     try:
-    ...         check_horizon(jobs, jobs, rate, ("arrival_rate", rate))
-    ...     except InvalidParameterError as error:
-    ...         print(error.parameter)
-    jobs
-    arrival_rate
-    """
-    if per_run <= MAX_HORIZON * work_rate:
-        return
-    if per_run > MAX_HORIZON:
-        raise InvalidParameterError("jobs", jobs, f"must be at most {MAX_HORIZON * work_rate:.3g} per replication at total "
-                                                  f"arrival rate × mean size {work_rate:.3g}: a longer run spans more than "
-                                                  f"{MAX_HORIZON:g} mean job sizes, where the clock no longer resolves a "
-                                                  "service time")
-    name, value = rate
-    raise InvalidParameterError(name, value, f"is so small that {per_run} arrivals span more than {MAX_HORIZON:g} mean job "
-                                             f"sizes (total arrival rate × mean size {work_rate:.3g}), where the clock no "
-                                             "longer resolves a service time")
-
-
 def _common(size: Any, interruptions: Any, jobs: Any, warmup: Any, replications: Any, executor: Any, level: Any,
             batches: Any, max_jobs: Any, arrival: tuple[str, float]) -> tuple[SizeLaw, float, float, int, int, int, int, int]:
     """Validate the parameters shared by both simulators (``arrival``: the name and value of the total arrival rate)."""
@@ -708,9 +654,9 @@ def simulate_interruptions(graph: CompatibilityGraph, arrival_rates: Any, size: 
     Raises
     ------
     InvalidParameterError
-        Bad rates, size law, m, counts, level or executor; a run longer than ``MAX_HORIZON``
-        mean sizes; a class with no measured arrival (its rate too small for ``jobs``) or with all
-        of them lost to ``max_jobs``.
+        Bad rates, size law, m, counts, level or executor; a run longer than
+        :data:`~analytic.simulation.clock.MAX_HORIZON` mean sizes; a class with no measured arrival
+        (its rate too small for ``jobs``) or with all of them lost to ``max_jobs``.
     UnstableSystemError
         The rates violate Theorem 1 (without ``max_jobs``); the message names the set.
 
