@@ -37,7 +37,7 @@ def job_classes(draw):
     for load in loads:
         size = draw(st.one_of(st.floats(0.2, 5.0), st.just(1.0)))
         classes.append(JobClass(draw(speedups()), float(load / size), size))
-    assume(sum(c.load for c in classes) <= 1)                   # load / size * size may round up
+    assume(sum(Fraction(c.load) for c in classes) <= 1)         # load / size * size may round up
     return classes
 
 
@@ -101,7 +101,11 @@ def test_spare_capacity_goes_to_the_steepest_class():
 @pytest.mark.parametrize("call,match", [
     (lambda: heterogeneous_optimum([]), r"classes = \[\]: must be a non-empty sequence of JobClass"),
     (lambda: heterogeneous_optimum([JobClass(SpeedUp.linear(2), 0.6), JobClass(SpeedUp.linear(2), 0.5)]),
-     r"total load Σ ρ_j = 1.1 must be <= 1"),
+     r"total load Σ ρ_j = 1.1 must be <= 1 \(summed exactly, it exceeds 1 by 0.1\)"),
+    # 0.4 + 0.6000000000000001 rounds to 1.0 in floats; in rationals it exceeds 1 by 2**-53 (1.11e-16)
+    (lambda: heterogeneous_lp([JobClass(SpeedUp.linear(2), 0.4), JobClass(SpeedUp.linear(2), 0.6000000000000001)]),
+     r"^classes = \[0.4, 0.6000000000000001\]: total load Σ ρ_j = 1.0 must be <= 1 \(summed exactly, it exceeds 1 by "
+     r"1.11e-16\)"),
     (lambda: JobClass(SpeedUp.linear(2), -0.1), r"arrival_rate = -0.1: must be positive and finite"),
     (lambda: JobClass(SpeedUp.linear(2), 0.1, float("inf")), r"mean_size = inf: must be positive and finite"),
     (lambda: JobClass("fast", 0.1), r"speedup = 'fast': must be a SpeedUp"),
@@ -112,6 +116,15 @@ def test_spare_capacity_goes_to_the_steepest_class():
 def test_errors(call, match):
     with pytest.raises(InvalidParameterError, match=match):
         call()
+
+
+def test_a_total_load_of_exactly_one_is_accepted():
+    """The doubles 0.4 and 0.6 sum to 1 exactly (Fraction arithmetic): (Q) is feasible with no spare capacity,
+    each class on its own servers (b = ρ), y_2j = ρ_j / 2, E[D] = (0.2 + 0.3) / 1."""
+    assert Fraction(0.4) + Fraction(0.6) == 1
+    optimum = heterogeneous_optimum([JobClass(SpeedUp.linear(2), 0.4), JobClass(SpeedUp.linear(2), 0.6)])
+    assert optimum.reserved == pytest.approx([0.4, 0.6], rel=1e-15, abs=0)
+    assert optimum.mean_time == pytest.approx(0.5, rel=1e-15, abs=0)
 
 
 def test_a_class_takes_any_form_of_its_table():

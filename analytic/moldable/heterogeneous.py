@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -103,11 +104,14 @@ class HeterogeneousOptimum:
 
 
 def _check_classes(classes: Sequence[JobClass]) -> tuple[JobClass, ...]:
+    """The classes, refused unless their total load ``Σ_j ρ_j <= 1``, summed exactly (in floats
+    0.4 + 0.6000000000000001 rounds to 1 although it exceeds it)."""
     checked = instances("classes", classes, JobClass)
-    total = sum(c.load for c in checked)
+    total = sum(Fraction(c.load) for c in checked)
     if total > 1:
         raise InvalidParameterError("classes", [c.load for c in checked],
-                                    f"total load Σ ρ_j = {total!r} must be <= 1: (Q) has no feasible point")
+                                    f"total load Σ ρ_j = {float(total)!r} must be <= 1 (summed exactly, it exceeds 1 "
+                                    f"by {float(total - 1):.3g}): (Q) has no feasible point")
     return checked
 
 
