@@ -3,10 +3,13 @@
 References: eq. (10) against a direct enumeration of the rule "draw i, get min(i, idle)"; the loss
 system against a brute-force dense generator over the whole simplex Σ i X_i <= n (every server
 count, no reachability reduction) solved by numpy least squares; the linear speed-up against
-Erlang's loss formula computed by its recursion in mpmath at 50 digits.
+Erlang's loss formula computed by its recursion in mpmath at 50 digits; light loads (down to
+λ = 5e-324) against the chain's law in exact rationals (GTH elimination of its float rates) and
+against the λ -> 0 limit Σ p_i / s_i.
 """
 
 import itertools
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -14,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import analytic.moldable.greedy as greedy_module
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.moldable import allocation_probabilities, greedy_chain, greedy_metrics, optimal_occupancy
 from analytic.speedup import ConcaveSpeedup, SpeedUp
@@ -202,8 +206,13 @@ def test_erlang_route_checks_its_arguments(kwargs, match):
 
 
 def test_rate_conservation_eq3():
-    """λ (1 - P_b) = Σ s_i E[x_i] (eq. 3) holds for the stationary solution."""
+    """E[x_i] comes from the arrivals (λ a_i / s_i, Little's law per allocation size): it equals the mean of
+    X_i / n under the chain's stationary law (flow balance of each X_i), and λ (1 - P_b) = Σ s_i E[x_i] (eq. 3)."""
     exact = greedy_metrics(SUBLINEAR, 0.8, 30)
+    loss = greedy_chain(SUBLINEAR, 0.8, 30)
+    direct = np.zeros(SUBLINEAR.d)
+    direct[loss.sizes - 1] = loss.chain.stationary(tolerance=1e-12).probabilities @ loss.states / 30
+    assert exact.mean_occupancy == pytest.approx(direct, rel=1e-10, abs=1e-300)
     assert SUBLINEAR.values @ exact.mean_occupancy == pytest.approx(0.8 * (1 - exact.blocking), rel=1e-12, abs=0)
 
 
@@ -220,6 +229,110 @@ def test_reachable_coordinates_only():
     assert greedy_chain(SUBLINEAR, 0.8, 100, "greedy").sizes.tolist() == [5]
     assert greedy_chain(SUBLINEAR, 0.8, 101, "greedy").sizes.tolist() == [1, 2, 3, 4, 5]
     assert greedy_chain(SUBLINEAR, 0.8, 12).sizes.tolist() == [1, 2, 3, 4]
+
+
+# -- light loads, down to the least double -------------------------------------------------------------
+
+
+def exact_law(generator):
+    """The stationary law of a generator (its float rates) in exact rationals, by GTH elimination."""
+    Q = generator.toarray()
+    size = len(Q)
+    rates = [[Fraction(float(Q[i, j])) if i != j else Fraction(0) for j in range(size)] for i in range(size)]
+    for k in range(size - 1, 0, -1):
+        out = sum(rates[k][:k], Fraction(0))
+        for i in range(k):
+            if rates[i][k]:
+                share = rates[i][k] / out
+                for j in range(k):
+                    if j != i:
+                        rates[i][j] += share * rates[k][j]
+    weights = [Fraction(1)]
+    for k in range(1, size):
+        weights.append(sum((weights[i] * rates[i][k] for i in range(k)), Fraction(0)) / sum(rates[k][:k], Fraction(0)))
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+def exact_metrics(speedup, lam, n, p=None):
+    """P_b, E[x], E[D] and E||x - y*||_1 of greedy_chain's chain from its exact law: E[x_i] = E[X_i] / n and
+    E[D] = E[number of jobs] / (rate of the jumps that add a job), Little's law with the chain's own rates."""
+    loss = greedy_chain(speedup, lam, n, p)
+    pi = exact_law(loss.chain.generator)
+    X, sizes = loss.states.tolist(), loss.sizes.tolist()
+    jobs = [sum(x) for x in X]
+    jumps = loss.chain.generator.tocoo()
+    accepted = sum(pi[i] * Fraction(float(r)) for i, j, r in zip(jumps.row, jumps.col, jumps.data, strict=True)
+                   if jobs[j] == jobs[i] + 1)
+    y = [Fraction(float(v)) for v in optimal_occupancy(speedup, lam).y]
+    occupancy = [Fraction(0)] * speedup.d
+    for k, size in enumerate(sizes):
+        occupancy[size - 1] = sum(q * x[k] for q, x in zip(pi, X, strict=True)) / n
+    distance = sum(q * sum(abs(Fraction(x[k], n) - y[size - 1]) for k, size in enumerate(sizes))
+                   for q, x in zip(pi, X, strict=True)) + sum(v for i, v in enumerate(y, 1) if i not in sizes)
+    blocking = sum(q for q, x in zip(pi, X, strict=True) if sum(c * s for c, s in zip(x, sizes, strict=True)) == n)
+    return dict(blocking=float(blocking), occupancy=[float(v) for v in occupancy], distance=float(distance),
+                mean_time=float(sum(q * N for q, N in zip(pi, jobs, strict=True)) / accepted))
+
+
+THREE = SpeedUp([1, 1.8, 2.5])
+
+
+@pytest.mark.parametrize("lam,n,p", [
+    (1e-3, 10, None), (1e-100, 10, None), (1e-289, 10, None),
+    (2e-291, 10, None),                               # z = nλ = 2e-290: just above the empty-system limit, the chain
+    (1e-291, 10, None),                               # z = 1e-290: the limit
+    (1e-300, 10, None), (1e-305, 10, None), (1e-305, 20, None),     # E[D] was 1.4, 4e9 and 4e9 (E[N]/λ)
+    (1e-310, 10, None), (5e-324, 10, None),           # the solver refused these chains (rates beyond the double range)
+    (1e-150, 6, [0.2, 0.3, 0.5]), (1e-290, 6, [0.2, 0.3, 0.5]), (1e-305, 6, [0.2, 0.3, 0.5]),
+])
+def test_light_loads_against_the_exact_law(lam, n, p):
+    """Against the chain's law in exact rationals, and E[D] against its λ -> 0 limit Σ p_i / s_i (1/s_3 = 0.4
+    for p* = e_3: every job finds the system empty)."""
+    metrics, exact = greedy_metrics(THREE, lam, n, p), exact_metrics(THREE, lam, n, p)
+    assert metrics.mean_time == pytest.approx(exact["mean_time"], rel=1e-13, abs=0)
+    assert metrics.blocking == pytest.approx(exact["blocking"], rel=1e-10, abs=1e-290)
+    assert metrics.mean_occupancy == pytest.approx(exact["occupancy"], rel=1e-12, abs=2.0**-1074)
+    assert metrics.distance == pytest.approx(exact["distance"], rel=1e-12, abs=2.0**-1073)
+    if lam <= 1e-100:
+        limit = (np.eye(3)[2] if p is None else np.array(p)) @ (1 / THREE.values)
+        assert metrics.mean_time == pytest.approx(limit, rel=1e-15, abs=0)
+
+
+@pytest.mark.parametrize("lam,n", [(1e-300, 10), (1e-305, 10), (1e-305, 20)])
+def test_the_chain_route_leaves_unvouched_states_out(monkeypatch, lam, n):
+    """Below the empty-system limit, the chain route itself (forced here) is right: the solver vouches for no
+    probability but the empty system's (some bounds are infinite; at λ = 1e-305 one state holds 4e-295
+    for 4e-305), and E[x], E[D] and the distance come from the arrivals, not from those states."""
+    monkeypatch.setattr(greedy_module, "_empty_limit", lambda *args: None)
+    loss = greedy_chain(THREE, lam, n)
+    assert np.isinf(loss.chain.stationary(reference=loss.chain.states[loss.equilibrium]).error_bounds).any()
+    metrics, exact = greedy_metrics(THREE, lam, n), exact_metrics(THREE, lam, n)
+    assert metrics.n_states == loss.chain.n_states
+    assert metrics.mean_time == pytest.approx(exact["mean_time"], rel=1e-13, abs=0)
+    assert metrics.mean_occupancy == pytest.approx(exact["occupancy"], rel=1e-12, abs=2.0**-1074)
+    assert metrics.distance == pytest.approx(exact["distance"], rel=1e-12, abs=0)
+    assert metrics.blocking == pytest.approx(exact["blocking"], rel=0, abs=1e-290)
+
+
+def test_the_empty_system_limit_needs_no_chain():
+    """λ = 1e-310 with 10^7 servers: z = nλ = 1e-303, no chain built (max_states = 10 would refuse it). P(N >= 1)
+    <= z, so E[D] = 1/s_3, E[x_3] = λ/s_3 and E||x - y*|| = 2 y*_3 = 2 λ/s_3 to double precision."""
+    metrics = greedy_metrics(THREE, 1e-310, 10**7, max_states=10)
+    assert metrics.n_states == 1 and metrics.residual == 0 and metrics.blocking == 0
+    assert metrics.mean_time == pytest.approx(0.4, rel=1e-15, abs=0)
+    assert metrics.mean_occupancy == pytest.approx([0, 0, 0.4e-310], rel=1e-12, abs=2.0**-1074)
+    assert metrics.distance == pytest.approx(0.8e-310, rel=1e-12, abs=2.0**-1073)
+    assert metrics.small_jobs.tolist() == [1.0]
+
+
+def test_tiny_entries_of_p_are_named():
+    """p_1 = 1e-310 makes an arrival rate 5e-310 against a total of 5 out of the empty system: the solver refuses its
+    internal 'rate'; the refusal names p (the solver's error chained)."""
+    with pytest.raises(InvalidParameterError, match=r"^p = \[1e-310, 0, 1\]: makes arrival rates .* exact solver refuses "
+                                                    r"\(rate = 5e-310: .*set the tiny entries of p to 0$") as caught:
+        greedy_metrics(THREE, 0.5, 10, [1e-310, 0, 1])
+    assert caught.value.parameter == "p" and caught.value.__cause__.parameter == "rate"
 
 
 # -- Lemma 2 ------------------------------------------------------------------------------------------

@@ -45,7 +45,15 @@ from analytic.ctmc.truncation import (
 )
 from analytic.errors import StateSpaceTooLargeError
 from analytic.memory import require
-from analytic.moldable.greedy import _resolve_p, fluid_point, greedy_chain, lattice_moves
+from analytic.moldable.greedy import (
+    _empty_limit,
+    _rates_in_range,
+    _resolve_p,
+    allocation_probabilities,
+    fluid_point,
+    greedy_chain,
+    lattice_moves,
+)
 from analytic.moldable.occupancy import check_arrival_rate
 from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
 from analytic.validation import integer
@@ -84,9 +92,10 @@ class GreedyBounds:
         ``E[D] = Σ E[x_i] / (λ (1 - P_b))`` (Little's law, eq. 4) lies in ``[low, high]``.
     neglected_mass : float
         A proven bound on the stationary probability of the states left out (0 when the whole
-        chain was solved).
+        chain was solved; all but the empty system in the empty-system limit of
+        :func:`greedy_bounds`).
     states : int
-        States kept (and solved).
+        States kept (and solved; 1 in the empty-system limit).
     method : str
         How the intervals were obtained (the drift check, the kept box, the truncated solve).
     entry_cost : float
@@ -135,7 +144,12 @@ def greedy_bounds(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: floa
     (module docstring; the theorem is in :mod:`analytic.ctmc.truncation`). Where the whole chain is
     solved (``p`` on one server count, whose reachable chain is small, or three and more
     allocation sizes), the intervals come from the proven per-state accuracy of the stationary law
-    alone.
+    alone. ``E[D] = π(Σ_i A_i / s_i) / (1 - P_b)`` (Little's law, eq. 4, for the jobs on each
+    allocation size, which arrive at rate ``nλ π(A_i)``, eq. 10) is bounded without dividing by λ,
+    so its interval stays narrow at any load. Where ``z = nλ/s_1 <= 1e-290`` (the solver's floor)
+    no chain is solved: the cut equations bound the mass of the states with jobs by ``z``, so
+    ``P_b`` lies in ``[0, z]`` and ``E[D]`` within ``z (1/s_1 - 1/s_d) / (1 - z)`` and the rounding
+    of ``Σ_i p_i / s_i``, its value when every job finds the system empty.
 
     Parameters
     ----------
@@ -159,14 +173,14 @@ def greedy_bounds(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: floa
     -------
     GreedyBounds
         Intervals that contain the exact values whatever their width. They are at most ``width``
-        wide unless the kept set stopped growing first (after a neglected mass of 1e-24) or the
-        stationary law has probabilities below the solver's floor (a load near 0): then
+        wide unless the kept set stopped growing first (after a neglected mass of 1e-24): then
         :attr:`GreedyBounds.width` says how wide they are.
 
     Raises
     ------
     InvalidParameterError
-        Bad λ, n, p or width.
+        Bad λ, n, p or width; a ``p`` with entries so small that the chain's rates span more than
+        the double range (the solver refuses them; named ``p``).
     StateSpaceTooLargeError
         The chain has three or more allocation sizes and is too large to solve whole; for two
         sizes, the simplex exceeds ``max_states`` (before it is scanned) or the memory of the
@@ -188,29 +202,43 @@ def greedy_bounds(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: floa
     target, tolerance = checked_width(width)
     integer("max_states", max_states)
     probabilities = _resolve_p(speedup, lam, p)
+    limit = _empty_limit(speedup.values, lam, n, probabilities)
+    if limit is not None:
+        return GreedyBounds(blocking=(0.0, limit.occupied),
+                            mean_time=(limit.mean_time - limit.deviation, limit.mean_time + limit.deviation),
+                            neglected_mass=limit.occupied, states=1, method=(
+                                f"the empty-system limit: nλ/s_1 <= {limit.occupied:.3g} bounds the mass of the states "
+                                "with jobs (cut equations), no chain solved"),
+                            entry_cost=0.0, p=probabilities, servers=n, arrival_rate=lam)
     support = np.flatnonzero(probabilities > 0) + 1
     step = math.gcd(n, *support.tolist())
     sizes = np.arange(step, support.max() + 1, step)
     speeds = speedup.values[sizes - 1]
-    if len(sizes) == 2 and len(support) == 2:
-        result = _truncated(n, lam, probabilities, sizes, speeds, speedup.values, target, tolerance, max_states)
-    else:
-        result = _whole(speedup, n, lam, probabilities, sizes, speeds, tolerance, max_states)
+    with _rates_in_range(p, lam):
+        if len(sizes) == 2 and len(support) == 2:
+            result = _truncated(n, lam, probabilities, sizes, speeds, speedup.values, target, tolerance, max_states)
+        else:
+            result = _whole(speedup, n, lam, probabilities, sizes, speeds, tolerance, max_states)
     truncation, how = result
-    blocking, mean_time = _intervals(truncation, n, sizes, lam)
+    blocking, mean_time = _intervals(truncation, n, probabilities, sizes, speeds)
     return GreedyBounds(blocking=blocking, mean_time=mean_time, neglected_mass=truncation.neglected_mass,
                         states=truncation.chain.n_kept, method=how, entry_cost=truncation.entry_cost, p=probabilities,
                         servers=n, arrival_rate=lam)
 
 
-def _intervals(truncation: Truncation, n: int, sizes: np.ndarray, lam: float
+def _intervals(truncation: Truncation, n: int, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray
                ) -> tuple[tuple[float, float], tuple[float, float]]:
-    """Intervals for ``P_b = π(I = 0)`` and ``E[D] = π(Σ X_i / n) / (λ (1 - P_b))`` (eq. 4): the two
-    rewards lie in [0, 1], and ``E[D]`` increases with both ``π(Σ X_i / n)`` and ``P_b``."""
+    """Intervals for ``P_b = π(I = 0)`` and ``E[D] = π(g) / (1 - P_b)``, ``g = Σ_k A_{c_k} / s_{c_k}``:
+    Little's law (eq. 4) for the jobs on each allocation size ``c_k``, which arrive at rate
+    ``nλ π(A_{c_k})`` (eq. 10) and stay ``1/s_{c_k}``. Scale-free: ``π(Σ X_i / n) / λ`` would
+    divide the interval of a mass of order λ by λ. ``E[D]``, a mean of the ``1/s_{c_k}``, also lies
+    between the least and the largest of them."""
     blocking = truncation.interval(lambda X: 1.0 * (X @ sizes == n), 0.0, 1.0)
-    occupancy = truncation.interval(lambda X: X.sum(axis=1) / n, 0.0, 1.0)
-    high = occupancy[1] / (lam * (1 - blocking[1])) * (1 + 8 * _UNIT) if blocking[1] < 1 else math.inf
-    mean_time = (occupancy[0] / (lam * (1 - blocking[0])) * (1 - 8 * _UNIT), high)
+    served = truncation.interval(lambda X: allocation_probabilities(n - X @ sizes, p)[:, sizes] @ (1 / speeds),
+                                 0.0, 1 / float(speeds[0]))
+    fastest, slowest = 1 / float(speeds[-1]) * (1 - 2 * _UNIT), 1 / float(speeds[0]) * (1 + 2 * _UNIT)
+    high = served[1] / (1 - blocking[1]) * (1 + 8 * _UNIT) if blocking[1] < 1 else slowest
+    mean_time = (max(served[0] / (1 - blocking[0]) * (1 - 8 * _UNIT), fastest), min(high, slowest))
     return blocking, mean_time
 
 
@@ -388,7 +416,7 @@ def _truncated(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.
         else:
             drift = lattice_drift(_simplex_chunks(n, sizes), moves, box.lyapunov, chain)
         truncation = solve_truncated(chain, drift, tolerance=tolerance)
-        blocking, mean_time = _intervals(truncation, n, sizes, lam)
+        blocking, mean_time = _intervals(truncation, n, p, sizes, speeds)
         last = box
         if whole or max(blocking[1] - blocking[0], mean_time[1] - mean_time[0]) <= target:
             break

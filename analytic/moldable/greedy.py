@@ -12,17 +12,20 @@ servers, and ``X`` is a finite CTMC solved exactly by :mod:`analytic.ctmc`, or i
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from fractions import Fraction
 
 import mpmath
 import numpy as np
 
 from analytic.ctmc import CTMC, lattice_bytes, solve_bytes
-from analytic.ctmc.stationary import METHODS, check_tolerance
+from analytic.ctmc.stationary import FLOOR, METHODS, Stationary, check_tolerance
 from analytic.erlang import MAX_SERVERS, erlang_b, loss_occupancy, loss_response_time
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.memory import require
-from analytic.moldable.occupancy import check_arrival_rate, optimal_occupancy
+from analytic.moldable.occupancy import Occupancy, check_arrival_rate, optimal_occupancy
 from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
 from analytic.validation import integer, numeric_array, option, probabilities
 
@@ -37,19 +40,23 @@ class GreedyMetrics:
     blocking : float
         ``P_b``: stationary probability that all servers are busy (= blocking, by PASTA).
     mean_time : float
-        ``E[D]``, mean execution time of accepted jobs (Little's law, eq. 4).
+        ``E[D]``, mean execution time of accepted jobs (Little's law, eq. 4):
+        ``Σ_i a_i / s_i / Σ_i a_i``, with ``a_i`` the probability that an arrival gets ``i`` servers.
     mean_occupancy : numpy.ndarray
-        ``E[x_i] = E[X_i]/n``, indexed like the speed-up's values.
+        ``E[x_i] = E[X_i]/n = λ a_i / s_i`` (Little's law for the jobs on ``i`` servers), indexed like
+        the speed-up's values.
     distance : float
         ``E||x - y*||_1`` with ``y*`` the optimum of (P) (Theorem 1).
     small_jobs : numpy.ndarray
         ``small_jobs[k] = P(k jobs hold fewer than i1 servers)``, ``k = 0, 1, ...`` (Lemma 2 says
         ``k <= 1``).
     n_states : int
-        States of the chain (the states reachable from the empty system).
+        States of the chain (the states reachable from the empty system); 1 in the empty-system
+        limit, where no chain is built.
     residual : float
         ``||pi Q||_1`` of the stationary solution (for information: the accuracy comes from the
-        solver's contract, not from the residual); 0 for Erlang's closed form (no chain solved).
+        solver's contract, not from the residual); 0 where no chain is solved (Erlang's closed form,
+        the empty-system limit).
     p : numpy.ndarray
         The allocation probabilities used.
     i1 : int
@@ -334,9 +341,12 @@ def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: flo
     """Exact blocking, mean execution time and distance to y* of greedy(p) with n servers.
 
     The stationary law of :func:`greedy_chain` (unit-mean exponential job sizes) gives
-    ``P_b = P(all servers busy)`` (PASTA), ``E[x]``, ``E||x - y*||_1``, the law of the number of
-    jobs on fewer than ``i1`` servers (Lemma 2), and ``E[D] = Σ_i E[x_i] / (λ (1 - P_b))``
-    (Little's law, eq. 4). Ghanbarian et al., Sections 4–5.
+    ``P_b = P(all servers busy)`` and the probabilities ``a_i`` that an arrival gets ``i`` servers
+    (eq. 10; PASTA), hence ``E[x_i] = λ a_i / s_i`` and ``E[D] = Σ_i a_i/s_i / Σ_i a_i`` (Little's
+    law, eq. 4, for the jobs on each allocation size: they arrive at rate ``nλ a_i`` and stay
+    ``1/s_i``), ``E||x - y*||_1``, and the law of the number of jobs on fewer than ``i1`` servers
+    (Lemma 2). Ghanbarian et al., Sections 4–5. No probability is divided by λ, so ``E[x]`` and
+    ``E[D]`` keep their accuracy at any load.
 
     Where every job holds the same m servers and m divides n (p* of a linear speed-up, or
     ``p = "greedy"`` with d dividing n) the chain is Erlang's loss system with n/m slots and offered
@@ -345,6 +355,15 @@ def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: flo
     exactly, ``E[X] = a (1 - P_b)``, the distance from ``P(X = ⌊n y*_m⌋)``), with no chain and no
     ``max_states``; ``P_b`` and ``E[x]`` to 1e-14 relative (correctly rounded, by erlang_b's
     20-digit path, for a ``tolerance`` below that), the distance to about 1e-12.
+
+    Where ``z = nλ/s_1`` is at most the solver's floor, 1e-290 (below it the solver vouches for no
+    probability but that of the empty system), the metrics are those of the empty system, with no
+    chain: with ``N`` the number of jobs, the cut equations ``k s_1 P(N = k) <= nλ P(N = k - 1)``
+    give ``P(N >= 1) <= 1 - e^{-z} <= z``, so ``P_b = 0``, ``a = p``, ``E[x_i] = λ p_i / s_i``,
+    ``E[D] = Σ_i p_i / s_i``, ``E||x - y*||_1 = Σ_i (λ p_i / s_i + y*_i)`` (as ``n y*_i <= z < 1``,
+    ``E|x_i - y*_i| = E[x_i] + y*_i - 2 y*_i P(X_i >= 1)``) and ``small_jobs = [1]``: within
+    ``(d + 2) z`` relative to λ for ``E[x]`` and the distance, ``z s_d`` relative for ``E[D]``, ``z``
+    absolute for ``P_b`` and the law, far below the rounding of doubles.
 
     Parameters
     ----------
@@ -370,17 +389,22 @@ def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: flo
     Returns
     -------
     GreedyMetrics
-        Sums of stationary probabilities each within ``tolerance`` relative of the exact ones (the
-        contract of :meth:`CTMC.stationary`; probabilities below its floor add at most the floor
-        each), so ``P_b`` and ``E[x]`` are within ``tolerance`` relative and ``E[D]`` within
-        ``tolerance / (1 - P_b)`` to first order (a ratio whose denominator ``1 - P_b`` moves by at
-        most ``tolerance P_b``).
+        Sums over the states whose probabilities the solver vouches for, each within ``tolerance``
+        relative (the contract of :meth:`CTMC.stationary`); the other states, whose probabilities
+        are below its floor (1e-290), are left out. So ``P_b`` and the small-jobs law are within
+        ``tolerance`` relative plus 1e-290 absolute per state left out, ``E[x]`` within
+        ``tolerance`` relative plus ``λ 1e-290 / s_1`` per state left out, ``E[D]`` (a ratio of such
+        sums) within ``2 tolerance`` relative to first order, and each term ``E|x_i - y*_i|`` of the
+        distance within the smaller error proven for ``Σ_x π(x) |x_i - y*_i|`` and for Little's form
+        ``E[x_i] - y*_i + 2 E[(y*_i - x_i)^+]`` (the one that holds at light load, where the states
+        with jobs are left out).
 
     Raises
     ------
     InvalidParameterError
         λ outside (0, 1], ``servers < d``, ``p`` not a probability vector, or, for Erlang's loss
-        system, more than 1e15 slots.
+        system, more than 1e15 slots; a ``p`` with entries so small that the chain's rates span
+        more than the double range (the solver refuses them; named ``p``).
     StateSpaceTooLargeError
         The chain would exceed ``max_states``.
 
@@ -398,33 +422,130 @@ def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: flo
     >>> m = greedy_metrics(SpeedUp.linear(4), 1.0, 10**9)
     >>> f"{m.blocking:.6e}", m.mean_time, m.n_states
     ('5.046095e-05', 0.25, 250000001)
+
+    At λ = 1e-300 every job finds the system empty and runs on 3 servers: ``E[D] = 1/s_3``.
+
+    >>> greedy_metrics(SpeedUp([1, 1.8, 2.5]), 1e-300, 10).mean_time
+    0.4
     """
     speedup = as_discrete(speedup)
     lam = check_arrival_rate(arrival_rate)
     probabilities = _resolve_p(speedup, lam, p)
     n = integer("servers", servers, minimum=speedup.d, meaning=f" (at least d = {speedup.d})")
+    option("method", method, METHODS)
+    integer("max_states", max_states)
+    tolerance = check_tolerance(tolerance)
     sizes = _allocations(n, probabilities)[1]
     if sizes.size == 1:
-        option("method", method, METHODS)
-        integer("max_states", max_states)
-        return _loss_system_metrics(speedup, lam, n, probabilities, int(sizes[0]), check_tolerance(tolerance))
-    loss = greedy_chain(speedup, lam, n, probabilities, max_states=max_states)
-    X = loss.states
+        return _loss_system_metrics(speedup, lam, n, probabilities, int(sizes[0]), tolerance)
     optimum = optimal_occupancy(speedup, lam)
-    stationary = loss.chain.stationary(method=method, reference=loss.chain.states[loss.equilibrium],
-                                       tolerance=tolerance)
-    pi = stationary.probabilities
-    blocking = float(pi[X @ sizes == n].sum())
+    limit = _empty_limit(speedup.values, lam, n, probabilities)
+    if limit is not None:
+        occupancy = lam * probabilities / speedup.values
+        return GreedyMetrics(
+            blocking=0.0, mean_time=limit.mean_time, mean_occupancy=occupancy, distance=float(occupancy.sum() + optimum.y.sum()),
+            small_jobs=np.ones(1), n_states=1, residual=0.0, p=probabilities, i1=optimum.i1, servers=n, arrival_rate=lam)
+    loss = greedy_chain(speedup, lam, n, probabilities, max_states=max_states)
+    with _rates_in_range(p, lam):
+        stationary = loss.chain.stationary(method=method, reference=loss.chain.states[loss.equilibrium],
+                                           tolerance=tolerance)
+    return _chain_metrics(loss, stationary, speedup, lam, n, probabilities, optimum, tolerance)
+
+
+#: Relative rounding of one double operation.
+_UNIT = 2.0**-53
+
+
+@dataclass(frozen=True)
+class _EmptyLimit:
+    """greedy(p) as λ → 0: the arrivals find the system empty but for a mass ``occupied``.
+
+    Attributes
+    ----------
+    occupied : float
+        A proven bound on ``P(N >= 1)``, the probability of the states with jobs.
+    mean_time : float
+        ``Σ_i p_i / s_i``, the mean execution time of the jobs that find the system empty.
+    deviation : float
+        A proven bound on ``|E[D] - mean_time|`` (rounding included).
+    """
+
+    occupied: float
+    mean_time: float
+    deviation: float
+
+
+def _empty_limit(values: np.ndarray, arrival_rate: float, servers: int, p: np.ndarray) -> _EmptyLimit | None:
+    """The empty-system limit of greedy(p), where ``z = nλ/s_1 <= FLOOR``; None above.
+
+    With ``N`` the number of jobs, the flow across the cut between ``N = k - 1`` and ``N = k`` is at
+    most ``nλ P(N = k - 1)`` up and at least ``k s_1 P(N = k)`` down, so
+    ``P(N = k) <= P(N = 0) z^k / k!`` and ``P(N >= 1) <= 1 - e^{-z} <= z``. An arrival that finds
+    the system empty gets ``i`` servers with probability ``p_i`` (``n >= d``, eq. 10); the others,
+    of mass at most ``z``, run at speeds between ``s_1`` and ``s_d``, so ``E[D]`` (a mean of the
+    ``1/s_i`` over the accepted arrivals, by Little's law) is ``Σ_i p_i / s_i`` within
+    ``z max(Σ_i p_i/s_i - 1/s_d, 1/s_1 - Σ_i p_i/s_i) / (1 - z)``.
+    """
+    if Fraction(arrival_rate) * servers > Fraction(FLOOR) * Fraction(float(values[0])):
+        return None
+    occupied = servers * arrival_rate / float(values[0]) * (1 + 4 * _UNIT) + 2.0**-1073   # rounded twice
+    mean_time = float(p @ (1 / values))
+    spread = max(mean_time - 1 / float(values[-1]), 1 / float(values[0]) - mean_time, 0.0)
+    deviation = occupied * spread / (1 - occupied) + 4 * (len(p) + 1) * _UNIT * mean_time
+    return _EmptyLimit(occupied, mean_time, deviation)
+
+
+@contextmanager
+def _rates_in_range(p: object, arrival_rate: float) -> Iterator[None]:
+    """Name the parameter behind the solver's refusal of rates that span more than the double range.
+
+    Above the empty-system limit (:func:`_empty_limit`) λ alone cannot cause it: the chain's
+    arrival rates ``nλ A_i`` (eq. 10) then exceed 1e-290 ``A_i``, so tiny entries of an explicit
+    ``p`` do; the solver's :class:`~analytic.errors.InvalidParameterError` for its internal
+    ``rate`` is raised again naming ``p`` (or ``arrival_rate`` for p* and the greedy scheme).
+    """
+    try:
+        yield
+    except InvalidParameterError as exc:
+        if exc.parameter != "rate":
+            raise
+        explicit = p is not None and not isinstance(p, str)
+        raise InvalidParameterError(
+            "p" if explicit else "arrival_rate", p if explicit else arrival_rate,
+            f"makes arrival rates n λ A_i of the greedy(p) chain (eq. 10) that span more than the double range "
+            f"against its service rates, which the exact solver refuses ({exc})"
+            + ("; set the tiny entries of p to 0" if explicit else "")) from exc
+
+
+def _chain_metrics(loss: LossChain, stationary: Stationary, speedup: SpeedUp, lam: float, n: int, p: np.ndarray,
+                   optimum: Occupancy, tolerance: float) -> GreedyMetrics:
+    """The metrics of :func:`greedy_metrics` from the probabilities ``stationary`` vouches for (its Returns)."""
+    X, sizes = loss.states, loss.sizes
+    speeds = speedup.values[sizes - 1]
+    bounds = stationary.error_bounds
+    vouched = bounds <= tolerance
+    pi = np.where(vouched, stationary.probabilities, 0.0)
+    # per state and unit reward, a bound on |exact - pi|: the proven error on the vouched states; on the others,
+    # left out, the exact probability itself, below FLOOR / (1 - tolerance) (the solver's contract)
+    slack = np.where(vouched, pi * np.minimum(bounds, tolerance), FLOOR / (1 - tolerance))
+    allocation = allocation_probabilities(n - X @ sizes, p)[:, np.concatenate([[0], sizes])]
+    a, a_error = pi @ allocation, slack @ allocation
     occupancy = np.zeros(speedup.d)
-    occupancy[sizes - 1] = pi @ X / n
-    missing = np.ones(speedup.d, dtype=bool)
-    missing[sizes - 1] = False
-    distance = pi @ np.abs(X / n - optimum.y[sizes - 1]).sum(axis=1) + optimum.y[missing].sum()
+    occupancy[sizes - 1] = lam * a[1:] / speeds
+    y = optimum.y[sizes - 1]
+    deviation, shortfall = np.abs(X / n - y), np.maximum(y - X / n, 0.0)
+    direct, short = pi @ deviation, pi @ shortfall
+    direct_error = slack @ deviation + 4 * _UNIT * direct
+    # Little's form E|x_i - y_i| = E[x_i] - y_i + 2 E[(y_i - x_i)^+], exact where the states with jobs are left out
+    mean = occupancy[sizes - 1]
+    little = mean - y + 2 * short
+    little_error = lam * a_error[1:] / speeds + 2 * (slack @ shortfall) + 4 * _UNIT * (mean + y + 2 * short)
+    distance = np.where(little_error < direct_error, little, direct).sum() + np.delete(optimum.y, sizes - 1).sum()
     small = X[:, sizes < optimum.i1].sum(axis=1)
     return GreedyMetrics(
-        blocking=blocking, mean_time=float(occupancy.sum() / (lam * (1.0 - blocking))), mean_occupancy=occupancy,
+        blocking=float(a[0]), mean_time=float((a[1:] / speeds).sum() / a[1:].sum()), mean_occupancy=occupancy,
         distance=float(distance), small_jobs=np.bincount(small, weights=pi), n_states=loss.chain.n_states,
-        residual=stationary.residual, p=probabilities, i1=optimum.i1, servers=n, arrival_rate=lam)
+        residual=stationary.residual, p=p, i1=optimum.i1, servers=n, arrival_rate=lam)
 
 
 #: Relative accuracy of erlang_b in double precision (4.0e-15 at most on the grid of benchmarks/erlang.py);
