@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import warnings
 from decimal import Decimal
 from fractions import Fraction
 
@@ -177,3 +178,17 @@ def test_the_auto_ladder_goes_on_when_gmres_overflows(monkeypatch):
     assert np.asarray(result) == pytest.approx(weights / weights.sum(), rel=1e-12, abs=0)
     with pytest.raises(ConvergenceError, match="iterative cannot solve this chain: GMRES"):
         cycle.stationary(method="iterative")
+
+
+def test_a_scaled_system_beyond_the_double_range_is_a_floating_point_error_not_a_warning():
+    # A measure whose neighbouring states differ by 2**1100 overflows the scaled matrix's entries:
+    # numpy warned (an error under -W error, seen on greedy(p*) at arrival rate 1e-290) and the inf
+    # entries went on to the factorization. Now a FloatingPointError, which the auto ladder records.
+    from analytic.ctmc.balance import Balance, Measure
+
+    balance = Balance(sp.csr_array([[0, 1.0], [1.0, 0]]))
+    x = Measure.from_parts(np.ones(2), np.array([0, 1100]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(FloatingPointError, match="the scaled system left the double range"):
+            balance.scaled_matrix(x, 1)

@@ -603,6 +603,12 @@ class Balance:
         scipy.sparse.csr_array
             ``S``, shape (n, n), unit diagonal, column indices sorted.
 
+        Raises
+        ------
+        FloatingPointError
+            An entry overflows: the measures of two neighbouring states differ by more than the
+            double range.
+
         Examples
         --------
         For the exact (uniform) measure of the scaled chain of rates 1 (0 -> 1) and 2 (1 -> 0),
@@ -616,8 +622,12 @@ class Balance:
         """
         indptr, indices, data = self._into
         rows = np.repeat(np.arange(self.n), np.diff(indptr))
-        values = -data / self.outflow[rows] * np.ldexp(x.hi[indices] / x.hi[rows], x.exponent[indices] - x.exponent[rows])
+        with np.errstate(over="ignore"):         # reported below
+            values = -data / self.outflow[rows] * np.ldexp(x.hi[indices] / x.hi[rows], x.exponent[indices] - x.exponent[rows])
         values[rows == reference] = 0.0
+        if not np.all(np.isfinite(values)):
+            raise FloatingPointError("the scaled system left the double range: the measures of two neighbouring states "
+                                     "differ by more than it holds")
         return _with_unit_diagonal(indptr, indices, values, self.n)
 
 

@@ -139,7 +139,8 @@ class ScaledSolver:
         Raises
         ------
         FloatingPointError
-            The factorization of the scaled matrix lost a pivot (numerically singular).
+            The scaled matrix left the double range, or its factorization lost a pivot
+            (numerically singular).
 
         Examples
         --------
