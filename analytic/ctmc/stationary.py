@@ -72,7 +72,8 @@ DIRECT_STATES = 3000
 
 #: The smallest relative residual the refinement rounds reach (double-double residuals): a chain that
 #: amplifies residuals more than ``tolerance / REFINED_RESIDUAL`` times (as measured by a first
-#: method's certificate) is not handed to the direct and iterative rounds, which could not certify it.
+#: method's certificate: one whose check held, or GTH's on its own measure, subtraction-free and
+#: positive) is not handed to the direct and iterative rounds, which could not certify it.
 REFINED_RESIDUAL = 2.0**-100
 
 #: At most this many certificates per method: each pass after the first must have halved the
@@ -393,10 +394,10 @@ def solve(generator: sp.csr_array, method: str, first: int | None, tolerance: fl
                 raise ConvergenceError(f"{name} cannot solve this chain: {exc}") from exc
             attempts.record(name, math.inf, str(exc))
             continue
-        solution, accuracy = outcome
+        solution, accuracy, measured = outcome
         if accuracy <= tolerance:
             return solution
-        attempts.conditioning = max(attempts.conditioning, solution.conditioning)
+        attempts.conditioning = max(attempts.conditioning, measured)
         attempts.record(solution.method, accuracy, "" if math.isfinite(accuracy) else (
             f"no supersolution checked; the chain amplifies relative residuals about {solution.conditioning:.2g} "
             "times (mean jumps of the reversed chain to the pinned state), beyond what double precision resolves"))
@@ -431,8 +432,11 @@ def _plan_methods(balance: Balance, method: str, attempts: _Attempts) -> tuple[l
 
 
 def _attempt(balance: Balance, name: str, first: int | None, tolerance: float,
-             plan: gth.GTHPlan | None) -> tuple[Solution, float]:
-    """One method: its measure, refined and certified; the solution and the accuracy it reached.
+             plan: gth.GTHPlan | None) -> tuple[Solution, float, float]:
+    """One method: its measure, refined and certified; the solution, the accuracy it reached and the
+    conditioning its certificate measured (0 where it measured nothing: a check that failed on a
+    measure other than GTH's own positive one, or an infinite amplification; a measure that lost a
+    tail to underflow measures nothing).
 
     Where the first certificate of GTH's own measure misses the tolerance, that measure's a-priori
     bound (:meth:`gth.Factorization.error_bound`) is tried before any refinement; where it meets the
@@ -484,7 +488,9 @@ def _attempt(balance: Balance, name: str, first: int | None, tolerance: float,
         best = min(best, _backward_error_law(balance, measure))   # the bounds free of the conditioning
     check_text = (f"certified by {best.how}: every probability's error is bounded, the largest bound being "
                   f"{best.accuracy:.2g} over the {int(best.vouched.sum())} probabilities >= {FLOOR:g}")
-    return Solution(best.probabilities, best.bounds, certificate.amplification, label, iterations, check_text), best.accuracy
+    solution = Solution(best.probabilities, best.bounds, certificate.amplification, label, iterations, check_text)
+    measured = certificate.holds or (raw is not None and bool(np.all(raw.hi > 0)))   # no tail lost to underflow
+    return solution, best.accuracy, certificate.amplification if measured and math.isfinite(certificate.amplification) else 0.0
 
 
 def _backward_error_law(balance: Balance, x: Measure) -> _Law:
