@@ -4,6 +4,7 @@ Each case names what the issue found (a NaN residual, an all-zero "distribution"
 scipy exception, a machine out of memory) and checks the package's error and its message.
 """
 
+import math
 import os
 import subprocess
 import sys
@@ -192,3 +193,21 @@ def test_a_scaled_system_beyond_the_double_range_is_a_floating_point_error_not_a
         warnings.simplefilter("error")
         with pytest.raises(FloatingPointError, match="the scaled system left the double range"):
             balance.scaled_matrix(x, 1)
+
+
+@pytest.mark.parametrize("measured, refined", [(0.0, True), (1e40, False)])
+def test_the_ladder_goes_on_when_no_certificate_measured_the_conditioning(monkeypatch, measured, refined):
+    # A GTH measure that lost a tail to underflow reports an amplification of inf that measures nothing
+    # (Table 1's alpha = 1/2 chain at n = 2000): the iterative rounds must still be tried (the first
+    # fake attempt measures 0). A chain whose certificate did measure a conditioning beyond double-double
+    # (1e40) skips the direct and iterative rounds.
+    calls = []
+
+    def attempt(balance, name, first, tolerance, plan):
+        calls.append(name)
+        solution = stationary.Solution(np.full(2, 0.5), np.zeros(2), math.inf, name, 0, name)
+        return (solution, math.inf, measured) if name == "gth" else (solution, 0.0, 1.0)
+
+    monkeypatch.setattr(stationary, "_attempt", attempt)
+    stationary.solve(sp.csr_array([[0, 1.0], [1.0, 0]]), "auto", None)
+    assert calls[0] == "gth" and ("iterative" in calls or "direct" in calls) == refined
