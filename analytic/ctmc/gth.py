@@ -40,7 +40,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import reverse_cuthill_mckee
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from analytic.ctmc.balance import Balance, Measure
 from analytic.ctmc.compensated import two_sum

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from analytic.ctmc import gth
 from analytic.ctmc.balance import Balance, Measure
