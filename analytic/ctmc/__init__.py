@@ -10,10 +10,24 @@ The yardstick every closed form and simulator of the package is checked against:
   checked by mixed-precision refinement (:mod:`analytic.ctmc.refinement`); the contract and the
   choice are in :mod:`analytic.ctmc.stationary`;
 * :meth:`CTMC.transient` uses uniformization with steady-state detection
-  (:mod:`analytic.ctmc.transient`).
+  (:mod:`analytic.ctmc.transient`);
+* :class:`PopulationModel` is a model a user writes (counts and transition classes with sympy
+  rates), and :func:`stationary_bounds` returns certified intervals for it, with the Lyapunov
+  function found and proved by the package (:mod:`analytic.ctmc.bounds`).
 """
 
 from analytic.ctmc.chain import CTMC, lattice_bytes
 from analytic.ctmc.stationary import Stationary, solve_bytes
 
-__all__ = ["CTMC", "Stationary", "lattice_bytes", "solve_bytes"]
+__all__ = ["CTMC", "PopulationModel", "Stationary", "lattice_bytes", "solve_bytes", "stationary_bounds"]
+
+_LAZY = {"PopulationModel": "analytic.ctmc.population", "stationary_bounds": "analytic.ctmc.bounds"}
+
+
+def __getattr__(name: str) -> object:
+    # sympy is imported only when a population model is used (it takes a second to import)
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'analytic.ctmc' has no attribute {name!r}")

@@ -1,0 +1,334 @@
+"""Certified stationary intervals for a population model a user writes down.
+
+:func:`stationary_bounds` takes a :class:`~analytic.ctmc.population.PopulationModel` and rewards
+written as sympy expressions, finds a Lyapunov function, proves its drift on the infinitely many
+states it leaves out (:mod:`analytic.ctmc.lyapunov`), solves the kept states and returns, per reward,
+an interval that provably contains its exact stationary expectation (the theorem of
+:mod:`analytic.ctmc.truncation`: Dayar, Hermanns, Spieler & Wolf 2011 for the mass left out;
+Courtois & Semal 1984 and Kuntz, Thomas, Stan & Barahona 2021 for the law on the kept states).
+
+Rewards may be bounded or grow polynomially in the unbounded count: outside the kept set a reward
+that is eventually a constant contributes at most that constant times the neglected mass, and one
+that grows is dominated by ``r (-GV)`` with ``V = β^x`` geometric, whose stationary mean outside is
+at most ``r c`` (the comparison theorem of Meyn & Tweedie, "Stability of Markovian processes III",
+Adv. Appl. Probab. 25, 1993, Thm. 4.3).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy
+from scipy.sparse.csgraph import breadth_first_order
+
+from analytic.ctmc.lyapunov import TailDrift, find_geometric, prove_geometric, tail_drift
+from analytic.ctmc.population import PopulationModel
+from analytic.ctmc.tails import eventual_polynomial, exact, last_root_bound, level_after
+from analytic.ctmc.truncation import Drift, Truncation, checked_width, solve_truncated, truncate_lattice
+from analytic.errors import InvalidParameterError, ReducibleChainError, StateSpaceTooLargeError
+from analytic.validation import integer
+
+__all__ = ["Interval", "StationaryBounds", "stationary_bounds"]
+
+_UNIT = 2.0**-53
+#: Rounds of widening the kept set before the intervals are returned as wide as they came.
+MAX_ROUNDS = 6
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A certified interval ``[low, high]`` that contains an exact value.
+
+    Attributes
+    ----------
+    low, high : float
+
+    Examples
+    --------
+    >>> interval = Interval(0.25, 0.75)
+    >>> 0.5 in interval, interval.width
+    (True, 0.5)
+    """
+
+    low: float
+    high: float
+
+    @property
+    def width(self) -> float:
+        """``high - low``."""
+        return self.high - self.low
+
+    def __contains__(self, value: float) -> bool:
+        return self.low <= value <= self.high
+
+    def __repr__(self) -> str:
+        return f"[{self.low:.12g}, {self.high:.12g}]"
+
+
+@dataclass(frozen=True, repr=False)
+class StationaryBounds:
+    """Certified intervals for stationary expectations of a population model.
+
+    Attributes
+    ----------
+    intervals : dict of str to Interval
+        Per reward (also ``bounds[name]``).
+    lyapunov : sympy expression or None
+        The Lyapunov function found and proved (None: the chain is finite and solved whole).
+    neglected_mass : float
+        A proven upper bound on the stationary mass of the states left out.
+    states : int
+        The kept states solved.
+    theorem : str
+        How the bound on what was left out was established.
+    truncation : Truncation
+        The solve behind the intervals (its law, hitting-time bounds, drift).
+
+    Examples
+    --------
+    >>> x = sympy.Symbol("x")
+    >>> bounds = stationary_bounds(PopulationModel([x], [((1,), 1.0), ((-1,), 2.0)]), {"empty": 1 - sympy.Min(x, 1)})
+    >>> 0.5 in bounds["empty"], bounds.lyapunov
+    (True, (121/64)**x)
+    """
+
+    intervals: dict
+    lyapunov: object
+    neglected_mass: float
+    states: int
+    theorem: str
+    truncation: Truncation = field(compare=False)
+
+    def __getitem__(self, name: str) -> Interval:
+        return self.intervals[name]
+
+    def __repr__(self) -> str:
+        body = ", ".join(f"{k}={v!r}" for k, v in self.intervals.items())
+        return (f"StationaryBounds({body}; V={self.lyapunov}, neglected_mass={self.neglected_mass:.3g}, "
+                f"states={self.states:,})")
+
+    @property
+    def width(self) -> float:
+        """The widest interval's width."""
+        return max((i.width for i in self.intervals.values()), default=0.0)
+
+
+@dataclass(frozen=True)
+class _Reward:
+    name: str
+    expression: sympy.Expr
+    numeric: object
+    tails: list          # per phase: the polynomial beyond the threshold (None for a finite chain)
+    threshold: object
+
+
+def _rewards(model: PopulationModel, rewards: object, tail: TailDrift | None) -> list[_Reward]:
+    if not isinstance(rewards, Mapping) or not rewards:
+        raise InvalidParameterError("rewards", rewards, "must be a non-empty mapping of names to sympy expressions")
+    checked = []
+    for name, reward in rewards.items():
+        try:
+            expression = exact(reward)
+        except (sympy.SympifyError, TypeError):
+            raise InvalidParameterError(f"rewards[{name!r}]", reward, "must be a sympy expression or a number") from None
+        unknown = expression.free_symbols - set(model.variables)
+        if unknown:
+            raise InvalidParameterError(f"rewards[{name!r}]", reward, f"uses {sorted(map(str, unknown))}, which are not "
+                                                                      f"variables {list(model.variables)}")
+        function = sympy.lambdify(model.variables, expression, "numpy")
+        tails, threshold = [], sympy.S.NegativeInfinity
+        if tail is not None:
+            x = model.variables[tail.axis]
+            for phase in tail.phases:
+                values = {v: int(phase[i]) for i, v in enumerate(model.variables) if i != tail.axis}
+                poly, t = eventual_polynomial(expression.subs(values), x)
+                tails.append(poly)
+                threshold = max(threshold, t, last_root_bound(poly))
+        checked.append(_Reward(str(name), expression, function, tails, threshold))
+    return checked
+
+
+def _values(reward: _Reward, states: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        values = np.broadcast_to(np.asarray(reward.numeric(*states.astype(float).T), dtype=float), (len(states),))
+    if not np.all(np.isfinite(values)):
+        i = int(np.flatnonzero(~np.isfinite(values))[0])
+        raise InvalidParameterError(f"rewards[{reward.name!r}]", reward.expression, f"is not finite at the state "
+                                                                                    f"{states[i].tolist()}")
+    return np.array(values)
+
+
+def _outside(reward: _Reward, base: sympy.Rational, level: int, drift: Drift) -> tuple[float, float]:
+    """An interval for ``π(f 1_{x > L})`` (module docstring): constants times the neglected mass,
+    growing tails through ``f <= r (-GV)`` with ``-GV >= η β^{x - L - 1}`` beyond ``L``."""
+    eps, c = drift.neglected_mass, drift.inside
+    high = low = 0.0
+    ratio_high = ratio_low = sympy.S.Zero
+    for poly in reward.tails:
+        if poly.degree() <= 0:
+            value = float(poly.as_expr())
+            high, low = max(high, value * eps), min(low, value * eps)
+            continue
+        sign = 1 if poly.LC() > 0 else -1
+        ratio = _ratio(poly * sign, base, level)
+        if sign > 0:
+            ratio_high = max(ratio_high, ratio)
+        else:
+            ratio_low = max(ratio_low, ratio)
+    # f <= r (-GV) with r = sup f β^{L+1-x} / η; π((-GV) 1_out) <= c
+    per_unit = c / drift.outside
+    high += float(ratio_high) * per_unit
+    low -= float(ratio_low) * per_unit
+    return low * (1 + 16 * _UNIT) - 1e-300, high * (1 + 16 * _UNIT) + 1e-300
+
+
+def _ratio(poly: sympy.Poly, base: sympy.Rational, level: int) -> sympy.Rational:
+    """``sup`` over integers ``x > level`` of ``poly(x) β^{level + 1 - x}`` (``poly`` positive there)."""
+    x = poly.gens[0]
+    step = sympy.Poly(poly.as_expr().subs(x, x + 1), x, domain="QQ") - poly * base
+    stop = max(level + 1, level_after(last_root_bound(step)))
+    best, scale = sympy.S.Zero, sympy.S.One
+    for k in range(level + 1, stop + 1):
+        best = max(best, poly.eval(k) * scale)
+        scale /= base
+    return best
+
+
+def _lattice(ranges: list[range]) -> np.ndarray:
+    return np.array(list(itertools.product(*ranges)), dtype=np.int64).reshape(-1, len(ranges))
+
+
+def stationary_bounds(model: PopulationModel, rewards: Mapping, width: float = 1e-8,
+                      max_states: int = 1_000_000) -> StationaryBounds:
+    """Intervals that provably contain the stationary expectations of ``rewards`` under ``model``.
+
+    A Lyapunov function ``V = β^x`` in the model's unbounded count ``x`` is searched for and proved
+    (:mod:`analytic.ctmc.lyapunov`); the levels ``x <= L`` are kept and solved, and ``L`` grows
+    until every interval is at most ``width`` wide (or ``max_states`` stops it: the intervals are
+    then returned as wide as they are, still certified, with a ``RuntimeWarning``). A model with
+    every count bounded is solved whole.
+
+    Parameters
+    ----------
+    model : PopulationModel
+        With at most one unbounded count (the others bounded).
+    rewards : mapping of str to sympy expression
+        Functions of the counts: bounded, or eventually polynomial in the unbounded count (built
+        like rates: polynomials, ``Min``, ``Max``, ``Abs``, ``Heaviside``, ``Piecewise``).
+    width : float
+        The width asked of each interval, in ``[1e-14, 1)`` (absolute).
+    max_states : int
+        The most kept states solved.
+
+    Returns
+    -------
+    StationaryBounds
+
+    Raises
+    ------
+    UnstableSystemError
+        The unbounded count is not pushed back far out (the chain is not positive recurrent).
+    ConvergenceError
+        No Lyapunov function found (the message says what was tried).
+    StateSpaceTooLargeError
+        Even ``max_states`` kept states are too few for the drift proof to close.
+    InvalidParameterError
+        Rewards or rates the proof cannot handle, or bad arguments (named).
+
+    Examples
+    --------
+    An M/M/3 queue with arrival rate 2 and unit service rate: Erlang's formula C gives
+    ``P(wait) = 4/9``, so ``P(empty) = 1/9`` and ``E[x] = a + P(wait) a / (s - a) = 26/9``:
+
+    >>> x = sympy.Symbol("x", integer=True, nonnegative=True)
+    >>> model = PopulationModel([x], [((1,), 2.0), ((-1,), sympy.Min(x, 3))])
+    >>> bounds = stationary_bounds(model, {"mean": x, "empty": 1 - sympy.Min(x, 1)})
+    >>> 26 / 9 in bounds["mean"], 1 / 9 in bounds["empty"], bounds.width <= 1e-8
+    (True, True, True)
+    """
+    if not isinstance(model, PopulationModel):
+        raise InvalidParameterError("model", model, "must be a PopulationModel")
+    target, tolerance = checked_width(width)
+    limit = integer("max_states", max_states)
+    if not model.unbounded:
+        return _whole(model, _rewards(model, rewards, None), tolerance, limit)
+    tail = tail_drift(model)
+    checked = _rewards(model, rewards, tail)
+    first = max([model.initial[tail.axis]] + [level_after(r.threshold) for r in checked])
+    neglected = target / 16
+    result = None
+    for _ in range(MAX_ROUNDS):
+        base, level = find_geometric(model, tail, neglected, first)
+        drift, chain, level = _proved(model, tail, base, level, limit)
+        if result is not None and chain.n_kept <= result.states:
+            break                                     # max_states stops the kept set from growing
+        truncation = solve_truncated(chain, drift, tolerance=tolerance)
+        intervals = {}
+        for reward in checked:
+            values = _values(reward, chain.states)
+            low, high = truncation.interval(values, outside=_outside(reward, base, level, drift))
+            intervals[reward.name] = Interval(low, high)
+        result = StationaryBounds(intervals, base ** model.variables[tail.axis], drift.neglected_mass, chain.n_kept,
+                                  drift.check, truncation)
+        if result.width <= target or chain.n_kept + len(tail.phases) > limit:
+            break
+        neglected = neglected * max(1e-6, min(0.01, target / result.width / 16))
+        first = level + 1
+    if result.width > target:
+        warnings.warn(f"the intervals are {result.width:.3g} wide, wider than width={target:g}: the kept set stopped at "
+                      f"{result.states:,} states (max_states={limit:,}); they are certified as they are", RuntimeWarning,
+                      stacklevel=2)
+    return result
+
+
+def _proved(model: PopulationModel, tail: TailDrift, base: sympy.Rational, level: int, limit: int):
+    """The kept set ``x <= level`` (widened until the proof holds, at most ``limit`` states), its
+    truncated chain and drift."""
+    phases = len(tail.phases)
+    cap = limit // phases - 1
+    level = min(level, cap)
+    while level <= cap:
+        ranges = [range(level + 1) if i == tail.axis else range(u + 1) for i, u in enumerate(model.upper)]
+        states = _lattice(ranges)
+        states = states[model.feasible(states)]
+        chain = truncate_lattice(states, model.moves, model.feasible, reference=model.initial)
+        _check_returns(model, chain, level)
+        drift = prove_geometric(model, tail, base, level, chain)
+        if drift is not None:
+            return drift, chain, level
+        level = min(cap + 1, level + max(1, level // 8)) if level < cap else cap + 1
+    raise StateSpaceTooLargeError((level + 1) * phases, limit, at_least=True,
+                                  what=f"the proof of V = {base}^{model.variables[tail.axis]}'s drift")
+
+
+def _check_returns(model: PopulationModel, chain, level: int) -> None:
+    """Every kept state must reach the initial state without leaving the kept set (else its mean
+    hitting time, and the bound on the law of the kept states, is unbounded in the truncation)."""
+    reached = breadth_first_order(chain.kept.T.tocsr(), chain.reference, directed=True, return_predecessors=False)
+    if len(reached) < chain.n_kept:
+        missing = np.setdiff1d(np.arange(chain.n_kept), reached)
+        raise ReducibleChainError(f"the state {chain.states[missing[0]].tolist()} (and {len(missing) - 1:,} more of the "
+                                  f"{chain.n_kept:,} kept states with {model.variables[model.unbounded[0]]} <= {level}) "
+                                  f"cannot reach the initial state {list(model.initial)} without leaving the kept set: "
+                                  "the model has transient states or several closed classes there; give an initial "
+                                  "state from which every state of the chain is reached and back")
+
+
+def _whole(model: PopulationModel, checked: list[_Reward], tolerance: float, limit: int) -> StationaryBounds:
+    """A model with every count bounded: the whole chain, solved with its proven accuracy."""
+    count = math.prod(u + 1 for u in model.upper)
+    if count > limit:
+        raise StateSpaceTooLargeError(count, limit, what="the bounded lattice")
+    states = _lattice([range(u + 1) for u in model.upper])
+    chain = truncate_lattice(states, model.moves, model.feasible, reference=model.initial)
+    truncation = solve_truncated(chain, Drift.nothing_left_out(), tolerance=tolerance)
+    intervals = {}
+    for reward in checked:
+        values = _values(reward, chain.states)
+        intervals[reward.name] = Interval(*truncation.interval(values, float(values.min()), float(values.max())))
+    return StationaryBounds(intervals, None, 0.0, chain.n_kept, "the whole (finite) chain", truncation)

@@ -1,0 +1,218 @@
+"""A Markov population model written in a few lines: counts on a lattice and transition classes.
+
+A state is a vector of non-negative integer counts ``x = (x_1, ..., x_d)`` (each count bounded or
+not). A *transition class* is a change vector ``v`` and a rate ``r(x)`` written as a sympy
+expression in the counts: from ``x`` the chain jumps to ``x + v`` at rate ``r(x)``. From the same
+expressions the package derives the vectorised numeric rates (for the kept states of a truncation,
+:mod:`analytic.ctmc.truncation`) and the symbolic drift ``GV`` of a Lyapunov function (for the
+proof on the states left out, :mod:`analytic.ctmc.lyapunov`). This is the model class of
+Dayar, Hermanns, Spieler & Wolf, "Bounding the equilibrium distribution of Markov population
+models", Numer. Linear Algebra Appl. 18 (2011), Sec. 2, and of the truncation literature reviewed by
+Kuntz, Thomas, Stan & Barahona, SIAM Rev. 63 (2021).
+
+One convention keeps models short: a transition is *not taken* where its target would leave the
+lattice (a count below 0 or above its bound); there its rate counts as 0, whatever the expression
+says. Everywhere else the rate must be finite and ``>= 0``; the package checks that on every state
+it evaluates, and on the infinite remainder symbolically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import sympy
+
+from analytic.ctmc.tails import exact
+from analytic.errors import InvalidParameterError
+from analytic.validation import integer
+
+__all__ = ["PopulationModel"]
+
+
+def _symbols(variables: object) -> tuple[sympy.Symbol, ...]:
+    if isinstance(variables, sympy.Symbol):
+        variables = [variables]
+    try:
+        symbols = tuple(variables)
+    except TypeError:
+        raise InvalidParameterError("variables", variables, "must be a sequence of sympy Symbols") from None
+    if not symbols:
+        raise InvalidParameterError("variables", variables, "must name at least one count")
+    for v in symbols:
+        if not isinstance(v, sympy.Symbol):
+            raise InvalidParameterError("variables", v, "must be a sympy Symbol")
+    if len(set(symbols)) != len(symbols):
+        raise InvalidParameterError("variables", symbols, "must be distinct symbols")
+    return symbols
+
+
+@dataclass(frozen=True, repr=False)
+class PopulationModel:
+    """A CTMC on non-negative integer counts, given by transition classes with symbolic rates.
+
+    Parameters
+    ----------
+    variables : sequence of sympy.Symbol
+        The counts ``x_1, ..., x_d``.
+    transitions : sequence of (change, rate)
+        ``change`` a non-zero integer vector of length ``d``; ``rate`` a sympy expression (or a
+        number) in the variables, taken where the target is a state (module docstring).
+    upper : sequence of int or None, optional
+        An upper bound per count (None: unbounded). Default: every count unbounded.
+    initial : sequence of int, optional
+        A state of the chain (default: all counts 0); the truncations use it as reference state.
+
+    Raises
+    ------
+    InvalidParameterError
+        Variables that are not distinct symbols, a change vector of the wrong length or zero, a rate
+        with a symbol that is not a variable, a negative bound, an initial state off the lattice.
+
+    Examples
+    --------
+    An M/M/3 queue with arrival rate 2 (the rates of the example in
+    :func:`~analytic.ctmc.bounds.stationary_bounds`):
+
+    >>> x = sympy.Symbol("x")
+    >>> model = PopulationModel([x], [((1,), 2.0), ((-1,), sympy.Min(x, 3))])
+    >>> model
+    PopulationModel(x; +(1,) at 2, +(-1,) at Min(3, x))
+    >>> [rate(np.array([[0], [5]])).tolist() for _, rate in model.moves]
+    [[2.0, 2.0], [0.0, 3.0]]
+    >>> model.drift(x)
+    2 - Min(3, x)
+    """
+
+    variables: tuple
+    transitions: tuple
+    upper: tuple = None
+    initial: tuple = None
+
+    def __post_init__(self) -> None:
+        symbols = _symbols(self.variables)
+        d = len(symbols)
+        if isinstance(self.transitions, str | bytes | Mapping) or not isinstance(self.transitions, Sequence):
+            raise InvalidParameterError("transitions", self.transitions, "must be a sequence of (change, rate) pairs")
+        if not self.transitions:
+            raise InvalidParameterError("transitions", self.transitions, "must list at least one transition class")
+        classes = []
+        for k, item in enumerate(self.transitions):
+            try:
+                change, rate = item
+            except (TypeError, ValueError):
+                raise InvalidParameterError(f"transitions[{k}]", item, "must be a (change, rate) pair") from None
+            vector = np.asarray(change)
+            if vector.shape != (d,) or vector.dtype.kind not in "iu" or not vector.any():
+                raise InvalidParameterError(f"transitions[{k}] change", change, f"must be a non-zero integer vector of "
+                                                                                f"length {d}")
+            try:
+                expression = exact(rate)
+            except (sympy.SympifyError, TypeError):
+                raise InvalidParameterError(f"transitions[{k}] rate", rate, "must be a sympy expression or a number") from None
+            unknown = expression.free_symbols - set(symbols)
+            if unknown:
+                raise InvalidParameterError(f"transitions[{k}] rate", rate, f"uses {sorted(map(str, unknown))}, which are "
+                                                                            f"not variables {list(symbols)}")
+            classes.append((tuple(int(c) for c in vector), expression))
+        upper = (None,) * d if self.upper is None else tuple(self.upper)
+        if len(upper) != d:
+            raise InvalidParameterError("upper", self.upper, f"must give one bound (or None) per variable ({d})")
+        upper = tuple(None if u is None else integer(f"upper[{i}]", u, minimum=0) for i, u in enumerate(upper))
+        initial = (0,) * d if self.initial is None else tuple(self.initial)
+        if len(initial) != d:
+            raise InvalidParameterError("initial", self.initial, f"must be a state of {d} counts")
+        initial = tuple(integer(f"initial[{i}]", v, minimum=0) for i, v in enumerate(initial))
+        for i, (v, u) in enumerate(zip(initial, upper, strict=True)):
+            if u is not None and v > u:
+                raise InvalidParameterError(f"initial[{i}]", v, f"must be <= its bound {u}")
+        object.__setattr__(self, "variables", symbols)
+        object.__setattr__(self, "transitions", tuple(classes))
+        object.__setattr__(self, "upper", upper)
+        object.__setattr__(self, "initial", initial)
+
+    def __repr__(self) -> str:
+        names = ", ".join(f"{v}<={u}" if u is not None else str(v) for v, u in zip(self.variables, self.upper, strict=True))
+        parts = ", ".join(f"+{change} at {rate}" for change, rate in self.transitions)
+        return f"PopulationModel({names}; {parts})"
+
+    @property
+    def dimension(self) -> int:
+        """``d``, the number of counts."""
+        return len(self.variables)
+
+    @property
+    def unbounded(self) -> tuple[int, ...]:
+        """The indices of the counts without an upper bound."""
+        return tuple(i for i, u in enumerate(self.upper) if u is None)
+
+    def feasible(self, states: np.ndarray) -> np.ndarray:
+        """Which rows of ``states`` are states of the chain (counts ``>= 0`` and within their bounds).
+
+        Parameters
+        ----------
+        states : int array, shape (m, d)
+
+        Returns
+        -------
+        numpy.ndarray of bool, shape (m,)
+
+        Examples
+        --------
+        >>> x, y = sympy.symbols("x y")
+        >>> model = PopulationModel([x, y], [((1, 0), 1.0), ((0, 1), 1.0)], upper=[None, 2])
+        >>> model.feasible(np.array([[5, 2], [5, 3], [-1, 0]])).tolist()
+        [True, False, False]
+        """
+        X = np.asarray(states)
+        ok = np.all(X >= 0, axis=1)
+        for i, u in enumerate(self.upper):
+            if u is not None:
+                ok &= X[:, i] <= u
+        return ok
+
+    @property
+    def moves(self) -> list[tuple[tuple[int, ...], object]]:
+        """The transition classes as ``(displacement, rate(X))`` for :mod:`analytic.ctmc.truncation`
+        and :meth:`CTMC.from_lattice`: the rate is vectorised over the rows of ``X`` and 0 where the
+        target leaves the lattice."""
+        return [(change, self._numeric(change, rate)) for change, rate in self.transitions]
+
+    def _numeric(self, change: tuple[int, ...], rate: sympy.Expr):
+        function = sympy.lambdify(self.variables, rate, "numpy")
+        shift = np.asarray(change, dtype=np.int64)
+
+        def evaluate(X: np.ndarray) -> np.ndarray:
+            X = np.asarray(X)
+            with np.errstate(all="ignore"):
+                values = np.broadcast_to(np.asarray(function(*X.astype(float).T), dtype=float), (len(X),))
+            return np.where(self.feasible(X + shift), values, 0.0)
+
+        return evaluate
+
+    def drift(self, lyapunov: object) -> sympy.Expr:
+        """The symbolic drift ``GV(x) = Σ_k r_k(x) (V(x + v_k) - V(x))``, at states where every
+        transition is taken (away from the lattice's boundary).
+
+        Parameters
+        ----------
+        lyapunov : sympy expression
+            ``V`` in the variables.
+
+        Returns
+        -------
+        sympy.Expr
+
+        Examples
+        --------
+        >>> x = sympy.Symbol("x")
+        >>> sympy.expand(PopulationModel([x], [((1,), 1), ((-1,), 2 * x)]).drift(x**2))
+        -4*x**2 + 4*x + 1
+        """
+        V = exact(lyapunov)
+        total = sympy.S.Zero
+        for change, rate in self.transitions:
+            shifted = V.subs({v: v + c for v, c in zip(self.variables, change, strict=True)}, simultaneous=True)
+            total += rate * (shifted - V)
+        return total

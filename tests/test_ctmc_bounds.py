@@ -1,0 +1,297 @@
+"""Certified intervals for a population model a user writes (analytic.ctmc.bounds, analytic.ctmc.lyapunov).
+
+References, independent of the truncation: the product form of a birth–death chain summed in mpmath
+at 50 digits (to the level where the terms fall below 1e-60 of the sum), Erlang's formula C in exact
+rationals, the exact drift of V in rationals state by state, and the law of a finite chain by
+pinned LU at 80 digits.
+"""
+
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+import sympy
+from references import pinned_lu_reference
+
+from analytic.ctmc.bounds import stationary_bounds
+from analytic.ctmc.lyapunov import find_geometric, prove_geometric, tail_drift
+from analytic.ctmc.population import PopulationModel
+from analytic.ctmc.truncation import truncate_lattice
+from analytic.errors import (
+    ConvergenceError,
+    InvalidParameterError,
+    ReducibleChainError,
+    StateSpaceTooLargeError,
+    UnstableSystemError,
+)
+
+x, y = sympy.symbols("x y")
+
+
+def product_form(birth, death, rewards, digits=50):
+    """Stationary expectations of a birth–death chain on 0, 1, ... by its product form (mpmath)."""
+    with mpmath.workdps(digits):
+        weights, w, k = [mpmath.mpf(1)], mpmath.mpf(1), 0
+        while True:
+            k += 1
+            w = w * mpmath.mpf(birth(k - 1)) / mpmath.mpf(death(k))
+            weights.append(w)
+            if k > 20 and w < mpmath.mpf(10) ** -60 * weights[0] and w < weights[-2]:
+                break
+        total = mpmath.fsum(weights)
+        return [float(mpmath.fsum(wk * f(j) for j, wk in enumerate(weights)) / total) for f in rewards]
+
+
+def test_the_issue_example_an_mm3_queue_against_erlang_c():
+    # Erlang C, a = 2, s = 3, in rationals: P(wait) = 4/9, P(0) = 1/9, E[N] = a + P(wait) a / (s - a) = 26/9
+    model = PopulationModel([x], [((1,), 2.0), ((-1,), sympy.Min(x, 3))])
+    bounds = stationary_bounds(model, {"mean": x, "empty": 1 - sympy.Min(x, 1)})
+    assert 26 / 9 in bounds["mean"] and 1 / 9 in bounds["empty"]
+    assert bounds.width <= 1e-8
+    assert bounds.lyapunov.free_symbols == {x}
+
+
+CASES = {
+    "quadratic death (2X -> 0 as a per-molecule rate)": ([((1,), 10.0), ((-1,), x + x * (x - 1) / 20)],
+                                                        lambda k: 10.0, lambda k: k + k * (k - 1) / 20),
+    "reneging beyond 2 servers": ([((1,), 5.0), ((-1,), sympy.Min(x, 2) + 0.1 * sympy.Max(x - 2, 0))],
+                                  lambda k: 5.0, lambda k: min(k, 2) + 0.1 * max(k - 2, 0)),
+    "M/M/1 at load 0.95 (Piecewise service)": ([((1,), 0.95), ((-1,), sympy.Piecewise((1, x > 0), (0, True)))],
+                                                lambda k: 0.95, lambda k: 1.0 * (k > 0)),
+    "linear birth, linear death": ([((1,), 1 + 0.5 * x), ((-1,), x)], lambda k: 1 + 0.5 * k, lambda k: k),
+    "Schlögl-type cubic rates": ([((1,), 6 + x * (x - 1) * sympy.Rational(3, 10)),
+                                  ((-1,), x + x * (x - 1) * (x - 2) / 100)],
+                                 lambda k: 6 + k * (k - 1) * 0.3, lambda k: k + k * (k - 1) * (k - 2) / 100),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_intervals_contain_the_product_form_and_are_narrow(name):
+    transitions, birth, death = CASES[name]
+    bounds = stationary_bounds(PopulationModel([x], transitions),
+                               {"mean": x, "empty": sympy.Piecewise((1, sympy.Eq(x, 0)), (0, True)), "square": x**2},
+                               width=1e-8)
+    exact = product_form(birth, death, [lambda k: k, lambda k: float(k == 0), lambda k: k * k])
+    for value, name_ in zip(exact, ["mean", "empty", "square"], strict=True):
+        assert value in bounds[name_], (name_, value, bounds[name_])
+        assert bounds[name_].width <= 1e-8 * max(1.0, abs(value))   # width is absolute; x^2 may need it relative
+    assert bounds.neglected_mass < 1e-9
+
+
+def _random_birth_death(seed):
+    rng = np.random.default_rng(seed)
+    kind = rng.integers(4)
+    lam = float(rng.uniform(0.2, 5.0))
+    c = int(rng.integers(1, 6))
+    mu = float(rng.uniform(0.5, 2.0))
+    if kind == 0:      # M/M/c, stable: lam < c mu
+        lam = min(lam, 0.97 * c * mu)
+        return [((1,), lam), ((-1,), mu * sympy.Min(x, c))], lambda k: lam, lambda k: mu * min(k, c)
+    if kind == 1:      # reneging beyond c servers at rate theta each
+        theta = float(rng.uniform(0.01, 1.0))
+        return ([((1,), lam), ((-1,), mu * sympy.Min(x, c) + theta * sympy.Max(x - c, 0))],
+                lambda k: lam, lambda k: mu * min(k, c) + theta * max(k - c, 0))
+    if kind == 2:      # discouraged arrivals: rate lam max(1 - a x, 0.2), c servers
+        a = float(rng.uniform(0.01, 0.5))
+        lam = min(lam, 0.97 * c * mu / 0.2)
+        return ([((1,), lam * sympy.Max(1 - a * x, 0.2)), ((-1,), mu * sympy.Min(x, c))],
+                lambda k: lam * max(1 - a * k, 0.2), lambda k: mu * min(k, c))
+    b = float(rng.uniform(0.0, 0.9))   # linear birth below linear death, plus immigration
+    return [((1,), lam + b * mu * x), ((-1,), mu * x)], lambda k: lam + b * mu * k, lambda k: mu * k
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_random_birth_death_models_are_bounded_around_their_product_form(seed):
+    transitions, birth, death = _random_birth_death(seed)
+    bounds = stationary_bounds(PopulationModel([x], transitions),
+                               {"mean": x, "busy": sympy.Min(x, 1)}, width=1e-6)
+    exact = product_form(birth, death, [lambda k: k, lambda k: min(k, 1)])
+    assert exact[0] in bounds["mean"] and exact[1] in bounds["busy"]
+    assert bounds.width <= 1e-6
+
+
+def test_the_drift_bound_on_the_kept_set_is_the_exact_maximum_up_to_rounding():
+    # c against GV evaluated in exact rationals at every kept state (V the doubles fl(beta^x))
+    model = PopulationModel([x], CASES["reneging beyond 2 servers"][0])
+    tail = tail_drift(model)
+    base, level = find_geometric(model, tail, 1e-12)
+    states = np.arange(level + 1)[:, None]
+    chain = truncate_lattice(states, model.moves, model.feasible, reference=(0,))
+    drift = prove_geometric(model, tail, base, level, chain)
+    V = lambda k: Fraction(float(base) ** k)                                       # noqa: E731
+    birth = Fraction(5.0)
+
+    def death(k):
+        return Fraction(float(sympy.Min(k, 2) + sympy.Rational(0.1) * max(k - 2, 0)))
+
+    exact = [birth * (V(k + 1) - V(k)) + (death(k) * (V(k - 1) - V(k)) if k else 0) for k in range(level + 1)]
+    worst = max(max(exact), 0)
+    assert worst <= Fraction(drift.inside) <= worst * (1 + Fraction(1, 10**12)) + Fraction(1, 10**300)
+    # eta against the exact least -GV over the states beyond the level (the tail is monotone here)
+    beyond = [-(birth * (V(k + 1) - V(k)) + death(k) * (V(k - 1) - V(k))) for k in range(level + 1, level + 400)]
+    assert Fraction(drift.outside) <= min(beyond)
+    assert Fraction(drift.outside) >= min(beyond) * Fraction(99, 100)
+
+
+def test_the_neglected_mass_bounds_the_exact_mass_left_out_within_five_decades():
+    # near the stability limit beta must stay below 1/rho = 1.0526 (67/64 = 1.047 is found), and
+    # c / eta carries the constants of the drift: about 8e3 times the exact mass here
+    transitions, birth, death = CASES["M/M/1 at load 0.95 (Piecewise service)"]
+    model = PopulationModel([x], transitions)
+    bounds = stationary_bounds(model, {"mean": x}, width=1e-6)
+    level = int(bounds.truncation.states[:, 0].max())
+    left_out = product_form(birth, death, [lambda k: float(k > level)])[0]
+    assert left_out <= bounds.neglected_mass <= 1e5 * left_out
+
+
+def test_a_bound_a_hundred_times_too_small_would_be_caught():
+    # the deliberately tight case: narrowing the certified interval 100-fold around its midpoint
+    # must exclude the exact value for at least one reward, or these tests could not see a bound too small
+    transitions, birth, death = CASES["linear birth, linear death"]
+    bounds = stationary_bounds(PopulationModel([x], transitions), {"mean": x, "square": x**2}, width=1e-6)
+    exact = product_form(birth, death, [lambda k: k, lambda k: k * k])
+    misses = 0
+    for value, name in zip(exact, ["mean", "square"], strict=True):
+        interval = bounds[name]
+        middle, half = (interval.low + interval.high) / 2, interval.width / 200
+        misses += not (middle - half <= value <= middle + half)
+    assert misses >= 1
+
+
+def test_a_model_with_every_count_bounded_is_solved_whole():
+    # M/M/1/3 with a bounded phase; reference: pinned LU at 80 digits on the 8-state chain
+    model = PopulationModel([x, y], [((1, 0), 1.0), ((-1, 0), 2.0 * (1 + y)), ((0, 1), 0.5), ((0, -1), 1.5)],
+                            upper=[3, 1])
+    bounds = stationary_bounds(model, {"full": sympy.Piecewise((1, sympy.Eq(x, 3)), (0, True))})
+    states = [(a, b) for a in range(4) for b in range(2)]
+    index = {s: i for i, s in enumerate(states)}
+    rates = [[0.0] * 8 for _ in range(8)]
+    for (a, b), i in index.items():
+        for (da, db), r in [((1, 0), 1.0), ((-1, 0), 2.0 * (1 + b)), ((0, 1), 0.5), ((0, -1), 1.5)]:
+            if (a + da, b + db) in index:
+                rates[i][index[(a + da, b + db)]] += r
+    law = pinned_lu_reference(rates, digits=80)
+    full = float(law[index[(3, 0)]] + law[index[(3, 1)]])
+    assert full in bounds["full"] and bounds.neglected_mass == 0 and bounds.lyapunov is None
+
+
+def _random_environment_mean(arrivals, service, up, down, servers, digits=40):
+    """E[x] of an M/M/c queue whose arrival rate follows a two-state phase, by the matrix-geometric
+    method in mpmath (Neuts): R = -(A0 + R^2 A2) A1^-1 iterated, boundary levels solved exactly."""
+    with mpmath.workdps(digits):
+        lam = [mpmath.mpf(a) for a in arrivals]
+        T = mpmath.matrix([[-mpmath.mpf(up), mpmath.mpf(up)], [mpmath.mpf(down), -mpmath.mpf(down)]])
+        A0 = mpmath.diag(lam)
+
+        def D(k):
+            return mpmath.eye(2) * (mpmath.mpf(service) * min(k, servers))
+
+        def B(k):
+            return T - A0 - D(k)
+
+        A1, A2 = B(servers), D(servers)
+        R = mpmath.zeros(2, 2)
+        inverse = A1 ** -1
+        for _ in range(20000):
+            new = -(A0 + R * R * A2) * inverse
+            if mpmath.mnorm(new - R, 1) < mpmath.mpf(10) ** (-digits + 5):
+                R = new
+                break
+            R = new
+        # unknowns: levels 0..c (2 (c + 1) values); balance at levels 0..c, level c uses pi_c (A1 + R A2)
+        n = 2 * (servers + 1)
+        M = mpmath.zeros(n, n)
+        for k in range(servers + 1):
+            blocks = {k: B(k) if k < servers else A1 + R * A2}
+            if k > 0:
+                blocks[k - 1] = A0
+            if k < servers:
+                blocks[k + 1] = D(k + 1)
+            for j, block in blocks.items():
+                for a in range(2):
+                    for b in range(2):
+                        M[2 * j + a, 2 * k + b] = block[a, b]      # row: from (j, a); column: balance of (k, b)
+        geometric = (mpmath.eye(2) - R) ** -1
+        system = M.T
+        for j in range(servers):
+            system[0, 2 * j] = system[0, 2 * j + 1] = 1
+        tail = geometric * mpmath.matrix([1, 1])
+        system[0, 2 * servers], system[0, 2 * servers + 1] = tail[0], tail[1]
+        rhs = mpmath.zeros(n, 1)
+        rhs[0] = 1
+        pi = mpmath.lu_solve(system, rhs)
+        last = mpmath.matrix([[pi[2 * servers], pi[2 * servers + 1]]])
+        mean = mpmath.fsum(k * (pi[2 * k] + pi[2 * k + 1]) for k in range(servers))
+        weight = (servers * geometric + R * geometric * geometric) * mpmath.matrix([1, 1])
+        mean += (last * weight)[0]
+        return float(mean)
+
+
+def test_a_phase_model_pushed_back_in_every_phase_is_bounded():
+    # an M/M/2 queue whose arrival rate alternates between 1 and 2.5 (y the phase, switching at 0.3 / 0.7);
+    # reference: the matrix-geometric solution in mpmath at 40 digits
+    model = PopulationModel([x, y], [((1, 0), 1 + 1.5 * y), ((-1, 0), 1.5 * sympy.Min(x, 2)), ((0, 1), 0.3),
+                                     ((0, -1), 0.7)], upper=[None, 1])
+    bounds = stationary_bounds(model, {"mean": x}, width=1e-9)
+    assert _random_environment_mean([1.0, 2.5], 1.5, 0.3, 0.7, 2) in bounds["mean"]
+    assert bounds.width <= 1e-9
+
+
+@pytest.mark.parametrize("transitions", [
+    [((1,), 1.0), ((-1,), sympy.Min(x, 1))],                # M/M/1 at load 1: null recurrent
+    [((1,), 2.0), ((-1,), sympy.Min(x, 1))],                # load 2: transient
+    [((1,), 1 + x), ((-1,), x)],                            # linear rates with equal slopes: drift 1 far out
+])
+def test_a_model_that_is_not_pushed_back_is_refused_never_bounded(transitions):
+    with pytest.raises(UnstableSystemError, match="not positive recurrent"):
+        stationary_bounds(PopulationModel([x], transitions), {"mean": x})
+
+
+def test_a_phase_where_the_count_grows_is_refused_with_what_was_tried():
+    # service only in phase 1: in phase 0 the queue grows; V = beta^x cannot show the drift
+    model = PopulationModel([x, y], [((1, 0), 0.5), ((-1, 0), 3.0 * y), ((0, 1), 1.0), ((0, -1), 1.0)], upper=[None, 1])
+    with pytest.raises(ConvergenceError, match="phase-weighted"):
+        stationary_bounds(model, {"mean": x})
+
+
+def test_transient_states_are_refused_with_the_state_named():
+    # a death rate x (x - 1) / 20 vanishes at 1: state 0 is never reached again
+    model = PopulationModel([x], [((1,), 10.0), ((-1,), x * (x - 1) / 20)])
+    with pytest.raises(ReducibleChainError, match=r"state \[1\]"):
+        stationary_bounds(model, {"mean": x})
+
+
+def test_errors_name_what_is_wrong():
+    model = PopulationModel([x], [((1,), 2.0), ((-1,), sympy.Min(x, 3))])
+    with pytest.raises(InvalidParameterError, match="rewards"):
+        stationary_bounds(model, [x])
+    with pytest.raises(InvalidParameterError, match="rewards"):
+        stationary_bounds(model, {"bad": y})
+    with pytest.raises(InvalidParameterError, match="rate"):
+        stationary_bounds(model, {"bad": sympy.exp(x)})
+    with pytest.raises(InvalidParameterError, match="width"):
+        stationary_bounds(model, {"m": x}, width=0)
+    with pytest.raises(InvalidParameterError, match="model"):
+        stationary_bounds("M/M/3", {"m": x})
+    with pytest.raises(StateSpaceTooLargeError, match="max_states=3"):
+        stationary_bounds(model, {"m": x}, max_states=3)     # the rates are polynomials only beyond x = 3
+    two = PopulationModel([x, y], [((1, 0), 1.0), ((-1, 0), 2.0), ((0, 1), 1.0), ((0, -1), 2.0)])
+    with pytest.raises(InvalidParameterError, match="2 unbounded counts"):
+        stationary_bounds(two, {"m": x})
+    with pytest.raises(InvalidParameterError, match="negative"):
+        stationary_bounds(PopulationModel([x], [((1,), 1.0), ((-1,), 5 - x)]), {"m": x})
+
+
+def test_a_kept_set_stopped_by_max_states_returns_certified_intervals_with_a_warning():
+    transitions, birth, death = CASES["M/M/1 at load 0.95 (Piecewise service)"]
+    model = PopulationModel([x], transitions)
+    first = stationary_bounds(model, {"mean": x}, width=1e-2)
+    with pytest.warns(RuntimeWarning, match="wider than width"):
+        bounds = stationary_bounds(model, {"mean": x}, width=1e-13, max_states=first.states + 5)
+    assert product_form(birth, death, [lambda k: k])[0] in bounds["mean"]
+    assert bounds.states <= first.states + 5
+    model = PopulationModel([x], [((1,), 2.0), ((-1,), sympy.Min(x, 3))])
+    with pytest.warns(RuntimeWarning, match="10 states"):
+        tiny = stationary_bounds(model, {"mean": x}, max_states=10)
+    assert 26 / 9 in tiny["mean"]
