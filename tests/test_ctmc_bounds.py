@@ -115,10 +115,11 @@ def test_the_drift_bound_on_the_kept_set_is_the_exact_maximum_up_to_rounding():
     # c against GV evaluated in exact rationals at every kept state (V the doubles fl(beta^x))
     model = PopulationModel([x], CASES["reneging beyond 2 servers"][0])
     tail = tail_drift(model)
-    base, level = find_geometric(model, tail, 1e-12)
+    lyapunov, level = find_geometric(model, tail, 1e-12)
+    base = lyapunov.base
     states = np.arange(level + 1)[:, None]
     chain = truncate_lattice(states, model.moves, model.feasible, reference=(0,))
-    drift = prove_geometric(model, tail, base, level, chain)
+    drift = prove_geometric(model, tail, lyapunov, level, chain)
     V = lambda k: Fraction(float(base) ** k)                                       # noqa: E731
     birth = Fraction(5.0)
 
@@ -176,16 +177,16 @@ def test_a_model_with_every_count_bounded_is_solved_whole():
     assert full in bounds["full"] and bounds.neglected_mass == 0 and bounds.lyapunov is None
 
 
-def _random_environment_mean(arrivals, service, up, down, servers, digits=40):
-    """E[x] of an M/M/c queue whose arrival rate follows a two-state phase, by the matrix-geometric
-    method in mpmath (Neuts): R = -(A0 + R^2 A2) A1^-1 iterated, boundary levels solved exactly."""
+def _random_environment_mean(arrivals, services, up, down, servers, digits=40):
+    """E[x] of a queue with ``servers`` servers whose arrival and service rates follow a two-state
+    phase (switching 0 -> 1 at ``up``, 1 -> 0 at ``down``), by the matrix-geometric method in
+    mpmath (Neuts): R = -(A0 + R^2 A2) A1^-1 iterated, the boundary levels solved exactly."""
     with mpmath.workdps(digits):
-        lam = [mpmath.mpf(a) for a in arrivals]
         T = mpmath.matrix([[-mpmath.mpf(up), mpmath.mpf(up)], [mpmath.mpf(down), -mpmath.mpf(down)]])
-        A0 = mpmath.diag(lam)
+        A0 = mpmath.diag([mpmath.mpf(a) for a in arrivals])
 
         def D(k):
-            return mpmath.eye(2) * (mpmath.mpf(service) * min(k, servers))
+            return mpmath.diag([mpmath.mpf(m) * min(k, servers) for m in services])
 
         def B(k):
             return T - A0 - D(k)
@@ -193,7 +194,7 @@ def _random_environment_mean(arrivals, service, up, down, servers, digits=40):
         A1, A2 = B(servers), D(servers)
         R = mpmath.zeros(2, 2)
         inverse = A1 ** -1
-        for _ in range(20000):
+        for _ in range(200000):
             new = -(A0 + R * R * A2) * inverse
             if mpmath.mnorm(new - R, 1) < mpmath.mpf(10) ** (-digits + 5):
                 R = new
@@ -234,8 +235,33 @@ def test_a_phase_model_pushed_back_in_every_phase_is_bounded():
     model = PopulationModel([x, y], [((1, 0), 1 + 1.5 * y), ((-1, 0), 1.5 * sympy.Min(x, 2)), ((0, 1), 0.3),
                                      ((0, -1), 0.7)], upper=[None, 1])
     bounds = stationary_bounds(model, {"mean": x}, width=1e-9)
-    assert _random_environment_mean([1.0, 2.5], 1.5, 0.3, 0.7, 2) in bounds["mean"]
+    assert _random_environment_mean([1.0, 2.5], [1.5, 1.5], 0.3, 0.7, 2) in bounds["mean"]
     assert bounds.width <= 1e-9
+
+
+def test_a_phase_where_the_count_grows_needs_phase_weights_and_gets_them():
+    # service only in phase 1: in phase 0 the queue grows, so V = beta^x alone has a positive drift
+    # there; the weights found make it negative. Reference: matrix-geometric, mpmath at 40 digits
+    model = PopulationModel([x, y], [((1, 0), 0.5), ((-1, 0), 3.0 * y), ((0, 1), 1.0), ((0, -1), 1.0)], upper=[None, 1])
+    bounds = stationary_bounds(model, {"mean": x}, width=1e-8)
+    assert _random_environment_mean([0.5, 0.5], [0.0, 3.0], 1.0, 1.0, 1) in bounds["mean"]
+    assert bounds.width <= 1e-8
+    assert "Piecewise" in sympy.srepr(bounds.lyapunov)          # the phases are weighted differently
+
+
+def test_a_phase_model_failing_neuts_condition_is_refused():
+    # service 3 in phase 1 only, phases equally likely: mean service capacity 1.5 < arrivals 2
+    model = PopulationModel([x, y], [((1, 0), 2.0), ((-1, 0), 3.0 * y), ((0, 1), 1.0), ((0, -1), 1.0)], upper=[None, 1])
+    with pytest.raises(UnstableSystemError, match="Neuts"):
+        stationary_bounds(model, {"mean": x})
+
+
+def test_a_phase_that_explodes_is_refused_with_what_was_tried():
+    # in phase 0 births at rate x^2 outgrow any geometric V; no weights help (the chain can explode)
+    model = PopulationModel([x, y], [((1, 0), x**2 * (1 - y)), ((-1, 0), x**3 * y), ((0, 1), 1.0), ((0, -1), 1.0)],
+                            upper=[None, 1])
+    with pytest.raises(ConvergenceError, match="no Lyapunov function found"):
+        stationary_bounds(model, {"mean": x})
 
 
 @pytest.mark.parametrize("transitions", [
@@ -246,13 +272,6 @@ def test_a_phase_model_pushed_back_in_every_phase_is_bounded():
 def test_a_model_that_is_not_pushed_back_is_refused_never_bounded(transitions):
     with pytest.raises(UnstableSystemError, match="not positive recurrent"):
         stationary_bounds(PopulationModel([x], transitions), {"mean": x})
-
-
-def test_a_phase_where_the_count_grows_is_refused_with_what_was_tried():
-    # service only in phase 1: in phase 0 the queue grows; V = beta^x cannot show the drift
-    model = PopulationModel([x, y], [((1, 0), 0.5), ((-1, 0), 3.0 * y), ((0, 1), 1.0), ((0, -1), 1.0)], upper=[None, 1])
-    with pytest.raises(ConvergenceError, match="phase-weighted"):
-        stationary_bounds(model, {"mean": x})
 
 
 def test_transient_states_are_refused_with_the_state_named():

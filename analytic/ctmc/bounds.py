@@ -26,7 +26,7 @@ import numpy as np
 import sympy
 from scipy.sparse.csgraph import breadth_first_order
 
-from analytic.ctmc.lyapunov import TailDrift, find_geometric, prove_geometric, tail_drift
+from analytic.ctmc.lyapunov import GeometricLyapunov, TailDrift, find_geometric, prove_geometric, tail_drift
 from analytic.ctmc.population import PopulationModel
 from analytic.ctmc.tails import eventual_polynomial, exact, last_root_bound, level_after
 from analytic.ctmc.truncation import Drift, Truncation, checked_width, solve_truncated, truncate_lattice
@@ -263,18 +263,18 @@ def stationary_bounds(model: PopulationModel, rewards: Mapping, width: float = 1
     neglected = target / 16
     result = None
     for _ in range(MAX_ROUNDS):
-        base, level = find_geometric(model, tail, neglected, first)
-        drift, chain, level = _proved(model, tail, base, level, limit)
+        lyapunov, level = find_geometric(model, tail, neglected, first)
+        drift, chain, level = _proved(model, tail, lyapunov, level, limit)
         if result is not None and chain.n_kept <= result.states:
             break                                     # max_states stops the kept set from growing
         truncation = solve_truncated(chain, drift, tolerance=tolerance)
         intervals = {}
         for reward in checked:
             values = _values(reward, chain.states)
-            low, high = truncation.interval(values, outside=_outside(reward, base, level, drift))
+            low, high = truncation.interval(values, outside=_outside(reward, lyapunov.base, level, drift))
             intervals[reward.name] = Interval(low, high)
-        result = StationaryBounds(intervals, base ** model.variables[tail.axis], drift.neglected_mass, chain.n_kept,
-                                  drift.check, truncation)
+        result = StationaryBounds(intervals, lyapunov.expression, drift.neglected_mass, chain.n_kept, drift.check,
+                                  truncation)
         if result.width <= target or chain.n_kept + len(tail.phases) > limit:
             break
         neglected = neglected * max(1e-6, min(0.01, target / result.width / 16))
@@ -286,7 +286,7 @@ def stationary_bounds(model: PopulationModel, rewards: Mapping, width: float = 1
     return result
 
 
-def _proved(model: PopulationModel, tail: TailDrift, base: sympy.Rational, level: int, limit: int):
+def _proved(model: PopulationModel, tail: TailDrift, lyapunov: GeometricLyapunov, level: int, limit: int):
     """The kept set ``x <= level`` (widened until the proof holds, at most ``limit`` states), its
     truncated chain and drift."""
     phases = len(tail.phases)
@@ -298,12 +298,12 @@ def _proved(model: PopulationModel, tail: TailDrift, base: sympy.Rational, level
         states = states[model.feasible(states)]
         chain = truncate_lattice(states, model.moves, model.feasible, reference=model.initial)
         _check_returns(model, chain, level)
-        drift = prove_geometric(model, tail, base, level, chain)
+        drift = prove_geometric(model, tail, lyapunov, level, chain)
         if drift is not None:
             return drift, chain, level
         level = min(cap + 1, level + max(1, level // 8)) if level < cap else cap + 1
     raise StateSpaceTooLargeError((level + 1) * phases, limit, at_least=True,
-                                  what=f"the proof of V = {base}^{model.variables[tail.axis]}'s drift")
+                                  what=f"the proof of V = {lyapunov.expression}'s drift")
 
 
 def _check_returns(model: PopulationModel, chain, level: int) -> None:

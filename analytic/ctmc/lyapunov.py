@@ -1,7 +1,7 @@
 """Lyapunov functions found by the package and proved on infinitely many states.
 
 For a :class:`~analytic.ctmc.population.PopulationModel` with one unbounded count ``x`` (the other
-counts bounded: its *phase* ``p``), the package looks for ``V(x, p) = β^x`` with a drift
+counts bounded: its *phase* ``p``), the package looks for ``V(x, p) = β^x g_p`` with a drift
 ``GV <= -η`` on every state with ``x > L``, and proves it there (theorem (i) of
 :mod:`analytic.ctmc.truncation`; the approach of Dayar, Hermanns, Spieler & Wolf, "Bounding the
 equilibrium distribution of Markov population models", Numer. Linear Algebra Appl. 18 (2011),
@@ -10,15 +10,18 @@ any polynomial degree are pushed back).
 
 The search is numerical; only the proof vouches
 ------------------------------------------------
-* *Search* (:func:`find_geometric`): for dyadic bases ``β = 1 + j/2^k`` (exact doubles), the drift
-  factor ``D(x, p) = Σ_k r_k(x, p) (β^{v_k} - 1)`` (``GV = β^x D``) is evaluated in floating point on
-  a grid of states, and the base that needs the fewest kept levels ``L`` for a target neglected mass
-  ``c / (c + η)`` is chosen.
-* *Proof* (:func:`prove_geometric`): ``V`` is the double ``fl(β^x)`` (within ``2^-50`` relative of
-  ``β^x``: ``β`` is exact and libm's ``pow`` is accurate to about half an ulp). For every phase the
-  rates are replaced by the polynomials they equal beyond a rational threshold
-  (:func:`~analytic.ctmc.tails.eventual_polynomial`), and with ``a_k = β^{v_k}(1 + 2^-50) - (1 - 2^-50)``
-  (the rounding of ``V`` at both ends of each jump, bounded above)
+* *Search* (:func:`find_geometric`): for dyadic bases ``β = 1 + j/2^k`` (exact doubles), the phase
+  weights ``g`` come from a linear program on the leading coefficients of the drift factors
+  ``D_p(x) = Σ_k r_k(x, p) (β^{v_k} g_{p + v_k} - g_p)`` (``GV = β^x D``; every ``g_p = 1`` when
+  there is one phase): each must be negative, by the largest margin. ``D`` is then evaluated in
+  floating point on a grid of states, and the base that needs the fewest kept levels ``L`` for a
+  target neglected mass ``c / (c + η)`` is chosen.
+* *Proof* (:func:`prove_geometric`): ``V`` is the double ``fl(fl(β^x) g_p)`` (within ``2^-50``
+  relative of ``β^x g_p``: ``β`` and ``g_p`` are exact doubles and libm's ``pow`` is accurate to
+  about half an ulp). For every phase the rates are replaced by the polynomials they equal beyond a
+  rational threshold (:func:`~analytic.ctmc.tails.eventual_polynomial`), and with
+  ``a_k = β^{v_k} g_{p + v_k} (1 + 2^-50) - g_p (1 - 2^-50)`` (the rounding of ``V`` at both ends of
+  each jump, bounded above)
 
       ``GV(x, p) <= β^x D̃_p(x)``,  ``D̃_p(x) = Σ_k r_k(x, p) a_k``,
 
@@ -39,15 +42,17 @@ from fractions import Fraction
 
 import numpy as np
 import sympy
+from scipy.optimize import linprog
 
 from analytic.ctmc.population import PopulationModel
 from analytic.ctmc.tails import eventual_polynomial, last_root_bound, level_after
 from analytic.ctmc.truncation import Drift, TruncatedChain, lattice_generator_drift
 from analytic.errors import ConvergenceError, InvalidParameterError, StateSpaceTooLargeError, UnstableSystemError
 
-__all__ = ["GeometricLyapunov", "TailDrift", "find_geometric", "prove_geometric", "tail_drift"]
+__all__ = ["GeometricLyapunov", "TailDrift", "find_geometric", "phase_index", "phase_weights", "prove_geometric",
+           "tail_drift"]
 
-#: Relative accuracy granted to ``fl(β^x)`` (libm's pow is within about half an ulp, 2^-53).
+#: Relative accuracy granted to ``fl(fl(β^x) g_p)`` (libm's pow is within about half an ulp, 2^-53).
 POWER_SLACK = sympy.Rational(1, 2**50)
 #: The largest ``V`` on the states evaluated numerically (so that ``fl(β^x)`` stays finite).
 LARGEST_LOG2_V = 1000
@@ -55,6 +60,9 @@ LARGEST_LOG2_V = 1000
 MAX_PHASES = 4096
 #: States (levels times phases) the numerical search for a base evaluates at most.
 GRID_STATES = 4_000_000
+#: Phase weights are kept in [1, MAX_WEIGHT] and rounded to multiples of 2^-WEIGHT_BITS (exact doubles).
+MAX_WEIGHT = 1e4
+WEIGHT_BITS = 24
 #: Candidate bases: dyadic, so that β is an exact double.
 BASES = tuple(sorted({1 + sympy.Rational(1, 2**k) for k in range(1, 13)}
                      | {1 + sympy.Rational(j, 64) for j in range(1, 193)}))
@@ -62,36 +70,80 @@ BASES = tuple(sorted({1 + sympy.Rational(1, 2**k) for k in range(1, 13)}
 
 @dataclass(frozen=True)
 class GeometricLyapunov:
-    """``V(x) = β^{x_i}``, the count ``i`` being the model's unbounded one.
+    """``V(x, p) = β^x g_p``: geometric in the unbounded count ``x``, weighted per phase ``p``.
 
     Attributes
     ----------
     base : sympy.Rational
         ``β > 1``, a dyadic rational (an exact double).
-    axis : int
-        The index of the unbounded count.
-    variable : sympy.Symbol
+    weights : numpy.ndarray
+        ``g_p >= 1`` per phase (exact doubles), in the order of :attr:`TailDrift.phases`.
+    model : PopulationModel
 
     Examples
     --------
     >>> x = sympy.Symbol("x")
-    >>> V = GeometricLyapunov(sympy.Rational(3, 2), 0, x)
+    >>> V = GeometricLyapunov(sympy.Rational(3, 2), np.ones(1), PopulationModel([x], [((1,), 1), ((-1,), 2)]))
     >>> V.expression, V(np.array([[0], [2]])).tolist()
     ((3/2)**x, [1.0, 2.25])
     """
 
     base: sympy.Rational
-    axis: int
-    variable: sympy.Symbol
+    weights: np.ndarray
+    model: PopulationModel
 
     @property
     def expression(self) -> sympy.Expr:
-        """``V`` as a sympy expression (printable)."""
-        return self.base ** self.variable
+        """``V`` as a sympy expression (the weights as a ``Piecewise`` in the bounded counts)."""
+        model = self.model
+        power = self.base ** model.variables[model.unbounded[0]]
+        if np.all(self.weights == 1):
+            return power
+        branches = [(sympy.Rational(float(g)), sympy.And(*(sympy.Eq(model.variables[i], int(v))
+                                                           for i, v in zip(_bounded(model), phase, strict=True))))
+                    for g, phase in zip(self.weights, _phase_values(model), strict=True)]
+        return power * sympy.Piecewise(*branches[:-1], (branches[-1][0], True))
 
     def __call__(self, states: np.ndarray) -> np.ndarray:
-        """``fl(β^x)`` at each row of ``states``."""
-        return float(self.base) ** np.asarray(states)[:, self.axis].astype(float)
+        """``fl(fl(β^x) g_p)`` at each row of ``states`` (states of the chain)."""
+        X = np.asarray(states)
+        axis = self.model.unbounded[0]
+        return float(self.base) ** X[:, axis].astype(float) * self.weights[phase_index(self.model, X)]
+
+
+def _bounded(model: PopulationModel) -> list[int]:
+    return [i for i, u in enumerate(model.upper) if u is not None]
+
+
+def _phase_values(model: PopulationModel) -> list[tuple[int, ...]]:
+    return list(itertools.product(*(range(model.upper[i] + 1) for i in _bounded(model))))
+
+
+def phase_index(model: PopulationModel, states: np.ndarray) -> np.ndarray:
+    """The index of each state's phase (its bounded counts) in :attr:`TailDrift.phases`.
+
+    Parameters
+    ----------
+    model : PopulationModel
+    states : int array, shape (m, d)
+        States of the chain.
+
+    Returns
+    -------
+    numpy.ndarray of int
+
+    Examples
+    --------
+    >>> x, y = sympy.symbols("x y")
+    >>> model = PopulationModel([x, y], [((1, 0), 1), ((0, 1), 1)], upper=[None, 2])
+    >>> phase_index(model, np.array([[7, 0], [0, 2]])).tolist()
+    [0, 2]
+    """
+    bounded = _bounded(model)
+    if not bounded:
+        return np.zeros(len(states), dtype=np.int64)
+    shape = tuple(model.upper[i] + 1 for i in bounded)
+    return np.ravel_multi_index(tuple(np.asarray(states)[:, bounded].T), shape)
 
 
 @dataclass(frozen=True)
@@ -103,9 +155,9 @@ class TailDrift:
     axis : int
     phases : numpy.ndarray
         Every assignment of the bounded counts, shape (P, d) (the unbounded column is 0).
-    rates : list of list of (int, sympy.Poly)
-        Per phase, each transition taken in that phase: its change of the unbounded count and the
-        polynomial its rate equals beyond ``threshold``.
+    rates : list of list of (int, int, sympy.Poly)
+        Per phase, each transition taken in that phase: its change of the unbounded count, the
+        index of the phase it leads to, and the polynomial its rate equals beyond ``threshold``.
     threshold : sympy.Rational
         Beyond it every rate is its polynomial and ``>= 0``, in every phase.
 
@@ -113,7 +165,7 @@ class TailDrift:
     --------
     >>> x = sympy.Symbol("x")
     >>> tail = tail_drift(PopulationModel([x], [((1,), 2), ((-1,), sympy.Min(x, 3))]))
-    >>> [(jump, poly.as_expr()) for jump, poly in tail.rates[0]], tail.threshold >= 3
+    >>> [(jump, poly.as_expr()) for jump, _, poly in tail.rates[0]], tail.threshold >= 3
     ([(1, 2), (-1, 3)], True)
     """
 
@@ -122,13 +174,15 @@ class TailDrift:
     rates: list
     threshold: sympy.Rational
 
-    def factor(self, base: sympy.Rational, phase: int) -> sympy.Poly:
+    def factor(self, base: sympy.Rational, weights: np.ndarray, phase: int) -> sympy.Poly:
         """``D̃_p``: the bound on ``GV / β^x`` in ``phase`` beyond the threshold (module docstring).
 
         Parameters
         ----------
         base : sympy.Rational
             ``β > 1``.
+        weights : numpy.ndarray
+            ``g``, exact doubles.
         phase : int
             An index into :attr:`phases`.
 
@@ -140,13 +194,13 @@ class TailDrift:
         --------
         >>> x = sympy.Symbol("x")
         >>> tail = tail_drift(PopulationModel([x], [((1,), 1), ((-1,), 2)]))
-        >>> float(tail.factor(sympy.Rational(3, 2), 0).as_expr())      # 1 (3/2 - 1) + 2 (2/3 - 1), plus rounding
+        >>> float(tail.factor(sympy.Rational(3, 2), np.ones(1), 0).as_expr())   # 1 (3/2 - 1) + 2 (2/3 - 1), plus rounding
         -0.1666666666666615
         """
-        x = self.rates[phase][0][1].gens[0] if self.rates[phase] else sympy.Symbol("x")
-        total = sympy.Poly(0, x, domain="QQ")
-        for jump, poly in self.rates[phase]:
-            total += poly * (base**jump * (1 + POWER_SLACK) - (1 - POWER_SLACK))
+        g = [sympy.Rational(float(w)) for w in weights]
+        total = sympy.Poly(0, self._symbol(phase), domain="QQ")
+        for jump, target, poly in self.rates[phase]:
+            total += poly * (base**jump * g[target] * (1 + POWER_SLACK) - g[phase] * (1 - POWER_SLACK))
         return total
 
     def push(self, phase: int) -> sympy.Poly:
@@ -167,8 +221,10 @@ class TailDrift:
         >>> tail_drift(PopulationModel([x], [((1,), 1), ((-1,), x)])).push(0).as_expr()
         1 - x
         """
-        x = self.rates[phase][0][1].gens[0] if self.rates[phase] else sympy.Symbol("x")
-        return sum((poly * jump for jump, poly in self.rates[phase]), sympy.Poly(0, x, domain="QQ"))
+        return sum((poly * jump for jump, _, poly in self.rates[phase]), sympy.Poly(0, self._symbol(phase), domain="QQ"))
+
+    def _symbol(self, phase: int) -> sympy.Symbol:
+        return self.rates[phase][0][2].gens[0] if self.rates[phase] else sympy.Symbol("x")
 
 
 def tail_drift(model: PopulationModel) -> TailDrift:
@@ -207,12 +263,12 @@ def tail_drift(model: PopulationModel) -> TailDrift:
                                                     "bounded) in this release")
     axis = free[0]
     x = model.variables[axis]
-    ranges = [range(1) if i == axis else range(u + 1) for i, u in enumerate(model.upper)]
-    count = math.prod(len(r) for r in ranges)
+    count = math.prod(model.upper[i] + 1 for i in _bounded(model))
     if count > MAX_PHASES:
         raise StateSpaceTooLargeError(count, MAX_PHASES, what="phases (assignments of the bounded counts) for the symbolic "
                                                               "drift proof")
-    phases = np.array(list(itertools.product(*ranges)), dtype=np.int64).reshape(count, model.dimension)
+    phases = np.zeros((count, model.dimension), dtype=np.int64)
+    phases[:, _bounded(model)] = np.array(_phase_values(model), dtype=np.int64).reshape(count, -1)
     threshold = sympy.S.NegativeInfinity
     per_phase = []
     for phase in phases:
@@ -224,14 +280,14 @@ def tail_drift(model: PopulationModel) -> TailDrift:
             if not model.feasible(target[None, :])[0]:
                 continue
             poly, t = eventual_polynomial(rate.subs(values), x)
+            threshold = max(threshold, t)
             if poly.is_zero:
-                threshold = max(threshold, t)
                 continue
             if poly.LC() < 0:
                 raise InvalidParameterError("transitions", rate, f"is negative for every large {x} in phase "
                                                                  f"{_phase_text(model, phase)}: a rate must be >= 0")
-            taken.append((change[axis], poly))
-            threshold = max(threshold, t, last_root_bound(poly))
+            taken.append((change[axis], int(phase_index(model, target[None, :])[0]), poly))
+            threshold = max(threshold, last_root_bound(poly))
         per_phase.append(taken)
     return TailDrift(axis, phases, per_phase, threshold)
 
@@ -257,49 +313,129 @@ def check_recurrent(model: PopulationModel, tail: TailDrift) -> None:
     ------
     UnstableSystemError
         In every phase the mean drift ``Σ_k v_k r_k(x)`` of the unbounded count is ``>= 0`` for all
-        large ``x``: the count is not pushed back, and the chain is not positive recurrent.
-    ConvergenceError
-        Pushed back in some phases only: no ``V = β^x`` has a negative drift in the others, and
-        the package does not yet search phase-weighted functions.
+        large ``x``; or, where every rate is eventually constant, its mean drift under the
+        stationary law of the phases far out is ``>= 0`` (Neuts' condition for a
+        quasi-birth-and-death tail, *Matrix-Geometric Solutions in Stochastic Models*, 1981,
+        Thm. 1.7.1): the chain is not positive recurrent.
     """
     x = model.variables[tail.axis]
     pushes = [tail.push(p) for p in range(len(tail.phases))]
     lead = [sympy.Integer(0) if q.is_zero else q.LC() for q in pushes]
     failing = [p for p, c in enumerate(lead) if c >= 0]
-    if not failing:
-        return
-    p = max(failing, key=lambda i: lead[i])
-    where = f" in phase {_phase_text(model, tail.phases[p])}" if model.dimension > 1 else ""
     if len(failing) == len(pushes):
-        raise UnstableSystemError(f"the leading coefficient of the mean drift {pushes[p].as_expr()} of {x} for large {x}"
-                                  f"{where}", float(lead[p]), 0.0, context="arrivals are not outweighed by departures far "
-                                  "out, so the chain is not positive recurrent and has no stationary law")
-    raise ConvergenceError(f"no Lyapunov function found: far out{where} the mean drift of {x} is {pushes[p].as_expr()} >= 0, "
-                           f"so no V = β^{x} has a negative drift there (pushed back in {len(pushes) - len(failing)} of "
-                           f"{len(pushes)} phases); phase-weighted functions are not searched yet")
+        p = max(failing, key=lambda i: lead[i])
+        where = f" in phase {_phase_text(model, tail.phases[p])}" if len(pushes) > 1 else ""
+        raise UnstableSystemError(f"the leading coefficient of {x}'s mean drift {pushes[p].as_expr()} for large {x}{where}",
+                                  float(lead[p]), 0.0, context="arrivals are not outweighed by departures far out, so "
+                                  "the chain is not positive recurrent and has no stationary law")
+    if failing and all(poly.degree() <= 0 for rates in tail.rates for _, _, poly in rates):
+        drift = _mean_phase_drift(tail, pushes)
+        if drift is not None and drift >= 0:
+            raise UnstableSystemError(f"the mean drift of {x} far out, averaged over the stationary law of the phases",
+                                      float(drift), 0.0, context="Neuts' condition for a level-independent tail fails, "
+                                      "so the chain is not positive recurrent")
 
 
-def _grid_factors(model: PopulationModel, tail: TailDrift, levels: int) -> tuple[np.ndarray, dict[int, np.ndarray]]:
-    """Per jump size of the unbounded count, the summed numeric rates on the grid ``x = 0..levels-1``
-    times every phase (shape (levels, P))."""
+def _mean_phase_drift(tail: TailDrift, pushes: list) -> sympy.Rational | None:
+    """``Σ_p α_p push_p`` with ``α`` the stationary law of the phase process far out (exact
+    rationals; None if that process has no unique stationary law or is too large to solve exactly)."""
+    P = len(tail.phases)
+    if P > 64:
+        return None
+    generator = sympy.zeros(P, P)
+    for p, rates in enumerate(tail.rates):
+        for _, target, poly in rates:
+            if target != p:
+                generator[p, target] += poly.as_expr()
+                generator[p, p] -= poly.as_expr()
+    null = generator.T.nullspace()
+    if len(null) != 1:
+        return None
+    alpha = null[0] / sum(null[0])
+    if any(a < 0 for a in alpha):
+        return None
+    return sum(alpha[p] * pushes[p].as_expr() for p in range(P))
+
+
+def _grid_rates(model: PopulationModel, tail: TailDrift, levels: int) -> tuple[np.ndarray, list]:
+    """Which grid states ``x = 0..levels-1`` times every phase are states, and per transition its
+    change of ``x``, the index of the phase it leads to from each phase, and its numeric rates
+    (shape (levels, P))."""
     axis = tail.axis
     P = len(tail.phases)
     grid = np.repeat(tail.phases[None, :, :], levels, axis=0)
     grid[:, :, axis] = np.arange(levels)[:, None]
     states = grid.reshape(-1, model.dimension)
     feasible = model.feasible(states)
-    by_jump: dict[int, np.ndarray] = {}
+    moves = []
     for change, rate in model.moves:
-        values = np.where(feasible, rate(states), 0.0).reshape(levels, P)
-        by_jump[change[axis]] = by_jump.get(change[axis], 0.0) + values
-    return feasible.reshape(levels, P), by_jump
+        targets = tail.phases + np.asarray(change)
+        targets[:, axis] = 0
+        ok = model.feasible(targets)
+        index = np.zeros(P, dtype=np.int64)
+        index[ok] = phase_index(model, targets[ok])
+        moves.append((change[axis], index, np.where(feasible, rate(states), 0.0).reshape(levels, P)))
+    return feasible.reshape(levels, P), moves
+
+
+def phase_weights(tail: TailDrift, base: sympy.Rational) -> np.ndarray | None:
+    """Weights ``g >= 1`` (multiples of ``2^-WEIGHT_BITS``) that make the leading coefficient of
+    every phase's drift factor ``D_p`` negative, by the largest margin relative to the phase's
+    leading rates (a linear program, HiGHS); None where no weights do.
+
+    Parameters
+    ----------
+    tail : TailDrift
+    base : sympy.Rational
+        ``β``.
+
+    Returns
+    -------
+    numpy.ndarray or None
+
+    Examples
+    --------
+    >>> x, y = sympy.symbols("x y")
+    >>> model = PopulationModel([x, y], [((1, 0), 0.5), ((-1, 0), 3.0 * y), ((0, 1), 1.0), ((0, -1), 1.0)],
+    ...                         upper=[None, 1])
+    >>> g = phase_weights(tail_drift(model), sympy.Rational(17, 16))
+    >>> bool(g[0] > g[1] >= 1)          # far out, phase 0 (no service) weighs more: it leads to the service phase
+    True
+    """
+    P = len(tail.phases)
+    if P == 1:
+        return np.ones(1)
+    b = float(base)
+    rows, normal = [], []
+    for p, rates in enumerate(tail.rates):
+        if not rates:
+            return None
+        top = max(poly.degree() for _, _, poly in rates)
+        row = np.zeros(P)
+        scale = 0.0
+        for jump, target, poly in rates:
+            if poly.degree() == top:
+                lc = float(poly.LC())
+                row[target] += lc * b**jump
+                row[p] -= lc
+                scale += lc
+        rows.append(row)
+        normal.append(scale)
+    A = np.hstack([np.array(rows), np.array(normal)[:, None]])           # c_p(g) + t s_p <= 0
+    objective = np.zeros(P + 1)
+    objective[-1] = -1.0
+    bounds = [(1.0, MAX_WEIGHT)] * P + [(None, 1.0)]
+    result = linprog(objective, A_ub=A, b_ub=np.zeros(P), bounds=bounds, method="highs")
+    if result.status != 0 or not result.x[-1] > 1e-9:
+        return None
+    return np.maximum(1.0, np.round(result.x[:P] * 2.0**WEIGHT_BITS) / 2.0**WEIGHT_BITS)
 
 
 def find_geometric(model: PopulationModel, tail: TailDrift, neglected: float, first_level: int = 0
-                   ) -> tuple[sympy.Rational, int]:
-    """A base ``β`` and a level ``L >= first_level`` for which ``V = β^x`` should give a neglected mass
-    ``<= neglected`` with the levels ``0..L`` kept (a floating-point search; :func:`prove_geometric`
-    vouches).
+                   ) -> tuple[GeometricLyapunov, int]:
+    """A function ``V = β^x g_p`` and a level ``L >= first_level`` for which it should give a neglected
+    mass ``<= neglected`` with the levels ``0..L`` kept (a floating-point search;
+    :func:`prove_geometric` vouches).
 
     Parameters
     ----------
@@ -313,53 +449,63 @@ def find_geometric(model: PopulationModel, tail: TailDrift, neglected: float, fi
 
     Returns
     -------
-    (sympy.Rational, int)
-        ``β`` and ``L``.
+    (GeometricLyapunov, int)
+        ``V`` and ``L``.
 
     Raises
     ------
-    UnstableSystemError, ConvergenceError
-        From ``check_recurrent`` (the unbounded count is not pushed back in some phase).
+    UnstableSystemError
+        From ``check_recurrent``: the unbounded count is not pushed back.
+    ConvergenceError
+        No base and weights make every phase's drift negative far out (the message says what was tried).
     StateSpaceTooLargeError
-        No candidate base reaches ``neglected`` with ``fl(β^x)`` finite on the levels evaluated.
+        No candidate reaches ``neglected`` with ``V`` finite in double precision on the levels evaluated.
 
     Examples
     --------
     >>> x = sympy.Symbol("x")
     >>> model = PopulationModel([x], [((1,), 1.0), ((-1,), 2.0)])
-    >>> find_geometric(model, tail_drift(model), 1e-10)
-    (125/64, 39)
+    >>> V, level = find_geometric(model, tail_drift(model), 1e-10)
+    >>> V.expression, level
+    ((125/64)**x, 39)
     """
     check_recurrent(model, tail)
+    candidates = [(base, g) for base in BASES if (g := phase_weights(tail, base)) is not None]
+    if not candidates:
+        x = model.variables[tail.axis]
+        raise ConvergenceError(f"no Lyapunov function found: no V = β^{x} g(phase) with β in [{float(BASES[0])}, "
+                               f"{float(BASES[-1])}] and weights g in [1, {MAX_WEIGHT:g}] has a negative drift far out in "
+                               f"every one of the {len(tail.phases)} phases (a linear program on the leading coefficients "
+                               "of the drift, per base)")
     reach = _reach(model, tail.axis)
     start = max(level_after(tail.threshold), first_level, reach)
     levels = max(2048, 4 * start + 64)
     while True:
-        found = _search(model, tail, neglected, start, levels, reach)
+        found = _search(model, tail, candidates, neglected, start, levels, reach)
         if found is not None:
             return found
         if levels * len(tail.phases) > GRID_STATES:
             raise StateSpaceTooLargeError(levels * len(tail.phases), GRID_STATES, what=(
-                f"the search for V = β^{model.variables[tail.axis]} (β from {float(BASES[0])} to {float(BASES[-1])}) for "
-                f"a neglected mass of {neglected:.3g}"), at_least=True, advice="no base reached it with V finite in "
-                "double precision on the levels searched; ask for a wider interval")
+                f"the search for V = β^{model.variables[tail.axis]} g(phase) (β from {float(BASES[0])} to "
+                f"{float(BASES[-1])}) for a neglected mass of {neglected:.3g}"), at_least=True, advice="no candidate "
+                "reached it with V finite in double precision on the levels searched; ask for a wider interval")
         levels *= 4
 
 
-def _search(model: PopulationModel, tail: TailDrift, neglected: float, start: int, levels: int, reach: int
-            ) -> tuple[sympy.Rational, int] | None:
-    """The base needing the fewest kept levels on the grid ``x < levels`` (None if none suffices there)."""
-    feasible, by_jump = _grid_factors(model, tail, levels)
+def _search(model: PopulationModel, tail: TailDrift, candidates: list, neglected: float, start: int, levels: int,
+            reach: int) -> tuple[GeometricLyapunov, int] | None:
+    """The candidate needing the fewest kept levels on the grid ``x < levels`` (None if none suffices there)."""
+    feasible, moves = _grid_rates(model, tail, levels)
     log_target = math.log(neglected)
     x = np.arange(levels, dtype=float)
-    best: tuple[int, sympy.Rational] | None = None
-    for base in BASES:
+    best: tuple[int, GeometricLyapunov] | None = None
+    for base, g in candidates:
         b = float(base)
-        D = sum(rates * (b**jump - 1.0) for jump, rates in by_jump.items())
+        D = sum(rates * (b**jump * g[targets] - g) for jump, targets, rates in moves)
         worst = np.where(feasible, D, -np.inf).max(axis=1)       # the largest factor over phases, per level
         nonnegative = np.flatnonzero(worst >= 0)
         first = max(int(nonnegative[-1]) + 1 if len(nonnegative) else 0, start)
-        last = min(levels - reach - 2, int(LARGEST_LOG2_V / math.log2(b)) - reach - 1)
+        last = min(levels - reach - 2, int((LARGEST_LOG2_V - math.log2(g.max())) / math.log2(b)) - reach - 1)
         if first > last:
             continue
         with np.errstate(divide="ignore"):
@@ -369,22 +515,22 @@ def _search(model: PopulationModel, tail: TailDrift, neglected: float, start: in
         L = np.arange(first, last + 1)
         good = np.flatnonzero(log_c[L] - log_eta_after[L + 1] <= log_target)
         if len(good) and (best is None or L[good[0]] < best[0]):
-            best = (int(L[good[0]]), base)
+            best = (int(L[good[0]]), GeometricLyapunov(base, g, model))
     return None if best is None else (best[1], best[0])
 
 
-def prove_geometric(model: PopulationModel, tail: TailDrift, base: sympy.Rational, level: int,
+def prove_geometric(model: PopulationModel, tail: TailDrift, lyapunov: GeometricLyapunov, level: int,
                     chain: TruncatedChain) -> Drift | None:
-    """Prove ``GV <= -η`` for ``V = β^x`` on every state with ``x > level`` and bound ``GV`` on the
-    kept states of ``chain`` (all states with ``x <= level``).
+    """Prove ``GV <= -η`` for ``V = β^x g_p`` on every state with ``x > level`` and bound ``GV`` on
+    the kept states of ``chain`` (all states with ``x <= level``).
 
     Parameters
     ----------
     model : PopulationModel
     tail : TailDrift
         Its eventual rates (:func:`tail_drift`).
-    base : sympy.Rational
-        ``β``, dyadic.
+    lyapunov : GeometricLyapunov
+        ``V``.
     level : int
         ``L``.
     chain : TruncatedChain
@@ -402,28 +548,28 @@ def prove_geometric(model: PopulationModel, tail: TailDrift, base: sympy.Rationa
     >>> x = sympy.Symbol("x")
     >>> model = PopulationModel([x], [((1,), 1.0), ((-1,), 2.0)])
     >>> chain = truncate_lattice(np.arange(40)[:, None], model.moves, model.feasible, (0,))
-    >>> drift = prove_geometric(model, tail_drift(model), sympy.Rational(125, 64), 39, chain)
+    >>> V = GeometricLyapunov(sympy.Rational(125, 64), np.ones(1), model)
+    >>> drift = prove_geometric(model, tail_drift(model), V, 39, chain)
     >>> drift.neglected_mass < 1e-10, drift.states_checked is None
     (True, True)
     """
-    V = GeometricLyapunov(base, tail.axis, model.variables[tail.axis])
     start = sympy.Integer(level + 1)
     if start <= tail.threshold or start < _reach(model, tail.axis):     # every jump taken beyond the level
         return None
     least = None
     for p in range(len(tail.phases)):
-        factor = tail.factor(base, p)
-        margin = _negative_margin(factor, start)
+        margin = _negative_margin(tail.factor(lyapunov.base, lyapunov.weights, p), start)
         if margin is None:
             return None
         least = margin if least is None else min(least, margin)
-    eta = least * base ** start
+    eta = least * lyapunov.base ** start
     largest = sys.float_info.max
     outside = math.nextafter(float(Fraction(int(eta.p), int(eta.q))), 0.0) if eta < largest else largest
-    inside = max(0.0, float(lattice_generator_drift(chain.states, model.moves, V).max()))
-    text = (f"V = {V.expression}: GV <= -{outside:.6g} checked symbolically on every state with "
-            f"{V.variable} > {level} (exact real-root counting of the rate polynomials of {len(tail.phases)} phase(s)), "
-            f"and evaluated on the {chain.n_kept:,} kept states with rounding bounded")
+    inside = max(0.0, float(lattice_generator_drift(chain.states, model.moves, lyapunov).max()))
+    variable = model.variables[tail.axis]
+    text = (f"V = {lyapunov.expression}: GV <= -{outside:.6g} checked symbolically on every state with {variable} > "
+            f"{level} (exact real-root counting of the rate polynomials of {len(tail.phases)} phase(s)), and evaluated on "
+            f"the {chain.n_kept:,} kept states with rounding bounded")
     return Drift(inside, outside, text, states_checked=None, kept=chain)
 
 
