@@ -428,7 +428,8 @@ def phase_weights(tail: TailDrift, base: sympy.Rational) -> np.ndarray | None:
     result = linprog(objective, A_ub=A, b_ub=np.zeros(P), bounds=bounds, method="highs")
     if result.status != 0 or not result.x[-1] > 1e-9:
         return None
-    return np.maximum(1.0, np.round(result.x[:P] * 2.0**WEIGHT_BITS) / 2.0**WEIGHT_BITS)
+    g = result.x[:P] / result.x[:P].min()                   # the scale of g is free: the least weight is 1
+    return np.maximum(1.0, np.round(g * 2.0**WEIGHT_BITS) / 2.0**WEIGHT_BITS)
 
 
 def find_geometric(model: PopulationModel, tail: TailDrift, neglected: float, first_level: int = 0
