@@ -53,6 +53,7 @@ from typing import Any
 import numba.core.event
 import numpy as np
 import pytest
+import sympy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -208,8 +209,13 @@ def _shared_objects() -> dict[str, Callable[[], Any]]:
         from analytic.ctmc import truncation
         return truncation.lattice_drift([np.arange(51)[:, None]], _MM1_MOVES, _MM1_LYAPUNOV, truncated())
 
+    def population() -> Any:
+        from analytic.ctmc import PopulationModel
+        x = sympy.Symbol("x")
+        return PopulationModel([x], [((1,), 1.0), ((-1,), 2 * sympy.Min(x, 1))])
+
     return dict(
-        truncated=truncated, drift=drift,
+        truncated=truncated, drift=drift, population=population,
         truncation=lambda: __import__("analytic.ctmc.truncation", fromlist=["x"]).solve_truncated(truncated(), drift()),
         chain=chain, stationary=lambda: chain().stationary(), graph=graph, cluster=cluster, job=job,
         balance=lambda: fairness.balance_function(graph(), [1.0, 1.0], 3), lattice=lambda: fairness.simplex_lattice(2, 3),
@@ -252,6 +258,9 @@ _TRUNCATION_BUILDER = ("a builder of analytic.ctmc.truncation that a model modul
                        "with its own validated states, moves and Lyapunov function; its checks (repeated or infeasible "
                        "states, a failing drift) are tested in tests/test_truncation.py")
 _NUMBA = "a numba kernel of compiled event loops: its arguments are the loop's own arrays"
+_BOUNDS_STEP = ("a step of stationary_bounds (tail analysis, Lyapunov search and proof), given the validated model and "
+                "the exact expressions it derived; its refusals are tested in tests/test_ctmc_bounds.py and "
+                "tests/test_ctmc_population.py")
 INTERNAL: dict[str, str] = {
     **{f"analytic.ctmc.{name}": _CTMC_KERNEL for name in [
         "balance.Balance", "balance.Balance.order_toward", "balance.Balance.positive",
@@ -273,6 +282,13 @@ INTERNAL: dict[str, str] = {
         "spaces.check_rates", "spaces.enumerate_lower_set", "spaces.plain", "spaces.raise_leaves_space",
         "spaces.validate_moves", "spaces.validate_upper", "spaces.vector_result", "stationary.solve",
         "transient.transient"]},
+    **{f"analytic.ctmc.{name}": _BOUNDS_STEP for name in [
+        "lyapunov.GeometricLyapunov", "lyapunov.TailDrift", "lyapunov.TailDrift.factor", "lyapunov.TailDrift.push",
+        "lyapunov.find_geometric", "lyapunov.phase_index", "lyapunov.phase_weights", "lyapunov.prove_geometric",
+        "lyapunov.tail_drift", "regions.LinearGeometric", "regions.Region", "regions.count_states",
+        "regions.find_linear_geometric", "regions.kept_states", "regions.prove_linear_geometric", "regions.region_form",
+        "regions.regions", "tails.eventual_form", "tails.eventual_polynomial", "tails.exact", "tails.last_root_bound",
+        "tails.level_after", "population.expression"]},
     **{f"analytic.ctmc.truncation.{name}": _TRUNCATION_BUILDER for name in [
         "function_drift_inside", "lattice_drift", "level_drift", "truncate_function", "truncate_lattice"]},
     "analytic.simulation.events.heap_pop": _NUMBA,
@@ -318,6 +334,12 @@ BASELINES: dict[str, Any] = {
     "analytic.ctmc.Stationary.expected": method("stationary", [1.0, 2.0]),
     "analytic.ctmc.Stationary.probability": method("stationary", 1),
     "analytic.ctmc.lattice_bytes": call(1000, 2, 4),
+    "analytic.ctmc.PopulationModel": call([sympy.Symbol("x")], [((1,), 1.0), ((-1,), 2.0)]),
+    "analytic.ctmc.PopulationModel.drift": method("population", 1.5),
+    "analytic.ctmc.PopulationModel.feasible": method("population", np.array([[0], [3]])),
+    "analytic.ctmc.stationary_bounds": call(S("population"), {"mean": 1.0}, width=1e-4),
+    "analytic.ctmc.bounds.Interval": RESULT,
+    "analytic.ctmc.bounds.StationaryBounds": RESULT,
     "analytic.ctmc.truncation.Drift": call(1.0, 1e6, "a check"),
     "analytic.ctmc.truncation.Drift.outside_expectation": method("drift", 2.0),
     "analytic.ctmc.truncation.TruncatedChain": RESULT,

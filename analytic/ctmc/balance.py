@@ -371,7 +371,7 @@ class Balance:
         return int(np.argmax(guess.relative_to_top()))
 
     def reverse_rates(self) -> np.ndarray:
-        """For each transition ``i -> j`` of :attr:`rates` (in its CSR order), the scaled rate
+        """For each transition ``i -> j`` of ``rates`` (in its CSR order), the scaled rate
         ``j -> i`` (0 where the chain cannot step back).
 
         Returns

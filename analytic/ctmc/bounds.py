@@ -23,22 +23,33 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+import scipy.sparse.linalg as spla
 import sympy
 from scipy.sparse.csgraph import breadth_first_order
 
 from analytic.ctmc.chain import CTMC
-from analytic.ctmc.lyapunov import GeometricLyapunov, TailDrift, find_geometric, prove_geometric, tail_drift
-from analytic.ctmc.population import PopulationModel
-from analytic.ctmc.tails import eventual_polynomial, exact, last_root_bound, level_after
+from analytic.ctmc.lyapunov import GeometricLyapunov, find_geometric, prove_geometric, tail_drift
+from analytic.ctmc.population import PopulationModel, expression
+from analytic.ctmc.regions import (
+    LinearGeometric,
+    count_states,
+    find_linear_geometric,
+    kept_states,
+    prove_linear_geometric,
+    region_form,
+    regions,
+)
+from analytic.ctmc.tails import eventual_polynomial, last_root_bound, level_after
 from analytic.ctmc.truncation import (
     Drift,
     TruncatedChain,
     Truncation,
     checked_width,
+    lattice_generator_drift,
     solve_truncated,
     truncate_lattice,
 )
-from analytic.errors import ConvergenceError, InvalidParameterError, ReducibleChainError, StateSpaceTooLargeError
+from analytic.errors import InvalidParameterError, ReducibleChainError, StateSpaceTooLargeError
 from analytic.validation import integer
 
 __all__ = ["Interval", "StationaryBounds", "stationary_bounds"]
@@ -131,33 +142,15 @@ class _Reward:
     name: str
     expression: sympy.Expr
     numeric: object
-    tails: list          # per phase: the polynomial beyond the threshold (None for a finite chain)
-    threshold: object
 
 
-def _rewards(model: PopulationModel, rewards: object, tail: TailDrift | None) -> list[_Reward]:
+def _rewards(model: PopulationModel, rewards: object) -> list[_Reward]:
     if not isinstance(rewards, Mapping) or not rewards:
         raise InvalidParameterError("rewards", rewards, "must be a non-empty mapping of names to sympy expressions")
     checked = []
     for name, reward in rewards.items():
-        try:
-            expression = exact(reward)
-        except (sympy.SympifyError, TypeError):
-            raise InvalidParameterError(f"rewards[{name!r}]", reward, "must be a sympy expression or a number") from None
-        unknown = expression.free_symbols - set(model.variables)
-        if unknown:
-            raise InvalidParameterError(f"rewards[{name!r}]", reward, f"uses {sorted(map(str, unknown))}, which are not "
-                                                                      f"variables {list(model.variables)}")
-        function = sympy.lambdify(model.variables, expression, "numpy")
-        tails, threshold = [], sympy.S.NegativeInfinity
-        if tail is not None:
-            x = model.variables[tail.axis]
-            for phase in tail.phases:
-                values = {v: int(phase[i]) for i, v in enumerate(model.variables) if i != tail.axis}
-                poly, t = eventual_polynomial(expression.subs(values), x)
-                tails.append(poly)
-                threshold = max(threshold, t, last_root_bound(poly))
-        checked.append(_Reward(str(name), expression, function, tails, threshold))
+        value = expression(f"rewards[{name!r}]", reward, model.variables)
+        checked.append(_Reward(str(name), value, sympy.lambdify(model.variables, value, "numpy")))
     return checked
 
 
@@ -171,28 +164,92 @@ def _values(reward: _Reward, states: np.ndarray) -> np.ndarray:
     return np.array(values)
 
 
-def _outside(reward: _Reward, base: sympy.Rational, level: int, drift: Drift) -> tuple[float, float]:
-    """An interval for ``π(f 1_{x > L})`` (module docstring): constants times the neglected mass,
-    growing tails through ``f <= r (-GV)`` with ``-GV >= η β^{x - L - 1}`` beyond ``L``."""
-    eps, c = drift.neglected_mass, drift.inside
-    high = low = 0.0
-    ratio_high = ratio_low = sympy.S.Zero
-    for poly in reward.tails:
-        if poly.degree() <= 0:
-            value = float(poly.as_expr())
-            high, low = max(high, value * eps), min(low, value * eps)
-            continue
-        sign = 1 if poly.LC() > 0 else -1
-        ratio = _ratio(poly * sign, base, level)
-        if sign > 0:
-            ratio_high = max(ratio_high, ratio)
-        else:
-            ratio_low = max(ratio_low, ratio)
-    # f <= r (-GV) with r = sup f β^{L+1-x} / η; π((-GV) 1_out) <= c
-    per_unit = c / drift.outside
-    high += float(ratio_high) * per_unit
-    low -= float(ratio_low) * per_unit
-    return low * (1 + 16 * _UNIT) - 1e-300, high * (1 + 16 * _UNIT) + 1e-300
+class _OneCount:
+    """One unbounded count ``x``: ``V = β^x g(phase)`` (:mod:`analytic.ctmc.lyapunov`); the pieces of
+    a reward are its polynomials in ``x`` per phase, beyond the first level."""
+
+    def __init__(self, model: PopulationModel, rewards: list[_Reward]) -> None:
+        self.model, self.tail = model, tail_drift(model)
+        x = model.variables[self.tail.axis]
+        self.first = model.initial[self.tail.axis]
+        self.pieces = []
+        for reward in rewards:
+            polys = []
+            for phase in self.tail.phases:
+                values = {v: int(phase[i]) for i, v in enumerate(model.variables) if i != self.tail.axis}
+                poly, t = eventual_polynomial(reward.expression.subs(values), x)
+                polys.append(poly)
+                self.first = max(self.first, level_after(t))
+            self.pieces.append(polys)
+
+    def find(self, neglected: float, first: int, limit: int) -> tuple[GeometricLyapunov, int]:
+        return find_geometric(self.model, self.tail, neglected, max(first, self.first))
+
+    def cap(self, lyapunov: GeometricLyapunov, limit: int) -> int:
+        return limit // len(self.tail.phases) - 1
+
+    def kept(self, lyapunov: GeometricLyapunov, level: int) -> np.ndarray:
+        ranges = [range(level + 1) if i == self.tail.axis else range(u + 1) for i, u in enumerate(self.model.upper)]
+        return _lattice(ranges)
+
+    def prove(self, lyapunov: GeometricLyapunov, level: int, chain: TruncatedChain) -> Drift | None:
+        return prove_geometric(self.model, self.tail, lyapunov, level, chain)
+
+
+class _SeveralCounts:
+    """Several unbounded counts: ``V = β^{w·x}`` proved region by region (:mod:`analytic.ctmc.regions`);
+    the pieces of a reward are its polynomials in the large counts of each region."""
+
+    def __init__(self, model: PopulationModel, rewards: list[_Reward]) -> None:
+        self.model = model
+        self.thresholds, self.regions = regions(model, [r.expression for r in rewards])
+        self.pieces = [[piece for region in self.regions if region.large
+                        for piece in [region_form(model, region, self.thresholds, reward.expression)]]
+                       for reward in rewards]
+
+    def find(self, neglected: float, first: int, limit: int) -> tuple[LinearGeometric, int]:
+        lyapunov, level = find_linear_geometric(self.model, self.regions, self.thresholds, neglected, limit)
+        return lyapunov, max(level, first, self._least(lyapunov))
+
+    def _least(self, lyapunov: LinearGeometric) -> int:
+        return sum(w * self.model.initial[i] for w, i in zip(lyapunov.weights, self.model.unbounded, strict=True))
+
+    def cap(self, lyapunov: LinearGeometric, limit: int) -> int:
+        low, high = 0, 1
+        while count_states(self.model, lyapunov.weights, high) <= limit:
+            low, high = high, 2 * high
+        while high - low > 1:
+            middle = (low + high) // 2
+            low, high = (middle, high) if count_states(self.model, lyapunov.weights, middle) <= limit else (low, middle)
+        return low if count_states(self.model, lyapunov.weights, low) <= limit else -1
+
+    def kept(self, lyapunov: LinearGeometric, level: int) -> np.ndarray:
+        return kept_states(self.model, lyapunov.weights, level)
+
+    def prove(self, lyapunov: LinearGeometric, level: int, chain: TruncatedChain) -> Drift | None:
+        return prove_linear_geometric(self.model, self.regions, self.thresholds, lyapunov, level, chain)
+
+
+def _outside(pieces: list, base: sympy.Rational, level: int, drift: Drift) -> tuple[float, float]:
+    """An interval for ``π(f 1_{S \\ K})``: each piece of ``f`` (a polynomial in counts that are at
+    most ``n``, the exponent of ``V`` in units of ``w``) lies between ``-q⁻(n)`` and ``q⁺(n)``, the
+    sums of its negative and positive terms with every count replaced by ``n``; and
+    ``q(n) <= r β^{n - L - 1} <= (r / η) (-GV)`` with ``r = sup_{n > L} q(n) β^{L + 1 - n}``, whose
+    stationary mean outside is at most ``(r / η) c`` (Meyn & Tweedie, Thm. 4.3)."""
+    n = sympy.Symbol("n")
+    positive: dict[int, sympy.Rational] = {}
+    negative: dict[int, sympy.Rational] = {}
+    for poly in pieces:
+        for monomial, coefficient in poly.terms():
+            side = positive if coefficient > 0 else negative
+            order = sum(monomial)
+            side[order] = max(side.get(order, sympy.S.Zero), abs(coefficient))
+    per_unit = drift.inside / drift.outside
+    ends = []
+    for side in (negative, positive):
+        q = sympy.Poly(sum((c * n**k for k, c in side.items()), sympy.S.Zero), n, domain="QQ")
+        ends.append(0.0 if q.is_zero else float(_ratio(q, base, level)) * per_unit)
+    return -ends[0] * (1 + 16 * _UNIT) - 1e-300, ends[1] * (1 + 16 * _UNIT) + 1e-300
 
 
 def _ratio(poly: sympy.Poly, base: sympy.Rational, level: int) -> sympy.Rational:
@@ -263,27 +320,25 @@ def stationary_bounds(model: PopulationModel, rewards: Mapping, width: float = 1
         raise InvalidParameterError("model", model, "must be a PopulationModel")
     target, tolerance = checked_width(width)
     limit = integer("max_states", max_states)
+    checked = _rewards(model, rewards)
     if not model.unbounded:
-        return _whole(model, _rewards(model, rewards, None), tolerance, limit)
-    tail = tail_drift(model)
-    checked = _rewards(model, rewards, tail)
-    first = max([model.initial[tail.axis]] + [level_after(r.threshold) for r in checked])
-    neglected = target / 16
-    result = None
+        return _whole(model, checked, tolerance, limit)
+    strategy = _OneCount(model, checked) if len(model.unbounded) == 1 else _SeveralCounts(model, checked)
+    neglected, first, result = target / 16, 0, None
     for _ in range(MAX_ROUNDS):
-        lyapunov, level = find_geometric(model, tail, neglected, first)
-        drift, chain, level = _proved(model, tail, lyapunov, level, limit)
+        lyapunov, level = strategy.find(neglected, first, limit)
+        drift, chain, level = _proved(strategy, lyapunov, level, limit)
         if result is not None and chain.n_kept <= result.states:
             break                                     # max_states stops the kept set from growing
         truncation = solve_truncated(chain, drift, tolerance=tolerance)
         intervals = {}
-        for reward in checked:
+        for reward, pieces in zip(checked, strategy.pieces, strict=True):
             values = _values(reward, chain.states)
-            low, high = truncation.interval(values, outside=_outside(reward, lyapunov.base, level, drift))
+            low, high = truncation.interval(values, outside=_outside(pieces, lyapunov.base, level, drift))
             intervals[reward.name] = Interval(low, high)
         result = StationaryBounds(intervals, lyapunov.expression, drift.neglected_mass, chain.n_kept, drift.check,
                                   truncation)
-        if result.width <= target or chain.n_kept + len(tail.phases) > limit:
+        if result.width <= target or level >= strategy.cap(lyapunov, limit):
             break
         neglected = neglected * max(1e-6, min(0.01, target / result.width / 16))
         first = level + 1
@@ -294,52 +349,84 @@ def stationary_bounds(model: PopulationModel, rewards: Mapping, width: float = 1
     return result
 
 
-def _proved(model: PopulationModel, tail: TailDrift, lyapunov: GeometricLyapunov, level: int, limit: int):
-    """The kept set ``x <= level`` (widened until the proof holds, at most ``limit`` states), its
+def _proved(strategy: _OneCount | _SeveralCounts, lyapunov: GeometricLyapunov | LinearGeometric, level: int, limit: int
+            ) -> tuple[Drift, TruncatedChain, int]:
+    """The kept set of ``level`` (widened until the proof holds, at most ``limit`` states), its
     truncated chain and drift."""
-    phases = len(tail.phases)
-    cap = limit // phases - 1
+    model = strategy.model
+    cap = strategy.cap(lyapunov, limit)
     level = min(level, cap)
-    while level <= cap:
-        ranges = [range(level + 1) if i == tail.axis else range(u + 1) for i, u in enumerate(model.upper)]
-        states = _lattice(ranges)
-        states = states[model.feasible(states)]
-        chain = truncate_lattice(states, model.moves, model.feasible, reference=model.initial)
-        _check_returns(model, chain, level)
+    while 0 <= level <= cap:
+        states = strategy.kept(lyapunov, level)
+        chain = truncate_lattice(states[model.feasible(states)], model.moves, model.feasible, reference=model.initial)
+        chain, unreached = _reached_part(model, chain)
+        _check_returns(model, chain)
         chain = _at_the_mode(chain)
-        drift = prove_geometric(model, tail, lyapunov, level, chain)
+        drift = strategy.prove(lyapunov, level, chain)
+        if drift is not None and len(unreached):
+            drift = _with_unreached(drift, unreached, model, lyapunov, chain)
         if drift is not None:
             return drift, chain, level
         level = min(cap + 1, level + max(1, level // 8)) if level < cap else cap + 1
-    raise StateSpaceTooLargeError((level + 1) * phases, limit, at_least=True,
-                                  what=f"the proof of V = {lyapunov.expression}'s drift")
+    raise StateSpaceTooLargeError(limit + 1, limit, at_least=True, what=f"the proof of V = {lyapunov.expression}'s drift")
+
+
+def _reached_part(model: PopulationModel, chain: TruncatedChain) -> tuple[TruncatedChain, np.ndarray]:
+    """The truncation to the kept states the initial state reaches without leaving them, and the
+    others (in a tandem queue kept at ``w·x <= L``, a state of the second queue just below ``L`` is
+    entered only from above ``L``): the truncated chain must have one class."""
+    reached = breadth_first_order(chain.kept, chain.reference, directed=True, return_predecessors=False)
+    if len(reached) == chain.n_kept:
+        return chain, chain.states[:0]
+    keep = np.zeros(chain.n_kept, dtype=bool)
+    keep[reached] = True
+    return (truncate_lattice(chain.states[keep], model.moves, model.feasible, reference=model.initial),
+            chain.states[~keep])
+
+
+def _with_unreached(drift: Drift, unreached: np.ndarray, model: PopulationModel, lyapunov: object,
+                    chain: TruncatedChain) -> Drift | None:
+    """``drift`` extended to the states left out of the kept set because it cannot reach them: there
+    ``GV`` is evaluated state by state (rounding bounded) and must be negative; ``η`` is the least
+    ``-GV`` over them and the proved remainder (None if ``GV >= 0`` at one of them)."""
+    worst = float(lattice_generator_drift(unreached, model.moves, lyapunov).max())
+    if not worst < 0:
+        return None
+    return Drift(drift.inside, min(drift.outside, -worst), f"{drift.check}; GV evaluated on the {len(unreached):,} states "
+                 "below the level the kept set cannot reach", states_checked=len(unreached), kept=chain)
 
 
 def _at_the_mode(chain: TruncatedChain) -> TruncatedChain:
-    """The same truncation with its reference at the most likely kept state, if every kept state
-    reaches it inside the kept set: the mean hitting times of the reference, and with them the
-    width the law on the kept set adds, are then smallest (from a state in a tail, such as the
-    empty M/M/100 queue at load 0.95, they can leave the double range)."""
-    try:
-        law = CTMC(chain.generator()).stationary(tolerance=1e-6)
-    except ConvergenceError:
+    """The same truncation with its reference at the most likely kept state (by a plain sparse LU
+    solve: only the argmax is used), if every kept state reaches it inside the kept set: the mean
+    hitting times of the reference, and with them the width the law on the kept set adds, are then
+    smallest (from a state in a tail, such as the empty M/M/100 queue at load 0.95, they can leave
+    the double range)."""
+    generator = CTMC(chain.generator()).generator
+    system = generator.T.tolil()
+    system[chain.reference, :] = 1.0
+    rhs = np.zeros(chain.n_kept)
+    rhs[chain.reference] = 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        law = spla.spsolve(system.tocsc(), rhs)
+    if not np.all(np.isfinite(law)):
         return chain
-    mode = int(np.argmax(law.probabilities))
+    mode = int(np.argmax(law))
     reached = breadth_first_order(chain.kept.T.tocsr(), mode, directed=True, return_predecessors=False)
     return replace(chain, reference=mode) if len(reached) == chain.n_kept else chain
 
 
-def _check_returns(model: PopulationModel, chain: TruncatedChain, level: int) -> None:
+def _check_returns(model: PopulationModel, chain: TruncatedChain) -> None:
     """Every kept state must reach the initial state without leaving the kept set (else its mean
     hitting time, and the bound on the law of the kept states, is unbounded in the truncation)."""
     reached = breadth_first_order(chain.kept.T.tocsr(), chain.reference, directed=True, return_predecessors=False)
     if len(reached) < chain.n_kept:
         missing = np.setdiff1d(np.arange(chain.n_kept), reached)
         raise ReducibleChainError(f"the state {chain.states[missing[0]].tolist()} (and {len(missing) - 1:,} more of the "
-                                  f"{chain.n_kept:,} kept states with {model.variables[model.unbounded[0]]} <= {level}) "
-                                  f"cannot reach the initial state {list(model.initial)} without leaving the kept set: "
-                                  "the model has transient states or several closed classes there; give an initial "
-                                  "state from which every state of the chain is reached and back")
+                                  f"{chain.n_kept:,} kept states) cannot reach the initial state {list(model.initial)} "
+                                  "without leaving the kept set: the model has transient states or several closed classes "
+                                  "there; give an initial state from which every state of the chain is reached and back")
 
 
 def _whole(model: PopulationModel, checked: list[_Reward], tolerance: float, limit: int) -> StationaryBounds:

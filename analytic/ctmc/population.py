@@ -20,15 +20,73 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
+from functools import cached_property
 
 import numpy as np
 import sympy
 
 from analytic.ctmc.tails import exact
 from analytic.errors import InvalidParameterError
-from analytic.validation import integer
+from analytic.validation import as_number, integer
 
-__all__ = ["PopulationModel"]
+__all__ = ["PopulationModel", "expression"]
+
+
+def expression(name: str, value: object, variables: tuple) -> sympy.Expr:
+    """``value`` as an exact sympy expression in ``variables`` (floats taken as the rationals they
+    store), or an :class:`~analytic.errors.InvalidParameterError` naming ``name``: text is not parsed
+    (sympify would evaluate it), and booleans, containers, complex and non-finite values are refused.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    value : sympy expression or real number
+    variables : tuple of sympy.Symbol
+        The symbols it may use.
+
+    Returns
+    -------
+    sympy.Expr
+
+    Examples
+    --------
+    >>> x = sympy.Symbol("x")
+    >>> expression("rate", 0.5 * x, (x,))
+    x/2
+    >>> expression("rate", "x", (x,))
+    Traceback (most recent call last):
+    ...
+    analytic.errors.InvalidParameterError: rate = 'x': must be a sympy expression or a real number (text is not parsed)
+    """
+    number = as_number(value)
+    if number is None and not isinstance(value, sympy.Expr):
+        raise InvalidParameterError(name, value, "must be a sympy expression or a real number" + (
+            " (text is not parsed)" if isinstance(value, str | bytes) else ""))
+    if isinstance(number, Fraction):
+        number = sympy.Rational(number.numerator, number.denominator)
+    result = exact(value if number is None else (number.item() if isinstance(number, np.generic) else number))
+    if result.has(sympy.nan, sympy.oo, -sympy.oo, sympy.zoo) or result.has(sympy.I):
+        raise InvalidParameterError(name, value, "must be finite and real")
+    unknown = result.free_symbols - set(variables)
+    if unknown:
+        raise InvalidParameterError(name, value, f"uses {sorted(map(str, unknown))}, which are not variables "
+                                                 f"{list(variables)}")
+    return result
+
+
+def _bounds(name: str, value: object, d: int, default: object, allow_none: bool) -> tuple:
+    """One entry per count (``None`` allowed where ``allow_none``), each an integer ``>= 0``."""
+    if value is None:
+        return (default,) * d
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Sequence | np.ndarray):
+        raise InvalidParameterError(name, value, f"must be a sequence of {d} entries, one per variable")
+    entries = tuple(value)
+    if len(entries) != d:
+        raise InvalidParameterError(name, value, f"must have one entry per variable ({d})")
+    return tuple(None if (v is None and allow_none) else integer(f"{name}[{i}]", v, minimum=0)
+                 for i, v in enumerate(entries))
 
 
 def _symbols(variables: object) -> tuple[sympy.Symbol, ...]:
@@ -107,23 +165,9 @@ class PopulationModel:
             if vector.shape != (d,) or vector.dtype.kind not in "iu" or not vector.any():
                 raise InvalidParameterError(f"transitions[{k}] change", change, f"must be a non-zero integer vector of "
                                                                                 f"length {d}")
-            try:
-                expression = exact(rate)
-            except (sympy.SympifyError, TypeError):
-                raise InvalidParameterError(f"transitions[{k}] rate", rate, "must be a sympy expression or a number") from None
-            unknown = expression.free_symbols - set(symbols)
-            if unknown:
-                raise InvalidParameterError(f"transitions[{k}] rate", rate, f"uses {sorted(map(str, unknown))}, which are "
-                                                                            f"not variables {list(symbols)}")
-            classes.append((tuple(int(c) for c in vector), expression))
-        upper = (None,) * d if self.upper is None else tuple(self.upper)
-        if len(upper) != d:
-            raise InvalidParameterError("upper", self.upper, f"must give one bound (or None) per variable ({d})")
-        upper = tuple(None if u is None else integer(f"upper[{i}]", u, minimum=0) for i, u in enumerate(upper))
-        initial = (0,) * d if self.initial is None else tuple(self.initial)
-        if len(initial) != d:
-            raise InvalidParameterError("initial", self.initial, f"must be a state of {d} counts")
-        initial = tuple(integer(f"initial[{i}]", v, minimum=0) for i, v in enumerate(initial))
+            classes.append((tuple(int(c) for c in vector), expression(f"transitions[{k}] rate", rate, symbols)))
+        upper = _bounds("upper", self.upper, d, None, allow_none=True)
+        initial = _bounds("initial", self.initial, d, 0, allow_none=False)
         for i, (v, u) in enumerate(zip(initial, upper, strict=True)):
             if u is not None and v > u:
                 raise InvalidParameterError(f"initial[{i}]", v, f"must be <= its bound {u}")
@@ -165,14 +209,19 @@ class PopulationModel:
         >>> model.feasible(np.array([[5, 2], [5, 3], [-1, 0]])).tolist()
         [True, False, False]
         """
-        X = np.asarray(states)
+        try:
+            X = np.asarray(states) if isinstance(states, np.ndarray | list | tuple) else None
+        except ValueError:                      # ragged rows
+            X = None
+        if X is None or X.ndim != 2 or X.shape[1] != self.dimension or X.dtype.kind not in "iu":
+            raise InvalidParameterError("states", states, f"must be an integer array of shape (m, {self.dimension})")
         ok = np.all(X >= 0, axis=1)
         for i, u in enumerate(self.upper):
             if u is not None:
                 ok &= X[:, i] <= u
         return ok
 
-    @property
+    @cached_property
     def moves(self) -> list[tuple[tuple[int, ...], object]]:
         """The transition classes as ``(displacement, rate(X))`` for :mod:`analytic.ctmc.truncation`
         and :meth:`CTMC.from_lattice`: the rate is vectorised over the rows of ``X`` and 0 where the
@@ -210,7 +259,7 @@ class PopulationModel:
         >>> sympy.expand(PopulationModel([x], [((1,), 1), ((-1,), 2 * x)]).drift(x**2))
         -4*x**2 + 4*x + 1
         """
-        V = exact(lyapunov)
+        V = expression("lyapunov", lyapunov, self.variables)
         total = sympy.S.Zero
         for change, rate in self.transitions:
             shifted = V.subs({v: v + c for v, c in zip(self.variables, change, strict=True)}, simultaneous=True)

@@ -17,7 +17,7 @@ import sympy
 
 from analytic.errors import InvalidParameterError
 
-__all__ = ["eventual_polynomial", "exact", "last_root_bound", "level_after"]
+__all__ = ["eventual_form", "eventual_polynomial", "exact", "last_root_bound", "level_after"]
 
 
 def exact(expr: object) -> sympy.Expr:
@@ -87,35 +87,54 @@ def level_after(threshold: object) -> int:
     return 0 if threshold == sympy.S.NegativeInfinity else max(0, int(sympy.floor(threshold)) + 1)
 
 
-def _sign_beyond(poly: sympy.Poly) -> tuple[int, sympy.Rational]:
-    """The sign ``poly`` keeps for ``x > t``, and ``t``."""
+Thresholds = dict  # variable -> rational threshold beyond which the form holds (absent: everywhere)
+
+
+def _merge(*parts: Thresholds) -> Thresholds:
+    merged: Thresholds = {}
+    for part in parts:
+        for v, t in part.items():
+            merged[v] = max(merged.get(v, t), t)
+    return merged
+
+
+def _sign_beyond(poly: sympy.Poly) -> tuple[int, Thresholds]:
+    """The sign ``poly`` keeps where its one variable is beyond the threshold returned."""
     if poly.is_zero:
-        return 0, sympy.S.NegativeInfinity
-    return (1 if poly.LC() > 0 else -1), last_root_bound(poly)
+        return 0, {}
+    used = [g for g, degree in zip(poly.gens, poly.degree_list(), strict=True) if degree > 0]
+    if not used:
+        return (1 if poly.LC() > 0 else -1), {}
+    if len(used) > 1:
+        raise InvalidParameterError("rate", poly.as_expr(), f"compares two unbounded counts ({used[0]}, {used[1]}): the "
+                                                            "drift proof decides comparisons of one count with constants")
+    single = sympy.Poly(poly.as_expr(), used[0], domain="QQ")
+    bound = last_root_bound(single)
+    return (1 if single.LC() > 0 else -1), ({} if bound == sympy.S.NegativeInfinity else {used[0]: bound})
 
 
-def _truth(condition: object, x: sympy.Symbol) -> tuple[bool, sympy.Rational]:
-    """Whether ``condition`` holds for every ``x > t``, or fails for every ``x > t``; and ``t``."""
+def _truth(condition: object, gens: tuple) -> tuple[bool, Thresholds]:
+    """Whether ``condition`` holds, or fails, everywhere beyond the thresholds returned."""
     if condition in (sympy.true, True):
-        return True, sympy.S.NegativeInfinity
+        return True, {}
     if condition in (sympy.false, False):
-        return False, sympy.S.NegativeInfinity
+        return False, {}
     if isinstance(condition, sympy.Not):
-        value, t = _truth(condition.args[0], x)
+        value, t = _truth(condition.args[0], gens)
         return not value, t
     if isinstance(condition, sympy.And | sympy.Or):
-        parts = [_truth(c, x) for c in condition.args]
+        parts = [_truth(c, gens) for c in condition.args]
         combine = all if isinstance(condition, sympy.And) else any
-        return combine(v for v, _ in parts), max(t for _, t in parts)
+        return combine(v for v, _ in parts), _merge(*(t for _, t in parts))
     if isinstance(condition, sympy.core.relational.Relational):
-        left, t_left = eventual_polynomial(condition.lhs, x)
-        right, t_right = eventual_polynomial(condition.rhs, x)
+        left, t_left = _eventual(condition.lhs, gens)
+        right, t_right = _eventual(condition.rhs, gens)
         sign, t = _sign_beyond(left - right)
         holds = {sympy.StrictLessThan: sign < 0, sympy.LessThan: sign <= 0, sympy.StrictGreaterThan: sign > 0,
                  sympy.GreaterThan: sign >= 0, sympy.Eq: sign == 0, sympy.Ne: sign != 0}.get(type(condition))
         if holds is None:
             raise InvalidParameterError("rate", condition, "uses a comparison the drift proof does not know")
-        return holds, max(t, t_left, t_right)
+        return holds, _merge(t, t_left, t_right)
     raise InvalidParameterError("rate", condition, "must be a condition built from comparisons of polynomials, And, Or and "
                                                    "Not to be decided symbolically")
 
@@ -148,50 +167,87 @@ def eventual_polynomial(expr: object, x: sympy.Symbol) -> tuple[sympy.Poly, symp
     >>> p.as_expr(), t >= 5
     (x**2 + 3, True)
     """
+    poly, thresholds = _eventual(expr, (x,))
+    return poly, thresholds.get(x, sympy.S.NegativeInfinity)
+
+
+def eventual_form(expr: object, variables: tuple) -> tuple[sympy.Poly, dict]:
+    """The polynomial ``p`` in several variables and thresholds ``t_v`` with ``expr = p`` wherever every
+    variable ``v`` exceeds ``t_v``: :func:`eventual_polynomial` for expressions whose every
+    comparison (``Min``, ``Max``, ``Piecewise``, ...) involves one variable at most.
+
+    Parameters
+    ----------
+    expr : sympy expression
+        In ``variables`` only, built as for :func:`eventual_polynomial`.
+    variables : tuple of sympy.Symbol
+
+    Returns
+    -------
+    (sympy.Poly, dict)
+        The thresholds per variable (a variable absent: no threshold).
+
+    Raises
+    ------
+    InvalidParameterError
+        A construct :func:`eventual_polynomial` does not know, or a comparison of two variables.
+
+    Examples
+    --------
+    >>> x, y = sympy.symbols("x y")
+    >>> p, t = eventual_form(sympy.Min(x, 3) * y + sympy.Heaviside(y - 2) * x, (x, y))
+    >>> p.as_expr(), t[x] >= 3, t[y] >= 2
+    (x + 3*y, True, True)
+    """
+    return _eventual(expr, tuple(variables))
+
+
+def _eventual(expr: object, gens: tuple) -> tuple[sympy.Poly, Thresholds]:
     expr = exact(expr)
     if expr.is_Number:
         if not expr.is_Rational:
             raise InvalidParameterError("rate", expr, "must be a finite real number")
-        return sympy.Poly(expr, x, domain="QQ"), sympy.S.NegativeInfinity
-    if expr == x:
-        return sympy.Poly(x, x, domain="QQ"), sympy.S.NegativeInfinity
+        return sympy.Poly(expr, *gens, domain="QQ"), {}
+    if expr in gens:
+        return sympy.Poly(expr, *gens, domain="QQ"), {}
     if isinstance(expr, sympy.Add | sympy.Mul):
-        parts = [eventual_polynomial(a, x) for a in expr.args]
+        parts = [_eventual(a, gens) for a in expr.args]
         poly = parts[0][0]
         for p, _ in parts[1:]:
             poly = poly + p if isinstance(expr, sympy.Add) else poly * p
-        return poly, max(t for _, t in parts)
+        return poly, _merge(*(t for _, t in parts))
     if isinstance(expr, sympy.Pow) and expr.exp.is_Integer and expr.exp >= 0:
-        base, t = eventual_polynomial(expr.base, x)
+        base, t = _eventual(expr.base, gens)
         return base ** int(expr.exp), t
     if isinstance(expr, sympy.Min | sympy.Max):
-        parts = [eventual_polynomial(a, x) for a in expr.args]
-        best, threshold = parts[0]
-        threshold = max(t for _, t in parts)
+        parts = [_eventual(a, gens) for a in expr.args]
+        best = parts[0][0]
+        threshold = _merge(*(t for _, t in parts))
         for p, _ in parts[1:]:
             sign, t = _sign_beyond(p - best)
-            threshold = max(threshold, t)
+            threshold = _merge(threshold, t)
             if (sign < 0) if isinstance(expr, sympy.Min) else (sign > 0):
                 best = p
         return best, threshold
     if isinstance(expr, sympy.Abs):
-        p, t = eventual_polynomial(expr.args[0], x)
+        p, t = _eventual(expr.args[0], gens)
         sign, t_sign = _sign_beyond(p)
-        return (-p if sign < 0 else p), max(t, t_sign)
+        return (-p if sign < 0 else p), _merge(t, t_sign)
     if isinstance(expr, sympy.Heaviside):
-        p, t = eventual_polynomial(expr.args[0], x)
+        p, t = _eventual(expr.args[0], gens)
         sign, t_sign = _sign_beyond(p)
         if sign == 0:
-            return eventual_polynomial(expr.args[1] if len(expr.args) > 1 else sympy.Rational(1, 2), x)
-        return sympy.Poly(1 if sign > 0 else 0, x, domain="QQ"), max(t, t_sign)
+            return _eventual(expr.args[1] if len(expr.args) > 1 else sympy.Rational(1, 2), gens)
+        return sympy.Poly(1 if sign > 0 else 0, *gens, domain="QQ"), _merge(t, t_sign)
     if isinstance(expr, sympy.Piecewise):
-        threshold = sympy.S.NegativeInfinity
+        threshold: Thresholds = {}
         for value, condition in expr.args:
-            holds, t = _truth(condition, x)
-            threshold = max(threshold, t)
+            holds, t = _truth(condition, gens)
+            threshold = _merge(threshold, t)
             if holds:
-                p, t_value = eventual_polynomial(value, x)
-                return p, max(threshold, t_value)
+                p, t_value = _eventual(value, gens)
+                return p, _merge(threshold, t_value)
         raise InvalidParameterError("rate", expr, "is undefined for large values (no branch of the Piecewise holds)")
+    names = ", ".join(map(str, gens))
     raise InvalidParameterError("rate", expr, "must be built from polynomials, Min, Max, Abs, Heaviside and Piecewise "
-                                              f"in {x} for the drift to be proved symbolically")
+                                              f"in {names} for the drift to be proved symbolically")

@@ -1,0 +1,596 @@
+"""Drift proofs for population models with several unbounded counts, region by region.
+
+With unbounded counts ``x_1, ..., x_d`` (and bounded ones, the phase), the package looks for
+``V(x) = β^{w·x}`` (``w`` a vector of positive integers, ``β`` a dyadic rational) and keeps
+``K = {w·x <= L}``. Outside ``K`` the drift is proved region by region:
+
+* Every comparison in the rates (``Min``, ``Max``, ``Piecewise``, ...) may involve one count only.
+  So each unbounded count ``x_i`` has a threshold ``T_i`` beyond which every comparison involving
+  it is decided (:func:`~analytic.ctmc.tails.eventual_form`), and ``T_i`` is at least the largest
+  jump down of ``x_i``.
+* A *region* fixes each unbounded count either at a value below ``T_i`` or as *large*
+  (``x_i >= T_i``), and fixes the phase. There, every rate is a polynomial ``r_k(x)`` in the large
+  counts, with exact rational coefficients. The drift factor ``GV / β^{w·x} <= D(x) =
+  Σ_k r_k(x) (β^{w·v_k} (1 + 2^-50) - (1 - 2^-50))`` (the rounding of the doubles ``V`` takes,
+  bounded as in :mod:`analytic.ctmc.lyapunov`) is a polynomial too.
+* Write ``x_j = T_j + y_j`` for the large counts, with ``y >= 0``. If every coefficient of ``D`` in
+  ``y`` of degree two and more is ``<= 0``, and every linear one ``a_j <= 0``, then
+  ``D <= p_0 + Σ_j a_j y_j``. On the states of the region outside ``K`` (``w·x >= L + 1``) this is
+  at most ``p_0 + max(0, B) max_j a_j / w_j``, where ``B`` is what ``L + 1`` leaves of ``w·x`` at
+  the region's corner. All of it is exact rational arithmetic. A negative value ``-m`` in every
+  region gives ``GV <= -β^{L+1} min m`` outside ``K``. That sufficient condition covers queueing
+  networks, priority queues and first-order reaction networks; a polynomial with a positive
+  higher-order coefficient is not proved, and the model is refused.
+
+The search for ``w`` and ``β`` runs the same test in floating point over small integer vectors and
+dyadic bases and keeps the candidate that needs the fewest kept states; only the exact check vouches.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import sys
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+import scipy.sparse as sp
+import sympy
+from scipy.optimize import linprog
+
+from analytic.ctmc.lyapunov import BASES, LARGEST_LOG2_V, POWER_SLACK
+from analytic.ctmc.population import PopulationModel
+from analytic.ctmc.tails import eventual_form, level_after
+from analytic.ctmc.truncation import Drift, TruncatedChain, lattice_generator_drift
+from analytic.errors import ConvergenceError, StateSpaceTooLargeError
+
+__all__ = ["LinearGeometric", "Region", "count_states", "find_linear_geometric", "kept_states", "prove_linear_geometric",
+           "region_form", "regions"]
+
+#: Regions (small values times phases) the proof enumerates at most.
+MAX_REGIONS = 100_000
+#: The largest weight of a count in ``w`` the linear program may choose.
+MAX_WEIGHT = 32
+#: The bases tried (a quarter of those of the one-count search, with every ``1 + 2^-k``).
+SEARCH_BASES = tuple(b for k, b in enumerate(BASES) if k % 4 == 0 or b.p == b.q + 1)
+
+
+@dataclass(frozen=True)
+class Region:
+    """Part of the state space where every rate is one polynomial in the large counts.
+
+    Attributes
+    ----------
+    fixed : dict of int to int
+        The counts fixed in the region (unbounded ones below their threshold, and the phase).
+    large : tuple of int
+        The unbounded counts at or beyond their threshold.
+    rates : list of (numpy.ndarray, sympy.Poly)
+        Each transition taken in the region: its change vector and its rate, a polynomial in the
+        shifts ``y_j = x_j - T_j >= 0`` of the large counts.
+
+    Examples
+    --------
+    >>> x, y = sympy.symbols("x y")
+    >>> T, found = regions(PopulationModel([x, y], [((1, 0), 1), ((0, -1), sympy.Min(y, 2))]))
+    >>> region = found[-1]                                   # both counts large
+    >>> region.fixed, region.large, [poly.as_expr() for _, poly in region.rates]
+    ({}, (0, 1), [1, 2])
+    """
+
+    fixed: dict
+    large: tuple
+    rates: list
+
+
+@dataclass(frozen=True)
+class LinearGeometric:
+    """``V(x) = β^{w·x}`` over the unbounded counts.
+
+    Attributes
+    ----------
+    base : sympy.Rational
+        ``β > 1``, dyadic.
+    weights : tuple of int
+        ``w_i >= 1`` per unbounded count, in the order of ``model.unbounded``.
+    model : PopulationModel
+
+    Examples
+    --------
+    >>> x, y = sympy.symbols("x y")
+    >>> model = PopulationModel([x, y], [((1, 0), 1), ((0, 1), 1)])
+    >>> V = LinearGeometric(sympy.Rational(3, 2), (1, 2), model)
+    >>> V.expression, V(np.array([[1, 1]])).tolist()
+    ((3/2)**(x + 2*y), [3.375])
+    """
+
+    base: sympy.Rational
+    weights: tuple
+    model: PopulationModel
+
+    @property
+    def expression(self) -> sympy.Expr:
+        """``V`` as a sympy expression."""
+        exponent = sum(w * self.model.variables[i] for w, i in zip(self.weights, self.model.unbounded, strict=True))
+        return self.base ** exponent
+
+    def __call__(self, states: np.ndarray) -> np.ndarray:
+        """``fl(β^{w·x})`` at each row of ``states``."""
+        X = np.asarray(states)[:, list(self.model.unbounded)]
+        return float(self.base) ** (X @ np.asarray(self.weights)).astype(float)
+
+
+def _thresholds(model: PopulationModel, phases: list[dict], extra: list) -> dict[int, int]:
+    unbounded = [model.variables[i] for i in model.unbounded]
+    thresholds = {i: max(0, max(-c[i] for c, _ in model.transitions)) for i in model.unbounded}
+    for values in phases:
+        for expression in [rate for _, rate in model.transitions] + list(extra):
+            _, found = eventual_form(expression.subs(values), tuple(unbounded))
+            for v, t in found.items():
+                i = model.variables.index(v)
+                thresholds[i] = max(thresholds[i], level_after(t))
+    return thresholds
+
+
+def regions(model: PopulationModel, extra: list = ()) -> tuple[dict[int, int], list[Region]]:
+    """The thresholds ``T_i`` of the unbounded counts and the regions of ``model`` (module docstring).
+
+    Parameters
+    ----------
+    model : PopulationModel
+    extra : list of sympy expressions
+        Rewards whose comparisons the thresholds must also decide.
+
+    Returns
+    -------
+    (dict of int to int, list of Region)
+
+    Raises
+    ------
+    InvalidParameterError
+        A rate with a comparison of two counts, or a construct the tail analysis does not know.
+    StateSpaceTooLargeError
+        More than ``MAX_REGIONS`` regions.
+
+    Examples
+    --------
+    >>> x, y = sympy.symbols("x y")
+    >>> model = PopulationModel([x, y], [((1, 0), 1), ((0, 1), 1), ((-1, 0), 2 * sympy.Min(x, 1)),
+    ...                                  ((0, -1), 2 * sympy.Min(y, 1))])
+    >>> T, found = regions(model)
+    >>> T, len(found)
+    ({0: 2, 1: 2}, 9)
+    """
+    bounded = [i for i, u in enumerate(model.upper) if u is not None]
+    phase_values = [dict(zip([model.variables[i] for i in bounded], values, strict=True))
+                    for values in itertools.product(*(range(model.upper[i] + 1) for i in bounded))]
+    thresholds = _thresholds(model, phase_values, extra)
+    choices = [[*range(thresholds[i]), None] for i in model.unbounded]
+    count = math.prod(len(c) for c in choices) * len(phase_values)
+    if count > MAX_REGIONS:
+        raise StateSpaceTooLargeError(count, MAX_REGIONS, what="regions (small values of the unbounded counts times "
+                                                               "phases) for the drift proof")
+    found = []
+    for phase in phase_values:
+        for small in itertools.product(*choices):
+            fixed = {model.variables.index(v): int(value) for v, value in phase.items()}
+            fixed.update({i: s for i, s in zip(model.unbounded, small, strict=True) if s is not None})
+            large = tuple(i for i, s in zip(model.unbounded, small, strict=True) if s is None)
+            region = Region(fixed, large, [])
+            for change, rate in model.transitions:
+                if _stays(model, fixed, change):
+                    poly = region_form(model, region, thresholds, rate)
+                    if not poly.is_zero:
+                        region.rates.append((np.asarray(change), poly))
+            found.append(region)
+    return thresholds, found
+
+
+def region_form(model: PopulationModel, region: Region, thresholds: dict, expression: sympy.Expr) -> sympy.Poly:
+    """``expression`` in ``region``: a polynomial in the shifts ``y_j = x_j - T_j`` of its large counts.
+
+    Parameters
+    ----------
+    model : PopulationModel
+    region : Region
+    thresholds : dict
+        From :func:`regions` (computed with ``expression`` among its ``extra``).
+    expression : sympy expression
+
+    Returns
+    -------
+    sympy.Poly
+
+    Examples
+    --------
+    >>> x, y = sympy.symbols("x y")
+    >>> model = PopulationModel([x, y], [((1, 0), 1), ((0, 1), 1), ((-1, 0), x), ((0, -1), y)])
+    >>> T, found = regions(model, [sympy.Min(x, 3) + y])
+    >>> region_form(model, found[-1], T, sympy.Min(x, 3) + y).as_expr()      # y counts from T_y = 1
+    y + 4
+    """
+    values = {model.variables[i]: v for i, v in region.fixed.items()}
+    shift = {model.variables[i]: model.variables[i] + thresholds[i] for i in region.large}
+    gens = tuple(model.variables[i] for i in region.large) or (sympy.Dummy("none"),)
+    poly, _ = eventual_form(expression.subs(values).subs(shift, simultaneous=True), gens)
+    return poly
+
+
+def _stays(model: PopulationModel, fixed: dict, change: tuple) -> bool:
+    """Whether a jump from the fixed counts stays on the lattice (large counts exceed every jump down)."""
+    for i, value in fixed.items():
+        target = value + change[i]
+        if target < 0 or (model.upper[i] is not None and target > model.upper[i]):
+            return False
+    return True
+
+
+def _corner(region: Region, thresholds: dict, weights: dict) -> int:
+    """``w·x`` at the region's least state."""
+    return sum(weights[i] * v for i, v in region.fixed.items() if i in weights) + sum(
+        weights[j] * thresholds[j] for j in region.large)
+
+
+def _region_bound(region: Region, thresholds: dict, weights: dict, base: sympy.Rational, level: int
+                  ) -> sympy.Rational | None:
+    """``m > 0`` with ``D <= -m`` on the region's states with ``w·x >= level + 1`` (exact), or None."""
+    gens = region.rates[0][1].gens if region.rates else None
+    if gens is None:
+        return None
+    total = sympy.Poly(0, *gens, domain="QQ")
+    for change, poly in region.rates:
+        jump = sum(weights[i] * int(change[i]) for i in weights)
+        total += poly * (base**jump * (1 + POWER_SLACK) - (1 - POWER_SLACK))
+    constant, slopes = sympy.S.Zero, {}
+    for monomial, coefficient in total.terms():
+        order = sum(monomial)
+        if order == 0:
+            constant = coefficient
+        elif order == 1:
+            slopes[monomial.index(1)] = coefficient
+        elif coefficient > 0:
+            return None
+    if any(a > 0 for a in slopes.values()):
+        return None
+    if not region.large:
+        return None
+    budget = level + 1 - _corner(region, thresholds, weights)
+    rate = max(slopes.get(k, sympy.S.Zero) / weights[j] for k, j in enumerate(region.large))
+    bound = constant + max(0, budget) * rate
+    return -bound if bound < 0 else None
+
+
+@dataclass(frozen=True)
+class _Numeric:
+    """The regions' rate polynomials as float coefficient arrays, for the search."""
+
+    jumps: np.ndarray         # (transitions, d): change of the unbounded counts
+    owner: np.ndarray         # region of each transition
+    constant: np.ndarray      # constant coefficient of each transition's rate
+    linear: np.ndarray        # (transitions, d): linear coefficients in the large counts
+    higher: object            # sparse (region-monomial pairs, transitions): coefficients of degree >= 2
+    corner_small: np.ndarray  # (regions, d): fixed values of the unbounded counts (0 where large)
+    large: np.ndarray         # (regions, d): which counts are large
+
+
+def _numeric(model: PopulationModel, found: list[Region]) -> _Numeric:
+    d = len(model.unbounded)
+    position = {i: k for k, i in enumerate(model.unbounded)}
+    jumps, owner, constant, linear = [], [], [], []
+    rows, cols, values, keys = [], [], [], {}
+    corner = np.zeros((len(found), d))
+    large = np.zeros((len(found), d), dtype=bool)
+    for r, region in enumerate(found):
+        for i, v in region.fixed.items():
+            if i in position:
+                corner[r, position[i]] = v
+        for j in region.large:
+            large[r, position[j]] = True
+        for change, poly in region.rates:
+            k = len(jumps)
+            jumps.append([int(change[i]) for i in model.unbounded])
+            owner.append(r)
+            row, c0 = np.zeros(d), 0.0
+            for monomial, coefficient in poly.terms():
+                order = sum(monomial) if region.large else 0
+                if order == 0:
+                    c0 += float(coefficient)
+                elif order == 1:
+                    row[position[region.large[monomial.index(1)]]] += float(coefficient)
+                else:
+                    rows.append(keys.setdefault((r, monomial), len(keys)))
+                    cols.append(k)
+                    values.append(float(coefficient))
+            constant.append(c0)
+            linear.append(row)
+    higher = sp.csr_array((values, (rows, cols)), shape=(len(keys), len(jumps)))
+    return _Numeric(np.array(jumps, dtype=float).reshape(-1, d), np.array(owner, dtype=np.int64), np.array(constant),
+                    np.array(linear).reshape(-1, d), higher, corner, large)
+
+
+def _weight_vectors(numeric: _Numeric) -> list[tuple[int, ...]]:
+    """Candidate ``w``: small integer vectors, and the direction of steepest descent of ``w·x`` (a
+    linear program, HiGHS) scaled to integers."""
+    d = numeric.large.shape[1]
+    top = {1: 1, 2: 6, 3: 3}.get(d, 2)
+    found = {w for w in itertools.product(range(1, top + 1), repeat=d) if math.gcd(*w) == 1}
+    for direction in _descent(numeric):
+        for scale in (1, 2, 4, 8, 16, 32, 64):
+            w = np.maximum(1, np.round(direction / direction.min() * scale)).astype(int)
+            found.add(tuple(int(v) // math.gcd(*map(int, w)) for v in w))
+    return sorted(found, key=lambda w: (max(w), w))
+
+
+def _descent(numeric: _Numeric) -> list[np.ndarray]:
+    """Directions ``w >= 1`` making the drift of ``w·x`` negative in every region with a large count:
+    in a region whose rates grow along every large count (linear deaths) its slopes must be negative,
+    elsewhere its constant (the first order in ``log β`` of the drift factor). Two linear programs
+    (HiGHS): the largest margin, and the least ``Σ w`` with a quarter of it (the first tends to the
+    bounds on ``w``, which makes the kept set long and thin)."""
+    d = numeric.large.shape[1]
+    regions = numeric.large.shape[0]
+    constant = np.zeros((regions, d))
+    slopes = np.zeros((regions, d, d))
+    np.add.at(constant, numeric.owner, numeric.constant[:, None] * numeric.jumps)
+    np.add.at(slopes, numeric.owner, numeric.linear[:, :, None] * numeric.jumps[:, None, :])
+    grows = np.zeros((regions, d), dtype=bool)
+    np.logical_or.at(grows, numeric.owner, numeric.linear != 0)
+    rows, margin = [], []
+    for r in range(regions):
+        large = np.flatnonzero(numeric.large[r])
+        if not len(large):
+            continue
+        if grows[r, large].all():
+            for j in large:
+                rows.append(slopes[r, j])
+                margin.append(np.abs(slopes[r, j]).sum() or 1.0)
+        else:
+            rows.append(constant[r])
+            margin.append(np.abs(constant[r]).sum() or 1.0)
+            for j in large:
+                rows.append(slopes[r, j])
+                margin.append(0.0)
+    if not rows:
+        return []
+    A = np.hstack([np.array(rows), np.array(margin)[:, None]])
+    objective = np.zeros(d + 1)
+    objective[-1] = -1.0
+    bounds = [(1.0, MAX_WEIGHT)] * d
+    widest = linprog(objective, A_ub=A, b_ub=np.zeros(len(rows)), bounds=[*bounds, (None, 1.0)], method="highs")
+    if widest.status != 0 or not widest.x[-1] > 1e-12:
+        return []
+    margin_needed = widest.x[-1] / 4
+    least = linprog(np.ones(d), A_ub=A[:, :d], b_ub=-margin_needed * A[:, d], bounds=bounds, method="highs")
+    return [widest.x[:d]] + ([least.x] if least.status == 0 else [])
+
+
+def kept_states(model: PopulationModel, weights: tuple, level: int) -> np.ndarray:
+    """The states with ``w·x <= level`` over the unbounded counts, every phase.
+
+    Parameters
+    ----------
+    model : PopulationModel
+    weights : tuple of int
+        ``w``, per unbounded count.
+    level : int
+        ``L``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (m, d)
+
+    Examples
+    --------
+    >>> x, y = sympy.symbols("x y")
+    >>> kept_states(PopulationModel([x, y], [((1, 0), 1), ((0, 1), 1)]), (1, 2), 2).tolist()
+    [[0, 0], [0, 1], [1, 0], [2, 0]]
+    """
+    ranges = []
+    for i, u in enumerate(model.upper):
+        if u is not None:
+            ranges.append(np.arange(u + 1))
+        else:
+            ranges.append(np.arange(level // weights[model.unbounded.index(i)] + 1))
+    grid = np.stack(np.meshgrid(*ranges, indexing="ij"), axis=-1).reshape(-1, model.dimension)
+    used = grid[:, list(model.unbounded)] @ np.asarray(weights)
+    return grid[used <= level].astype(np.int64)
+
+
+def find_linear_geometric(model: PopulationModel, found: list[Region], thresholds: dict, neglected: float,
+                          max_states: int) -> tuple[LinearGeometric, int]:
+    """A function ``V = β^{w·x}`` and a level ``L`` that should give a neglected mass ``<= neglected``
+    with ``K = {w·x <= L}`` (a floating-point search; :func:`prove_linear_geometric` vouches).
+
+    Parameters
+    ----------
+    model : PopulationModel
+    found : list of Region
+        From :func:`regions`.
+    thresholds : dict
+        From :func:`regions`.
+    neglected : float
+        The target for ``c / (c + η)``.
+    max_states : int
+        The most kept states considered.
+
+    Returns
+    -------
+    (LinearGeometric, int)
+
+    Raises
+    ------
+    ConvergenceError
+        No candidate passes the test of every region (the message says what was tried).
+
+    Examples
+    --------
+    A preemptive priority queue (class ``y`` served only when there is no ``x``):
+
+    >>> x, y = sympy.symbols("x y")
+    >>> second = sympy.Min(y, 1) * sympy.Piecewise((1, sympy.Eq(x, 0)), (0, True))
+    >>> model = PopulationModel([x, y], [((1, 0), 0.3), ((0, 1), 0.4), ((-1, 0), sympy.Min(x, 1)), ((0, -1), second)])
+    >>> T, found = regions(model)
+    >>> find_linear_geometric(model, found, T, 1e-10, 10**6)[0].expression
+    (91/64)**(x + y)
+    """
+    numeric = _numeric(model, found)
+    d = len(model.unbounded)
+    T = np.array([thresholds[i] for i in model.unbounded], dtype=float)
+    has_large = numeric.large.any(axis=1)
+    best = None
+    tried = 0
+    candidates = _weight_vectors(numeric)
+    for w in candidates:
+        wv = np.asarray(w, dtype=float)
+        corner = numeric.corner_small @ wv + (numeric.large * T) @ wv
+        inner = int((numeric.corner_small[~has_large] @ wv).max(initial=0))     # regions of fixed states lie in K
+        exponent = numeric.jumps @ wv
+        for base in SEARCH_BASES:
+            tried += 1
+            with np.errstate(over="ignore"):
+                factor = float(base) ** exponent - 1.0
+            if not np.all(np.isfinite(factor)):
+                continue
+            if numeric.higher.shape[0] and np.any(numeric.higher @ factor > 0):
+                continue
+            constant = np.bincount(numeric.owner, weights=numeric.constant * factor, minlength=len(found))
+            slopes = np.zeros((len(found), d))
+            np.add.at(slopes, numeric.owner, numeric.linear * factor[:, None])
+            if np.any(slopes > 0):
+                continue
+            rate = np.where(numeric.large, slopes / wv, -np.inf).max(axis=1)[has_large]     # max_j a_j / w_j
+            p0, start = constant[has_large], corner[has_large]
+            negative = rate < 0
+            # the least L with p0 + max(0, L + 1 - corner) rate < 0, per region with a large count
+            need = np.where(negative, start + np.floor(np.maximum(p0, 0) / np.where(negative, -rate, 1.0)),
+                            np.where(p0 < 0, 0.0, np.inf))
+            if not np.all(np.isfinite(need)):
+                continue
+            first = max(inner, int(need.max(initial=0)))
+            if best is not None and count_states(model, w, first) >= best[0]:
+                continue                                     # cannot beat the best candidate so far
+            level = _level_for(model, w, base, first, p0, rate, start, neglected, max_states)
+            if level is None:
+                continue
+            states = count_states(model, w, level)
+            if states <= max_states and (best is None or states < best[0]):
+                best = (states, LinearGeometric(base, w, model), level)
+    if best is None:
+        names = [str(model.variables[i]) for i in model.unbounded]
+        raise ConvergenceError(f"no Lyapunov function found: none of the {tried:,} candidates V = β^(w·x) over {names} "
+                               f"({len(candidates)} integer vectors w, β from {float(SEARCH_BASES[0])} to "
+                               f"{float(SEARCH_BASES[-1])}) has a negative drift in every one of the {len(found):,} regions "
+                               f"within max_states={max_states:,} kept states (a region's drift must be, beyond its "
+                               "corner, a polynomial with no positive coefficient of degree 2 or more and no positive slope)")
+    return best[1], best[2]
+
+
+def _level_for(model: PopulationModel, weights: tuple, base: sympy.Rational, level: int, p0: np.ndarray,
+               rate: np.ndarray, corner: np.ndarray, neglected: float, max_states: int) -> int | None:
+    """The least level from ``level`` whose estimated neglected mass ``c / (β^{L+1} m)`` is below
+    ``neglected``, with ``c`` the largest positive drift on the kept states of the first level."""
+    b = float(base)
+    if (level + 1) * math.log2(b) > LARGEST_LOG2_V:
+        return None
+    V = LinearGeometric(base, weights, model)
+    c = max(float(lattice_generator_drift(kept_states(model, weights, level), model.moves, V).max()), 0.0)
+    top = int(LARGEST_LOG2_V / math.log2(b))
+    reach = level + 1
+    while reach < top and count_states(model, weights, reach) <= max_states:
+        reach *= 2
+    levels = np.arange(level, min(top, reach))
+    margin = -(p0[:, None] + np.maximum(0.0, levels[None, :] + 1 - corner[:, None]) * rate[:, None]).max(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        estimate = math.log(c) - (levels + 1) * math.log(b) - np.log(margin) if c > 0 else np.full(len(levels), -np.inf)
+    good = np.flatnonzero((margin > 0) & (estimate <= math.log(neglected)))
+    return int(levels[good[0]]) if len(good) else None
+
+
+def count_states(model: PopulationModel, weights: tuple, level: int) -> int:
+    """``|K|`` for ``K = {w·x <= level}`` times the phases (beyond ``10^7``, the simplex's volume
+    ``level^d / (d! Π w)``, a lower bound: the count is then only compared with a ``max_states``).
+
+    Parameters
+    ----------
+    model : PopulationModel
+    weights : tuple of int
+    level : int
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> x, y = sympy.symbols("x y")
+    >>> count_states(PopulationModel([x, y], [((1, 0), 1), ((0, 1), 1)]), (1, 2), 2)
+    4
+    """
+    phases = math.prod(u + 1 for u in model.upper if u is not None)
+    volume = phases * level ** len(weights) / math.factorial(len(weights)) / math.prod(weights)
+    if volume > 1e7:
+        return int(volume)
+    if len(weights) == 2:
+        w1, w2 = weights
+        return phases * sum((level - k * w1) // w2 + 1 for k in range(level // w1 + 1))
+    return len(kept_states(model, weights, level))
+
+
+def prove_linear_geometric(model: PopulationModel, found: list[Region], thresholds: dict, lyapunov: LinearGeometric,
+                           level: int, chain: TruncatedChain) -> Drift | None:
+    """Prove ``GV <= -η`` for ``V = β^{w·x}`` on every state with ``w·x > level`` and bound ``GV`` on
+    the kept states of ``chain`` (those with ``w·x <= level``).
+
+    Parameters
+    ----------
+    model : PopulationModel
+    found : list of Region
+        From :func:`regions`.
+    thresholds : dict
+        From :func:`regions`.
+    lyapunov : LinearGeometric
+    level : int
+        ``L``.
+    chain : TruncatedChain
+        The truncation to ``K``.
+
+    Returns
+    -------
+    Drift or None
+        None where some region's test fails at this level (the caller keeps more states).
+
+    Examples
+    --------
+    >>> from analytic.ctmc.truncation import truncate_lattice
+    >>> x, y = sympy.symbols("x y")
+    >>> second = sympy.Min(y, 1) * sympy.Piecewise((1, sympy.Eq(x, 0)), (0, True))
+    >>> model = PopulationModel([x, y], [((1, 0), 0.3), ((0, 1), 0.4), ((-1, 0), sympy.Min(x, 1)), ((0, -1), second)])
+    >>> T, found = regions(model)
+    >>> V = LinearGeometric(sympy.Rational(91, 64), (1, 1), model)
+    >>> chain = truncate_lattice(kept_states(model, (1, 1), 80), model.moves, model.feasible, (0, 0))
+    >>> drift = prove_linear_geometric(model, found, T, V, 80, chain)
+    >>> drift.neglected_mass < 1e-10
+    True
+    """
+    weights = dict(zip(model.unbounded, lyapunov.weights, strict=True))
+    least = None
+    for region in found:
+        if not region.large:
+            if _corner(region, thresholds, weights) > level:
+                return None                         # a region of fixed states must lie inside K
+            continue
+        m = _region_bound(region, thresholds, weights, lyapunov.base, level)
+        if m is None:
+            return None
+        least = m if least is None else min(least, m)
+    if least is None:
+        return None
+    eta = least * lyapunov.base ** (level + 1)
+    largest = sys.float_info.max
+    outside = math.nextafter(float(Fraction(int(eta.p), int(eta.q))), 0.0) if eta < largest else largest
+    inside = max(0.0, float(lattice_generator_drift(chain.states, model.moves, lyapunov).max()))
+    text = (f"V = {lyapunov.expression}: GV <= -{outside:.6g} checked symbolically on every state with w·x > {level} "
+            f"({len(found):,} regions, each a polynomial with no positive slope or higher-order coefficient beyond its "
+            f"corner, in exact rationals), and evaluated on the {chain.n_kept:,} kept states with rounding bounded")
+    return Drift(inside, outside, text, states_checked=None, kept=chain)
