@@ -285,6 +285,7 @@ INTERNAL: dict[str, str] = {
     **{f"analytic.ctmc.{name}": _BOUNDS_STEP for name in [
         "lyapunov.GeometricLyapunov", "lyapunov.TailDrift", "lyapunov.TailDrift.factor", "lyapunov.TailDrift.push",
         "lyapunov.find_geometric", "lyapunov.phase_index", "lyapunov.phase_weights", "lyapunov.prove_geometric",
+        "lyapunov.proved_drift",
         "lyapunov.tail_drift", "regions.LinearGeometric", "regions.Region", "regions.count_states",
         "regions.find_linear_geometric", "regions.kept_states", "regions.prove_linear_geometric", "regions.region_form",
         "regions.regions", "tails.eventual_form", "tails.eventual_polynomial", "tails.exact", "tails.last_root_bound",

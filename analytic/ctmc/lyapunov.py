@@ -50,7 +50,7 @@ from analytic.ctmc.truncation import Drift, TruncatedChain, lattice_generator_dr
 from analytic.errors import ConvergenceError, InvalidParameterError, StateSpaceTooLargeError, UnstableSystemError
 
 __all__ = ["GeometricLyapunov", "TailDrift", "find_geometric", "phase_index", "phase_weights", "prove_geometric",
-           "tail_drift"]
+           "proved_drift", "tail_drift"]
 
 #: Relative accuracy granted to ``fl(fl(β^x) g_p)`` (libm's pow is within about half an ulp, 2^-53).
 POWER_SLACK = sympy.Rational(1, 2**50)
@@ -563,14 +563,47 @@ def prove_geometric(model: PopulationModel, tail: TailDrift, lyapunov: Geometric
         if margin is None:
             return None
         least = margin if least is None else min(least, margin)
-    eta = least * lyapunov.base ** start
+    variable = model.variables[tail.axis]
+    return proved_drift(model, lyapunov, least * lyapunov.base ** start, chain,
+                        f"every state with {variable} > {level} (exact real-root counting of the rate polynomials of "
+                        f"{len(tail.phases)} phase(s))")
+
+
+def proved_drift(model: PopulationModel, lyapunov: object, eta: sympy.Rational, chain: TruncatedChain, where: str
+                 ) -> Drift:
+    """The :class:`~analytic.ctmc.truncation.Drift` of a proof: ``GV <= -eta`` outside (``eta`` exact,
+    rounded down to a double), and ``c`` from ``GV`` evaluated on the kept states of ``chain``.
+
+    Parameters
+    ----------
+    model : PopulationModel
+    lyapunov : callable
+        ``V`` on an array of states.
+    eta : sympy.Rational
+        The proved bound ``-GV >= eta`` outside the kept set.
+    chain : TruncatedChain
+    where : str
+        Which states the proof covered, and how (for ``Drift.check``).
+
+    Returns
+    -------
+    Drift
+
+    Examples
+    --------
+    >>> from analytic.ctmc.truncation import truncate_lattice
+    >>> x = sympy.Symbol("x")
+    >>> model = PopulationModel([x], [((1,), 1.0), ((-1,), 2.0)])
+    >>> chain = truncate_lattice(np.arange(5)[:, None], model.moves, model.feasible, (0,))
+    >>> V = GeometricLyapunov(sympy.Rational(3, 2), np.ones(1), model)
+    >>> proved_drift(model, V, sympy.Rational(1, 3), chain, "an example").outside
+    0.33333333333333326
+    """
     largest = sys.float_info.max
     outside = math.nextafter(float(Fraction(int(eta.p), int(eta.q))), 0.0) if eta < largest else largest
     inside = max(0.0, float(lattice_generator_drift(chain.states, model.moves, lyapunov).max()))
-    variable = model.variables[tail.axis]
-    text = (f"V = {lyapunov.expression}: GV <= -{outside:.6g} checked symbolically on every state with {variable} > "
-            f"{level} (exact real-root counting of the rate polynomials of {len(tail.phases)} phase(s)), and evaluated on "
-            f"the {chain.n_kept:,} kept states with rounding bounded")
+    text = (f"V = {lyapunov.expression}: GV <= -{outside:.6g} checked symbolically on {where}, and evaluated on the "
+            f"{chain.n_kept:,} kept states with rounding bounded")
     return Drift(inside, outside, text, states_checked=None, kept=chain)
 
 

@@ -30,16 +30,14 @@ from __future__ import annotations
 
 import itertools
 import math
-import sys
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sp
 import sympy
 from scipy.optimize import linprog
 
-from analytic.ctmc.lyapunov import BASES, LARGEST_LOG2_V, POWER_SLACK
+from analytic.ctmc.lyapunov import BASES, LARGEST_LOG2_V, POWER_SLACK, proved_drift
 from analytic.ctmc.population import PopulationModel
 from analytic.ctmc.tails import eventual_form, level_after
 from analytic.ctmc.truncation import Drift, TruncatedChain, lattice_generator_drift
@@ -586,11 +584,6 @@ def prove_linear_geometric(model: PopulationModel, found: list[Region], threshol
         least = m if least is None else min(least, m)
     if least is None:
         return None
-    eta = least * lyapunov.base ** (level + 1)
-    largest = sys.float_info.max
-    outside = math.nextafter(float(Fraction(int(eta.p), int(eta.q))), 0.0) if eta < largest else largest
-    inside = max(0.0, float(lattice_generator_drift(chain.states, model.moves, lyapunov).max()))
-    text = (f"V = {lyapunov.expression}: GV <= -{outside:.6g} checked symbolically on every state with w·x > {level} "
-            f"({len(found):,} regions, each a polynomial with no positive slope or higher-order coefficient beyond its "
-            f"corner, in exact rationals), and evaluated on the {chain.n_kept:,} kept states with rounding bounded")
-    return Drift(inside, outside, text, states_checked=None, kept=chain)
+    return proved_drift(model, lyapunov, least * lyapunov.base ** (level + 1), chain,
+                        f"every state with w·x > {level} ({len(found):,} regions, each a polynomial with no positive "
+                        "slope or higher-order coefficient beyond its corner, in exact rationals)")
