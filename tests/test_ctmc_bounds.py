@@ -386,3 +386,29 @@ def test_a_comparison_of_two_unbounded_counts_is_named():
                                      ((0, -1), 2.0)])
     with pytest.raises(InvalidParameterError, match="compares two unbounded counts"):
         stationary_bounds(model, {"m": x})
+
+
+def test_greedy_p_written_as_a_population_model_matches_the_package_builder():
+    # greedy(p*) of Ghanbarian et al. with three allocation sizes on n = 12 servers, written from eq. (10)
+    # as a user would (the allocation A_c of an arrival as a Piecewise in the idle servers), against
+    # greedy_metrics, which builds the chain with its own vectorized moves
+    from analytic.moldable import greedy_metrics
+    from analytic.moldable.greedy import _resolve_p
+    from analytic.speedup import SpeedUp
+
+    speedup, lam, n = SpeedUp([1, 1.8, 2.5]), 0.8, 12
+    p = _resolve_p(speedup, lam, None)
+    counts = sympy.symbols("x1:4")
+    idle = n - sum(c * v for c, v in zip((1, 2, 3), counts, strict=True))
+    transitions = []
+    for c in (1, 2, 3):
+        unit = tuple(int(k == c - 1) for k in range(3))
+        share = sympy.Piecewise((p[c - 1] + sum(p[c:]), sympy.Eq(idle, c)), (p[c - 1], idle > c), (0, True))
+        transitions.append((unit, n * lam * share))
+        transitions.append((tuple(-u for u in unit), float(speedup.values[c - 1]) * counts[c - 1]))
+    model = PopulationModel(list(counts), transitions, upper=[n // c for c in (1, 2, 3)])
+    blocked = sympy.Piecewise((1, sympy.Eq(idle, 0)), (0, True))
+    bounds = stationary_bounds(model, {"blocking": blocked})
+    exact = greedy_metrics(speedup, lam, n)
+    assert exact.blocking in bounds["blocking"]
+    assert bounds["blocking"].width < 1e-9 * exact.blocking + 1e-15

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 import sympy
 from scipy.sparse.csgraph import breadth_first_order
@@ -430,12 +431,16 @@ def _check_returns(model: PopulationModel, chain: TruncatedChain) -> None:
 
 
 def _whole(model: PopulationModel, checked: list[_Reward], tolerance: float, limit: int) -> StationaryBounds:
-    """A model with every count bounded: the whole chain, solved with its proven accuracy."""
+    """A model with every count bounded: the whole chain (the states the initial state reaches),
+    solved with its proven accuracy."""
     count = math.prod(u + 1 for u in model.upper)
     if count > limit:
         raise StateSpaceTooLargeError(count, limit, what="the bounded lattice")
     states = _lattice([range(u + 1) for u in model.upper])
-    chain = truncate_lattice(states, model.moves, model.feasible, reference=model.initial)
+    chain, _ = _reached_part(model, truncate_lattice(states, model.moves, model.feasible, reference=model.initial))
+    _check_returns(model, chain)
+    # the reached states are closed under the moves; states outside that jump in are never reached
+    chain = replace(chain, boundary=chain.states[:0], entries=sp.csr_array((0, chain.n_kept)))
     truncation = solve_truncated(chain, Drift.nothing_left_out(), tolerance=tolerance)
     intervals = {}
     for reward in checked:
