@@ -120,7 +120,9 @@ class PopulationModel:
     upper : sequence of int or None, optional
         An upper bound per count (None: unbounded). Default: every count unbounded.
     initial : sequence of int, optional
-        A state of the chain (default: all counts 0); the truncations use it as reference state.
+        A state of the chain (default: all counts 0). The chain is the set of states reached from
+        it: a model with every count bounded is solved on those states (a capacity such as
+        ``Σ c_i x_i <= n`` needs no bound of its own when no rate leads past it).
 
     Raises
     ------
