@@ -412,3 +412,63 @@ def test_greedy_p_written_as_a_population_model_matches_the_package_builder():
     exact = greedy_metrics(speedup, lam, n)
     assert exact.blocking in bounds["blocking"]
     assert bounds["blocking"].width < 1e-9 * exact.blocking + 1e-15
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_queues_in_a_random_environment_against_matrix_geometric(seed):
+    # arrival and service rates switch with a two-state environment; some draws serve in one phase only,
+    # which needs the phase weights. Reference: matrix-geometric in mpmath at 40 digits
+    rng = np.random.default_rng(2000 + seed)
+    servers = int(rng.integers(1, 3))
+    up, down = rng.uniform(0.2, 2.0, 2).tolist()
+    services = rng.uniform(0.5, 2.0, 2)
+    if seed % 3 == 0:
+        services[0] = 0.0
+    share = down / (up + down)                                     # stationary probability of phase 0
+    capacity = servers * (share * services[0] + (1 - share) * services[1])
+    a0, a1 = rng.uniform(0.1, 1.0, 2)
+    scale = rng.uniform(0.2, 0.8) * capacity / (share * a0 + (1 - share) * a1)      # mean arrivals 0.2-0.8 of capacity
+    a0, a1 = float(a0 * scale), float(a1 * scale)
+    s0, s1 = services.tolist()
+    model = PopulationModel([x, y], [((1, 0), a0 + (a1 - a0) * y), ((-1, 0), (s0 + (s1 - s0) * y) * sympy.Min(x, servers)),
+                                     ((0, 1), up), ((0, -1), down)], upper=[None, 1])
+    bounds = stationary_bounds(model, {"mean": x}, width=1e-6)
+    assert _random_environment_mean([a0, a1], [s0, s1], up, down, servers) in bounds["mean"]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_two_class_priority_queues_with_two_service_rates(seed):
+    # class 1 alone is an M/M/1 queue; the server is idle with probability 1 - rho_1 - rho_2 (closed forms)
+    rng = np.random.default_rng(3000 + seed)
+    mu1, mu2 = rng.uniform(0.5, 3.0, 2).tolist()
+    rho1, rho2 = (rng.dirichlet([1.0, 1.0]) * rng.uniform(0.1, 0.8)).tolist()
+    served = sympy.Min(y, 1) * sympy.Piecewise((1, sympy.Eq(x, 0)), (0, True))
+    model = PopulationModel([x, y], [((1, 0), rho1 * mu1), ((0, 1), rho2 * mu2), ((-1, 0), mu1 * sympy.Min(x, 1)),
+                                     ((0, -1), mu2 * served)])
+    bounds = stationary_bounds(model, {"first": x, "idle": REWARDS_2D["empty"]}, width=1e-4)
+    assert rho1 / (1 - rho1) in bounds["first"]
+    assert 1 - rho1 - rho2 in bounds["idle"]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_random_bounded_models_against_pinned_lu(seed):
+    # two bounded counts with polynomial and Min rates, solved whole; reference: pinned LU at 80 digits
+    rng = np.random.default_rng(4000 + seed)
+    top = rng.integers(1, 5, 2).tolist()
+    a, b, c, e = rng.uniform(0.1, 3.0, 4).tolist()
+    k = int(rng.integers(1, 3))
+    transitions = [((1, 0), a + 0.5 * y), ((-1, 0), b * sympy.Min(x, k)), ((0, 1), c * (1 + x)), ((0, -1), e * y * y),
+                   ((-1, 1), 0.25 * x)]
+    model = PopulationModel([x, y], transitions, upper=top)
+    bounds = stationary_bounds(model, {"mean": x + 2 * y}, width=1e-9)
+    states = [(i, j) for i in range(top[0] + 1) for j in range(top[1] + 1)]
+    index = {s: n for n, s in enumerate(states)}
+    rates = [[0.0] * len(states) for _ in states]
+    for (i, j), n in index.items():
+        for (di, dj), r in [((1, 0), a + 0.5 * j), ((-1, 0), b * min(i, k)), ((0, 1), c * (1 + i)), ((0, -1), e * j * j),
+                            ((-1, 1), 0.25 * i)]:
+            if (i + di, j + dj) in index and r > 0:
+                rates[n][index[(i + di, j + dj)]] += r
+    law = pinned_lu_reference(rates, digits=80)
+    mean = float(sum(p * (i + 2 * j) for p, (i, j) in zip(law, states, strict=True)))
+    assert mean in bounds["mean"]
