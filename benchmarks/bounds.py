@@ -64,6 +64,9 @@ MODELS = {
     "tandem queue 1 -> 3 -> 2 (x, y unbounded)": (
         PopulationModel([x, y], [((1, 0), 1.0), ((-1, 1), 3.0 * sympy.Min(x, 1)), ((0, -1), 2.0 * sympy.Min(y, 1))]),
         0.5),
+    "two independent M/M/1 queues at 0.7 (x, y unbounded)": (
+        PopulationModel([x, y], [((1, 0), 0.7), ((0, 1), 0.7), ((-1, 0), sympy.Min(x, 1)), ((0, -1), sympy.Min(y, 1))]),
+        0.7 / 0.3),
     "mRNA-protein, linear (x, y unbounded)": (
         PopulationModel([x, y], [((1, 0), 2.0), ((-1, 0), 0.5 * x), ((0, 1), 0.5 * x), ((0, -1), 1.0 * y)]), 4.0),
 }

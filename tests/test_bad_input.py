@@ -289,7 +289,8 @@ INTERNAL: dict[str, str] = {
         "lyapunov.tail_drift", "regions.LinearGeometric", "regions.Region", "regions.count_states",
         "regions.find_linear_geometric", "regions.kept_states", "regions.prove_linear_geometric", "regions.region_form",
         "regions.regions", "tails.eventual_form", "tails.eventual_polynomial", "tails.exact", "tails.last_root_bound",
-        "tails.level_after", "population.expression"]},
+        "tails.level_after", "population.expression", "regions.affine_bound", "separable.SumGeometric",
+        "separable.box_states", "separable.find_sum_geometric", "separable.prove_sum_geometric"]},
     **{f"analytic.ctmc.truncation.{name}": _TRUNCATION_BUILDER for name in [
         "function_drift_inside", "lattice_drift", "level_drift", "truncate_function", "truncate_lattice"]},
     "analytic.simulation.events.heap_pop": _NUMBA,

@@ -374,10 +374,28 @@ def test_random_two_class_networks_are_bounded_around_their_closed_forms(seed):
         assert exact[name] in bounds[name], (seed, name, exact[name], bounds[name])
 
 
-def test_two_independent_queues_are_refused_with_what_was_tried():
-    # on the face x = 0 only y is served, on y = 0 only x: no single w makes w·x decrease on both
-    model = PopulationModel([x, y], [((1, 0), 1.0), ((-1, 0), 2.0), ((0, 1), 1.0), ((0, -1), 2.0)])
-    with pytest.raises(ConvergenceError, match="no Lyapunov function found.*regions"):
+@pytest.mark.parametrize("seed", range(8))
+def test_independent_queues_get_a_sum_of_exponentials(seed):
+    # with loads adding up to more than 1 no w·x decreases on both faces (it needs (1 - r1)(1 - r2) > r1 r2),
+    # so V = Σ β^x_i is used; reference: the product of two M/M/c laws by their product forms in mpmath
+    rng = np.random.default_rng(5000 + seed)
+    c1, c2 = rng.integers(1, 3, 2).tolist()
+    r1, r2 = rng.uniform(0.55, 0.85, 2).tolist()
+    mu1, mu2 = rng.uniform(0.5, 2.0, 2).tolist()
+    model = PopulationModel([x, y], [((1, 0), r1 * c1 * mu1), ((0, 1), r2 * c2 * mu2), ((-1, 0), mu1 * sympy.Min(x, c1)),
+                                     ((0, -1), mu2 * sympy.Min(y, c2))])
+    bounds = stationary_bounds(model, {"x": x, "y": y}, width=1e-6)
+    first = product_form(lambda k: r1 * c1 * mu1, lambda k: mu1 * min(k, c1), [lambda k: k])[0]
+    second = product_form(lambda k: r2 * c2 * mu2, lambda k: mu2 * min(k, c2), [lambda k: k])[0]
+    assert first in bounds["x"] and second in bounds["y"]
+    assert bounds.lyapunov.is_Add                            # a sum of one term per count
+
+
+def test_a_tandem_neither_family_controls_is_refused_with_both_tried():
+    # arrivals 1, two stations at 1.5: stable, but 1/1.5 + 1/1.5 > 1 defeats beta^(w·x), and while the
+    # first station serves, the second receives at its own service rate, which defeats a sum of terms
+    model = PopulationModel([x, y], [((1, 0), 1.0), ((-1, 1), 1.5 * sympy.Min(x, 1)), ((0, -1), 1.5 * sympy.Min(y, 1))])
+    with pytest.raises(ConvergenceError, match=r"no Lyapunov function found.*w·x.*and no Lyapunov function found.*Σ β"):
         stationary_bounds(model, {"m": x})
 
 

@@ -40,6 +40,7 @@ from analytic.ctmc.regions import (
     region_form,
     regions,
 )
+from analytic.ctmc.separable import SumGeometric, box_states, find_sum_geometric, prove_sum_geometric
 from analytic.ctmc.tails import eventual_polynomial, last_root_bound, level_after
 from analytic.ctmc.truncation import (
     Drift,
@@ -50,7 +51,7 @@ from analytic.ctmc.truncation import (
     solve_truncated,
     truncate_lattice,
 )
-from analytic.errors import InvalidParameterError, ReducibleChainError, StateSpaceTooLargeError
+from analytic.errors import ConvergenceError, InvalidParameterError, ReducibleChainError, StateSpaceTooLargeError
 from analytic.validation import integer
 
 __all__ = ["Interval", "StationaryBounds", "stationary_bounds"]
@@ -198,8 +199,9 @@ class _OneCount:
 
 
 class _SeveralCounts:
-    """Several unbounded counts: ``V = β^{w·x}`` proved region by region (:mod:`analytic.ctmc.regions`);
-    the pieces of a reward are its polynomials in the large counts of each region."""
+    """Several unbounded counts: ``V = β^{w·x}`` proved region by region (:mod:`analytic.ctmc.regions`),
+    or else ``V = Σ_i β^{x_i}`` (:mod:`analytic.ctmc.separable`); the pieces of a reward are its
+    polynomials in the large counts of each region."""
 
     def __init__(self, model: PopulationModel, rewards: list[_Reward]) -> None:
         self.model = model
@@ -208,26 +210,44 @@ class _SeveralCounts:
                         for piece in [region_form(model, region, self.thresholds, reward.expression)]]
                        for reward in rewards]
 
-    def find(self, neglected: float, first: int, limit: int) -> tuple[LinearGeometric, int]:
-        lyapunov, level = find_linear_geometric(self.model, self.regions, self.thresholds, neglected, limit)
+    def find(self, neglected: float, first: int, limit: int) -> tuple[LinearGeometric | SumGeometric, int]:
+        try:
+            lyapunov, level = find_linear_geometric(self.model, self.regions, self.thresholds, neglected, limit)
+        except ConvergenceError as linear:
+            try:
+                lyapunov, level = find_sum_geometric(self.model, self.regions, neglected, limit)
+            except ConvergenceError as separable:
+                raise ConvergenceError(f"{linear}; and {separable}") from None
         return lyapunov, max(level, first, self._least(lyapunov))
 
-    def _least(self, lyapunov: LinearGeometric) -> int:
+    def _least(self, lyapunov: LinearGeometric | SumGeometric) -> int:
+        if isinstance(lyapunov, SumGeometric):
+            return max(self.model.initial[i] for i in self.model.unbounded)
         return sum(w * self.model.initial[i] for w, i in zip(lyapunov.weights, self.model.unbounded, strict=True))
 
-    def cap(self, lyapunov: LinearGeometric, limit: int) -> int:
+    def _count(self, lyapunov: LinearGeometric | SumGeometric, level: int) -> int:
+        if isinstance(lyapunov, SumGeometric):
+            phases = math.prod(u + 1 for u in self.model.upper if u is not None)
+            return phases * (level + 1) ** len(self.model.unbounded)
+        return count_states(self.model, lyapunov.weights, level)
+
+    def cap(self, lyapunov: LinearGeometric | SumGeometric, limit: int) -> int:
         low, high = 0, 1
-        while count_states(self.model, lyapunov.weights, high) <= limit:
+        while self._count(lyapunov, high) <= limit:
             low, high = high, 2 * high
         while high - low > 1:
             middle = (low + high) // 2
-            low, high = (middle, high) if count_states(self.model, lyapunov.weights, middle) <= limit else (low, middle)
-        return low if count_states(self.model, lyapunov.weights, low) <= limit else -1
+            low, high = (middle, high) if self._count(lyapunov, middle) <= limit else (low, middle)
+        return low if self._count(lyapunov, low) <= limit else -1
 
-    def kept(self, lyapunov: LinearGeometric, level: int) -> np.ndarray:
+    def kept(self, lyapunov: LinearGeometric | SumGeometric, level: int) -> np.ndarray:
+        if isinstance(lyapunov, SumGeometric):
+            return box_states(self.model, level)
         return kept_states(self.model, lyapunov.weights, level)
 
-    def prove(self, lyapunov: LinearGeometric, level: int, chain: TruncatedChain) -> Drift | None:
+    def prove(self, lyapunov: LinearGeometric | SumGeometric, level: int, chain: TruncatedChain) -> Drift | None:
+        if isinstance(lyapunov, SumGeometric):
+            return prove_sum_geometric(self.model, self.regions, lyapunov, level, chain)
         return prove_linear_geometric(self.model, self.regions, self.thresholds, lyapunov, level, chain)
 
 

@@ -43,8 +43,8 @@ from analytic.ctmc.tails import eventual_form, level_after
 from analytic.ctmc.truncation import Drift, TruncatedChain, lattice_generator_drift
 from analytic.errors import ConvergenceError, StateSpaceTooLargeError
 
-__all__ = ["LinearGeometric", "Region", "count_states", "find_linear_geometric", "kept_states", "prove_linear_geometric",
-           "region_form", "regions"]
+__all__ = ["LinearGeometric", "Region", "affine_bound", "count_states", "find_linear_geometric", "kept_states",
+           "prove_linear_geometric", "region_form", "regions"]
 
 #: Regions (small values times phases) the proof enumerates at most.
 MAX_REGIONS = 100_000
@@ -230,18 +230,29 @@ def _corner(region: Region, thresholds: dict, weights: dict) -> int:
         weights[j] * thresholds[j] for j in region.large)
 
 
-def _region_bound(region: Region, thresholds: dict, weights: dict, base: sympy.Rational, level: int
-                  ) -> sympy.Rational | None:
-    """``m > 0`` with ``D <= -m`` on the region's states with ``w·x >= level + 1`` (exact), or None."""
-    gens = region.rates[0][1].gens if region.rates else None
-    if gens is None:
-        return None
-    total = sympy.Poly(0, *gens, domain="QQ")
-    for change, poly in region.rates:
-        jump = sum(weights[i] * int(change[i]) for i in weights)
-        total += poly * (base**jump * (1 + POWER_SLACK) - (1 - POWER_SLACK))
-    constant, slopes = sympy.S.Zero, {}
-    for monomial, coefficient in total.terms():
+def affine_bound(poly: sympy.Poly) -> tuple[sympy.Rational, list] | None:
+    """``(p_0, [a_j])`` with ``poly(y) <= p_0 + Σ_j a_j y_j`` for every ``y >= 0``: the constant and the
+    slopes, when every slope and every coefficient of degree two and more is ``<= 0`` (else None).
+
+    Parameters
+    ----------
+    poly : sympy.Poly
+        In the shifts ``y >= 0``, rational coefficients.
+
+    Returns
+    -------
+    (sympy.Rational, list of sympy.Rational) or None
+
+    Examples
+    --------
+    >>> y1, y2 = sympy.symbols("y1 y2")
+    >>> affine_bound(sympy.Poly(3 - y1 - 2 * y1 * y2, y1, y2))
+    (3, [-1, 0])
+    >>> affine_bound(sympy.Poly(3 + y2**2, y1, y2)) is None
+    True
+    """
+    constant, slopes = sympy.S.Zero, [sympy.S.Zero] * len(poly.gens)
+    for monomial, coefficient in poly.terms():
         order = sum(monomial)
         if order == 0:
             constant = coefficient
@@ -249,14 +260,31 @@ def _region_bound(region: Region, thresholds: dict, weights: dict, base: sympy.R
             slopes[monomial.index(1)] = coefficient
         elif coefficient > 0:
             return None
-    if any(a > 0 for a in slopes.values()):
+    return None if any(a > 0 for a in slopes) else (constant, slopes)
+
+
+def _factor(region: Region, base: sympy.Rational, weights: dict) -> sympy.Poly:
+    """``Σ_k r_k (β^{w·v_k} (1 + 2^-50) - (1 - 2^-50))`` in the region (module docstring)."""
+    total = sympy.Poly(0, *region.rates[0][1].gens, domain="QQ")
+    for change, poly in region.rates:
+        jump = sum(weights[i] * int(change[i]) for i in weights)
+        total += poly * (base**jump * (1 + POWER_SLACK) - (1 - POWER_SLACK))
+    return total
+
+
+def _region_bound(region: Region, thresholds: dict, weights: dict, base: sympy.Rational, level: int
+                  ) -> sympy.Rational | None:
+    """``m > 0`` with ``D <= -m`` on the region's states with ``w·x >= level + 1`` (exact), or None."""
+    if not region.rates or not region.large:
         return None
-    if not region.large:
+    bound = affine_bound(_factor(region, base, weights))
+    if bound is None:
         return None
+    constant, slopes = bound
     budget = level + 1 - _corner(region, thresholds, weights)
-    rate = max(slopes.get(k, sympy.S.Zero) / weights[j] for k, j in enumerate(region.large))
-    bound = constant + max(0, budget) * rate
-    return -bound if bound < 0 else None
+    rate = max(slopes[k] / weights[j] for k, j in enumerate(region.large))
+    value = constant + max(0, budget) * rate
+    return -value if value < 0 else None
 
 
 @dataclass(frozen=True)
