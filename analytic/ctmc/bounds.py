@@ -2,16 +2,17 @@
 
 :func:`stationary_bounds` takes a :class:`~analytic.ctmc.population.PopulationModel` and rewards
 written as sympy expressions, finds a Lyapunov function, proves its drift on the infinitely many
-states it leaves out (:mod:`analytic.ctmc.lyapunov`), solves the kept states and returns, per reward,
+states it leaves out (:mod:`analytic.ctmc.lyapunov` for one unbounded count,
+:mod:`analytic.ctmc.regions` and :mod:`analytic.ctmc.separable` for several), solves the kept
+states and returns, per reward,
 an interval that provably contains its exact stationary expectation (the theorem of
 :mod:`analytic.ctmc.truncation`: Dayar, Hermanns, Spieler & Wolf 2011 for the mass left out;
 Courtois & Semal 1984 and Kuntz, Thomas, Stan & Barahona 2021 for the law on the kept states).
 
-Rewards may be bounded or grow polynomially in the unbounded count: outside the kept set a reward
-that is eventually a constant contributes at most that constant times the neglected mass, and one
-that grows is dominated by ``r (-GV)`` with ``V = β^x`` geometric, whose stationary mean outside is
-at most ``r c`` (the comparison theorem of Meyn & Tweedie, "Stability of Markovian processes III",
-Adv. Appl. Probab. 25, 1993, Thm. 4.3).
+Rewards may be bounded or grow polynomially in the unbounded counts. Outside the kept set a reward is
+dominated by ``r (-GV)``, with ``V`` geometric, and the stationary mean of ``-GV`` there is at most
+``c``: the comparison theorem of Meyn & Tweedie, "Stability of Markovian processes III", Adv. Appl.
+Probab. 25, 1993, Thm. 4.3.
 """
 
 from __future__ import annotations
@@ -252,9 +253,10 @@ class _SeveralCounts:
 
 
 def _outside(pieces: list, base: sympy.Rational, level: int, drift: Drift) -> tuple[float, float]:
-    """An interval for ``π(f 1_{S \\ K})``: each piece of ``f`` (a polynomial in counts that are at
-    most ``n``, the exponent of ``V`` in units of ``w``) lies between ``-q⁻(n)`` and ``q⁺(n)``, the
-    sums of its negative and positive terms with every count replaced by ``n``; and
+    """An interval for ``π(f 1_{S \\ K})``. Each piece of ``f`` is a polynomial in counts that are at
+    most ``n``: ``x`` for ``β^x g``, ``w·x`` for ``β^{w·x}``, ``max_i x_i`` for ``Σ_i β^{x_i}``,
+    with ``-GV >= η β^{n - L - 1}`` outside in each case. The piece lies between ``-q⁻(n)`` and
+    ``q⁺(n)``, the sums of its negative and positive terms with every count replaced by ``n``; and
     ``q(n) <= r β^{n - L - 1} <= (r / η) (-GV)`` with ``r = sup_{n > L} q(n) β^{L + 1 - n}``, whose
     stationary mean outside is at most ``(r / η) c`` (Meyn & Tweedie, Thm. 4.3)."""
     n = sympy.Symbol("n")
@@ -293,18 +295,20 @@ def stationary_bounds(model: PopulationModel, rewards: Mapping, width: float = 1
                       max_states: int = 1_000_000) -> StationaryBounds:
     """Intervals that provably contain the stationary expectations of ``rewards`` under ``model``.
 
-    A Lyapunov function ``V = β^x`` in the model's unbounded count ``x`` is searched for and proved
-    (:mod:`analytic.ctmc.lyapunov`); the levels ``x <= L`` are kept and solved, and ``L`` grows
-    until every interval is at most ``width`` wide (or ``max_states`` stops it: the intervals are
-    then returned as wide as they are, still certified, with a ``RuntimeWarning``). A model with
-    every count bounded is solved whole.
+    A Lyapunov function is searched for and proved: ``V = β^x g(phase)`` for one unbounded count
+    (:mod:`analytic.ctmc.lyapunov`); ``β^{w·x}``, or else ``Σ_i β^{x_i}``, for several
+    (:mod:`analytic.ctmc.regions`, :mod:`analytic.ctmc.separable`). The states below a level of
+    ``V`` are kept and solved, and the level grows until every interval is at most ``width`` wide.
+    If ``max_states`` stops it, the intervals are returned as wide as they are, still certified,
+    with a ``RuntimeWarning``. A model with every count bounded is solved whole, on the states its
+    initial state reaches.
 
     Parameters
     ----------
     model : PopulationModel
-        With at most one unbounded count (the others bounded).
+        Its rates' comparisons (``Min``, ``Piecewise``, ...) may involve one unbounded count each.
     rewards : mapping of str to sympy expression
-        Functions of the counts: bounded, or eventually polynomial in the unbounded count (built
+        Functions of the counts: bounded, or eventually polynomial in the unbounded counts (built
         like rates: polynomials, ``Min``, ``Max``, ``Abs``, ``Heaviside``, ``Piecewise``).
     width : float
         The width asked of each interval, in ``[1e-14, 1)`` (absolute).
@@ -318,7 +322,7 @@ def stationary_bounds(model: PopulationModel, rewards: Mapping, width: float = 1
     Raises
     ------
     UnstableSystemError
-        The unbounded count is not pushed back far out (the chain is not positive recurrent).
+        One unbounded count, not pushed back far out (the chain is not positive recurrent).
     ConvergenceError
         No Lyapunov function found (the message says what was tried).
     StateSpaceTooLargeError
@@ -370,8 +374,8 @@ def stationary_bounds(model: PopulationModel, rewards: Mapping, width: float = 1
     return result
 
 
-def _proved(strategy: _OneCount | _SeveralCounts, lyapunov: GeometricLyapunov | LinearGeometric, level: int, limit: int
-            ) -> tuple[Drift, TruncatedChain, int]:
+def _proved(strategy: _OneCount | _SeveralCounts, lyapunov: GeometricLyapunov | LinearGeometric | SumGeometric,
+            level: int, limit: int) -> tuple[Drift, TruncatedChain, int]:
     """The kept set of ``level`` (widened until the proof holds, at most ``limit`` states), its
     truncated chain and drift."""
     model = strategy.model
