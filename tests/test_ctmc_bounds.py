@@ -82,7 +82,7 @@ def test_intervals_contain_the_product_form_and_are_narrow(name):
 
 def _random_birth_death(seed):
     rng = np.random.default_rng(seed)
-    kind = rng.integers(4)
+    kind = rng.integers(5)
     lam = float(rng.uniform(0.2, 5.0))
     c = int(rng.integers(1, 6))
     mu = float(rng.uniform(0.5, 2.0))
@@ -98,8 +98,13 @@ def _random_birth_death(seed):
         lam = min(lam, 0.97 * c * mu / 0.2)
         return ([((1,), lam * sympy.Max(1 - a * x, 0.2)), ((-1,), mu * sympy.Min(x, c))],
                 lambda k: lam * max(1 - a * k, 0.2), lambda k: mu * min(k, c))
-    b = float(rng.uniform(0.0, 0.9))   # linear birth below linear death, plus immigration
-    return [((1,), lam + b * mu * x), ((-1,), mu * x)], lambda k: lam + b * mu * k, lambda k: mu * k
+    if kind == 3:      # linear birth below linear death, plus immigration
+        b = float(rng.uniform(0.0, 0.9))
+        return [((1,), lam + b * mu * x), ((-1,), mu * x)], lambda k: lam + b * mu * k, lambda k: mu * k
+    # Schlögl-like polynomial rates: autocatalytic quadratic birth, cubic death (bimodal for some draws)
+    a2, d3 = float(rng.uniform(0.0, 0.3)), float(rng.uniform(0.001, 0.02))
+    return ([((1,), lam + a2 * x * (x - 1)), ((-1,), mu * x + d3 * x * (x - 1) * (x - 2))],
+            lambda k: lam + a2 * k * (k - 1), lambda k: mu * k + d3 * k * (k - 1) * (k - 2))
 
 
 @pytest.mark.parametrize("seed", range(200))
