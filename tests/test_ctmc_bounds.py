@@ -495,3 +495,13 @@ def test_random_bounded_models_against_pinned_lu(seed):
     law = pinned_lu_reference(rates, digits=80)
     mean = float(sum(p * (i + 2 * j) for p, (i, j) in zip(law, states, strict=True)))
     assert mean in bounds["mean"]
+
+
+def test_a_kept_set_below_a_rewards_threshold_is_never_used():
+    # the reward switches at x = 30; with room for 20 levels only, its value beyond the kept set is
+    # not the polynomial the bound on the part outside uses: refused, not bounded wrongly
+    model = PopulationModel([x], [((1,), 1.0), ((-1,), 2.0)])
+    with pytest.raises(StateSpaceTooLargeError):
+        stationary_bounds(model, {"late": sympy.Piecewise((1, x > 30), (0, True))}, max_states=20)
+    bounds = stationary_bounds(model, {"late": sympy.Piecewise((1, x > 30), (0, True))})
+    assert 2.0**-31 in bounds["late"]                       # P(x > 30) = (1/2)^31 for the M/M/1 queue at load 1/2

@@ -196,6 +196,8 @@ class _OneCount:
         return _lattice(ranges)
 
     def prove(self, lyapunov: GeometricLyapunov, level: int, chain: TruncatedChain) -> Drift | None:
+        if level < self.first:
+            return None                       # the rewards' polynomials hold only beyond their thresholds
         return prove_geometric(self.model, self.tail, lyapunov, level, chain)
 
 
