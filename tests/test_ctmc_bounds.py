@@ -505,3 +505,13 @@ def test_a_kept_set_below_a_rewards_threshold_is_never_used():
         stationary_bounds(model, {"late": sympy.Piecewise((1, x > 30), (0, True))}, max_states=20)
     bounds = stationary_bounds(model, {"late": sympy.Piecewise((1, x > 30), (0, True))})
     assert 2.0**-31 in bounds["late"]                       # P(x > 30) = (1/2)^31 for the M/M/1 queue at load 1/2
+
+
+def test_the_solver_method_is_passed_through():
+    # the tandem of the closed-form tests, kept set solved by GTH: the same closed forms inside
+    model, exact = _tandem(1.0, 3.0, 2.0)
+    bounds = stationary_bounds(model, {"first": x, "second": y}, width=1e-4, method="gth")
+    assert exact["first"] in bounds["first"] and exact["second"] in bounds["second"]
+    assert "gth" in bounds.truncation.law.method
+    with pytest.raises(InvalidParameterError, match="method"):
+        stationary_bounds(model, {"first": x}, method="lu")

@@ -42,6 +42,7 @@ from analytic.ctmc.regions import (
     regions,
 )
 from analytic.ctmc.separable import SumGeometric, box_states, find_sum_geometric, prove_sum_geometric
+from analytic.ctmc.stationary import METHODS
 from analytic.ctmc.tails import eventual_polynomial, last_root_bound, level_after
 from analytic.ctmc.truncation import (
     Drift,
@@ -53,7 +54,7 @@ from analytic.ctmc.truncation import (
     truncate_lattice,
 )
 from analytic.errors import ConvergenceError, InvalidParameterError, ReducibleChainError, StateSpaceTooLargeError
-from analytic.validation import integer
+from analytic.validation import integer, option
 
 __all__ = ["Interval", "StationaryBounds", "stationary_bounds"]
 
@@ -293,8 +294,8 @@ def _lattice(ranges: list[range]) -> np.ndarray:
     return np.array(list(itertools.product(*ranges)), dtype=np.int64).reshape(-1, len(ranges))
 
 
-def stationary_bounds(model: PopulationModel, rewards: Mapping, width: float = 1e-8,
-                      max_states: int = 1_000_000) -> StationaryBounds:
+def stationary_bounds(model: PopulationModel, rewards: Mapping, width: float = 1e-8, max_states: int = 1_000_000,
+                      method: str = "auto") -> StationaryBounds:
     """Intervals that provably contain the stationary expectations of ``rewards`` under ``model``.
 
     A Lyapunov function is searched for and proved: ``V = β^x g(phase)`` for one unbounded count
@@ -316,6 +317,9 @@ def stationary_bounds(model: PopulationModel, rewards: Mapping, width: float = 1
         The width asked of each interval, in ``[1e-14, 1)`` (absolute).
     max_states : int
         The most kept states solved.
+    method : {"auto", "gth", "direct", "iterative"}
+        Passed to :meth:`CTMC.stationary` for the kept states (``"gth"`` is often the fastest on
+        the long, thin kept sets of two counts).
 
     Returns
     -------
@@ -347,9 +351,10 @@ def stationary_bounds(model: PopulationModel, rewards: Mapping, width: float = 1
         raise InvalidParameterError("model", model, "must be a PopulationModel")
     target, tolerance = checked_width(width)
     limit = integer("max_states", max_states)
+    option("method", method, METHODS)
     checked = _rewards(model, rewards)
     if not model.unbounded:
-        return _whole(model, checked, tolerance, limit)
+        return _whole(model, checked, tolerance, limit, method)
     strategy = _OneCount(model, checked) if len(model.unbounded) == 1 else _SeveralCounts(model, checked)
     neglected, first, result = target / 16, 0, None
     for _ in range(MAX_ROUNDS):
@@ -357,7 +362,7 @@ def stationary_bounds(model: PopulationModel, rewards: Mapping, width: float = 1
         drift, chain, level = _proved(strategy, lyapunov, level, limit)
         if result is not None and chain.n_kept <= result.states:
             break                                     # max_states stops the kept set from growing
-        truncation = solve_truncated(chain, drift, tolerance=tolerance)
+        truncation = solve_truncated(chain, drift, tolerance=tolerance, method=method)
         intervals = {}
         for reward, pieces in zip(checked, strategy.pieces, strict=True):
             values = _values(reward, chain.states)
@@ -456,7 +461,8 @@ def _check_returns(model: PopulationModel, chain: TruncatedChain) -> None:
                                   "there; give an initial state from which every state of the chain is reached and back")
 
 
-def _whole(model: PopulationModel, checked: list[_Reward], tolerance: float, limit: int) -> StationaryBounds:
+def _whole(model: PopulationModel, checked: list[_Reward], tolerance: float, limit: int, method: str
+           ) -> StationaryBounds:
     """A model with every count bounded: the whole chain (the states the initial state reaches),
     solved with its proven accuracy."""
     count = math.prod(u + 1 for u in model.upper)
@@ -467,7 +473,7 @@ def _whole(model: PopulationModel, checked: list[_Reward], tolerance: float, lim
     _check_returns(model, chain)
     # the reached states are closed under the moves; states outside that jump in are never reached
     chain = replace(chain, boundary=chain.states[:0], entries=sp.csr_array((0, chain.n_kept)))
-    truncation = solve_truncated(chain, Drift.nothing_left_out(), tolerance=tolerance)
+    truncation = solve_truncated(chain, Drift.nothing_left_out(), tolerance=tolerance, method=method)
     intervals = {}
     for reward in checked:
         values = _values(reward, chain.states)
