@@ -66,6 +66,8 @@ WEIGHT_BITS = 24
 #: Candidate bases: dyadic, so that β is an exact double.
 BASES = tuple(sorted({1 + sympy.Rational(1, 2**k) for k in range(1, 13)}
                      | {1 + sympy.Rational(j, 64) for j in range(1, 193)}))
+#: The bases a search that solves a linear program per base tries: a quarter of them, with every ``1 + 2^-k``.
+SEARCH_BASES = tuple(b for k, b in enumerate(BASES) if k % 4 == 0 or b.p == b.q + 1)
 
 
 @dataclass(frozen=True)
@@ -471,11 +473,12 @@ def find_geometric(model: PopulationModel, tail: TailDrift, neglected: float, fi
     ((125/64)**x, 39)
     """
     check_recurrent(model, tail)
-    candidates = [(base, g) for base in BASES if (g := phase_weights(tail, base)) is not None]
+    bases = BASES if len(tail.phases) == 1 else SEARCH_BASES            # one linear program per base with phases
+    candidates = [(base, g) for base in bases if (g := phase_weights(tail, base)) is not None]
     if not candidates:
         x = model.variables[tail.axis]
-        raise ConvergenceError(f"no Lyapunov function found: no V = β^{x} g(phase) with β in [{float(BASES[0])}, "
-                               f"{float(BASES[-1])}] and weights g in [1, {MAX_WEIGHT:g}] has a negative drift far out in "
+        raise ConvergenceError(f"no Lyapunov function found: no V = β^{x} g(phase) with β in [{float(bases[0])}, "
+                               f"{float(bases[-1])}] and weights g in [1, {MAX_WEIGHT:g}] has a negative drift far out in "
                                f"every one of the {len(tail.phases)} phases (a linear program on the leading coefficients "
                                "of the drift, per base)")
     reach = _reach(model, tail.axis)

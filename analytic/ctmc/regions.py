@@ -37,7 +37,7 @@ import scipy.sparse as sp
 import sympy
 from scipy.optimize import linprog
 
-from analytic.ctmc.lyapunov import BASES, LARGEST_LOG2_V, POWER_SLACK, proved_drift
+from analytic.ctmc.lyapunov import LARGEST_LOG2_V, POWER_SLACK, SEARCH_BASES, proved_drift
 from analytic.ctmc.population import PopulationModel
 from analytic.ctmc.tails import eventual_form, level_after
 from analytic.ctmc.truncation import Drift, TruncatedChain, lattice_generator_drift
@@ -50,8 +50,6 @@ __all__ = ["LinearGeometric", "Region", "affine_bound", "count_states", "find_li
 MAX_REGIONS = 100_000
 #: The largest weight of a count in ``w`` the linear program may choose.
 MAX_WEIGHT = 32
-#: The bases tried (a quarter of those of the one-count search, with every ``1 + 2^-k``).
-SEARCH_BASES = tuple(b for k, b in enumerate(BASES) if k % 4 == 0 or b.p == b.q + 1)
 
 
 @dataclass(frozen=True)
