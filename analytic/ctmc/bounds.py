@@ -17,7 +17,6 @@ Probab. 25, 1993, Thm. 4.3.
 
 from __future__ import annotations
 
-import itertools
 import math
 import warnings
 from collections.abc import Mapping
@@ -31,17 +30,15 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from analytic.ctmc.chain import CTMC
 from analytic.ctmc.lyapunov import GeometricLyapunov, find_geometric, prove_geometric, tail_drift
-from analytic.ctmc.population import PopulationModel, expression
+from analytic.ctmc.population import PopulationModel, expression, lattice_points
 from analytic.ctmc.regions import (
     LinearGeometric,
-    count_states,
     find_linear_geometric,
-    kept_states,
     prove_linear_geometric,
     region_form,
     regions,
 )
-from analytic.ctmc.separable import SumGeometric, box_states, find_sum_geometric, prove_sum_geometric
+from analytic.ctmc.separable import SumGeometric, find_sum_geometric, prove_sum_geometric
 from analytic.ctmc.stationary import METHODS
 from analytic.ctmc.tails import eventual_polynomial, last_root_bound, level_after
 from analytic.ctmc.truncation import (
@@ -193,8 +190,7 @@ class _OneCount:
         return limit // len(self.tail.phases) - 1
 
     def kept(self, lyapunov: GeometricLyapunov, level: int) -> np.ndarray:
-        ranges = [range(level + 1) if i == self.tail.axis else range(u + 1) for i, u in enumerate(self.model.upper)]
-        return _lattice(ranges)
+        return lattice_points([level if i == self.tail.axis else u for i, u in enumerate(self.model.upper)])
 
     def prove(self, lyapunov: GeometricLyapunov, level: int, chain: TruncatedChain) -> Drift | None:
         if level < self.first:
@@ -222,32 +218,19 @@ class _SeveralCounts:
                 lyapunov, level = find_sum_geometric(self.model, self.regions, neglected, limit)
             except ConvergenceError as separable:
                 raise ConvergenceError(f"{linear}; and {separable}") from None
-        return lyapunov, max(level, first, self._least(lyapunov))
-
-    def _least(self, lyapunov: LinearGeometric | SumGeometric) -> int:
-        if isinstance(lyapunov, SumGeometric):
-            return max(self.model.initial[i] for i in self.model.unbounded)
-        return sum(w * self.model.initial[i] for w, i in zip(lyapunov.weights, self.model.unbounded, strict=True))
-
-    def _count(self, lyapunov: LinearGeometric | SumGeometric, level: int) -> int:
-        if isinstance(lyapunov, SumGeometric):
-            phases = math.prod(u + 1 for u in self.model.upper if u is not None)
-            return phases * (level + 1) ** len(self.model.unbounded)
-        return count_states(self.model, lyapunov.weights, level)
+        return lyapunov, max(level, first, lyapunov.level_of(self.model.initial))
 
     def cap(self, lyapunov: LinearGeometric | SumGeometric, limit: int) -> int:
         low, high = 0, 1
-        while self._count(lyapunov, high) <= limit:
+        while lyapunov.count(high) <= limit:
             low, high = high, 2 * high
         while high - low > 1:
             middle = (low + high) // 2
-            low, high = (middle, high) if self._count(lyapunov, middle) <= limit else (low, middle)
-        return low if self._count(lyapunov, low) <= limit else -1
+            low, high = (middle, high) if lyapunov.count(middle) <= limit else (low, middle)
+        return low if lyapunov.count(low) <= limit else -1
 
     def kept(self, lyapunov: LinearGeometric | SumGeometric, level: int) -> np.ndarray:
-        if isinstance(lyapunov, SumGeometric):
-            return box_states(self.model, level)
-        return kept_states(self.model, lyapunov.weights, level)
+        return lyapunov.states(level)
 
     def prove(self, lyapunov: LinearGeometric | SumGeometric, level: int, chain: TruncatedChain) -> Drift | None:
         if isinstance(lyapunov, SumGeometric):
@@ -288,10 +271,6 @@ def _ratio(poly: sympy.Poly, base: sympy.Rational, level: int) -> sympy.Rational
         best = max(best, poly.eval(k) * scale)
         scale /= base
     return best
-
-
-def _lattice(ranges: list[range]) -> np.ndarray:
-    return np.array(list(itertools.product(*ranges)), dtype=np.int64).reshape(-1, len(ranges))
 
 
 def stationary_bounds(model: PopulationModel, rewards: Mapping, width: float = 1e-8, max_states: int = 1_000_000,
@@ -468,7 +447,7 @@ def _whole(model: PopulationModel, checked: list[_Reward], tolerance: float, lim
     count = math.prod(u + 1 for u in model.upper)
     if count > limit:
         raise StateSpaceTooLargeError(count, limit, what="the bounded lattice")
-    states = _lattice([range(u + 1) for u in model.upper])
+    states = lattice_points(model.upper)
     chain, _ = _reached_part(model, truncate_lattice(states, model.moves, model.feasible, reference=model.initial))
     _check_returns(model, chain)
     # the reached states are closed under the moves; states outside that jump in are never reached

@@ -34,7 +34,6 @@ The search is numerical; only the proof vouches
 
 from __future__ import annotations
 
-import itertools
 import math
 import sys
 from dataclasses import dataclass
@@ -44,13 +43,13 @@ import numpy as np
 import sympy
 from scipy.optimize import linprog
 
-from analytic.ctmc.population import PopulationModel
+from analytic.ctmc.population import PopulationModel, lattice_points
 from analytic.ctmc.tails import eventual_polynomial, last_root_bound, level_after
 from analytic.ctmc.truncation import Drift, TruncatedChain, lattice_generator_drift
 from analytic.errors import ConvergenceError, InvalidParameterError, StateSpaceTooLargeError, UnstableSystemError
 
 __all__ = ["GeometricLyapunov", "TailDrift", "find_geometric", "phase_index", "phase_weights", "prove_geometric",
-           "proved_drift", "tail_drift"]
+           "proved_drift", "rounded_gain", "tail_drift"]
 
 #: Relative accuracy granted to ``fl(fl(β^x) g_p)`` (libm's pow is within about half an ulp, 2^-53).
 POWER_SLACK = sympy.Rational(1, 2**50)
@@ -68,6 +67,37 @@ BASES = tuple(sorted({1 + sympy.Rational(1, 2**k) for k in range(1, 13)}
                      | {1 + sympy.Rational(j, 64) for j in range(1, 193)}))
 #: The bases a search that solves a linear program per base tries: a quarter of them, with every ``1 + 2^-k``.
 SEARCH_BASES = tuple(b for k, b in enumerate(BASES) if k % 4 == 0 or b.p == b.q + 1)
+
+
+def rounded_gain(base: sympy.Rational, jump: int, target: object = 1, source: object = 1) -> sympy.Rational:
+    """``β^jump g_target (1 + 2^-50) - g_source (1 - 2^-50)``: an upper bound on ``(V(y) - V(x)) / β^x``
+    for a jump that moves the geometric count by ``jump``, whatever the rounding of the doubles
+    ``V`` takes (each within ``2^-50`` of its exact value; module docstring).
+
+    Parameters
+    ----------
+    base : sympy.Rational
+        ``β``.
+    jump : int
+        The change of the count in the exponent.
+    target, source : rational
+        The weights of ``V`` at the target and at the source (1 without weights).
+
+    Returns
+    -------
+    sympy.Rational
+
+    Examples
+    --------
+    >>> rounded_gain(sympy.Rational(2), 1) - 1 == 3 * POWER_SLACK
+    True
+    """
+    return base**jump * target * (1 + POWER_SLACK) - source * (1 - POWER_SLACK)
+
+
+def _phase_values(model: PopulationModel) -> np.ndarray:
+    """Every assignment of the bounded counts, in the order of the phases."""
+    return lattice_points([model.upper[i] for i in model.bounded])
 
 
 @dataclass(frozen=True)
@@ -102,7 +132,7 @@ class GeometricLyapunov:
         if np.all(self.weights == 1):
             return power
         branches = [(sympy.Rational(float(g)), sympy.And(*(sympy.Eq(model.variables[i], int(v))
-                                                           for i, v in zip(_bounded(model), phase, strict=True))))
+                                                           for i, v in zip(model.bounded, phase, strict=True))))
                     for g, phase in zip(self.weights, _phase_values(model), strict=True)]
         return power * sympy.Piecewise(*branches[:-1], (branches[-1][0], True))
 
@@ -111,14 +141,6 @@ class GeometricLyapunov:
         X = np.asarray(states)
         axis = self.model.unbounded[0]
         return float(self.base) ** X[:, axis].astype(float) * self.weights[phase_index(self.model, X)]
-
-
-def _bounded(model: PopulationModel) -> list[int]:
-    return [i for i, u in enumerate(model.upper) if u is not None]
-
-
-def _phase_values(model: PopulationModel) -> list[tuple[int, ...]]:
-    return list(itertools.product(*(range(model.upper[i] + 1) for i in _bounded(model))))
 
 
 def phase_index(model: PopulationModel, states: np.ndarray) -> np.ndarray:
@@ -141,7 +163,7 @@ def phase_index(model: PopulationModel, states: np.ndarray) -> np.ndarray:
     >>> phase_index(model, np.array([[7, 0], [0, 2]])).tolist()
     [0, 2]
     """
-    bounded = _bounded(model)
+    bounded = list(model.bounded)
     if not bounded:
         return np.zeros(len(states), dtype=np.int64)
     shape = tuple(model.upper[i] + 1 for i in bounded)
@@ -202,7 +224,7 @@ class TailDrift:
         g = [sympy.Rational(float(w)) for w in weights]
         total = sympy.Poly(0, self._symbol(phase), domain="QQ")
         for jump, target, poly in self.rates[phase]:
-            total += poly * (base**jump * g[target] * (1 + POWER_SLACK) - g[phase] * (1 - POWER_SLACK))
+            total += poly * rounded_gain(base, jump, g[target], g[phase])
         return total
 
     def push(self, phase: int) -> sympy.Poly:
@@ -265,12 +287,12 @@ def tail_drift(model: PopulationModel) -> TailDrift:
                                                     "bounded) in this release")
     axis = free[0]
     x = model.variables[axis]
-    count = math.prod(model.upper[i] + 1 for i in _bounded(model))
+    count = model.phase_count
     if count > MAX_PHASES:
         raise StateSpaceTooLargeError(count, MAX_PHASES, what="phases (assignments of the bounded counts) for the symbolic "
                                                               "drift proof")
     phases = np.zeros((count, model.dimension), dtype=np.int64)
-    phases[:, _bounded(model)] = np.array(_phase_values(model), dtype=np.int64).reshape(count, -1)
+    phases[:, list(model.bounded)] = _phase_values(model)
     threshold = sympy.S.NegativeInfinity
     per_phase = []
     for phase in phases:

@@ -18,6 +18,8 @@ it evaluates, and on the infinite remainder symbolically.
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -30,7 +32,29 @@ from analytic.ctmc.tails import exact
 from analytic.errors import InvalidParameterError
 from analytic.validation import as_number, integer
 
-__all__ = ["PopulationModel", "expression"]
+__all__ = ["PopulationModel", "expression", "lattice_points"]
+
+
+def lattice_points(tops: Sequence[int]) -> np.ndarray:
+    """Every integer vector ``0 <= v <= tops`` (componentwise), the last coordinate varying fastest.
+
+    Parameters
+    ----------
+    tops : sequence of int
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (Π (tops + 1), len(tops))
+
+    Examples
+    --------
+    >>> lattice_points([1, 2]).tolist()
+    [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]
+    >>> lattice_points([]).shape
+    (1, 0)
+    """
+    count = math.prod(t + 1 for t in tops)
+    return np.array(list(itertools.product(*(range(t + 1) for t in tops))), dtype=np.int64).reshape(count, len(tops))
 
 
 def expression(name: str, value: object, variables: tuple) -> sympy.Expr:
@@ -192,6 +216,16 @@ class PopulationModel:
     def unbounded(self) -> tuple[int, ...]:
         """The indices of the counts without an upper bound."""
         return tuple(i for i, u in enumerate(self.upper) if u is None)
+
+    @property
+    def bounded(self) -> tuple[int, ...]:
+        """The indices of the counts with an upper bound (together, the phase)."""
+        return tuple(i for i, u in enumerate(self.upper) if u is not None)
+
+    @property
+    def phase_count(self) -> int:
+        """The number of phases: assignments of the bounded counts."""
+        return math.prod(self.upper[i] + 1 for i in self.bounded)
 
     def feasible(self, states: np.ndarray) -> np.ndarray:
         """Which rows of ``states`` are states of the chain (counts ``>= 0`` and within their bounds).

@@ -37,14 +37,14 @@ import scipy.sparse as sp
 import sympy
 from scipy.optimize import linprog
 
-from analytic.ctmc.lyapunov import LARGEST_LOG2_V, POWER_SLACK, SEARCH_BASES, proved_drift
-from analytic.ctmc.population import PopulationModel
+from analytic.ctmc.lyapunov import LARGEST_LOG2_V, SEARCH_BASES, proved_drift, rounded_gain
+from analytic.ctmc.population import PopulationModel, lattice_points
 from analytic.ctmc.tails import eventual_form, level_after
 from analytic.ctmc.truncation import Drift, TruncatedChain, lattice_generator_drift
 from analytic.errors import ConvergenceError, StateSpaceTooLargeError
 
-__all__ = ["LinearGeometric", "Region", "affine_bound", "count_states", "find_linear_geometric", "kept_states",
-           "prove_linear_geometric", "region_form", "regions"]
+__all__ = ["LinearGeometric", "Region", "affine_bound", "find_linear_geometric", "prove_linear_geometric", "region_form",
+           "regions"]
 
 #: Regions (small values times phases) the proof enumerates at most.
 MAX_REGIONS = 100_000
@@ -113,8 +113,79 @@ class LinearGeometric:
 
     def __call__(self, states: np.ndarray) -> np.ndarray:
         """``fl(β^{w·x})`` at each row of ``states``."""
-        X = np.asarray(states)[:, list(self.model.unbounded)]
-        return float(self.base) ** (X @ np.asarray(self.weights)).astype(float)
+        return float(self.base) ** self._exponents(states).astype(float)
+
+    def _exponents(self, states: np.ndarray) -> np.ndarray:
+        return np.asarray(states)[:, list(self.model.unbounded)] @ np.asarray(self.weights)
+
+    def level_of(self, state: tuple) -> int:
+        """``w·x`` at ``state``: the least level whose kept set holds it.
+
+        Parameters
+        ----------
+        state : sequence of int
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> x, y = sympy.symbols("x y")
+        >>> LinearGeometric(2, (1, 2), PopulationModel([x, y], [((1, 0), 1), ((0, 1), 1)])).level_of((3, 1))
+        5
+        """
+        return int(self._exponents(np.asarray([state]))[0])
+
+    def states(self, level: int) -> np.ndarray:
+        """The kept set ``w·x <= level`` over the unbounded counts, every phase.
+
+        Parameters
+        ----------
+        level : int
+            ``L``.
+
+        Returns
+        -------
+        numpy.ndarray, shape (m, d)
+
+        Examples
+        --------
+        >>> x, y = sympy.symbols("x y")
+        >>> LinearGeometric(2, (1, 2), PopulationModel([x, y], [((1, 0), 1), ((0, 1), 1)])).states(2).tolist()
+        [[0, 0], [0, 1], [1, 0], [2, 0]]
+        """
+        model = self.model
+        tops = [level // self.weights[model.unbounded.index(i)] if u is None else u for i, u in enumerate(model.upper)]
+        grid = lattice_points(tops)
+        return grid[self._exponents(grid) <= level]
+
+    def count(self, level: int) -> int:
+        """``|K|`` for ``K = {w·x <= level}`` times the phases (beyond ``10^7``, the simplex's volume
+        ``level^d / (d! Π w)``, a lower bound: the count is then only compared with a ``max_states``).
+
+        Parameters
+        ----------
+        level : int
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> x, y = sympy.symbols("x y")
+        >>> LinearGeometric(2, (1, 2), PopulationModel([x, y], [((1, 0), 1), ((0, 1), 1)])).count(2)
+        4
+        """
+        phases, d = self.model.phase_count, len(self.weights)
+        volume = phases * level**d / math.factorial(d) / math.prod(self.weights)
+        if volume > 1e7:
+            return int(volume)
+        if d == 2:
+            w1, w2 = self.weights
+            return phases * sum((level - k * w1) // w2 + 1 for k in range(level // w1 + 1))
+        return len(self.states(level))
 
 
 def _thresholds(model: PopulationModel, phases: list[dict], extra: list) -> dict[int, int]:
@@ -158,9 +229,9 @@ def regions(model: PopulationModel, extra: list = ()) -> tuple[dict[int, int], l
     >>> T, len(found)
     ({0: 2, 1: 2}, 9)
     """
-    bounded = [i for i, u in enumerate(model.upper) if u is not None]
-    phase_values = [dict(zip([model.variables[i] for i in bounded], values, strict=True))
-                    for values in itertools.product(*(range(model.upper[i] + 1) for i in bounded))]
+    bounded = [model.variables[i] for i in model.bounded]
+    phase_values = [dict(zip(bounded, map(int, values), strict=True))
+                    for values in lattice_points([model.upper[i] for i in model.bounded])]
     thresholds = _thresholds(model, phase_values, extra)
     choices = [[*range(thresholds[i]), None] for i in model.unbounded]
     count = math.prod(len(c) for c in choices) * len(phase_values)
@@ -265,8 +336,7 @@ def _factor(region: Region, base: sympy.Rational, weights: dict) -> sympy.Poly:
     """``Σ_k r_k (β^{w·v_k} (1 + 2^-50) - (1 - 2^-50))`` in the region (module docstring)."""
     total = sympy.Poly(0, *region.rates[0][1].gens, domain="QQ")
     for change, poly in region.rates:
-        jump = sum(weights[i] * int(change[i]) for i in weights)
-        total += poly * (base**jump * (1 + POWER_SLACK) - (1 - POWER_SLACK))
+        total += poly * rounded_gain(base, sum(weights[i] * int(change[i]) for i in weights))
     return total
 
 
@@ -389,38 +459,6 @@ def _descent(numeric: _Numeric) -> list[np.ndarray]:
     return [widest.x[:d]] + ([least.x] if least.status == 0 else [])
 
 
-def kept_states(model: PopulationModel, weights: tuple, level: int) -> np.ndarray:
-    """The states with ``w·x <= level`` over the unbounded counts, every phase.
-
-    Parameters
-    ----------
-    model : PopulationModel
-    weights : tuple of int
-        ``w``, per unbounded count.
-    level : int
-        ``L``.
-
-    Returns
-    -------
-    numpy.ndarray, shape (m, d)
-
-    Examples
-    --------
-    >>> x, y = sympy.symbols("x y")
-    >>> kept_states(PopulationModel([x, y], [((1, 0), 1), ((0, 1), 1)]), (1, 2), 2).tolist()
-    [[0, 0], [0, 1], [1, 0], [2, 0]]
-    """
-    ranges = []
-    for i, u in enumerate(model.upper):
-        if u is not None:
-            ranges.append(np.arange(u + 1))
-        else:
-            ranges.append(np.arange(level // weights[model.unbounded.index(i)] + 1))
-    grid = np.stack(np.meshgrid(*ranges, indexing="ij"), axis=-1).reshape(-1, model.dimension)
-    used = grid[:, list(model.unbounded)] @ np.asarray(weights)
-    return grid[used <= level].astype(np.int64)
-
-
 def find_linear_geometric(model: PopulationModel, found: list[Region], thresholds: dict, neglected: float,
                           max_states: int) -> tuple[LinearGeometric, int]:
     """A function ``V = β^{w·x}`` and a level ``L`` that should give a neglected mass ``<= neglected``
@@ -492,14 +530,15 @@ def find_linear_geometric(model: PopulationModel, found: list[Region], threshold
             if not np.all(np.isfinite(need)):
                 continue
             first = max(inner, int(need.max(initial=0)))
-            if best is not None and count_states(model, w, first) >= best[0]:
+            candidate = LinearGeometric(base, w, model)
+            if best is not None and candidate.count(first) >= best[0]:
                 continue                                     # cannot beat the best candidate so far
-            level = _level_for(model, w, base, first, p0, rate, start, neglected, max_states)
+            level = _level_for(candidate, first, p0, rate, start, neglected, max_states)
             if level is None:
                 continue
-            states = count_states(model, w, level)
+            states = candidate.count(level)
             if states <= max_states and (best is None or states < best[0]):
-                best = (states, LinearGeometric(base, w, model), level)
+                best = (states, candidate, level)
     if best is None:
         names = [str(model.variables[i]) for i in model.unbounded]
         raise ConvergenceError(f"no Lyapunov function found: none of the {tried:,} candidates V = β^(w·x) over {names} "
@@ -510,18 +549,18 @@ def find_linear_geometric(model: PopulationModel, found: list[Region], threshold
     return best[1], best[2]
 
 
-def _level_for(model: PopulationModel, weights: tuple, base: sympy.Rational, level: int, p0: np.ndarray,
-               rate: np.ndarray, corner: np.ndarray, neglected: float, max_states: int) -> int | None:
+def _level_for(lyapunov: LinearGeometric, level: int, p0: np.ndarray, rate: np.ndarray, corner: np.ndarray,
+               neglected: float, max_states: int) -> int | None:
     """The least level from ``level`` whose estimated neglected mass ``c / (β^{L+1} m)`` is below
     ``neglected``, with ``c`` the largest positive drift on the kept states of the first level."""
-    b = float(base)
+    b = float(lyapunov.base)
     if (level + 1) * math.log2(b) > LARGEST_LOG2_V:
         return None
-    V = LinearGeometric(base, weights, model)
-    c = max(float(lattice_generator_drift(kept_states(model, weights, level), model.moves, V).max()), 0.0)
+    model = lyapunov.model
+    c = max(float(lattice_generator_drift(lyapunov.states(level), model.moves, lyapunov).max()), 0.0)
     top = int(LARGEST_LOG2_V / math.log2(b))
     reach = level + 1
-    while reach < top and count_states(model, weights, reach) <= max_states:
+    while reach < top and lyapunov.count(reach) <= max_states:
         reach *= 2
     levels = np.arange(level, min(top, reach))
     margin = -(p0[:, None] + np.maximum(0.0, levels[None, :] + 1 - corner[:, None]) * rate[:, None]).max(axis=0)
@@ -529,36 +568,6 @@ def _level_for(model: PopulationModel, weights: tuple, base: sympy.Rational, lev
         estimate = math.log(c) - (levels + 1) * math.log(b) - np.log(margin) if c > 0 else np.full(len(levels), -np.inf)
     good = np.flatnonzero((margin > 0) & (estimate <= math.log(neglected)))
     return int(levels[good[0]]) if len(good) else None
-
-
-def count_states(model: PopulationModel, weights: tuple, level: int) -> int:
-    """``|K|`` for ``K = {w·x <= level}`` times the phases (beyond ``10^7``, the simplex's volume
-    ``level^d / (d! Π w)``, a lower bound: the count is then only compared with a ``max_states``).
-
-    Parameters
-    ----------
-    model : PopulationModel
-    weights : tuple of int
-    level : int
-
-    Returns
-    -------
-    int
-
-    Examples
-    --------
-    >>> x, y = sympy.symbols("x y")
-    >>> count_states(PopulationModel([x, y], [((1, 0), 1), ((0, 1), 1)]), (1, 2), 2)
-    4
-    """
-    phases = math.prod(u + 1 for u in model.upper if u is not None)
-    volume = phases * level ** len(weights) / math.factorial(len(weights)) / math.prod(weights)
-    if volume > 1e7:
-        return int(volume)
-    if len(weights) == 2:
-        w1, w2 = weights
-        return phases * sum((level - k * w1) // w2 + 1 for k in range(level // w1 + 1))
-    return len(kept_states(model, weights, level))
 
 
 def prove_linear_geometric(model: PopulationModel, found: list[Region], thresholds: dict, lyapunov: LinearGeometric,
@@ -592,7 +601,7 @@ def prove_linear_geometric(model: PopulationModel, found: list[Region], threshol
     >>> model = PopulationModel([x, y], [((1, 0), 0.3), ((0, 1), 0.4), ((-1, 0), sympy.Min(x, 1)), ((0, -1), second)])
     >>> T, found = regions(model)
     >>> V = LinearGeometric(sympy.Rational(91, 64), (1, 1), model)
-    >>> chain = truncate_lattice(kept_states(model, (1, 1), 80), model.moves, model.feasible, (0, 0))
+    >>> chain = truncate_lattice(V.states(80), model.moves, model.feasible, (0, 0))
     >>> drift = prove_linear_geometric(model, found, T, V, 80, chain)
     >>> drift.neglected_mass < 1e-10
     True

@@ -26,13 +26,13 @@ from dataclasses import dataclass
 import numpy as np
 import sympy
 
-from analytic.ctmc.lyapunov import BASES, LARGEST_LOG2_V, POWER_SLACK, proved_drift
-from analytic.ctmc.population import PopulationModel
+from analytic.ctmc.lyapunov import BASES, LARGEST_LOG2_V, proved_drift, rounded_gain
+from analytic.ctmc.population import PopulationModel, lattice_points
 from analytic.ctmc.regions import Region, affine_bound
 from analytic.ctmc.truncation import Drift, TruncatedChain, lattice_generator_drift
 from analytic.errors import ConvergenceError
 
-__all__ = ["SumGeometric", "box_states", "find_sum_geometric", "prove_sum_geometric"]
+__all__ = ["SumGeometric", "find_sum_geometric", "prove_sum_geometric"]
 
 
 @dataclass(frozen=True)
@@ -66,27 +66,62 @@ class SumGeometric:
         X = np.asarray(states)[:, list(self.model.unbounded)].astype(float)
         return (float(self.base) ** X).sum(axis=1)
 
+    def level_of(self, state: tuple) -> int:
+        """``max_i x_i`` at ``state``: the least level whose box holds it.
 
-def box_states(model: PopulationModel, level: int) -> np.ndarray:
-    """The states with every unbounded count ``<= level``, every phase.
+        Parameters
+        ----------
+        state : sequence of int
 
-    Parameters
-    ----------
-    model : PopulationModel
-    level : int
+        Returns
+        -------
+        int
 
-    Returns
-    -------
-    numpy.ndarray, shape (m, d)
+        Examples
+        --------
+        >>> x, y = sympy.symbols("x y")
+        >>> SumGeometric(2, PopulationModel([x, y], [((1, 0), 1), ((0, 1), 1)])).level_of((3, 1))
+        3
+        """
+        return max(state[i] for i in self.model.unbounded)
 
-    Examples
-    --------
-    >>> x, y = sympy.symbols("x y")
-    >>> box_states(PopulationModel([x, y], [((1, 0), 1), ((0, 1), 1)], upper=[None, 1]), 1).tolist()
-    [[0, 0], [0, 1], [1, 0], [1, 1]]
-    """
-    ranges = [np.arange((level if u is None else u) + 1) for u in model.upper]
-    return np.stack(np.meshgrid(*ranges, indexing="ij"), axis=-1).reshape(-1, model.dimension).astype(np.int64)
+    def states(self, level: int) -> np.ndarray:
+        """The box ``max_i x_i <= level`` over the unbounded counts, every phase.
+
+        Parameters
+        ----------
+        level : int
+
+        Returns
+        -------
+        numpy.ndarray, shape (m, d)
+
+        Examples
+        --------
+        >>> x, y = sympy.symbols("x y")
+        >>> SumGeometric(2, PopulationModel([x, y], [((1, 0), 1), ((0, 1), 1)], upper=[None, 1])).states(1).tolist()
+        [[0, 0], [0, 1], [1, 0], [1, 1]]
+        """
+        return lattice_points([level if u is None else u for u in self.model.upper])
+
+    def count(self, level: int) -> int:
+        """The number of kept states for ``level``: the box times the phases.
+
+        Parameters
+        ----------
+        level : int
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> x, y = sympy.symbols("x y")
+        >>> SumGeometric(2, PopulationModel([x, y], [((1, 0), 1), ((0, 1), 1)], upper=[None, 1])).count(1)
+        4
+        """
+        return self.model.phase_count * (level + 1) ** len(self.model.unbounded)
 
 
 def _count_factors(region: Region, base: sympy.Rational, unbounded: tuple) -> dict[int, sympy.Poly]:
@@ -95,7 +130,7 @@ def _count_factors(region: Region, base: sympy.Rational, unbounded: tuple) -> di
     factors = {i: sympy.Poly(0, *gens, domain="QQ") for i in unbounded}
     for change, poly in region.rates:
         for i in unbounded:
-            factors[i] += poly * (base ** int(change[i]) * (1 + POWER_SLACK) - (1 - POWER_SLACK))
+            factors[i] += poly * rounded_gain(base, int(change[i]))
     return factors
 
 
@@ -154,14 +189,12 @@ def find_sum_geometric(model: PopulationModel, found: list[Region], neglected: f
     >>> V.expression
     (63/32)**x + (63/32)**y
     """
-    phases = math.prod(u + 1 for u in model.upper if u is not None)
-    d = len(model.unbounded)
+    inner = max((max(region.fixed.get(i, 0) for i in model.unbounded) for region in found), default=0)
     best = None
     for base in reversed(BASES):                   # the steepest first: their boxes are the smallest
         margins = [_region_margin(region, base, model.unbounded) for region in found if region.large]
         if any(m is None for m in margins):
             continue
-        inner = max((max(region.fixed.get(i, 0) for i in model.unbounded) for region in found), default=0)
         constant = float(max(c for c, _ in margins))
         least = float(min(m for _, m in margins))
         b = float(base)
@@ -169,14 +202,14 @@ def find_sum_geometric(model: PopulationModel, found: list[Region], neglected: f
         start = max(inner, math.ceil(math.log(max(constant, 1e-300) / least) / math.log(b)))
         V = SumGeometric(base, model)
         top = int(LARGEST_LOG2_V / math.log2(b)) - 2
-        if start > top or phases * (start + 1) ** d > (max_states if best is None else best[0]):
+        if start > top or V.count(start) > (max_states if best is None else best[0]):
             continue                                 # cannot fit, or cannot beat the best base so far
-        c = max(float(lattice_generator_drift(box_states(model, start), model.moves, V).max()), 0.0)
+        c = max(float(lattice_generator_drift(V.states(start), model.moves, V).max()), 0.0)
         need = math.log(max(c, 1e-300) / neglected + constant) - math.log(least)
         level = max(start, math.ceil(need / math.log(b)))
         if level > top:
             continue
-        states = phases * (level + 1) ** d
+        states = V.count(level)
         if states <= max_states and (best is None or states < best[0]):
             best = (states, V, level)
     if best is None:
@@ -216,7 +249,7 @@ def prove_sum_geometric(model: PopulationModel, found: list[Region], lyapunov: S
     >>> model = PopulationModel([x, y], [((1, 0), 1), ((0, 1), 1), ((-1, 0), 2 * sympy.Min(x, 1)),
     ...                                  ((0, -1), 2 * sympy.Min(y, 1))])
     >>> V = SumGeometric(sympy.Rational(3, 2), model)
-    >>> chain = truncate_lattice(box_states(model, 60), model.moves, model.feasible, (0, 0))
+    >>> chain = truncate_lattice(V.states(60), model.moves, model.feasible, (0, 0))
     >>> prove_sum_geometric(model, regions(model)[1], V, 60, chain).neglected_mass < 1e-8
     True
     """
