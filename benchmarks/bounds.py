@@ -1,6 +1,10 @@
 """Certified intervals for population models a user writes: time, memory, states kept, V found.
 
-Run as ``python benchmarks/bounds.py`` (a few minutes).
+Run as ``python benchmarks/bounds.py`` (a few minutes); ``--applications`` times the package's own
+certified chains instead (about ten minutes): FCFS multiserver jobs with three and four classes up to
+k = 64 servers at 0.9 of the FCFS saturation throughput (``fcfs_bounds``), and greedy(p*) of Table 1's
+mean-field cell (α = 0, λ = 0.8, four allocation sizes) against n (``greedy_bounds``), with the peak
+resident memory of the process.
 
 For each model, ``stationary_bounds(model, rewards, width=1e-8)`` is timed. The baseline, timed in
 the same run, is the plain solve a user would otherwise write: ``CTMC.from_lattice`` on the same
@@ -16,6 +20,8 @@ models are checked against their matrix-geometric solutions in the tests.
 
 from __future__ import annotations
 
+import argparse
+import resource
 import time
 import tracemalloc
 
@@ -100,5 +106,36 @@ def main() -> None:
               f"{interval.width:8.1e} {error:>8s}  {bounds.lyapunov}")
 
 
+def applications() -> None:
+    """The package's certified chains at the sizes of issue 29: time, states kept, width, peak memory."""
+    from analytic.moldable import greedy_bounds
+    from analytic.speedup import SpeedUp
+    from analytic.splitting import JobClass, fcfs_bounds, fcfs_saturation
+
+    print(f"{'chain':58s} {'states':>10s} {'seconds':>8s} {'width':>8s} {'peak GB':>8s}")
+    for servers, needs in [(8, (1, 2, 4)), (16, (1, 4, 8)), (32, (1, 4, 16)), (64, (1, 8, 32)), (16, (1, 2, 4, 8))]:
+        classes = [JobClass(need, 1 / len(needs), 1.0) for need in needs]
+        arrival_rate = 0.9 * fcfs_saturation(servers, classes).throughput
+        start = time.perf_counter()
+        bounds = fcfs_bounds(servers, classes, arrival_rate, width=1e-6, max_states=3_000_000)
+        print(f"{f'FCFS, k = {servers}, needs {needs}, 0.9 of saturation':58s} {bounds.states:10,d} "
+              f"{time.perf_counter() - start:8.1f} {bounds.width:8.1e} {_peak_gb():8.2f}")
+    for n in (50, 100, 150, 200):
+        start = time.perf_counter()
+        bounds = greedy_bounds(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.8, n, max_states=60_000_000)
+        print(f"{f'greedy(p*), Table 1 mean-field cell, n = {n}':58s} {bounds.states:10,d} "
+              f"{time.perf_counter() - start:8.1f} {bounds.width:8.1e} {_peak_gb():8.2f}")
+
+
+def _peak_gb() -> float:
+    """Peak resident memory of this process so far (Linux reports kilobytes)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+
+
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--applications", action="store_true", help="the package's own certified chains (minutes)")
+    if parser.parse_args().applications:
+        applications()
+    else:
+        main()

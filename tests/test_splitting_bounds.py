@@ -172,3 +172,18 @@ def test_arrival_rate_too_small_for_the_solver_is_refused(classes, rate):
 def test_servers_beyond_the_largest_float_are_refused():
     with pytest.raises(InvalidParameterError, match=r"^servers = 10+\.\.\.: must be at most 1\.798e\+308"):
         fcfs_bounds(10**400, CLASSES, 1.0)
+
+
+@pytest.mark.parametrize("load", [0.5, 0.9])
+def test_three_classes_contain_the_exact_chain(load):
+    """Needs 1, 2 and 4 of k = 8 servers with unequal mean sizes, at 0.5 and 0.9 of the FCFS saturation
+    throughput (fcfs_saturation): the reference is the exact lumped chain capped at 300 waiting jobs,
+    its cap's effect bounded through the arrivals it loses (as in _exact)."""
+    classes = [JobClass(1, 0.5, 1.0), JobClass(2, 0.3, 2.0), JobClass(4, 0.2, 0.5)]
+    arrival_rate = load * fcfs_saturation(8, classes).throughput
+    bounds = fcfs_bounds(8, classes, arrival_rate, width=1e-6)
+    exact = exact_multiserver("fcfs", 8, classes, arrival_rate, max_waiting=300)
+    slack = 1e-9 + exact.lost_fraction * (300 + 8) / arrival_rate
+    assert _contains(bounds.response_time, exact.mean_response_time, slack)
+    assert _contains(bounds.wait_probability, exact.wait_probability, slack)
+    assert bounds.width <= 1e-6
