@@ -217,7 +217,8 @@ def _shared_objects() -> dict[str, Callable[[], Any]]:
     return dict(
         truncated=truncated, drift=drift, population=population,
         truncation=lambda: __import__("analytic.ctmc.truncation", fromlist=["x"]).solve_truncated(truncated(), drift()),
-        chain=chain, stationary=lambda: chain().stationary(), graph=graph, cluster=cluster, job=job,
+        chain=chain, stationary=lambda: chain().stationary(), passage=lambda: chain().passage_time([False, True], 0),
+        graph=graph, cluster=cluster, job=job,
         balance=lambda: fairness.balance_function(graph(), [1.0, 1.0], 3), lattice=lambda: fairness.simplex_lattice(2, 3),
         speedup=lambda: speedup.SpeedUp([1, 1.8, 2.5, 3, 3.4]), curve=lambda: speedup.ConcaveSpeedup.power(0.5),
         space=lambda: partitioning.configurations(cluster(), job()),
@@ -228,6 +229,7 @@ def _shared_objects() -> dict[str, Callable[[], Any]]:
         ps=fairness.processor_sharing, operating=lambda: partitioning.operating_point(cluster(), job(), 0.5),
         discrete=lambda: simulation.Discrete([0.5, 5.5], [0.9, 0.1]), pareto=lambda: simulation.Pareto(3.0, 2.0),
         mixture=lambda: simulation.ErlangMixture([0.5, 0.5], [1, 3], [1.0, 2.0]),
+        phase_type=lambda: simulation.PhaseType([0.5, 0.5], [[-2.0, 1.0], [0.5, -1.5]]),
         interruptions=lambda: fairness.simulate_interruptions(graph(), [0.5, 0.5], jobs=4000, seed=1),
         partitioning=lambda: partitioning.simulate_max_weight(cluster(), job(), 1.0, 1.0, time=200.0, seed=1),
         trajectory=lambda: hesrpt.flow_time([1.0, 2.0], "hesrpt", 0.5, 10, record=True).trajectory,
@@ -333,6 +335,15 @@ BASELINES: dict[str, Any] = {
     "analytic.ctmc.CTMC.detailed_balance_residual": method("chain", [2 / 3, 1 / 3]),
     "analytic.ctmc.CTMC.transient": method("chain", [0.0, 1.0], 0),
     "analytic.ctmc.CTMC.limit": method("chain", 0),
+    "analytic.ctmc.CTMC.transient_reward": method("chain", [1.0, 2.0], [0.0, 1.0], 0),
+    "analytic.ctmc.CTMC.accumulated_reward": method("chain", [1.0, 2.0], [0.0, 1.0], 0),
+    "analytic.ctmc.CTMC.passage_time": method("chain", [False, True], 0),
+    "analytic.ctmc.CTMC.reach_probability": method("chain", [False, True], [0.5, 2.0], 0, avoid=[True, False]),
+    "analytic.ctmc.CTMC.reward_until": method("chain", [False, True], [1.0, 2.0], 0),
+    "analytic.ctmc.PassageTime": RESULT,
+    "analytic.ctmc.PassageTime.moment": method("passage", 2),
+    "analytic.ctmc.PassageTime.cdf": method("passage", [0.0, 1.0]),
+    "analytic.ctmc.PassageTime.survival": method("passage", [0.0, 1.0]),
     "analytic.ctmc.stationary.check_tolerance": call(1e-6),
     "analytic.ctmc.Stationary": RESULT,
     "analytic.ctmc.Stationary.expected": method("stationary", [1.0, 2.0]),
@@ -592,6 +603,10 @@ BASELINES: dict[str, Any] = {
     "analytic.simulation.laws.exponential": call(2.0),
     "analytic.simulation.laws.fitted": call(2.0, 3.0),
     "analytic.simulation.laws.hyperexponential": call([0.5, 0.5], [1.0, 3.0]),
+    "analytic.simulation.laws.PhaseType": call([0.5, 0.5], [[-2.0, 1.0], [0.5, -1.5]]),
+    "analytic.simulation.laws.PhaseType.moment": method("phase_type", 3),
+    "analytic.simulation.laws.PhaseType.pdf": method("phase_type", [0.5, 1.0]),
+    "analytic.simulation.laws.fit_phase_type": call(1.0, 3.0, 15.0),
     "analytic.simulation.laws.mixed_erlang": call(1.0),
     "analytic.simulation.laws.pareto": call(1.5),
     "analytic.simulation.laws.size_law": call("exponential", 2.0),
@@ -656,6 +671,7 @@ BASELINES |= {
     "analytic.simulation.laws.SizeLaw.sample": method("discrete", np.random.default_rng(1), 5),
     "analytic.simulation.laws.SizeLaw.sample_excess": method("mixture", np.random.default_rng(1), 5),
     "analytic.simulation.laws.SizeLaw.scaled": method("pareto", 2.0),
+    "analytic.simulation.laws.SizeLaw.to_phase_type": method("discrete", 4),
 }
 
 BASELINES = {ALIASES.get(key, key): entry for key, entry in BASELINES.items()}
@@ -699,6 +715,9 @@ ANY_HASHABLE = {("analytic.ctmc.CTMC.from_function", "initial"), ("analytic.ctmc
                 ("analytic.ctmc.CTMC.stationary", "reference"), ("analytic.ctmc.CTMC.index", "state"),
                 ("analytic.ctmc.CTMC.reachable", "initial"), ("analytic.ctmc.CTMC.transient", "initial"),
                 ("analytic.ctmc.CTMC.limit", "initial"),
+                ("analytic.ctmc.CTMC.transient_reward", "initial"), ("analytic.ctmc.CTMC.accumulated_reward", "initial"),
+                ("analytic.ctmc.CTMC.passage_time", "initial"), ("analytic.ctmc.CTMC.reach_probability", "initial"),
+                ("analytic.ctmc.CTMC.reward_until", "initial"),
                 ("analytic.ctmc.Stationary.probability", "state")}
 
 

@@ -11,15 +11,20 @@ The yardstick every closed form and simulator of the package is checked against:
   choice are in :mod:`analytic.ctmc.stationary`;
 * :meth:`CTMC.transient` uses uniformization with steady-state detection
   (:mod:`analytic.ctmc.transient`);
+* :meth:`CTMC.transient_reward`, :meth:`CTMC.accumulated_reward`, :meth:`CTMC.passage_time`
+  (a :class:`PassageTime`), :meth:`CTMC.reach_probability` and :meth:`CTMC.reward_until` compute
+  rewards over time, passage times and reachability, each vouched at a stated accuracy
+  (:mod:`analytic.ctmc.measures`);
 * :class:`PopulationModel` is a model a user writes (counts and transition classes with sympy
   rates), and :func:`stationary_bounds` returns certified intervals for it, with the Lyapunov
   function found and proved by the package (:mod:`analytic.ctmc.bounds`).
 """
 
 from analytic.ctmc.chain import CTMC, lattice_bytes
+from analytic.ctmc.measures import PassageTime
 from analytic.ctmc.stationary import Stationary, solve_bytes
 
-__all__ = ["CTMC", "PopulationModel", "Stationary", "lattice_bytes", "solve_bytes", "stationary_bounds"]
+__all__ = ["CTMC", "PassageTime", "PopulationModel", "Stationary", "lattice_bytes", "solve_bytes", "stationary_bounds"]
 
 _LAZY = {"PopulationModel": "analytic.ctmc.population", "stationary_bounds": "analytic.ctmc.bounds"}
 

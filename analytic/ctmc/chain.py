@@ -19,6 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, connected_components
 
+from analytic.ctmc import measures
 from analytic.ctmc import stationary as stationary_law
 from analytic.ctmc.spaces import (
     ExplicitSpace,
@@ -554,6 +555,290 @@ class CTMC:
         [0.25, 0.0, 0.75]
         """
         return self._limit(self._initial_distribution(initial))
+
+    # -- measures (analytic.ctmc.measures) ------------------------------------------------------
+
+    def transient_reward(self, reward: Any, t: float | Sequence[float], initial: Any) -> float | np.ndarray:
+        """Expected reward at time(s) t: ``E[r(X_t)] = p(t) r``.
+
+        ``p(t)`` is :meth:`transient`'s (uniformization with steady-state detection), so a large t
+        costs about one stationary solve. For a reward of one sign the relative error is that of
+        ``p(t)``: about ``Λ t`` units of ``2**-53`` (``Λ`` the largest outflow; 4e-11 measured at
+        ``Λ t = 34 600``), and at most 1e-13 once the chain has mixed; for a reward of both signs
+        the same bound holds relative to ``E[|r(X_t)|]``.
+
+        Parameters
+        ----------
+        reward : array or callable
+            One finite value per state, aligned with :attr:`states` (a scalar for every state), or
+            a function, as in :meth:`Stationary.expected`: of the array of all states (one row
+            each) for lattice chains, of each state otherwise.
+        t : float or sequence of float
+            Times ``t >= 0``, finite, in any order.
+        initial : state or array
+            A state of the chain (point mass) or a probability vector aligned with :attr:`states`.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for a scalar ``t``, one value per time otherwise (in the reward's unit).
+
+        Raises
+        ------
+        InvalidParameterError
+            A bad reward, time or initial state.
+        ConvergenceError
+            A stiff chain that has not mixed by time t (as :meth:`transient`).
+
+        References
+        ----------
+        Jensen, *Markoff chains as an aid in the study of Markoff processes*, Skand. Aktuarietidskr.
+        36 (1953); Sericola, *Availability analysis of repairable computer systems and
+        stationarity detection*, IEEE Trans. Comput. 48 (1999).
+
+        Examples
+        --------
+        The number in an M/M/1/2 queue (arrivals 1, service 2) from empty: 0 at t = 0, then
+        ``4/7`` in the limit (its stationary mean):
+
+        >>> queue = CTMC.from_function(0, lambda x: [(x + 1, 1.0)] * (x < 2) + [(x - 1, 2.0)] * (x > 0))
+        >>> queue.transient_reward(lambda x: x, [0.0, 1e9], 0).round(12).tolist()
+        [0.0, 0.571428571429]
+        """
+        values = measures.reward_values(self._space, reward, self.n_states)
+        times = measures.check_times(t)
+        p = self._initial_distribution(initial)
+        out = measures.transient_reward(self._generator, times.ravel(), p, values, lambda: self._limit(p))
+        return float(out[0]) if times.ndim == 0 else out
+
+    def accumulated_reward(self, reward: Any, t: float | Sequence[float], initial: Any) -> float | np.ndarray:
+        """Expected reward accumulated over ``[0, t]``: ``E[∫_0^t r(X_s) ds]``.
+
+        By uniformization, ``sum_k P(N > k) / Λ * p(0) P^k r`` with ``N`` Poisson of mean ``Λ t``
+        (the integral of the Poisson weights), summed until the iterates equal the limiting law
+        (within 1e-13 relative), after which the remaining time counts at the limiting reward
+        rate: a large t costs about one stationary solve. For a reward of one sign the relative
+        error is about ``Λ t`` units of ``2**-53`` (as :meth:`transient`), plus at most 1e-13
+        from the detection; the Poisson tail cut loses less than ``1e-16 t max |r|``. For a reward
+        of both signs the bound holds relative to the accumulated ``|r|``.
+
+        Parameters
+        ----------
+        reward : array or callable
+            One finite value per state, or a function, as in :meth:`transient_reward`.
+        t : float or sequence of float
+            Times ``t >= 0``, finite, in any order.
+        initial : state or array
+            A state of the chain (point mass) or a probability vector aligned with :attr:`states`.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for a scalar ``t``, one value per time otherwise (reward unit times time unit).
+
+        Raises
+        ------
+        InvalidParameterError
+            A bad reward, time or initial state, or a result beyond the double range.
+        ConvergenceError
+            A stiff chain that has not mixed by time t would need more than ``transient.MAX_WORK``
+            operations.
+
+        References
+        ----------
+        de Souza e Silva & Gail, *Calculating availability and performability measures of
+        repairable computer systems using randomization*, J. ACM 36 (1989); Sericola (1999), as in
+        :meth:`transient_reward`.
+
+        Examples
+        --------
+        Time spent in state 1 over ``[0, t]`` by the chain of rates 1 (0 -> 1) and 2 (1 -> 0) from
+        0: ``t / 3 - (1 - exp(-3 t)) / 9``.
+
+        >>> chain = CTMC([[0, 1.0], [2.0, 0]])
+        >>> round(chain.accumulated_reward([0.0, 1.0], 1.0, 0), 12)
+        0.227754118708
+        >>> round(1 / 3 - (1 - float(np.exp(-3))) / 9, 12)
+        0.227754118708
+        """
+        values = measures.reward_values(self._space, reward, self.n_states)
+        times = measures.check_times(t)
+        p = self._initial_distribution(initial)
+        out = measures.accumulated_reward(self._generator, times.ravel(), p, values, lambda: self._limit(p))
+        return float(out[0]) if times.ndim == 0 else out
+
+    def passage_time(self, target: Any, initial: Any, tolerance: float = measures.ACCURACY) -> measures.PassageTime:
+        """The first time ``T`` the chain enters ``target``: its mean, moments and distribution.
+
+        The mean is the total of the occupation measure ``p(0) (-Q_TT)^-1`` on the non-target
+        states, computed as the stationary law of an auxiliary chain restarted at ``initial``
+        whenever it hits the target, so it carries :meth:`stationary`'s certified accuracy: within
+        ``tolerance`` relative, whatever the conditioning of ``Q``. Higher moments solve
+        ``-Q_TT m_k = k m_(k-1)`` (refined and certified), the distribution is the transient law of
+        the chain with the target made absorbing (:mod:`analytic.ctmc.measures`).
+
+        Parameters
+        ----------
+        target : array of bool or callable
+            The target set: a boolean mask aligned with :attr:`states`, or a predicate returning
+            ``True`` or ``False`` (called with the array of all states for a lattice chain, one
+            boolean per row; on each state otherwise). A set ``S`` of states: ``lambda x: x in S``.
+        initial : state or array
+            A state of the chain (point mass) or a probability vector aligned with :attr:`states`.
+        tolerance : float
+            The relative accuracy vouched for the mean and every moment, in [``2**-48``, 1)
+            (default 1e-10).
+
+        Returns
+        -------
+        PassageTime
+            ``mean``, ``moment(k)``, ``cdf(t)`` and ``survival(t)``.
+
+        Raises
+        ------
+        InvalidParameterError
+            An empty or malformed ``target``, a bad ``initial`` or ``tolerance``, or a target the
+            chain may never reach from ``initial`` (then ``T`` is infinite with positive
+            probability: the message names ``target`` and gives the probability of reaching it).
+        ConvergenceError
+            The stationary solve cannot vouch for ``tolerance``.
+
+        References
+        ----------
+        Neuts, *Matrix-Geometric Solutions in Stochastic Models* (1981), Theorem 2.2.1 (phase-type
+        moments ``E[T^k] = k! p(0) (-Q_TT)^-k 1``); Grassmann, Taksar & Heyman, *Regenerative
+        analysis and steady state distributions for Markov chains*, Oper. Res. 33 (1985).
+
+        Examples
+        --------
+        The busy period of an M/M/1 queue (arrivals 0.5, service 1), truncated far beyond where
+        it matters: mean ``1 / (μ - λ) = 2``, second moment ``2 / (μ^2 (1 - ρ)^3) = 16``.
+
+        >>> queue = CTMC.from_function(1, lambda x: [(x + 1, 0.5)] * (x < 200) + [(x - 1, 1.0)] * (x > 0))
+        >>> busy = queue.passage_time(lambda x: x == 0, 1)
+        >>> round(busy.mean, 12), round(busy.moment(2), 12)
+        (2.0, 16.0)
+        """
+        mask = measures.state_set(self._space, target, "target", self.n_states)
+        p = self._initial_distribution(initial)
+        tolerance = measures.check_tolerance(tolerance)
+        return measures.passage_time(self._generator, p, mask, target, self.states, tolerance)
+
+    def reach_probability(self, target: Any, t: float | Sequence[float], initial: Any, avoid: Any = None,
+                          tolerance: float = measures.ACCURACY) -> float | np.ndarray:
+        """Probability of reaching ``target`` by time t without entering ``avoid`` first.
+
+        Time-bounded reachability (CSL's bounded until, ``¬avoid U[0,t] target``): a state in both
+        sets counts as reached. Finite t: the transient law of the chain with the target and the
+        avoided states made absorbing, as accurate as :meth:`transient` (about ``Λ t`` units of
+        ``2**-53`` relative). ``t = inf``: the probability of ever reaching it, from the occupation
+        measure of the states that can still reach it (an auxiliary stationary solve), within
+        ``tolerance`` relative.
+
+        Parameters
+        ----------
+        target : array of bool or callable
+            The target set, as in :meth:`passage_time`; not empty.
+        t : float or sequence of float
+            Times ``t >= 0``; ``inf`` for unbounded reachability.
+        initial : state or array
+            A state of the chain (point mass) or a probability vector aligned with :attr:`states`.
+        avoid : array of bool or callable, optional
+            The states to avoid, as ``target`` (default: none).
+        tolerance : float
+            The relative accuracy vouched at ``t = inf`` (and for the limit steady-state detection
+            uses), in [``2**-48``, 1) (default 1e-10).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            A float for a scalar ``t``, one probability per time otherwise.
+
+        Raises
+        ------
+        InvalidParameterError
+            An empty or malformed ``target``, a malformed ``avoid``, a bad time, ``initial`` or
+            ``tolerance``.
+        ConvergenceError
+            A stiff chain not absorbed by time t (as :meth:`transient`), or an accuracy that cannot
+            be vouched for.
+
+        References
+        ----------
+        Baier, Haverkort, Hermanns & Katoen, *Model-checking algorithms for continuous-time Markov
+        chains*, IEEE Trans. Softw. Eng. 29 (2003), Theorem 1.
+
+        Examples
+        --------
+        Gambler's ruin on 0..4 from 2, up with rate 2 and down with rate 1: the top is reached
+        before 0 with probability ``(1 - 2^-2) / (1 - 2^-4) = 0.8``.
+
+        >>> walk = CTMC.from_function(2, lambda x: [(x + 1, 2.0), (x - 1, 1.0)] if 0 < x < 4 else [])
+        >>> round(walk.reach_probability(lambda x: x == 4, np.inf, 2, avoid=lambda x: x == 0), 12)
+        0.8
+        >>> walk.reach_probability(lambda x: x == 4, [0.0, 1.0], 2).round(12).tolist()
+        [0.0, 0.433468148228]
+        """
+        mask = measures.state_set(self._space, target, "target", self.n_states)
+        avoided = np.zeros(self.n_states, dtype=bool) if avoid is None else measures.state_set(
+            self._space, avoid, "avoid", self.n_states)
+        times = measures.check_times(t, allow_infinite=True)
+        p = self._initial_distribution(initial)
+        tolerance = measures.check_tolerance(tolerance)
+        out = measures.reachability(self._generator, p, mask, avoided, target, times.ravel(), tolerance)
+        return float(out[0]) if times.ndim == 0 else out
+
+    def reward_until(self, target: Any, reward: Any, initial: Any, tolerance: float = measures.ACCURACY) -> float:
+        """Expected reward accumulated until the chain enters ``target``: ``E[∫_0^T r(X_s) ds]``.
+
+        The occupation measure of :meth:`passage_time` weighted by the reward: within
+        ``tolerance`` relative for a reward of one sign (``tolerance`` times the reward of ``|r|``
+        for one of both signs), whatever the conditioning of ``Q``.
+
+        Parameters
+        ----------
+        target : array of bool or callable
+            The target set, as in :meth:`passage_time`; not empty.
+        reward : array or callable
+            One finite value per state, or a function, as in :meth:`transient_reward` (its values
+            on the target do not count).
+        initial : state or array
+            A state of the chain (point mass) or a probability vector aligned with :attr:`states`.
+        tolerance : float
+            The relative accuracy vouched for, in [``2**-48``, 1) (default 1e-10).
+
+        Returns
+        -------
+        float
+            In the reward's unit times the time unit (0 when the chain starts in the target).
+
+        Raises
+        ------
+        InvalidParameterError
+            An empty or malformed ``target``, a bad reward, ``initial`` or ``tolerance``, or a
+            target the chain may never reach (the message gives the probability of reaching it).
+        ConvergenceError
+            The stationary solve cannot vouch for ``tolerance``.
+
+        References
+        ----------
+        Kemeny & Snell, *Finite Markov Chains* (1960), Theorem 3.2.4 (the fundamental matrix of an
+        absorbing chain); Grassmann, Taksar & Heyman (1985), as in :meth:`passage_time`.
+
+        Examples
+        --------
+        The area under the number in an M/M/1 queue (arrivals 0.5, service 1) over a busy period
+        started by one job: ``1 / (μ (1 - ρ)^2) = 4`` (job-time units).
+
+        >>> queue = CTMC.from_function(1, lambda x: [(x + 1, 0.5)] * (x < 200) + [(x - 1, 1.0)] * (x > 0))
+        >>> round(queue.reward_until(lambda x: x == 0, lambda x: x, 1), 12)
+        4.0
+        """
+        mask = measures.state_set(self._space, target, "target", self.n_states)
+        values = measures.reward_values(self._space, reward, self.n_states)
+        p = self._initial_distribution(initial)
+        tolerance = measures.check_tolerance(tolerance)
+        return measures.reward_until(self._generator, p, mask, target, self.states, values, tolerance)
 
     def _limit(self, p: np.ndarray) -> np.ndarray:
         """:meth:`limit` from a probability vector."""

@@ -250,10 +250,16 @@ def check_tolerance(tolerance: object) -> float:
     >>> check_tolerance(1e-6)
     1e-06
     """
+    return tolerance_at_least(tolerance, MINIMUM_TOLERANCE,
+                              "the probabilities are returned as doubles, whose rounding alone is a few 1e-16")
+
+
+def tolerance_at_least(tolerance: object, minimum: float, why: str) -> float:
+    """``tolerance`` as a float in [``minimum``, 1), or an error that says ``why`` nothing finer is vouched for."""
     value = unit_fraction("tolerance", tolerance, meaning=" (a relative accuracy, e.g. 1e-10)")
-    if value < MINIMUM_TOLERANCE:
-        raise InvalidParameterError("tolerance", tolerance, f"must be at least 2**-50 = {MINIMUM_TOLERANCE:.3g}: "
-                                    "the probabilities are returned as doubles, whose rounding alone is a few 1e-16")
+    if value < minimum:
+        raise InvalidParameterError("tolerance", tolerance,
+                                    f"must be at least 2**{math.log2(minimum):.0f} = {minimum:.3g}: {why}")
     return value
 
 

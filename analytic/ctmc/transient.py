@@ -27,7 +27,7 @@ times.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import scipy.sparse as sp
@@ -89,6 +89,112 @@ def _stationary_by(v: np.ndarray, target: np.ndarray) -> bool:
                 and np.all(np.abs(v[~vouched] - target[~vouched]) <= TOLERANCE * FLOOR))
 
 
+class Uniformization:
+    """The uniformized chain of a generator: ``P = I + Q / Λ`` at the largest outflow ``Λ``, the
+    iterates ``v_k = p(0) P^k`` with steady-state detection, and the refusal of a stiff chain.
+
+    :func:`transient` and the measures of :mod:`analytic.ctmc.measures` (expected and accumulated
+    rewards) weigh the same iterates differently; this holds what they share.
+
+    Parameters
+    ----------
+    generator : scipy.sparse.csr_array
+        The generator ``Q``, shape (n, n), rows summing to zero (its diagonal gives the outflows).
+
+    Attributes
+    ----------
+    rate : float
+        ``Λ``, the largest outflow (0 when no state has a transition).
+    budget : int
+        The most iterates ``MAX_WORK`` allows.
+
+    Examples
+    --------
+    Rates 1 (0 -> 1) and 2 (1 -> 0): ``Λ = 2`` and ``P = [[1/2, 1/2], [1, 0]]``.
+
+    >>> sweep = Uniformization(sp.csr_array([[-1.0, 1.0], [2.0, -2.0]]))
+    >>> sweep.rate, [v.tolist() for _, v, _ in sweep.iterates(np.array([1.0, 0.0]), 2, None)]
+    (2.0, [[1.0, 0.0], [0.5, 0.5], [0.75, 0.25]])
+    """
+
+    def __init__(self, generator: sp.csr_array) -> None:
+        self.outflow = -generator.diagonal()
+        self.rate = float(self.outflow.max()) if len(self.outflow) else 0.0
+        graph = generator.tocoo()
+        self._slowest = float(graph.data[(graph.row != graph.col) & (graph.data > 0)].min(initial=np.inf))
+        n = generator.shape[0]
+        self._step = (sp.identity(n, format="csr") + generator / self.rate).T.tocsr() if self.rate > 0 else None
+        self.budget = int(MAX_WORK / ((self._step.nnz if self._step is not None else n) + _STEP_OVERHEAD))
+
+    def iterates(self, initial: np.ndarray, last: float,
+                 target: np.ndarray | None) -> Iterator[tuple[int, np.ndarray, bool]]:
+        """``(k, v_k, settled)`` for ``k = 0, 1, ...`` up to ``last`` (at most ``budget``); ``settled``
+        says that ``v_k`` is the limiting law ``target`` within ``TOLERANCE`` (checked every 16
+        iterates), so that every later iterate is too: the sequence then ends.
+
+        Parameters
+        ----------
+        initial : numpy.ndarray
+            ``p(0)``, shape (n,).
+        last : float
+            The last iterate wanted (the sequence stops at ``budget`` if that comes first: the
+            caller compares them to tell a finished sum from a refusal).
+        target : numpy.ndarray or None
+            The limiting law from ``initial``, or None (no steady-state detection).
+
+        Yields
+        ------
+        k : int
+            The index of the iterate.
+        v : numpy.ndarray
+            ``p(0) P^k`` (a new array each time).
+        settled : bool
+            Whether ``v`` is ``target`` within ``TOLERANCE`` (the last item when True).
+
+        Examples
+        --------
+        >>> sweep = Uniformization(sp.csr_array([[-1.0, 1.0], [1.0, -1.0]]))
+        >>> [(k, settled) for k, _, settled in sweep.iterates(np.array([0.5, 0.5]), 100, np.array([0.5, 0.5]))]
+        [(0, True)]
+        """
+        v = initial.astype(float)
+        for k in range(int(min(last, self.budget)) + 1):
+            settled = target is not None and k % 16 == 0 and _stationary_by(v, target)
+            yield k, v, settled
+            if settled or self._step is None:
+                return
+            v = self._step @ v
+
+    def refusal(self, last: float, horizon: float) -> ConvergenceError:
+        """The error for a chain that would need ``last`` iterates to reach time ``horizon`` and had
+        not mixed within ``budget``.
+
+        Parameters
+        ----------
+        last : float
+            Iterates needed.
+        horizon : float
+            The time they would reach.
+
+        Returns
+        -------
+        ConvergenceError
+            Saying how many iterates would be needed, after how many the chain had not mixed, and
+            how far its rates spread.
+
+        Examples
+        --------
+        >>> sweep = Uniformization(sp.csr_array([[-1e6, 1e6], [1e-6, -1e-6]]))
+        >>> "its rates span 1e+12x" in str(sweep.refusal(1e10, 5e3))
+        True
+        """
+        spread = self.rate / self._slowest
+        return ConvergenceError(
+            f"uniformization would need {last:,.0f} iterates at rate {self.rate:.3g} to reach t = {horizon:.3g} and the "
+            f"chain had not mixed after {self.budget:,}: it is stiff (its rates span {spread:.3g}x) or too large to mix "
+            "within transient.MAX_WORK, and no method here computes its transient law to the package's accuracy")
+
+
 def transient(generator: sp.csr_array, times: np.ndarray, initial: np.ndarray,
               stationary: Callable[[], np.ndarray]) -> np.ndarray:
     """The laws ``p(t)`` for the (flattened) ``times``, one row each; ``stationary()`` returns the
@@ -134,36 +240,28 @@ def transient(generator: sp.csr_array, times: np.ndarray, initial: np.ndarray,
     >>> round(2 / 3 + math.exp(-3) / 3, 12)
     0.683262356123
     """
-    outflow = -generator.diagonal()
-    rate = float(outflow.max())
-    means = rate * times
+    sweep = Uniformization(generator)
+    means = sweep.rate * times
     out = np.zeros((len(times), len(initial)))
-    if rate == 0.0:
+    if sweep.rate == 0.0:
         out[:] = initial
         return out
     left, right = _poisson_window(means)
     last = float(right.max())
-    step = (sp.identity(len(initial), format="csr") + generator / rate).T.tocsr()
-    budget = int(MAX_WORK / (step.nnz + _STEP_OVERHEAD))
-    target = stationary() if last > min(2000, budget) else None
-    if last > budget:
+    target = stationary() if last > min(2000, sweep.budget) else None
+    if last > sweep.budget:
         mixed = _mixed(generator, times, target)
         out[mixed] = target
         left[mixed], right[mixed] = np.inf, -np.inf
         last = float(right.max(initial=0.0))
-    v = initial.astype(float)
-    for k in range(int(min(last, budget)) + 1):
+    for k, v, settled in sweep.iterates(initial, last, target):
         live = (k >= left) & (k <= right)
         if live.any():
             out[live] += _poisson_weight(k, means[live])[:, None] * v[None, :]
-        if target is not None and k % 16 == 0 and _stationary_by(v, target):
+        if settled:
             pending = right > k
             out[pending] += pdtrc(k, means[pending])[:, None] * target[None, :]
             return np.maximum(out, 0.0)
-        v = step @ v
-    if last <= budget:
+    if last <= sweep.budget:
         return np.maximum(out, 0.0)
-    raise ConvergenceError(
-        f"uniformization would need {last:,.0f} iterates at rate {rate:.3g} to reach t = {times.max():.3g} and the "
-        f"chain had not mixed after {budget:,}: it is stiff (its rates span {rate / float(outflow[outflow > 0].min()):.3g}x) "
-        "and no method here computes its transient law to the package's accuracy")
+    raise sweep.refusal(last, float(times.max()))

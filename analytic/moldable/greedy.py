@@ -26,6 +26,7 @@ from analytic.erlang import MAX_SERVERS, erlang_b, loss_occupancy, loss_response
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.memory import require
 from analytic.moldable.occupancy import Occupancy, check_arrival_rate, optimal_occupancy
+from analytic.simulation.laws import ErlangMixture, PhaseType, SizeLaw, size_law
 from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
 from analytic.validation import integer, numeric_array, option, probabilities
 
@@ -155,7 +156,8 @@ class LossChain:
     chain : CTMC
         The generator over the states reachable from the empty system.
     states : numpy.ndarray, shape (n_states, len(sizes))
-        Row ``j`` is state ``j`` of ``chain``: ``states[j, k]`` jobs hold ``sizes[k]`` servers.
+        Row ``j`` is state ``j`` of ``chain``: ``states[j, k]`` jobs hold ``sizes[k]`` servers (in
+        any phase; the chain's own states count them per phase, see :func:`greedy_chain`).
     sizes : numpy.ndarray
         The server counts greedy(p) can allocate (the coordinates).
     equilibrium : int
@@ -163,6 +165,8 @@ class LossChain:
         (``c = min(λ, 1/Σ i p_i/s_i)``): the reference state of the stationary solve. The empty
         system, exponentially unlikely at high load, is a poor one (with it GMRES ran 4000
         iterations in vain at n = 40 before a likelier reference state succeeded).
+    phases : int
+        Phases of the job-size law (1 for exponential sizes).
 
     Examples
     --------
@@ -176,13 +180,15 @@ class LossChain:
     states: np.ndarray
     sizes: np.ndarray
     equilibrium: int
+    phases: int = 1
 
     def __repr__(self) -> str:
-        return f"LossChain(n_states={self.chain.n_states}, sizes={self.sizes.tolist()})"
+        phases = f", phases={self.phases}" if self.phases > 1 else ""
+        return f"LossChain(n_states={self.chain.n_states}, sizes={self.sizes.tolist()}{phases})"
 
 
 def greedy_chain(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float, servers: int, p: object = None,
-                 max_states: int = 30_000_000) -> LossChain:
+                 max_states: int = 30_000_000, size: SizeLaw | str = "exponential") -> LossChain:
     """The CTMC of greedy(p) with ``n`` servers, over the states reachable from the empty system.
 
     Coordinates: only server counts that greedy(p) can allocate. With ``P`` the support of ``p``
@@ -206,11 +212,18 @@ def greedy_chain(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float
         ``None``: p* of Theorem 1; ``"greedy"``: always ``d``; or a probability vector of length d.
     max_states : int
         Passed to the chain constructors (:class:`~analytic.errors.StateSpaceTooLargeError`).
+    size : SizeLaw or str
+        The law of the inherent job sizes, of mean 1: ``"exponential"`` (default, the paper's
+        chain) or a phase-type law (an :class:`~analytic.simulation.ErlangMixture` — Erlang,
+        hyperexponential, mixed Erlang, :func:`~analytic.simulation.fitted` — or a
+        :class:`~analytic.simulation.PhaseType`). Then each job in service carries its phase: the
+        chain's coordinates count the jobs per server count and phase (server count major), and a
+        job on ``c`` servers does its work at speed ``s_c``.
 
     Returns
     -------
     LossChain
-        The chain, its states as an integer array, and the server counts of the coordinates.
+        The chain, its states' job counts per server count, and the server counts of the coordinates.
 
     Examples
     --------
@@ -219,22 +232,52 @@ def greedy_chain(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float
     >>> from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
     >>> greedy_chain(SpeedUp.linear(5), 0.9, 4000)
     LossChain(n_states=801, sizes=[5])
+
+    Erlang-2 sizes: each job in service is in its first or second phase.
+
+    >>> from analytic.simulation import erlang
+    >>> greedy_chain(SpeedUp.linear(5), 0.9, 20, size=erlang(2))
+    LossChain(n_states=15, sizes=[5], phases=2)
     """
     speedup = as_discrete(speedup)
     n = integer("servers", servers, minimum=speedup.d, meaning=f" (at least d = {speedup.d})")
     lam = check_arrival_rate(arrival_rate)
     probabilities = _resolve_p(speedup, lam, p)
+    phases = phase_representation(size)
     support, sizes = _allocations(n, probabilities)
     speeds = speedup.values[sizes - 1]
     if len(support) == 1:
-        chain = _explore(n, lam, probabilities, sizes, speeds, max_states)
+        chain = _explore(n, lam, probabilities, sizes, speeds, max_states, phases)
         states = np.array(chain.states, dtype=np.int64)
     else:
-        chain = _enumerate(n, lam, probabilities, sizes, speeds, max_states)
+        chain = _enumerate(n, lam, probabilities, sizes, speeds, max_states, phases)
         states = chain.states
+    m = 1 if phases is None else len(phases[0])
+    states = states.reshape(len(states), len(sizes), m).sum(axis=2)
     fluid = fluid_point(speedup.values, lam, probabilities)
     equilibrium = int(np.argmin(np.abs(states - n * fluid[sizes - 1]).sum(axis=1)))
-    return LossChain(chain, states, sizes, equilibrium)
+    return LossChain(chain, states, sizes, equilibrium, m)
+
+
+def phase_representation(size: SizeLaw | str) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(α, T)`` of a phase-type size law of mean 1, or None for the unit exponential law (one phase).
+
+    Exact for the laws that are phase-type (:class:`~analytic.simulation.ErlangMixture` and
+    :class:`~analytic.simulation.PhaseType`); the others (deterministic, Pareto) are refused with
+    the advice to fit one, which is then the law of the chain, not an approximation inside it.
+    """
+    law = size if isinstance(size, SizeLaw) else size_law(size)
+    if not isinstance(law, ErlangMixture | PhaseType):
+        raise InvalidParameterError("size", size, "must be a phase-type law for the exact chain (an ErlangMixture such "
+                                                  "as exponential, erlang, hyperexponential or fitted, or a PhaseType); "
+                                                  "fit one with its to_phase_type() and solve that law's chain")
+    if not math.isclose(law.mean, 1.0, rel_tol=1e-12):
+        raise InvalidParameterError("size", size, f"must have mean 1 (the unit-mean sizes of Section 2), not {law.mean!r}: "
+                                                  "rescale it with law.scaled(1.0)")
+    phase_type = law.to_phase_type()
+    if len(phase_type.initial) == 1 and phase_type.generator[0, 0] == -1.0:
+        return None
+    return np.asarray(phase_type.initial, dtype=float), np.asarray(phase_type.generator, dtype=float)
 
 
 def _allocations(n: int, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -266,8 +309,10 @@ def _erlang_advice(n: int, lam: float, sizes: np.ndarray, speeds: np.ndarray) ->
             "(analytic.erlang.erlang_b), no chain needed: greedy_metrics returns every metric this way")
 
 
-def _explore(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray, max_states: int) -> CTMC:
-    """Breadth-first exploration from the empty system (few reachable states).
+def _explore(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray, max_states: int,
+             phases: tuple[np.ndarray, np.ndarray] | None) -> CTMC:
+    """Breadth-first exploration from the empty system (few reachable states), on the coordinates of
+    :func:`lattice_moves`.
 
     Refused before allocating: 0, 1, ..., n // max(sizes) jobs of the largest size are all reachable,
     and the table of allocations by idle count has n + 1 rows.
@@ -277,17 +322,29 @@ def _explore(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.nd
     if reachable > max_states:
         raise StateSpaceTooLargeError(reachable, max_states, "the greedy(p) chain", at_least=True, advice=advice)
     require(16.0 * (n + 1) * (len(p) + 1), "the greedy(p) allocation table", reachable, at_least=True, advice=advice)
+    initial, generator = (np.ones(1), -np.ones((1, 1))) if phases is None else phases
+    m = len(initial)
+    exits = (-generator.sum(axis=1)).tolist()
     arrivals = n * lam * allocation_probabilities(np.arange(n + 1), p)[:, sizes]     # by idle count
-    weights = sizes.tolist()
+    weights = np.repeat(sizes, m).tolist()
+    columns = [(column, *divmod(column, m)) for column in range(len(weights))]           # (column, size index, phase)
 
     def transitions(state: tuple[int, ...]):
         allocation = arrivals[n - sum(w * c for w, c in zip(weights, state, strict=True))]
-        for k, count in enumerate(state):
+        for column, k, j in columns:
+            count = state[column]
             if count:
-                yield (*state[:k], count - 1, *state[k + 1:]), speeds[k] * count
-            if allocation[k] > 0:
-                yield (*state[:k], count + 1, *state[k + 1:]), allocation[k]
-    return CTMC.from_function((0,) * len(sizes), transitions, max_states=max_states)
+                if exits[j] > 0:
+                    yield (*state[:column], count - 1, *state[column + 1:]), speeds[k] * exits[j] * count
+                for to in range(m):
+                    if to != j and generator[j, to] > 0:
+                        target = list(state)
+                        target[column] -= 1
+                        target[k * m + to] += 1
+                        yield tuple(target), speeds[k] * generator[j, to] * count
+            if allocation[k] > 0 and initial[j] > 0:
+                yield (*state[:column], count + 1, *state[column + 1:]), allocation[k] * initial[j]
+    return CTMC.from_function((0,) * len(weights), transitions, max_states=max_states)
 
 
 def _simplex_points(n: int, sizes: np.ndarray) -> int:
@@ -299,67 +356,95 @@ def _simplex_points(n: int, sizes: np.ndarray) -> int:
     return sum(ways)
 
 
-def _enumerate(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray, max_states: int) -> CTMC:
-    """The simplex Σ c X_c <= n by vectorized moves, restricted to the states reachable from 0.
+def _enumerate(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray, max_states: int,
+               phases: tuple[np.ndarray, np.ndarray] | None) -> CTMC:
+    """The simplex Σ c X_c <= n (on the coordinates of :func:`lattice_moves`) by vectorized moves,
+    restricted to the states reachable from 0.
 
     The simplex is counted first, and refused (:class:`~analytic.errors.StateSpaceTooLargeError`)
     when building and solving its chain would not fit in memory.
     """
-    n_moves = 2 * len(sizes)
+    moves = lattice_moves(n, lam, p, sizes, speeds, phases)
+    weights = sizes if phases is None else np.repeat(sizes, len(phases[0]))
 
     def fits(points: int, at_least: bool) -> None:
-        require(lattice_bytes(points, len(sizes), n_moves) + solve_bytes(points, points * (n_moves + 1)),
+        require(lattice_bytes(points, len(weights), len(moves)) + solve_bytes(points, points * (len(moves) + 1)),
                 "the greedy(p) chain, built and solved,", points, at_least)
 
     # Each lattice point's unit cube covers the simplex (it is downward closed), so its volume
     # n^k / (k! Π c) bounds the number of points below: checked before they are counted in O(n).
-    k = len(sizes)
-    fits(int(math.exp(min(k * math.log(n) - math.lgamma(k + 1) - float(np.log(sizes).sum()), 43.0))), True)
-    points = _simplex_points(n, sizes)
+    k = len(weights)
+    fits(int(math.exp(min(k * math.log(n) - math.lgamma(k + 1) - float(np.log(weights).sum()), 43.0))), True)
+    points = _simplex_points(n, weights)
     fits(points, False)
-    upper = n // sizes
-    chain = CTMC.from_lattice(upper, lattice_moves(n, lam, p, sizes, speeds), feasible=lambda X: X @ sizes <= n,
-                              max_states=max_states)
+    chain = CTMC.from_lattice(n // weights, moves, feasible=lambda X: X @ weights <= n, max_states=max_states)
     return chain.reachable()
 
 
-def lattice_moves(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray) -> list:
-    """The moves of the greedy(p) chain on the counts of jobs per size (for :meth:`CTMC.from_lattice`):
-    a departure of a job on ``sizes[k]`` servers at rate ``speeds[k] X_k``, an arrival allocated
-    ``sizes[k]`` servers at rate ``n λ A_{sizes[k]}`` (eq. 10). Valid on every state with
-    ``Σ sizes X <= n``."""
+def lattice_moves(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray,
+                  phases: tuple[np.ndarray, np.ndarray] | None = None) -> list:
+    """The moves of the greedy(p) chain (for :meth:`CTMC.from_lattice`), valid on every state with
+    ``Σ sizes X <= n``: an arrival allocated ``sizes[k]`` servers at rate ``n λ A_{sizes[k]}``
+    (eq. 10), a departure of a job on ``sizes[k]`` servers at rate ``speeds[k] X_k``.
+
+    With ``phases = (α, T)``, the inherent sizes are phase-type (``α`` the initial law over the
+    ``m`` phases, ``T`` the sub-generator, in units of work): the coordinates are the counts
+    ``X_{k, j}`` of jobs on ``sizes[k]`` servers in phase ``j`` (``k`` major), an arrival starts
+    in phase ``j`` with probability ``α_j``, and a job on ``sizes[k]`` servers moves from phase
+    ``j`` to ``j'`` at rate ``speeds[k] T[j, j']`` and leaves at rate ``speeds[k] t_j``,
+    ``t = -T 1``: it does its work at speed ``speeds[k]``. ``None`` is the exponential law of unit
+    mean, one phase.
+    """
+    initial, generator = (np.ones(1), -np.ones((1, 1))) if phases is None else phases
+    m = len(initial)
+    exits = -generator.sum(axis=1)
+    weights = np.repeat(sizes, m)
+    eye = np.eye(len(sizes) * m, dtype=np.int64)
     moves = []
     for k, size in enumerate(sizes):
-        unit = np.eye(len(sizes), dtype=np.int64)[k]
-        moves.append((-unit, lambda X, k=k: speeds[k] * X[:, k]))
-        moves.append((unit, lambda X, size=size: n * lam * allocation_probabilities(n - X @ sizes, p)[:, size]))
+        for j in range(m):
+            column = k * m + j
+            if exits[j] > 0:
+                moves.append((-eye[column], lambda X, c=column, r=speeds[k] * exits[j]: r * X[:, c]))
+            moves.extend((eye[k * m + to] - eye[column], lambda X, c=column, r=speeds[k] * generator[j, to]: r * X[:, c])
+                         for to in range(m) if to != j and generator[j, to] > 0)
+            if initial[j] > 0:
+                moves.append((eye[column], lambda X, size=size, a=initial[j]:
+                              n * lam * a * allocation_probabilities(n - X @ weights, p)[:, size]))
     return moves
 
 
 def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float, servers: int, p: object = None,
-                   method: str = "auto", max_states: int = 30_000_000, tolerance: float = 1e-10) -> GreedyMetrics:
+                   method: str = "auto", max_states: int = 30_000_000, tolerance: float = 1e-10,
+                   size: SizeLaw | str = "exponential") -> GreedyMetrics:
     """Exact blocking, mean execution time and distance to y* of greedy(p) with n servers.
 
-    The stationary law of :func:`greedy_chain` (unit-mean exponential job sizes) gives
+    The stationary law of :func:`greedy_chain` (unit-mean job sizes, exponential or phase-type) gives
     ``P_b = P(all servers busy)`` and the probabilities ``a_i`` that an arrival gets ``i`` servers
     (eq. 10; PASTA), hence ``E[x_i] = λ a_i / s_i`` and ``E[D] = Σ_i a_i/s_i / Σ_i a_i`` (Little's
     law, eq. 4, for the jobs on each allocation size: they arrive at rate ``nλ a_i`` and stay
     ``1/s_i``), ``E||x - y*||_1``, and the law of the number of jobs on fewer than ``i1`` servers
     (Lemma 2). Ghanbarian et al., Sections 4–5. No probability is divided by λ, so ``E[x]`` and
-    ``E[D]`` keep their accuracy at any load.
+    ``E[D]`` keep their accuracy at any load. These formulas hold for any size law of mean 1 (an
+    arrival's allocation depends on the idle servers it finds, and a job on ``i`` servers stays
+    ``S / s_i``); with a phase-type ``size`` the chain carries each job's phase, which is how the
+    section's "nearly insensitive" is measured exactly at finite n.
 
     Where every job holds the same m servers and m divides n (p* of a linear speed-up, or
     ``p = "greedy"`` with d dividing n) the chain is Erlang's loss system with n/m slots and offered
     load ``a = nλ/s_m``: the metrics come in closed form, in constant time at any n, from
-    :func:`~analytic.erlang.erlang_b` and :func:`~analytic.erlang.loss_occupancy` (``E[D] = 1/s_m``
+    :func:`~analytic.erlang.erlang_b` and :func:`~analytic.erlang.loss_occupancy`, whatever the size
+    law (Erlang's loss system is insensitive: its law depends on the sizes only through their mean;
+    Sevastyanov 1957) (``E[D] = 1/s_m``
     exactly, ``E[X] = a (1 - P_b)``, the distance from ``P(X = ⌊n y*_m⌋)``), with no chain and no
     ``max_states``; ``P_b`` and ``E[x]`` to 1e-14 relative (correctly rounded, by erlang_b's
     20-digit path, for a ``tolerance`` below that), the distance to about 1e-12.
 
     Where ``z = nλ/s_1`` is at most the solver's floor, 1e-290 (below it the solver vouches for no
     probability but that of the empty system), the metrics are those of the empty system, with no
-    chain: with ``N`` the number of jobs, the cut equations ``k s_1 P(N = k) <= nλ P(N = k - 1)``
-    give ``P(N >= 1) <= 1 - e^{-z} <= z``, so ``P_b = 0``, ``a = p``, ``E[x_i] = λ p_i / s_i``,
+    chain: with ``N`` the number of jobs, Little's law gives ``P(N >= 1) <= E[N] <= nλ E[S] / s_1 = z``
+    for any size law of mean 1 (and, for exponential sizes, the cut equations
+    ``k s_1 P(N = k) <= nλ P(N = k - 1)`` the sharper ``1 - e^{-z}``), so ``P_b = 0``, ``a = p``, ``E[x_i] = λ p_i / s_i``,
     ``E[D] = Σ_i p_i / s_i``, ``E||x - y*||_1 = Σ_i (λ p_i / s_i + y*_i)`` (as ``n y*_i <= z < 1``,
     ``E|x_i - y*_i| = E[x_i] + y*_i - 2 y*_i P(X_i >= 1)``) and ``small_jobs = [1]``: within
     ``(d + 2) z`` relative to λ for ``E[x]`` and the distance, ``z s_d`` relative for ``E[D]``, ``z``
@@ -385,6 +470,9 @@ def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: flo
     tolerance : float
         Componentwise relative accuracy vouched for every stationary probability (passed to
         :meth:`CTMC.stationary`).
+    size : SizeLaw or str
+        The law of the inherent job sizes, of mean 1: ``"exponential"`` (default) or a phase-type
+        law, as in :func:`greedy_chain`.
 
     Returns
     -------
@@ -404,7 +492,8 @@ def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: flo
     InvalidParameterError
         λ outside (0, 1], ``servers < d``, ``p`` not a probability vector, or, for Erlang's loss
         system, more than 1e15 slots; a ``p`` with entries so small that the chain's rates span
-        more than the double range (the solver refuses them; named ``p``).
+        more than the double range (the solver refuses them; named ``p``); a ``size`` that is not
+        phase-type or whose mean is not 1.
     StateSpaceTooLargeError
         The chain would exceed ``max_states``.
 
@@ -427,10 +516,18 @@ def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: flo
 
     >>> greedy_metrics(SpeedUp([1, 1.8, 2.5]), 1e-300, 10).mean_time
     0.4
+
+    Hyperexponential sizes of squared coefficient of variation 4 at n = 12 (the exponential
+    chain's blocking above: 0.282633):
+
+    >>> from analytic.simulation import fitted
+    >>> round(greedy_metrics(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.8, 12, size=fitted(1.0, 2.0)).blocking, 6)
+    0.284067
     """
     speedup = as_discrete(speedup)
     lam = check_arrival_rate(arrival_rate)
     probabilities = _resolve_p(speedup, lam, p)
+    phase_representation(size)
     n = integer("servers", servers, minimum=speedup.d, meaning=f" (at least d = {speedup.d})")
     option("method", method, METHODS)
     integer("max_states", max_states)
@@ -445,7 +542,7 @@ def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: flo
         return GreedyMetrics(
             blocking=0.0, mean_time=limit.mean_time, mean_occupancy=occupancy, distance=float(occupancy.sum() + optimum.y.sum()),
             small_jobs=np.ones(1), n_states=1, residual=0.0, p=probabilities, i1=optimum.i1, servers=n, arrival_rate=lam)
-    loss = greedy_chain(speedup, lam, n, probabilities, max_states=max_states)
+    loss = greedy_chain(speedup, lam, n, probabilities, max_states=max_states, size=size)
     with _rates_in_range(p, lam):
         stationary = loss.chain.stationary(method=method, reference=loss.chain.states[loss.equilibrium],
                                            tolerance=tolerance)

@@ -7,7 +7,8 @@ verdict. The pieces, one module each:
 * :mod:`.laws` — job-size laws with exact moments, CDFs and samplers (and their stationary-excess
   laws, to start a run near steady state): exponential, Erlang, hyperexponential, the mixed Erlang
   and Pareto laws of Ghanbarian et al. (Section 7), deterministic, bimodal, and a two-moment fit;
-  :func:`draw` samples one size inside a numba loop;
+  phase-type laws (:class:`PhaseType`, with density and two- or three-moment fits by
+  :func:`fit_phase_type`); :func:`draw` samples one size inside a numba loop;
 * :mod:`.estimates` — :class:`Estimate` (value, half-width, level, method), by independent
   replications or batch means, for means and ratios, and the :func:`difference` of two;
 * :mod:`.comparison` — :func:`compare` (an estimate, or the raw observations of any simulator,
@@ -45,12 +46,14 @@ from analytic.simulation.laws import (
     Discrete,
     ErlangMixture,
     Pareto,
+    PhaseType,
     SizeLaw,
     bimodal,
     deterministic,
     draw,
     erlang,
     exponential,
+    fit_phase_type,
     fitted,
     hyperexponential,
     mixed_erlang,
@@ -70,6 +73,7 @@ __all__ = [
     "Estimate",
     "Growth",
     "Pareto",
+    "PhaseType",
     "SerialExecutor",
     "SizeLaw",
     "batch_means",
@@ -83,6 +87,7 @@ __all__ = [
     "draw",
     "erlang",
     "exponential",
+    "fit_phase_type",
     "fitted",
     "growth_rate",
     "heap_pop",
