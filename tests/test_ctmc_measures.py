@@ -25,7 +25,6 @@ from analytic.ctmc import CTMC, PassageTime
 from analytic.errors import ConvergenceError, InvalidParameterError
 
 
-
 @pytest.fixture(autouse=True)
 def _fifty_digits():
     """mpmath at 50 digits in every test, whatever other test modules set globally."""

@@ -4,7 +4,8 @@ References: the aggregate law (3) from recursion (4) (balance_function) for expo
 any number of interruptions (quasi-reversibility, Section 4); an M/H2/1/K FCFS queue built by
 hand as a CTMC on (jobs, phase of the job in service); the M/G/1/K processor-sharing law
 (truncated geometric, insensitive) as the limit of many interruptions on one server; phase-type
-law of the queue length.
+law of the queue length; the Pollaczek–Khinchine mean of M/PH/1 FCFS for a phase-type law with
+feedback between its phases.
 """
 
 import numpy as np
@@ -13,7 +14,7 @@ import pytest
 from analytic.ctmc import CTMC
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.fairness import CompatibilityGraph, balance_function, oi_queue_chain, oi_queue_law, three_server_graph
-from analytic.simulation import erlang, hyperexponential, pareto
+from analytic.simulation import PhaseType, erlang, hyperexponential, pareto
 
 HYPER = hyperexponential([1 / 6, 5 / 6], [5.0, 0.2])
 
@@ -73,6 +74,21 @@ def test_erlang_sizes_single_server_fcfs_against_a_hand_built_chain():
     expected = [sum(reference.probability(s) for s in reference.states if s[0] == n) for n in range(k + 1)]
     law = oi_queue_law(CompatibilityGraph([[0]]), [lam], k, size=erlang(2))
     np.testing.assert_allclose(law.probabilities, expected, rtol=1e-10, atol=1e-15)
+
+
+def test_fcfs_single_server_with_a_cyclic_phase_type_law_has_the_pollaczek_khinchine_mean():
+    """One class, one server, m = 0: M/PH/1 FCFS truncated at K = 13 jobs at load 0.1, where the lost
+    mass (of order 0.1^13) is far below the tolerance (each waiting job carries its initial phase:
+    2^14 - 1 sequences). Reference: E[N] = ρ + λ² E[S²] / (2 (1 - ρ)),
+    with E[S] and E[S²] of PH(α, T) by hand: m = α (-T)^-1 1, E[S²] = 2 α (-T)^-2 1 (numpy solves)."""
+    initial, generator = np.array([0.7, 0.3]), np.array([[-3.0, 1.0], [2.0, -2.5]])
+    law = PhaseType(initial, generator)
+    first = np.linalg.solve(-generator, np.ones(2))
+    mean, second = initial @ first, 2 * initial @ np.linalg.solve(-generator, first)
+    lam = 0.1 / mean
+    expected = 0.1 + lam**2 * second / (2 * (1 - 0.1))
+    queue = oi_queue_law(CompatibilityGraph([[0]]), [lam], 13, size=law)
+    assert queue.mean_jobs[0] == pytest.approx(expected, rel=1e-9)
 
 
 def test_chain_size_and_errors():

@@ -30,7 +30,7 @@ from analytic.ctmc import CTMC
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.fairness.graph import CompatibilityGraph, check_rates
 from analytic.fairness.lattice import SimplexLattice, simplex_lattice
-from analytic.simulation import ErlangMixture, exponential, size_law
+from analytic.simulation import ErlangMixture, PhaseType, exponential, size_law
 from analytic.validation import integer, real
 
 __all__ = ["OIQueueLaw", "oi_queue_chain", "oi_queue_law"]
@@ -44,36 +44,14 @@ DEFAULT_MAX_STATES = 500_000
 RATE_SPAN = 2.0**1021
 
 
-@dataclass(frozen=True)
-class _Phases:
-    """A mixture of Erlang laws as a phase-type law: initial probabilities α, sub-generator T (work units)."""
-
-    initial: np.ndarray
-    generator: np.ndarray
-    mean: float
-
-    @property
-    def exit_rates(self) -> np.ndarray:
-        return np.maximum(-self.generator.sum(axis=1), 0.0)
-
-
-def _phases(size: Any) -> _Phases:
-    """The phase-type form of an Erlang mixture: one phase per (component, stages left)."""
+def _phases(size: Any) -> PhaseType:
+    """The job-size law as a phase-type one (Erlang mixtures exactly, :meth:`SizeLaw.to_phase_type`)."""
     law = exponential() if size is None else size_law(size) if isinstance(size, str) else size
-    if not isinstance(law, ErlangMixture):
-        raise InvalidParameterError("size", size, "must be an Erlang mixture (exponential, Erlang, hyperexponential, "
-                                                  "a number of exponential phases): the chain needs phases")
-    count = int(law.phases.sum())
-    first = np.concatenate([[0], np.cumsum(law.phases)[:-1]])
-    initial, generator = np.zeros(count), np.zeros((count, count))
-    initial[first] = law.weights
-    for c, (k, rate) in enumerate(zip(law.phases, law.rates, strict=True)):
-        block = range(first[c], first[c] + k)
-        for p in block:
-            generator[p, p] = -rate
-            if p + 1 < first[c] + k:
-                generator[p, p + 1] = rate
-    return _Phases(initial, generator, law.mean)
+    if not isinstance(law, ErlangMixture | PhaseType):
+        raise InvalidParameterError("size", size, "must be a phase-type law (an Erlang mixture: exponential, Erlang, "
+                                                  "hyperexponential, a number of exponential phases; or a PhaseType): "
+                                                  "the chain needs phases")
+    return law.to_phase_type()
 
 
 @dataclass(frozen=True, repr=False)
@@ -118,7 +96,7 @@ class OIQueueLaw:
 
 
 def oi_queue_chain(graph: CompatibilityGraph, arrival_rates: Any, max_jobs: int, interruptions: float = 0.0,
-                   size: ErlangMixture | str | None = None, max_states: int = DEFAULT_MAX_STATES) -> CTMC:
+                   size: ErlangMixture | PhaseType | str | None = None, max_states: int = DEFAULT_MAX_STATES) -> CTMC:
     """The detailed CTMC of the queue under Algorithm 1, states = job sequences, truncated at ``max_jobs``.
 
     Bonald & Comte, Section 2 (the OI queue, eq. 1) and Section 4 (Algorithm 1). States are
@@ -134,10 +112,12 @@ def oi_queue_chain(graph: CompatibilityGraph, arrival_rates: Any, max_jobs: int,
         Arrivals finding this many jobs are lost (>= 1).
     interruptions : float
         m >= 0, the mean number of interruptions per job (θ = σ/m); 0 is FCFS per server.
-    size : ErlangMixture or str, optional
-        The job-size law (in work units): an :class:`~analytic.simulation.ErlangMixture`
-        (exponential, Erlang, hyperexponential, a random number of exponential phases) or its
-        name; default exponential of mean 1. Each (component, phases left) is one phase.
+    size : ErlangMixture, PhaseType or str, optional
+        The job-size law (in work units): a phase-type law — an
+        :class:`~analytic.simulation.ErlangMixture` (exponential, Erlang, hyperexponential, a random
+        number of exponential phases), a :class:`~analytic.simulation.PhaseType` — or its name;
+        default exponential of mean 1. Its phases are those of
+        :meth:`~analytic.simulation.SizeLaw.to_phase_type`.
     max_states : int
         Limit on the number of sequences explored.
 
@@ -200,7 +180,7 @@ def oi_queue_chain(graph: CompatibilityGraph, arrival_rates: Any, max_jobs: int,
     return CTMC.from_function((), transitions, max_states=max_states)
 
 
-def _check_rate_span(rates: np.ndarray, law: _Phases, capacities: np.ndarray, interrupt: float, interruptions: Any,
+def _check_rate_span(rates: np.ndarray, law: PhaseType, capacities: np.ndarray, interrupt: float, interruptions: Any,
                      size: Any) -> None:
     """Refuse a model whose rates out of one state span more than ``RATE_SPAN``, naming the input at fault.
 
@@ -249,7 +229,7 @@ def _sequences(kinds: int, limit: int, cap: int) -> int:
 
 
 def oi_queue_law(graph: CompatibilityGraph, arrival_rates: Any, max_jobs: int, interruptions: float = 0.0,
-                 size: ErlangMixture | str | None = None, max_states: int = DEFAULT_MAX_STATES,
+                 size: ErlangMixture | PhaseType | str | None = None, max_states: int = DEFAULT_MAX_STATES,
                  method: str = "auto", tolerance: float = 1e-10) -> OIQueueLaw:
     """Solve :func:`oi_queue_chain` and aggregate its law by numbers of jobs per class.
 
@@ -267,8 +247,8 @@ def oi_queue_law(graph: CompatibilityGraph, arrival_rates: Any, max_jobs: int, i
         Truncation: arrivals are blocked at this many jobs.
     interruptions : float
         Mean number of interruptions per job (Algorithm 1; 0 is FCFS).
-    size : ErlangMixture or str, optional
-        The job-size law (default exponential).
+    size : ErlangMixture, PhaseType or str, optional
+        The job-size law, phase-type (default exponential), as in :func:`oi_queue_chain`.
     max_states : int
         Largest chain to build.
     method : {"auto", "gth", "direct", "iterative"}
