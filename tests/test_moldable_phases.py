@@ -154,3 +154,20 @@ def test_simulated_phase_type_sizes_cover_the_exact_chain(name):
         hits += [compare(sim.blocking_estimate, exact.blocking).agrees, compare(sim.mean_time_estimate, exact.mean_time).agrees]
     low, high = coverage_band(100)
     assert np.all((low <= hits) & (hits <= high)), f"coverage of (P_b, E[D]): {hits.tolist()} not in [{low}, {high}]"
+
+
+def test_breadth_first_and_lattice_enumeration_build_the_same_chain():
+    """Many phases (Erlang-10 on four server counts) exceed the lattice's 2**62 ranks, so the chain
+    is explored breadth first; both builders, run on a law both can take, give the same generator
+    up to the order of the states."""
+    from analytic.moldable import greedy as greedy_module
+
+    speedup, lam, n = SUBLINEAR, 0.8, 10
+    p = _resolve_p(speedup, lam, None)
+    sizes = np.arange(1, 5)
+    phases = tuple(np.asarray(a) for a in (erlang(3).to_phase_type().initial, erlang(3).to_phase_type().generator))
+    explored = greedy_module._explore(n, lam, p, sizes, SUBLINEAR.values[:4], 10**6, phases)
+    enumerated = greedy_module._enumerate(n, lam, p, sizes, SUBLINEAR.values[:4], 10**6, phases)
+    order = [explored.index(tuple(state)) for state in enumerated.states]
+    assert explored.n_states == enumerated.n_states
+    assert abs(explored.generator[order][:, order] - enumerated.generator).max() == 0

@@ -198,7 +198,8 @@ def greedy_chain(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float
     states are few and are explored breadth first (:meth:`CTMC.from_function`); otherwise they
     fill most of the simplex ``Σ c X_c <= n``, which is enumerated with :meth:`CTMC.from_lattice`
     and pruned to the states reachable from the empty one (a set closed under departures, hence
-    downward closed).
+    downward closed) — or explored breadth first too where the box around the simplex has
+    ``2**62`` points or more (many phases), beyond the lattice's arithmetic ranks.
 
     Parameters
     ----------
@@ -246,13 +247,13 @@ def greedy_chain(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float
     phases = phase_representation(size)
     support, sizes = _allocations(n, probabilities)
     speeds = speedup.values[sizes - 1]
-    if len(support) == 1:
+    m = 1 if phases is None else len(phases[0])
+    if len(support) == 1 or math.prod(n // int(c) + 1 for c in sizes) ** m >= 2**62:
         chain = _explore(n, lam, probabilities, sizes, speeds, max_states, phases)
         states = np.array(chain.states, dtype=np.int64)
     else:
         chain = _enumerate(n, lam, probabilities, sizes, speeds, max_states, phases)
         states = chain.states
-    m = 1 if phases is None else len(phases[0])
     states = states.reshape(len(states), len(sizes), m).sum(axis=2)
     fluid = fluid_point(speedup.values, lam, probabilities)
     equilibrium = int(np.argmin(np.abs(states - n * fluid[sizes - 1]).sum(axis=1)))
