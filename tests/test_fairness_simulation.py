@@ -25,7 +25,7 @@ from analytic.fairness import (
     three_server_graph,
 )
 from analytic.fairness.simulation import simulate_interruptions, simulate_random_assignment
-from analytic.simulation import SerialExecutor, compare, coverage_band, deterministic, hyperexponential, pareto
+from analytic.simulation import PhaseType, SerialExecutor, compare, coverage_band, deterministic, hyperexponential, pareto
 
 HYPER = hyperexponential([1 / 6, 5 / 6], [5.0, 0.2])
 RUNS = 100
@@ -70,6 +70,22 @@ def test_coverage_of_the_exact_chain_with_hyperexponential_sizes():
     for seed in range(RUNS):
         m = (0.0, 1.0, 5.0)[seed % 3]
         sim = simulate_interruptions(graph, rates, HYPER, m, jobs=15_000, seed=seed, max_jobs=5)
+        estimates.append(sim.jobs_estimate(0))
+        values.append(exact[m])
+    low, high = coverage_band(RUNS)
+    assert low <= covered(estimates, values) <= high
+
+
+def test_coverage_of_the_exact_chain_with_a_cyclic_phase_type_law():
+    """A PhaseType law with feedback between its phases (not an Erlang mixture: the simulator draws it
+    through the compiled phase-type kernel), mean 1: the truncated chain is the reference, m = 0 and 2."""
+    law = PhaseType([0.7, 0.3], [[-3.0, 1.0], [2.0, -2.5]]).scaled(1.0)
+    graph, rates = three_server_graph(), [0.8, 0.8]
+    exact = {m: oi_queue_law(graph, rates, 5, interruptions=m, size=law).mean_jobs[0] for m in (0.0, 2.0)}
+    estimates, values = [], []
+    for seed in range(RUNS):
+        m = (0.0, 2.0)[seed % 2]
+        sim = simulate_interruptions(graph, rates, law, m, jobs=15_000, seed=7000 + seed, max_jobs=5)
         estimates.append(sim.jobs_estimate(0))
         values.append(exact[m])
     low, high = coverage_band(RUNS)
