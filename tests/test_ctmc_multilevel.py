@@ -120,3 +120,22 @@ def test_laws_beyond_the_double_range_give_finite_measures():
         mode = int(np.argmax(law))
         near = np.sort(top[np.abs(top - mode) < 30])
         assert np.allclose(law[near[1:]] / law[near[:-1]], up / down, rtol=1e-3, atol=0)
+
+
+def test_the_leaves_of_a_hub_are_aggregated_and_a_star_is_solved_exactly():
+    """A hub with 20 000 leaves (rates hub -> leaf a_i, leaf -> hub b_i): pairwise matching alone
+    pairs the hub with one leaf and leaves the others alone, level after level (the V-cycle's
+    recursion overflowed on such chains). The leaves must join the hub's aggregate, and the
+    iterative solve must give the closed form pi_i / pi_hub = a_i / b_i."""
+    leaves = 20_000
+    rng = np.random.default_rng(5)
+    a, b = rng.uniform(0.5, 2.0, leaves), rng.uniform(0.5, 2.0, leaves)
+    hub = np.zeros(leaves, dtype=np.int64)
+    leaf = np.arange(1, leaves + 1)
+    rates = sp.csr_array((np.concatenate([a, b]), (np.concatenate([hub, leaf]), np.concatenate([leaf, hub]))),
+                         shape=(leaves + 1, leaves + 1))
+    aggregate, coarse = multilevel._coarsen(rates, 1)
+    assert coarse.shape[0] == 1 and np.all(aggregate == 0)
+    law = CTMC(rates).stationary(method="iterative").probabilities
+    expected = np.concatenate([[1.0], a / b])
+    np.testing.assert_allclose(law, expected / expected.sum(), rtol=1e-10, atol=0)

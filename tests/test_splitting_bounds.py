@@ -141,8 +141,8 @@ def test_too_many_states_is_refused():
 
 
 def test_other_bad_input_is_refused():
-    with pytest.raises(InvalidParameterError, match="exponential"):
-        fcfs_bounds(SERVERS, [JobClass(1, 1.0, 1.0, size_std=2.0)], 1.0)
+    with pytest.raises(InvalidParameterError, match="phase-type"):
+        fcfs_bounds(SERVERS, [JobClass(1, 1.0, 1.0, size="deterministic")], 1.0)
     with pytest.raises(InvalidParameterError, match="max_states"):
         fcfs_bounds(SERVERS, CLASSES, 1.0, max_states=-1)
     with pytest.raises(InvalidParameterError, match="servers"):

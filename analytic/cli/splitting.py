@@ -143,8 +143,10 @@ def add(commands: argparse._SubParsersAction) -> None:
     command.add_argument("--seed", type=int, default=None, help="seed (default: fresh, printed)")
     command = add_command(
         commands, "multiserver-exact", "Exact metrics of the multiserver-job queue from its truncated chain",
-        f"{PAPER}: E[R], P(wait), P_H of FCFS, BS-FCFS, ModifiedBS-FCFS or MSF from the exact CTMC with "
-        f"exponential sizes, truncated at a number of waiting jobs (the lost fraction says how much that costs).",
+        f"{PAPER}: E[R], P(wait), P_H of FCFS, BS-FCFS, ModifiedBS-FCFS or MSF from the exact CTMC, "
+        f"truncated at a number of waiting jobs (the lost fraction says how much that costs). Sizes are exponential, "
+        f"or, for a class given with a standard deviation, its two-moment phase-type fit (each job in service "
+        f"carries its phase).",
         _exact, solves_chain=True)
     command.add_argument("policy", choices=EXACT_POLICIES, help="scheduling policy")
     _add_classes(command)

@@ -54,19 +54,29 @@ _FLOOR = 2.0**-1000
 
 @numba.njit(cache=True)
 def _match(indptr, indices, data):  # pragma: no cover - compiled
-    """Aggregates of at most two states: each state in turn, if unmatched, with its unmatched
-    neighbour of largest coupling; returns each state's aggregate and their number."""
+    """Aggregates of two states mostly: each state in turn, if unmatched, with its unmatched
+    neighbour of largest coupling, or, when every neighbour is taken, into the aggregate of its
+    neighbour of largest coupling (so that a hub's many leaves do not stay alone level after
+    level: on a 196 740-state BS-FCFS chain pairs alone stalled near 7 900 aggregates, and the
+    V-cycle's recursion overflowed); returns each state's aggregate and their number."""
     n = len(indptr) - 1
     aggregate = -np.ones(n, np.int64)
     m = 0
     for i in range(n):
         if aggregate[i] >= 0:
             continue
-        best, strongest = -1, 0.0
+        best, strongest, taken, heaviest = -1, 0.0, -1, 0.0
         for p in range(indptr[i], indptr[i + 1]):
             j = indices[p]
-            if aggregate[j] < 0 and j != i and data[p] > strongest:
+            if j == i:
+                continue
+            if aggregate[j] < 0 and data[p] > strongest:
                 best, strongest = j, data[p]
+            elif aggregate[j] >= 0 and data[p] > heaviest:
+                taken, heaviest = j, data[p]
+        if best < 0 and taken >= 0:
+            aggregate[i] = aggregate[taken]
+            continue
         aggregate[i] = m
         if best >= 0:
             aggregate[best] = m
@@ -80,7 +90,7 @@ def _prolongation(aggregate: np.ndarray, m: int) -> sp.csr_array:
 
 
 def _coarsen(coupling: sp.csr_array, passes: int) -> tuple[np.ndarray, sp.csr_array]:
-    """Aggregates of up to ``2**passes`` states: ``passes`` rounds of pairwise matching, each on the
+    """Aggregates of about ``2**passes`` states: ``passes`` rounds of pairwise matching, each on the
     couplings (summed both ways) between the aggregates of the round before; returns each state's
     aggregate and the couplings between the aggregates (diagonal dropped)."""
     aggregate = np.arange(coupling.shape[0])

@@ -17,9 +17,9 @@ M/GI/s_i/s_i loss systems (Property 1), which gives the stability condition (5),
 - :mod:`~analytic.splitting.policies`: the policies of Section 2 (BS-FCFS, FCFS, MSF, ServerFilling,
   ...) and the Gittins rank;
 - :mod:`~analytic.splitting.chains`: exact CTMCs of FCFS, BS-FCFS, ModifiedBS-FCFS and Most Servers
-  First, and the stability limit of FCFS;
+  First, with exponential or phase-type service times, and the stability limit of FCFS;
 - :mod:`~analytic.splitting.certified`: intervals that provably contain E[R] and P(wait) of the
-  untruncated FCFS queue;
+  untruncated FCFS queue (exponential or phase-type service times);
 - :mod:`~analytic.splitting.simulation`: :func:`simulate_multiserver`, every policy, any size law
   (event loops in :mod:`~analytic.splitting.engine`);
 - :mod:`~analytic.splitting.figures`: the systems of Figures 1–3 and a sweep of policies over them.

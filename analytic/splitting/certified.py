@@ -1,18 +1,22 @@
 """Certified intervals for the mean response time and the probability of waiting of FCFS.
 
 Anselmi & Doncel, *Balanced Splitting* (IEEE TPDS 2024), Section 2: the multiserver-job queue under
-FCFS with Poisson arrivals and exponential sizes. Its lumped chain of
-:mod:`~analytic.splitting.chains` (the jobs in service, the class of the head and the number ``ℓ``
-of waiting jobs) is infinite; :func:`fcfs_bounds` solves it on the levels ``ℓ <= L`` and returns
-intervals that provably contain the untruncated queue's ``E[R]`` and ``P(wait)``, by the theorem of
-:mod:`analytic.ctmc.truncation`:
+FCFS with Poisson arrivals and exponential or phase-type sizes. Its lumped chain of
+:mod:`~analytic.splitting.chains` (the jobs in service, counted per class and phase, the class of the
+head and the number ``ℓ`` of waiting jobs) is infinite; :func:`fcfs_bounds` solves it on the levels
+``ℓ <= L`` and returns intervals that provably contain the untruncated queue's ``E[R]`` and
+``P(wait)``, by the theorem of :mod:`analytic.ctmc.truncation`:
 
 * *The tail is alike at every level above s.* While jobs wait, fewer than ``max_i n_i`` servers
   are free (the head does not fit); a departure frees at most ``max_i n_i`` more, so it starts at
   most ``s = ⌊min(k, 2 max_i n_i - 1) / min_i n_i⌋`` waiting jobs, and above ``s`` waiting jobs the queue never empties during
   the starts and every new head is drawn from ``(α_i)``: the jumps of ``(phase, ℓ)``, with
   ``phase = (serving, head)``, do not depend on ``ℓ``. Arrivals raise ``ℓ`` by one and keep the
-  phase; departures lower it by the number of jobs started.
+  phase; departures lower it by the number of jobs started. With phase-type sizes the phases of
+  the jobs in service are part of ``serving``, hence of the (finite) phase of this
+  level-independent structure: a job's phase is drawn from its class's initial law β_i when it starts, which
+  depends on its class only, and a phase move of a job in service changes neither ``ℓ`` nor the
+  free servers (``Δ = 0``). So the argument below carries over unchanged, on more phases.
 * *Drift.* ``V = e^{θ ℓ} w(phase)`` for ``ℓ >= 1`` and ``V = 0`` at ``ℓ = 0``, with
   ``w = (-M(θ))^{-1} 1`` for the tilted phase generator ``M(θ)[p, p'] = Σ rate e^{θ Δ}`` (minus the
   rates out of ``p`` on the diagonal): ``w > 0`` exists exactly when ``-M(θ)`` is a nonsingular
@@ -128,7 +132,8 @@ def fcfs_bounds(servers: int, classes: Iterable[JobClass], arrival_rate: float, 
     """Intervals that provably contain ``E[R]`` and ``P(wait)`` of the untruncated FCFS queue.
 
     The lumped FCFS chain (Anselmi & Doncel, Section 2; :func:`multiserver_chain` with
-    ``representation="lumped"``) is solved on the states with at most ``L`` waiting jobs, ``L``
+    ``representation="lumped"``, the jobs in service counted per class and phase) is solved on the
+    states with at most ``L`` waiting jobs, ``L``
     growing until both intervals are narrow enough, with a certified bound on the mass above ``L``
     and on its effect (module docstring; the theorem is in :mod:`analytic.ctmc.truncation`).
 
@@ -137,7 +142,9 @@ def fcfs_bounds(servers: int, classes: Iterable[JobClass], arrival_rate: float, 
     servers : int
         k >= every need.
     classes : sequence of JobClass
-        Exponential service times.
+        Exponential or phase-type service times, as in :func:`multiserver_chain`: the phases of the
+        jobs in service are part of the phase of the level-independent tail, and the drift argument
+        of the module docstring holds unchanged.
     arrival_rate : float
         λ > 0, below the throughput of saturated FCFS (:func:`fcfs_saturation`).
     width : float
@@ -158,9 +165,10 @@ def fcfs_bounds(servers: int, classes: Iterable[JobClass], arrival_rate: float, 
     Raises
     ------
     InvalidParameterError
-        Bad servers, classes, arrival rate, width or max_states; a class with non-exponential sizes;
-        an arrival rate too small for the exact solver (as in :func:`multiserver_chain`); a queue so
-        close to saturation that no decay rate ``θ >= 1e-9`` is verified.
+        Bad servers, classes, arrival rate, width or max_states; a class whose service time is not
+        phase-type (named ``classes[i]``, with the advice to approximate it by ``to_phase_type()``);
+        rates too small for the exact solver (as in :func:`multiserver_chain`); a queue so close to
+        saturation that no decay rate ``θ >= 1e-9`` is verified.
     UnstableSystemError
         Load ``λ ϱ / k >= 1`` (eq. 1), or ``λ`` at least the saturation throughput of FCFS.
     StateSpaceTooLargeError
@@ -179,6 +187,14 @@ def fcfs_bounds(servers: int, classes: Iterable[JobClass], arrival_rate: float, 
     >>> b = fcfs_bounds(8, [JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5)], 16 / 9, width=1e-6)
     >>> b.width <= 1e-6, round(b.response_time[0], 4)
     (True, 1.2415)
+
+    Erlang-2 sizes: one class needing 2 of 3 servers is an M/E2/1 queue, whose E[R] is
+    Pollaczek–Khinchine's E[S] + λ E[S²] / (2 (1 - λ E[S])) = 1.5 + 0.5 · 3.375 / 0.5 = 4.875:
+
+    >>> from analytic.simulation import erlang
+    >>> b = fcfs_bounds(3, [JobClass(2, 1.0, 1.5, size=erlang(2))], 0.5)
+    >>> bool(b.response_time[0] <= 4.875 <= b.response_time[1]), b.width < 1e-8
+    (True, True)
     """
     target, tolerance = checked_width(width)
     classes = _classes(classes)
@@ -213,7 +229,8 @@ class _Tail:
     @classmethod
     def of(cls, system: _System, max_states: int) -> _Tail:
         k, needs = system.helpers, system.needs
-        configurations = list(itertools.islice(_configurations(needs, k), min(max_states + 1, sys.maxsize)))
+        # the counts of jobs in service per (class, phase) that fit
+        configurations = list(itertools.islice(_configurations(system.column_needs, k), min(max_states + 1, sys.maxsize)))
         if len(configurations) > max_states:
             raise StateSpaceTooLargeError(max_states + 1, max_states, "the FCFS chain with no job waiting", at_least=True)
         phases = [(s, h) for s in configurations for h in range(len(needs)) if system._free(s) < needs[h]]
@@ -310,10 +327,13 @@ def _solve(system: _System, tail: _Tail, top: float, levels: int, tolerance: flo
 
 
 def _reference(system: _System) -> tuple:
-    """No job waiting and ``⌊λ_i d_i⌋`` class-i jobs in service, near the bulk of the law (a reference far from
-    it, such as the empty queue of many servers, has mean hitting times too large to certify)."""
-    serving = tuple(int(rate / mu) for rate, mu in zip(system.arrival_rates, system.service_rates, strict=True))
-    return serving, -1, 0
+    """No job waiting and ``⌊λ_i d_i⌋`` class-i jobs in service (in the first phase a job may start in), near the
+    bulk of the law (a reference far from it, such as the empty queue of many servers, has mean hitting times too
+    large to certify)."""
+    serving = [0] * len(system.column_needs)
+    for i, (rate, mu) in enumerate(zip(system.arrival_rates, system.service_rates, strict=True)):
+        serving[system._entry_column(i)] = int(rate / mu)
+    return tuple(serving), -1, 0
 
 
 def _drift(tail: _Tail, low: list, theta: float, levels: int, kept: TruncatedChain) -> Drift | None:
@@ -331,7 +351,8 @@ def _drift(tail: _Tail, low: list, theta: float, levels: int, kept: TruncatedCha
     try:
         return level_drift(tail.phases, tail.moves, theta, w, levels, inside,
                            f"a departure starts at most ⌊min(k, 2 max n_i - 1) / min n_i⌋ = {tail.starts} waiting jobs, so above "
-                           f"{tail.starts} the queue does not empty and each new head is drawn from (α_i); GV <= 0 on "
+                           f"{tail.starts} the queue does not empty and each new head is drawn from (α_i)"
+                           f"{', its phase at its start from its class' if tail.system.phased else ''}; GV <= 0 on "
                            f"the kept levels {tail.starts + 1}..{levels} by the same D < 0", kept=kept)
     except InvalidParameterError:
         return None

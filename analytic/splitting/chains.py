@@ -1,30 +1,53 @@
 """Exact CTMCs of the multiserver-job queue under FCFS, BS-FCFS, ModifiedBS-FCFS and Most Servers First.
 
-With Poisson arrivals and exponential service times these policies are Markov chains on a finite
+With Poisson arrivals and phase-type service times these policies are Markov chains on a finite
 description of the jobs present. Truncated at ``max_waiting`` waiting jobs (an arrival is lost if
 it would leave more jobs waiting; the jobs in service are bounded by k anyway), they are solved
 exactly with :mod:`analytic.ctmc`. The fraction of arrivals lost at the cap is reported with every
 result: it bounds the error of the truncation and must be negligible for the values to be those
 of the untruncated queue. The simulator of :mod:`~analytic.splitting.simulation` is checked against these values.
 
+Service times. Class i's service time is the phase-type law PH(β_i, T_i) of
+``JobClass.law.to_phase_type()`` (β_i is its ``initial``, the α of
+:class:`~analytic.simulation.PhaseType`, renamed here because α_i is the class probability;
+its phases reachable from β_i), with ``m_i`` phases, in time
+units and of mean d_i (:class:`~analytic.splitting.JobClass` scales its law to ``mean_size``). A job in service
+carries its phase: drawn from β_i when it starts service, it moves from phase j to j' at rate
+T_i[j, j'] and completes at rate t_{i,j} = -(T_i 1)_j. Waiting jobs carry none (they have not
+started). An exponential class is the case ``m_i = 1``, of rate 1/d_i; laws that are not
+phase-type (deterministic, Pareto) are refused: ``law.to_phase_type()`` approximates them, and the
+chain then solves that approximation. Wherever the states below count the jobs in service of
+each class, they count them per (class, phase): one coordinate per phase, class-major (class i's
+phase j is coordinate m_0 + ... + m_{i-1} + j). With exponential classes these are the counts per
+class, and the chain is the exponential one, state for state.
+
 States (``representation``):
 
 - ``"sequence"`` — FCFS, BS-FCFS and ModifiedBS-FCFS (one builder; plain FCFS is the case
-  without reserved sets): ``(reserved, serving, waiting)``, the number of class-i jobs in A_i, the
-  number of class-i jobs in service on the helper (for FCFS: the whole) server set, and the
-  classes of the waiting jobs in arrival order. This is the paper's "ordered sequence of classes
-  present" with the jobs in service kept as counts: under FCFS they precede every waiting job and
-  exponential sizes make their order irrelevant, an exact lumping. Its size grows like C^q with q
-  waiting jobs.
+  without reserved sets): ``(reserved, serving, waiting)``, the number of class-i jobs in A_i and
+  of class-i jobs in service on the helper (for FCFS: the whole) server set, both per phase, and
+  the classes of the waiting jobs in arrival order. This is the paper's "ordered sequence of
+  classes present" with the jobs in service kept as counts: under FCFS they precede every waiting
+  job and a job's future depends on its class and phase alone, so their order is irrelevant, an
+  exact lumping. Its size grows like C^q with q waiting jobs.
 - ``"lumped"`` — FCFS only: ``(serving, head, waiting)``, the class of the first waiting job
   (-1 if none) and the number of waiting jobs. Under FCFS nothing depends on the class of a
   waiting job until it reaches the head, and classes are drawn independently of the past at
   arrival, so the classes behind the head are i.i.d. with law (α_i) (the principle of deferred
-  decisions): the class of the next head is drawn when it is revealed. The chain is an exact
-  lumping of the sequence chain (a test compares the two at equal truncation) and has O(q)
-  states, so the truncation can be taken deep enough to be negligible.
-- ``"counts"`` — Most Servers First (preemptive): the number of jobs of each class; the classes
-  are served in decreasing order of need, as many jobs of each as fit (the oldest first).
+  decisions): the class of the next head is drawn when it is revealed, its phase when it starts.
+  The chain is an exact lumping of the sequence chain (a test compares the two at equal
+  truncation) and has O(q) states, so the truncation can be taken deep enough to be negligible.
+- ``"counts"`` — Most Servers First (preemptive, preempt-resume): with exponential classes, the
+  number of jobs of each class; the classes are served in decreasing order of need, as many jobs
+  of each as fit (the oldest first). With phase-type classes a preempted job keeps its phase, and
+  the job preempted is the youngest in service of its class, so counts per phase are not a Markov
+  state: the state is, per class, ``(started, fresh)``, the phases of the jobs that have started
+  service, oldest first, and the number of jobs that have not. The started jobs are the oldest of
+  their class, at most ⌊k/n_i⌋ of them (a job starts only when every older one of its class is in
+  service), so ``started`` is one of at most m_i + m_i² + ... + m_i^⌊k/n_i⌋ sequences. The first
+  ``x_i`` started jobs are in service, ``x_i`` the packing above applied to the numbers of jobs;
+  the others wait, preempted, in their phase. A class of one phase keeps ``started = ()`` and
+  ``fresh`` its number of jobs (its phases need no record).
 
 Anselmi & Doncel, Section 2 (FCFS, Most Servers First), Definitions 1 (BS-π) and 2 (ModifiedBS-π)
 with π = FCFS on the helpers.
@@ -32,28 +55,43 @@ with π = FCFS on the helpers.
 
 from __future__ import annotations
 
+import itertools
 import math
+import sys
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from analytic.ctmc import CTMC, Stationary
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
+from analytic.simulation import ErlangMixture, PhaseType
 from analytic.splitting.bounds import split_servers
-from analytic.splitting.classes import JobClass, _check_rate_span, _classes, _servers, check_load
+from analytic.splitting.classes import (
+    _SMALLEST_RELATIVE_RATE,
+    JobClass,
+    _check_rate_span,
+    _classes,
+    _servers,
+    check_load,
+)
 from analytic.validation import integer
 
 __all__ = ["EXACT_POLICIES", "ExactMetrics", "Saturation", "exact_multiserver", "fcfs_saturation", "multiserver_chain"]
 
-#: The policies with an exact chain (exponential sizes).
+#: The policies with an exact chain (exponential or phase-type sizes).
 EXACT_POLICIES = ("fcfs", "bs-fcfs", "modified-bs-fcfs", "msf")
 
 
 @dataclass(frozen=True)
 class ExactMetrics:
     """Stationary metrics of a multiserver-job queue from its exact (truncated) chain.
+
+    They hold for phase-type sizes as for exponential ones: the mean response times come from
+    Little's law (E[jobs present] over the admitted rate, for any size law), and the probabilities
+    of waiting and of being sent to the helpers from the state an arrival finds, Poisson arrivals
+    seeing time averages (PASTA), whatever the phases of the jobs in service.
 
     Attributes
     ----------
@@ -117,11 +155,19 @@ def multiserver_chain(policy: str, servers: int, classes: Iterable[JobClass], ar
     servers : int
         k >= every need.
     classes : sequence of JobClass
-        Their service times must be exponential (:attr:`JobClass.law`).
+        Their service times (:attr:`JobClass.law`, of mean d_i) must be phase-type: exponential, an
+        :class:`~analytic.simulation.ErlangMixture` (:func:`~analytic.simulation.erlang`,
+        :func:`~analytic.simulation.hyperexponential`, :func:`~analytic.simulation.mixed_erlang`,
+        :func:`~analytic.simulation.fitted`) or a :class:`~analytic.simulation.PhaseType`. Each
+        job in service then carries its phase (module docstring); exponential classes give the
+        exponential chain itself. A deterministic or Pareto law is refused: ``law.to_phase_type()``
+        approximates it, and the chain of that approximation is then what is solved.
     arrival_rate : float
         Total rate λ > 0 of the Poisson arrivals, with load λ ϱ / k < 1.
     max_waiting : int
-        An arrival is lost if it would leave more than this many jobs waiting (not in service).
+        An arrival is lost if it would leave more than this many jobs waiting (not in service);
+        under the BS policies every arrival is lost while this many jobs wait on the helpers, a
+        class-i arrival with room in A_i included.
     representation : {"sequence", "lumped", "counts"}, optional
         The state description (module docstring). Default: "lumped" for FCFS, "sequence" for the
         BS policies, "counts" for Most Servers First, the only one each of them allows except
@@ -138,8 +184,9 @@ def multiserver_chain(policy: str, servers: int, classes: Iterable[JobClass], ar
     ------
     InvalidParameterError
         Unknown policy or representation, bad classes or servers, a class whose service time is not
-        exponential, repeated needs under "msf", or an arrival rate λ α_i below 2**-1021 times the total
-        rate out of a state (the exact solver cannot represent it).
+        phase-type (named ``classes[i]``, with the advice to approximate it by ``to_phase_type()``),
+        repeated needs under "msf", or an arrival rate λ α_i, or a rate of a class's phases, below
+        2**-1021 times the total rate out of a state (the exact solver cannot represent it).
     UnstableSystemError
         Load λ ϱ / k >= 1.
     StateSpaceTooLargeError
@@ -157,6 +204,14 @@ def multiserver_chain(policy: str, servers: int, classes: Iterable[JobClass], ar
     65
     >>> multiserver_chain("fcfs", 4, classes, 2.0, max_waiting=3).n_states
     33
+
+    Erlang-2 sizes for the second class: its jobs in service are counted per phase.
+
+    >>> from analytic.simulation import erlang
+    >>> phased = [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0, size=erlang(2))]
+    >>> chain = multiserver_chain("fcfs", 4, phased, 2.0, max_waiting=3)
+    >>> chain.n_states, chain.states[1]       # (class-0 jobs, class-1 jobs in phases 1 and 2), head, waiting
+    (59, ((1, 0, 0), -1, 0))
     """
     return _System.build(policy, servers, classes, arrival_rate, max_waiting, representation, max_states).chain(max_states)
 
@@ -168,7 +223,7 @@ def exact_multiserver(policy: str, servers: int, classes: Iterable[JobClass], ar
 
     Solves :func:`multiserver_chain` and reads the metrics off the stationary law: mean response
     times by Little's law, and the probabilities of waiting and of being sent to the helpers
-    from the state an arrival finds (PASTA).
+    from the state an arrival finds (PASTA); both hold for phase-type sizes as for exponential ones.
 
     Parameters
     ----------
@@ -200,6 +255,15 @@ def exact_multiserver(policy: str, servers: int, classes: Iterable[JobClass], ar
     >>> from analytic.splitting import JobClass
     >>> round(exact_multiserver("fcfs", 4, [JobClass(2, 1.0, 1.0)], 1.0, max_waiting=60).mean_response_time, 10)
     1.3333333333
+
+    With hyperexponential sizes of squared coefficient of variation 4 (H2) and one server's worth of
+    slots it is an M/H2/1 queue: Pollaczek–Khinchine's E[R] = E[S] (1 + ρ (1 + c²) / (2 (1 - ρ))) = 3.5
+    at ρ = 1/2:
+
+    >>> from analytic.simulation import fitted
+    >>> h2 = JobClass(2, 1.0, 1.0, size=fitted(1.0, 2.0))
+    >>> round(exact_multiserver("fcfs", 3, [h2], 0.5, max_waiting=200).mean_response_time, 8)
+    3.5
     """
     system = _System.build(policy, servers, classes, arrival_rate, max_waiting, representation, max_states)
     chain = system.chain(max_states)
@@ -244,10 +308,12 @@ def fcfs_saturation(servers: int, classes: Iterable[JobClass], method: str = "au
                     tolerance: float = 1e-10) -> Saturation:
     """The stability limit of FCFS: the throughput of the saturated multiserver-job queue, exactly.
 
-    With an infinite backlog the state is the jobs in service and the class of the first job that
-    does not fit; when a job leaves, jobs start in order while they fit, the class of each new
-    head drawn from (α_i) (the lumped chain of the module docstring with infinitely many waiting
-    jobs). Its throughput λ_max bounds the arrival rates at which FCFS is stable (the saturated
+    With an infinite backlog the state is the jobs in service (per class and phase) and the class
+    of the first job that does not fit; when a job leaves, jobs start in order while they fit, the
+    class of each new head drawn from (α_i), its phase from its class's β_i when it starts (the lumped
+    chain of the module docstring with infinitely many waiting jobs, the same builder). The
+    throughput is the rate of completions, Σ over (class, phase) of the jobs there times t_{i,j}.
+    This throughput, λ_max, bounds the arrival rates at which FCFS is stable (the saturated
     system's throughput, as in Rumyantsev & Morozov and Grosof et al.); a load λ ϱ / k between
     λ_max ϱ / k and 1 is one at which FCFS is unstable but a throughput-optimal policy is not.
 
@@ -256,7 +322,7 @@ def fcfs_saturation(servers: int, classes: Iterable[JobClass], method: str = "au
     servers : int
         k >= every need.
     classes : sequence of JobClass
-        Exponential service times.
+        Exponential or phase-type service times, as in :func:`multiserver_chain`.
     method, tolerance
         Passed to :meth:`analytic.ctmc.CTMC.stationary`.
 
@@ -267,7 +333,8 @@ def fcfs_saturation(servers: int, classes: Iterable[JobClass], method: str = "au
     Raises
     ------
     InvalidParameterError
-        Bad servers or classes, or a class whose service time is not exponential.
+        Bad servers or classes, or a class whose service time is not phase-type (named
+        ``classes[i]``, with the advice to approximate it by ``to_phase_type()``).
 
     References
     ----------
@@ -280,35 +347,121 @@ def fcfs_saturation(servers: int, classes: Iterable[JobClass], method: str = "au
     >>> from analytic.splitting import JobClass
     >>> fcfs_saturation(5, [JobClass(2, 1.0, 0.5)]).throughput
     4.0
+
+    The throughput depends on the size laws beyond their means: with H2 sizes (scv 4) for the
+    class needing one server, FCFS saturates at a lower load than the exponential 0.7136 of
+    :class:`Saturation`'s example (the servers idle longer while a job needing all four waits
+    for the last small job to finish).
+
+    >>> from analytic.simulation import fitted
+    >>> round(fcfs_saturation(4, [JobClass(1, 0.8, 1.0, size=fitted(1.0, 2.0)), JobClass(4, 0.2, 1.0)]).max_load, 4)
+    0.6091
     """
     classes = _classes(classes)
     k = _servers(servers, classes)
-    for i, c in enumerate(classes):
-        if not c.exponential:
-            raise InvalidParameterError(f"classes[{i}]", c.law, "must have exponential service times for an exact chain")
+    phases = tuple(_phase_law(i, c) for i, c in enumerate(classes))
     alpha = tuple(float(c.probability) for c in classes)
     mu = tuple(1 / float(c.mean_size) for c in classes)
-    system = _System("fcfs", "lumped", tuple(c.need for c in classes), alpha, mu, (0,) * len(classes), k, 1)
+    system = _System("fcfs", "lumped", tuple(c.need for c in classes), alpha, mu, (0,) * len(classes), k, math.inf, phases)
     system.refuse_large(SATURATION_MAX_STATES)      # before the first state is settled, job by job
 
     def transitions(state):
-        serving, head = state
-        for i, rate in enumerate(mu):
-            if serving[i]:
-                for (busy, new_head, _), weight in system._settle(_plus(serving, i, -1), head, math.inf, serving[i] * rate):
-                    yield (busy, new_head), weight
+        for (busy, new_head, _), rate in system.lumped_transitions((*state, math.inf)):   # departures and phase moves
+            yield (busy, new_head), rate
 
-    start = (_plus((0,) * len(classes), 0, k // classes[0].need), 0)  # class-0 jobs fill the servers, a class-0 head
+    # class-0 jobs fill the servers, each in a phase it may start in, and a class-0 head
+    start = (_plus((0,) * len(system.column_needs), system._entry_column(0), k // classes[0].need), 0)
     chain = CTMC.from_function(start, transitions, max_states=SATURATION_MAX_STATES)
     pi = chain.stationary(method=method, tolerance=tolerance)
-    throughput = pi.expected(lambda state: sum(x * rate for x, rate in zip(state[0], mu, strict=True)))
+    exits = [t for law in phases for t in law.exits]
+    throughput = pi.expected(lambda state: sum(x * rate for x, rate in zip(state[0], exits, strict=True)))
     return Saturation(throughput=throughput, max_load=throughput * float(sum(c.demand for c in classes)) / k,
                       n_states=chain.n_states)
 
 
 @dataclass(frozen=True)
+class _Phases:
+    """One class's service time as PH(β, T) in time units: ``initial`` β, ``moves[j]`` the pairs
+    ``(j', T[j, j'])`` with ``T[j, j'] > 0``, ``exits`` the completion rates ``t = -T 1``. One phase:
+    the exponential law."""
+
+    initial: tuple[float, ...]
+    moves: tuple[tuple[tuple[int, float], ...], ...]
+    exits: tuple[float, ...]
+
+    @classmethod
+    def exponential(cls, rate: float) -> _Phases:
+        return cls((1.0,), ((),), (rate,))
+
+    @property
+    def order(self) -> int:
+        return len(self.initial)
+
+    @property
+    def fastest(self) -> float:
+        """The largest total rate out of a phase, ``max_j -T[j, j]`` (the rate itself for one phase)."""
+        return max(t + sum(r for _, r in moves) for t, moves in zip(self.exits, self.moves, strict=True))
+
+    @property
+    def slowest(self) -> float:
+        """The smallest positive rate of a phase move or a completion."""
+        return min([t for t in self.exits if t > 0] + [r for moves in self.moves for _, r in moves])
+
+
+def _phase_law(i: int, job_class: JobClass) -> _Phases:
+    """The service time of ``classes[i]`` as :class:`_Phases`: its phases reachable from β, or the
+    exponential law of rate 1/d_i when one phase is; refused when the law is not phase-type."""
+    law = job_class.law
+    if not isinstance(law, ErlangMixture | PhaseType):
+        raise InvalidParameterError(f"classes[{i}]", law, "must have a phase-type service time for an exact chain "
+                                    "(exponential, an ErlangMixture such as erlang, hyperexponential, mixed_erlang or "
+                                    "fitted, or a PhaseType): approximate the law by a phase-type one with law.to_phase_type() "
+                                    "and give that as the class's size (the chain then solves the approximation)")
+    phase_type = law.to_phase_type()
+    initial, generator, exits = (np.asarray(a, dtype=float) for a in
+                                 (phase_type.initial, phase_type.generator, phase_type.exit_rates))
+    reached = {int(j) for j in np.flatnonzero(initial > 0)}
+    frontier = list(reached)
+    while frontier:
+        j = frontier.pop()
+        for to in np.flatnonzero(generator[j] > 0):
+            if int(to) != j and int(to) not in reached:
+                reached.add(int(to))
+                frontier.append(int(to))
+    kept = sorted(reached)
+    if len(kept) == 1:  # exponential; its rate is 1/d_i (the law is scaled to mean d_i)
+        return _Phases.exponential(1 / float(job_class.mean_size))
+    index = {j: n for n, j in enumerate(kept)}
+    return _Phases(tuple(float(initial[j]) for j in kept),
+                   tuple(tuple((index[to], float(generator[j, to])) for to in kept if to != j and generator[j, to] > 0)
+                         for j in kept),
+                   tuple(float(exits[j]) for j in kept))
+
+
+def _check_phase_rates(arrival_rate: float, classes: Sequence[JobClass], phases: Sequence[_Phases], busy: float) -> None:
+    """Refuse a class whose phase rates (a move, a completion, an arrival that starts at once in a phase)
+    fall below 2**-1021 times ``arrival_rate + busy``, a bound on the total rate out of a state, or below
+    the normal doubles: the exact solver could not represent them (as :func:`_check_rate_span` for arrivals)."""
+    total = arrival_rate + busy
+    least = max(_SMALLEST_RELATIVE_RATE * total, sys.float_info.min)
+    for i, (job_class, law) in enumerate(zip(classes, phases, strict=True)):
+        if law.order == 1:
+            continue
+        smallest = min(law.slowest, arrival_rate * float(job_class.probability) * min(a for a in law.initial if a > 0))
+        if smallest < least:
+            raise InvalidParameterError(f"classes[{i}]", job_class.law, f"has a phase rate {smallest:.6g} (a phase move, a "
+                                        f"completion, or an arrival starting in a phase) below 2**-1021 times "
+                                        f"{total:.6g}, a bound on the total rate out of a state, or below the normal "
+                                        "doubles: the exact solver cannot represent it")
+
+
+@dataclass(frozen=True)
 class _System:
-    """A validated system: needs, rates, reserved slots s_i and helper servers."""
+    """A validated system: needs, rates, reserved slots s_i, helper servers and the phases of each class.
+
+    ``columns[i]`` are the coordinates of class i's phases in the per-(class, phase) counts of the
+    module docstring; ``column_needs`` the need of each coordinate's class.
+    """
 
     policy: str
     representation: str
@@ -318,6 +471,27 @@ class _System:
     slots: tuple[int, ...]
     helpers: int
     max_waiting: int
+    phases: tuple[_Phases, ...]
+    columns: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
+    column_needs: tuple[int, ...] = field(init=False, repr=False)
+    entries: tuple[tuple[tuple[int, float], ...], ...] = field(init=False, repr=False)
+    services: tuple[tuple[tuple[int, float, tuple[tuple[int, float], ...]], ...], ...] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        """The coordinates of each class's phases; per class, ``entries`` the ``(column, β_ij)`` a job may
+        start in and ``services`` the ``(column, completion rate, ((column', rate), ...))`` of its phases."""
+        offsets = np.concatenate([[0], np.cumsum([p.order for p in self.phases])]).astype(int).tolist()
+        columns = tuple(tuple(range(a, b)) for a, b in itertools.pairwise(offsets))
+        object.__setattr__(self, "columns", columns)
+        object.__setattr__(self, "column_needs", tuple(n for n, p in zip(self.needs, self.phases, strict=True)
+                                                      for _ in range(p.order)))
+        object.__setattr__(self, "entries", tuple(
+            tuple((c, a) for c, a in zip(cols, law.initial, strict=True) if a > 0)
+            for cols, law in zip(columns, self.phases, strict=True)))
+        object.__setattr__(self, "services", tuple(
+            tuple((c, t, tuple((cols[to], rate) for to, rate in moves))
+                  for c, t, moves in zip(cols, law.exits, law.moves, strict=True))
+            for cols, law in zip(columns, self.phases, strict=True)))
 
     @classmethod
     def build(cls, policy: str, servers: int, classes: Iterable[JobClass], arrival_rate: float, max_waiting: int,
@@ -333,9 +507,7 @@ class _System:
         k = _servers(servers, classes)
         rate = check_load(k, arrival_rate, classes)
         integer("max_waiting", max_waiting)
-        for i, c in enumerate(classes):
-            if not c.exponential:
-                raise InvalidParameterError(f"classes[{i}]", c.law, "must have exponential service times for an exact chain")
+        phases = tuple(_phase_law(i, c) for i, c in enumerate(classes))
         needs = tuple(c.need for c in classes)
         if policy == "msf" and len(set(needs)) < len(needs):
             raise InvalidParameterError("classes", needs, "must have distinct needs for the exact Most Servers First chain "
@@ -346,28 +518,52 @@ class _System:
             slots, helpers = (0,) * len(classes), k
         mu = [1 / float(c.mean_size) for c in classes]
         system = cls(policy, representation, needs, tuple(rate * float(c.probability) for c in classes), tuple(mu),
-                     tuple(slots), helpers, max_waiting)
+                     tuple(slots), helpers, max_waiting, phases)
         system.refuse_large(integer("max_states", max_states))   # first: a bound on the rates of a vast chain may be inf
-        # jobs arrive in every state below the cap: at most s_i class-i jobs in each A_i, n_i servers per job on H
-        busy = sum(s * m for s, m in zip(slots, mu, strict=True)) + helpers * max(m / n for m, n in zip(mu, needs, strict=True))
+        # jobs arrive in every state below the cap: at most s_i class-i jobs in each A_i, n_i servers per job on H,
+        # each job leaving its phase at rate at most max_j -T_i[j, j] (1/d_i if exponential)
+        busy = (sum(s * p.fastest for s, p in zip(slots, phases, strict=True))
+                + helpers * max(p.fastest / n for p, n in zip(phases, needs, strict=True)))
         _check_rate_span(rate, classes, [busy] * len(classes))
+        _check_phase_rates(rate, classes, phases, busy)
         return system
+
+    @property
+    def phased(self) -> bool:
+        """Whether a class has more than one phase."""
+        return any(p.order > 1 for p in self.phases)
 
     def chain(self, max_states: int) -> CTMC:
         """The chain of :meth:`build` (which checked ``max_states``), refused when the waiting jobs alone exceed it."""
         if self.max_waiting >= max_states:  # every count of waiting jobs from 0 to max_waiting is a state
             raise StateSpaceTooLargeError(self.max_waiting + 1, max_states, f"the chain truncated at max_waiting = "
                                                                            f"{self.max_waiting} waiting jobs", at_least=True)
-        build = {"sequence": self._sequence_chain, "lumped": self._lumped_chain, "counts": self._msf_chain}
+        build = {"sequence": self._sequence_chain, "lumped": self._lumped_chain,
+                 "counts": self._msf_phase_chain if self.phased else self._msf_chain}
         return build[self.representation](max_states)
 
     def metrics(self, pi: Stationary, n_states: int) -> ExactMetrics:
         read = {"sequence": self._sequence_metrics, "lumped": self._lumped_metrics, "counts": self._msf_metrics}
-        return self._metrics(pi.probabilities, *read[self.representation](pi.states), n_states, pi.residual)
+        states = pi.states
+        if self.representation == "counts" and self.phased:
+            states = [[len(started) + fresh for started, fresh in state] for state in states]
+        return self._metrics(pi.probabilities, *read[self.representation](states), n_states, pi.residual)
 
     def _free(self, serving: Sequence[int]) -> int:
-        """Idle helper servers (all servers under FCFS)."""
-        return self.helpers - sum(n * x for n, x in zip(self.needs, serving, strict=True))
+        """Idle helper servers (all servers under FCFS); ``serving`` counts per (class, phase)."""
+        return self.helpers - sum(n * x for n, x in zip(self.column_needs, serving, strict=True))
+
+    def _per_class(self, counts: Sequence[int]) -> tuple[int, ...]:
+        """Counts per (class, phase) summed over the phases of each class."""
+        return tuple(sum(counts[c] for c in columns) for columns in self.columns)
+
+    def _entry_column(self, i: int) -> int:
+        """The coordinate of the first phase a class-i job may start in."""
+        return self.entries[i][0][0]
+
+    def _start(self, counts: tuple[int, ...], i: int, weight: float) -> list[tuple[tuple[int, ...], float]]:
+        """A class-i job starts service: ``(counts', weight β_ij)`` for each phase j it may start in."""
+        return [(_plus(counts, column, 1), weight * a) for column, a in self.entries[i]]
 
     def _waits(self, free: np.ndarray, queued: np.ndarray) -> np.ndarray:
         """Whether an arrival of each class (columns) sent to the helpers waits: a queue, or no room."""
@@ -375,15 +571,29 @@ class _System:
 
     # -- FCFS on the helpers, with or without reserved sets: the ordered sequence ---------------
 
-    def _admit(self, serving: list[int], waiting: tuple[int, ...]) -> tuple[int, ...]:
-        """Start waiting jobs in order while the head fits on the helper servers."""
+    def _admit(self, serving: tuple[int, ...], waiting: tuple[int, ...]) -> list[tuple[tuple[int, ...], tuple[int, ...], float]]:
+        """Start waiting jobs in order while the head fits on the helper servers, each in a phase drawn
+        from its class's β: the ``(serving', waiting', probability)`` outcomes."""
         free = self._free(serving)
         start = 0
         while start < len(waiting) and self.needs[waiting[start]] <= free:
             free -= self.needs[waiting[start]]
-            serving[waiting[start]] += 1
             start += 1
-        return waiting[start:]
+        rest = waiting[start:]
+        if not start:
+            return [(serving, rest, 1.0)]
+        outcomes = {serving: 1.0}
+        for i in waiting[:start]:
+            if len(self.entries[i]) == 1:  # one phase to start in (β_ij = 1)
+                column = self.entries[i][0][0]
+                outcomes = {_plus(counts, column, 1): weight for counts, weight in outcomes.items()}
+                continue
+            drawn: defaultdict = defaultdict(float)
+            for counts, weight in outcomes.items():
+                for started, probability in self._start(counts, i, weight):
+                    drawn[started] += probability
+            outcomes = drawn
+        return [(counts, rest, weight) for counts, weight in outcomes.items()]
 
     def refuse_large(self, max_states: int) -> None:
         """Refuse before exploring when class i alone can hold max_states jobs in service.
@@ -400,44 +610,61 @@ class _System:
 
         def transitions(state):
             reserved, serving, waiting = state
-            for i, (lam, mu) in enumerate(zip(self.arrival_rates, self.service_rates, strict=True)):
+            for i, lam in enumerate(self.arrival_rates):
                 if len(waiting) < self.max_waiting:
-                    if reserved[i] < self.slots[i]:  # rule 1: room in A_i
-                        yield (_plus(reserved, i, 1), serving, waiting), lam
+                    if sum([reserved[c] for c in self.columns[i]]) < self.slots[i]:  # rule 1: room in A_i
+                        for room, rate in self._start(reserved, i, lam):
+                            yield (room, serving, waiting), rate
                     else:  # sent to the helpers, served there by FCFS
-                        busy = list(serving)
-                        rest = self._admit(busy, (*waiting, i))
-                        yield (reserved, tuple(busy), rest), lam
-                if reserved[i]:
-                    if rule3 and i in waiting:  # rule 3: A_i takes the oldest class-i job waiting in H
+                        for busy, rest, weight in self._admit(serving, (*waiting, i)):
+                            yield (reserved, busy, rest), lam * weight
+                for column, exit_rate, moves in self.services[i]:
+                    count = reserved[column]
+                    if not count:
+                        continue
+                    left = _plus(reserved, column, -1)
+                    if rule3 and i in waiting:  # rule 3: A_i takes the oldest class-i job waiting in H, in a new phase
                         position = waiting.index(i)
-                        busy = list(serving)  # a new head may now fit on the helpers
-                        rest = self._admit(busy, waiting[1:]) if position == 0 else waiting[:position] + waiting[position + 1:]
-                        yield (reserved, tuple(busy), rest), reserved[i] * mu
+                        # a new head may now fit on the helpers
+                        after = (self._admit(serving, waiting[1:]) if position == 0
+                                 else [(serving, waiting[:position] + waiting[position + 1:], 1.0)])
+                        for room, rate in self._start(left, i, count * exit_rate):
+                            for busy, rest, weight in after:
+                                yield (room, busy, rest), rate * weight
                     else:
-                        yield (_plus(reserved, i, -1), serving, waiting), reserved[i] * mu
-                if serving[i]:
-                    busy = list(serving)
-                    busy[i] -= 1
-                    rest = self._admit(busy, waiting)
-                    yield (reserved, tuple(busy), rest), serving[i] * mu
+                        yield (left, serving, waiting), count * exit_rate
+                    for to, rate in moves:
+                        yield (_plus(left, to, 1), serving, waiting), count * rate
+                for column, exit_rate, moves in self.services[i]:
+                    count = serving[column]
+                    if not count:
+                        continue
+                    left = _plus(serving, column, -1)
+                    for busy, rest, weight in self._admit(left, waiting):
+                        yield (reserved, busy, rest), count * exit_rate * weight
+                    for to, rate in moves:
+                        yield (reserved, _plus(left, to, 1), waiting), count * rate
 
-        empty = (0,) * len(self.needs)
+        empty = (0,) * len(self.column_needs)
         return CTMC.from_function((empty, empty, ()), transitions, max_states=max_states)
 
     def _sequence_metrics(self, states: list) -> tuple[np.ndarray, ...]:
         c = len(self.needs)
         admitted = np.repeat(np.array([[len(w) < self.max_waiting] for _, _, w in states]), c, axis=1)
-        counts = np.array([[r[i] + s[i] + w.count(i) for i in range(c)] for r, s, w in states], dtype=float)
-        full = np.array([[r[i] >= self.slots[i] for i in range(c)] for r, _, _ in states])  # rule 1 sends to H
+        reserved = np.array([self._per_class(r) for r, _, _ in states], dtype=int).reshape(len(states), c)
+        serving = np.array([self._per_class(s) for _, s, _ in states], dtype=int).reshape(len(states), c)
+        queued = np.array([[w.count(i) for i in range(c)] for *_, w in states], dtype=int).reshape(len(states), c)
+        counts = (reserved + serving + queued).astype(float)
+        full = reserved >= np.array(self.slots)  # rule 1 sends to H
         waits = full & self._waits(np.array([self._free(s) for _, s, _ in states]), np.array([len(w) > 0 for *_, w in states]))
-        on_helpers = np.array([s for _, s, _ in states], dtype=float)
+        on_helpers = serving.astype(float)
         return (counts, admitted, waits) + ((full, on_helpers) if self.policy != "fcfs" else (None, None))
 
     # -- FCFS, lumped: the class of the head and the number waiting ------------------------------
 
     def _settle(self, serving: tuple[int, ...], head: int, waiting: int, weight: float):
-        """Start heads while they fit, drawing each new head's class from (α_i); the (state, weight) pairs.
+        """Start heads while they fit, each in a phase drawn from its class's β, drawing each new head's
+        class from (α_i); the (state, weight) pairs.
 
         One job starts per round; paths that reach the same state are merged, so a cascade of m
         starts costs O(m^C) states instead of C^m paths (a departure of a job needing 64 servers
@@ -452,34 +679,39 @@ class _System:
                 if not (waiting and self.needs[head] <= self._free(serving)):
                     settled[serving, head, waiting] += weight
                     continue
-                served = _plus(serving, head, 1)
-                if waiting == 1:
-                    started[served, -1, 0] += weight
-                else:
-                    for j, lam in enumerate(self.arrival_rates):
-                        started[served, j, waiting - 1] += weight * lam / total
+                for served, entered in self._start(serving, head, weight):
+                    if waiting == 1:
+                        started[served, -1, 0] += entered
+                    else:
+                        for j, lam in enumerate(self.arrival_rates):
+                            started[served, j, waiting - 1] += entered * lam / total
             frontier = started
         return settled.items()
 
     def lumped_transitions(self, state: tuple):
         """The jumps ``(state', rate)`` of the lumped chain from ``(serving, head, waiting)``
-        (``max_waiting = inf``: the untruncated queue)."""
+        (``max_waiting = inf``: the untruncated queue; ``waiting = inf`` with it: the saturated one)."""
         serving, head, waiting = state
-        for i, (lam, mu) in enumerate(zip(self.arrival_rates, self.service_rates, strict=True)):
+        for i, lam in enumerate(self.arrival_rates):
             if waiting == 0:
                 yield from self._settle(serving, i, 1, lam)
             elif waiting < self.max_waiting:
                 yield (serving, head, waiting + 1), lam
-            if serving[i]:
-                yield from self._settle(_plus(serving, i, -1), head, waiting, serving[i] * mu)
+            for column, exit_rate, moves in self.services[i]:
+                count = serving[column]
+                if count:
+                    left = _plus(serving, column, -1)
+                    yield from self._settle(left, head, waiting, count * exit_rate)
+                    for to, rate in moves:
+                        yield (_plus(left, to, 1), head, waiting), count * rate
 
     def _lumped_chain(self, max_states: int) -> CTMC:
-        return CTMC.from_function(((0,) * len(self.needs), -1, 0), self.lumped_transitions, max_states=max_states)
+        return CTMC.from_function(((0,) * len(self.column_needs), -1, 0), self.lumped_transitions, max_states=max_states)
 
     def _lumped_metrics(self, states: list) -> tuple[np.ndarray, ...]:
         c = len(self.needs)
         alpha = np.array(self.arrival_rates) / sum(self.arrival_rates)
-        serving = np.array([s for s, _, _ in states], dtype=float)
+        serving = np.array([self._per_class(s) for s, _, _ in states], dtype=float).reshape(len(states), c)
         heads = np.array([h for _, h, _ in states])
         waiting = np.array([w for _, _, w in states])
         behind = np.maximum(waiting - 1, 0)[:, None] * alpha  # the classes behind the head are i.i.d. (α_i)
@@ -519,6 +751,59 @@ class _System:
         return CTMC.from_lattice(upper, moves, feasible=lambda X: self._msf_waiting(X) <= self.max_waiting,
                                  max_states=max_states)
 
+    def _msf_phase_chain(self, max_states: int) -> CTMC:
+        """Most Servers First with phase-type classes, on the states ``((started, fresh), ...)`` of the
+        module docstring."""
+
+        packings: dict = {}     # per count of jobs of each class: (jobs in service, arrivals admitted), class by class
+
+        def packing(state: tuple) -> tuple[list[int], list[bool]]:
+            counts = tuple(len(s) + f for s, f in state)
+            if counts not in packings:
+                row = np.array([counts])
+                packings[counts] = ([int(x) for x in self._msf_served(row)[0]], [bool(x) for x in self._msf_admitted(row)[0]])
+            return packings[counts]
+
+        def served(state: tuple) -> list[int]:
+            return packing(state)[0]
+
+        def settle(state: tuple, weight: float):
+            """Start, each in a phase drawn from β_i, the jobs never started that the packing now serves."""
+            outcomes = {state: weight}
+            for i, starts in enumerate(served(state)):
+                if self.phases[i].order == 1:
+                    continue
+                for _ in range(starts - len(state[i][0])):
+                    drawn: defaultdict = defaultdict(float)
+                    for entries, w in outcomes.items():
+                        started, fresh = entries[i]
+                        for j, a in enumerate(self.phases[i].initial):
+                            if a > 0:
+                                drawn[_put(entries, i, ((*started, j), fresh - 1))] += w * a
+                    outcomes = drawn
+            return outcomes.items()
+
+        def transitions(state: tuple):
+            in_service, admitted = packing(state)
+            for i, (lam, law) in enumerate(zip(self.arrival_rates, self.phases, strict=True)):
+                started, fresh = state[i]
+                if admitted[i]:
+                    yield from settle(_put(state, i, (started, fresh + 1)), lam)
+                if law.order == 1:
+                    if in_service[i]:
+                        yield from settle(_put(state, i, (started, fresh - 1)), in_service[i] * law.exits[0])
+                    continue
+                for position in range(in_service[i]):  # the oldest started jobs are in service
+                    j = started[position]
+                    rest = started[:position] + started[position + 1:]
+                    if law.exits[j] > 0:
+                        yield from settle(_put(state, i, (rest, fresh)), law.exits[j])
+                    for to, rate in law.moves[j]:
+                        yield _put(state, i, ((*rest[:position], to, *rest[position:]), fresh)), rate
+
+        empty = tuple(((), 0) for _ in self.needs)
+        return CTMC.from_function(empty, transitions, max_states=max_states)
+
     def _msf_metrics(self, states: np.ndarray) -> tuple[np.ndarray, ...]:
         counts = np.asarray(states)
         arrivals = np.eye(len(self.needs), dtype=int)
@@ -551,3 +836,7 @@ class _System:
 
 def _plus(values: Sequence[int], i: int, change: int) -> tuple[int, ...]:
     return (*values[:i], values[i] + change, *values[i + 1:])
+
+
+def _put(values: Sequence, i: int, value: object) -> tuple:
+    return (*values[:i], value, *values[i + 1:])

@@ -1,7 +1,7 @@
 """Job classes of the multiserver-job model (Anselmi & Doncel, Section 3.1) and their validation.
 
 A class i is a server need n_i, a probability α_i and a service time D_i of mean d_i, whose law
-(used by the simulator) is exponential unless given. Inputs given
+(used by the simulator, and by the exact chains when it is phase-type) is exponential unless given. Inputs given
 as floats are read as the decimal numbers they print as (0.95 is 19/20), so that the partition of
 :mod:`.partition` is computed in exact rational arithmetic; pass ``fractions.Fraction`` for other
 exact values (the Figure 1 model uses 1/60).
@@ -64,10 +64,12 @@ class JobClass:
     size_std : float, optional
         std(D_i), as listed in Tables 2 and 3. The results of the paper depend on the service
         time only through its mean (the loss systems of Property 1 are insensitive); the
-        simulator draws sizes from :attr:`law`.
+        simulator draws sizes from :attr:`law`, and the exact chains of :mod:`.chains` carry its
+        phases.
     size : SizeLaw or str, optional
-        The law of D_i for the simulator (an :class:`analytic.simulation.SizeLaw` or one of its
-        names, e.g. ``"pareto"``), rescaled to mean ``mean_size``. Default: the two-moment fit
+        The law of D_i for the simulator and, when phase-type, the exact chains (an
+        :class:`analytic.simulation.SizeLaw` or one of its names, e.g. ``"pareto"``), rescaled to
+        mean ``mean_size``. Default: the two-moment fit
         :func:`analytic.simulation.fitted` when ``size_std`` is given, else exponential. Not
         compared by ``==``.
 
@@ -115,7 +117,8 @@ class JobClass:
 
     @property
     def exponential(self) -> bool:
-        """Whether D_i is exponential (the exact chains of :mod:`.chains` need it)."""
+        """Whether D_i is exponential (an Erlang mixture of one exponential phase; the exact chains of
+        :mod:`.chains` take any phase-type law, and give this one the exponential chain)."""
         law = self.law
         return getattr(law, "phases", None) is not None and law.phases.tolist() == [1] and math.isclose(law.scv, 1.0)
 
