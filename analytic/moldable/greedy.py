@@ -198,8 +198,8 @@ def greedy_chain(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float
     states are few and are explored breadth first (:meth:`CTMC.from_function`); otherwise they
     fill most of the simplex ``Σ c X_c <= n``, which is enumerated with :meth:`CTMC.from_lattice`
     and pruned to the states reachable from the empty one (a set closed under departures, hence
-    downward closed) — or explored breadth first too where the box around the simplex has
-    ``2**62`` points or more (many phases), beyond the lattice's arithmetic ranks.
+    downward closed) — or, where the box around the simplex has ``2**62`` points or more (many
+    phases), explored breadth first too, once the simplex is known to fit.
 
     Parameters
     ----------
@@ -248,13 +248,9 @@ def greedy_chain(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float
     support, sizes = _allocations(n, probabilities)
     speeds = speedup.values[sizes - 1]
     m = 1 if phases is None else len(phases[0])
-    if len(support) == 1 or math.prod(n // int(c) + 1 for c in sizes) ** m >= 2**62:
-        chain = _explore(n, lam, probabilities, sizes, speeds, max_states, phases)
-        states = np.array(chain.states, dtype=np.int64)
-    else:
-        chain = _enumerate(n, lam, probabilities, sizes, speeds, max_states, phases)
-        states = chain.states
-    states = states.reshape(len(states), len(sizes), m).sum(axis=2)
+    build = _explore if len(support) == 1 else _enumerate
+    chain = build(n, lam, probabilities, sizes, speeds, max_states, phases)
+    states = np.asarray(chain.states, dtype=np.int64).reshape(chain.n_states, len(sizes), m).sum(axis=2)
     fluid = fluid_point(speedup.values, lam, probabilities)
     equilibrium = int(np.argmin(np.abs(states - n * fluid[sizes - 1]).sum(axis=1)))
     return LossChain(chain, states, sizes, equilibrium, m)
@@ -360,7 +356,8 @@ def _simplex_points(n: int, sizes: np.ndarray) -> int:
 def _enumerate(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray, max_states: int,
                phases: tuple[np.ndarray, np.ndarray] | None) -> CTMC:
     """The simplex Σ c X_c <= n (on the coordinates of :func:`lattice_moves`) by vectorized moves,
-    restricted to the states reachable from 0.
+    restricted to the states reachable from 0; explored breadth first instead where the box around
+    it has ``2**62`` points or more (many phases), beyond the lattice's arithmetic ranks.
 
     The simplex is counted first, and refused (:class:`~analytic.errors.StateSpaceTooLargeError`)
     when building and solving its chain would not fit in memory.
@@ -378,6 +375,8 @@ def _enumerate(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.
     fits(int(math.exp(min(k * math.log(n) - math.lgamma(k + 1) - float(np.log(weights).sum()), 43.0))), True)
     points = _simplex_points(n, weights)
     fits(points, False)
+    if math.prod(n // int(w) + 1 for w in weights) >= 2**62:      # beyond the lattice's ranks (many phases)
+        return _explore(n, lam, p, sizes, speeds, max_states, phases)
     chain = CTMC.from_lattice(n // weights, moves, feasible=lambda X: X @ weights <= n, max_states=max_states)
     return chain.reachable()
 
