@@ -31,6 +31,7 @@ from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.fairness.graph import CompatibilityGraph, check_rates
 from analytic.fairness.lattice import SimplexLattice, simplex_lattice
 from analytic.simulation import ErlangMixture, PhaseType, exponential, size_law
+from analytic.simulation.laws import exact_phase_type
 from analytic.validation import integer, real
 
 __all__ = ["OIQueueLaw", "oi_queue_chain", "oi_queue_law"]
@@ -47,11 +48,7 @@ RATE_SPAN = 2.0**1021
 def _phases(size: Any) -> PhaseType:
     """The job-size law as a phase-type one (Erlang mixtures exactly, :meth:`SizeLaw.to_phase_type`)."""
     law = exponential() if size is None else size_law(size) if isinstance(size, str) else size
-    if not isinstance(law, ErlangMixture | PhaseType):
-        raise InvalidParameterError("size", size, "must be a phase-type law (an Erlang mixture: exponential, Erlang, "
-                                                  "hyperexponential, a number of exponential phases; or a PhaseType): "
-                                                  "the chain needs phases")
-    return law.to_phase_type()
+    return exact_phase_type(law, "size", size, "size law")
 
 
 @dataclass(frozen=True, repr=False)

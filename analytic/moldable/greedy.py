@@ -26,7 +26,7 @@ from analytic.erlang import MAX_SERVERS, erlang_b, loss_occupancy, loss_response
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.memory import require
 from analytic.moldable.occupancy import Occupancy, check_arrival_rate, optimal_occupancy
-from analytic.simulation.laws import ErlangMixture, PhaseType, SizeLaw, size_law
+from analytic.simulation.laws import SizeLaw, exact_phase_type, size_law
 from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
 from analytic.validation import integer, numeric_array, option, probabilities
 
@@ -264,14 +264,10 @@ def phase_representation(size: SizeLaw | str) -> tuple[np.ndarray, np.ndarray] |
     the advice to fit one, which is then the law of the chain, not an approximation inside it.
     """
     law = size if isinstance(size, SizeLaw) else size_law(size)
-    if not isinstance(law, ErlangMixture | PhaseType):
-        raise InvalidParameterError("size", size, "must be a phase-type law for the exact chain (an ErlangMixture such "
-                                                  "as exponential, erlang, hyperexponential or fitted, or a PhaseType); "
-                                                  "fit one with its to_phase_type() and solve that law's chain")
+    phase_type = exact_phase_type(law, "size", size, "size law")
     if not math.isclose(law.mean, 1.0, rel_tol=1e-12):
         raise InvalidParameterError("size", size, f"must have mean 1 (the unit-mean sizes of Section 2), not {law.mean!r}: "
                                                   "rescale it with law.scaled(1.0)")
-    phase_type = law.to_phase_type()
     if len(phase_type.initial) == 1 and phase_type.generator[0, 0] == -1.0:
         return None
     return np.asarray(phase_type.initial, dtype=float), np.asarray(phase_type.generator, dtype=float)

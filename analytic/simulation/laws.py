@@ -1135,6 +1135,26 @@ _ORDER_ADVICE = (f"a phase-type law holds at most {MAX_ORDER:,} phases (dense ma
                  "matrix product); an ErlangMixture keeps exact moments, CDF and samplers at any number of phases")
 
 
+def exact_phase_type(law: SizeLaw, parameter: str, value: object, what: str) -> PhaseType:
+    """``law`` as the phase-type law it is, for a chain that carries its phases: an
+    :class:`ErlangMixture` or a :class:`PhaseType`, through :meth:`SizeLaw.to_phase_type`. Any other
+    law (deterministic, Pareto) has only phase-type approximations, which the caller must choose: an
+    :class:`~analytic.errors.InvalidParameterError` naming ``parameter`` (with ``value``) says so,
+    ``what`` naming the law's role (e.g. ``"size law"``, ``"service time"``).
+
+    Examples
+    --------
+    >>> exact_phase_type(erlang(2), "size", "erlang(2)", "size law").order
+    2
+    """
+    if not isinstance(law, ErlangMixture | PhaseType):
+        raise InvalidParameterError(parameter, value, f"must have a phase-type {what} for an exact chain (an Erlang "
+                                                      "mixture: exponential, erlang, hyperexponential, mixed_erlang or "
+                                                      "fitted; or a PhaseType): approximate it by a phase-type law with "
+                                                      "law.to_phase_type() and solve that law's chain")
+    return law.to_phase_type()
+
+
 def _cumulative_to_last(weights: np.ndarray) -> np.ndarray:
     """Cumulative sums, 1.0 from the last positive weight on (so that a zero weight is never picked)."""
     cumulative = np.cumsum(weights)

@@ -66,7 +66,7 @@ import numpy as np
 
 from analytic.ctmc import CTMC, Stationary
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
-from analytic.simulation import ErlangMixture, PhaseType
+from analytic.simulation.laws import exact_phase_type
 from analytic.splitting.bounds import split_servers
 from analytic.splitting.classes import (
     _SMALLEST_RELATIVE_RATE,
@@ -411,13 +411,7 @@ class _Phases:
 def _phase_law(i: int, job_class: JobClass) -> _Phases:
     """The service time of ``classes[i]`` as :class:`_Phases`: its phases reachable from β, or the
     exponential law of rate 1/d_i when one phase is; refused when the law is not phase-type."""
-    law = job_class.law
-    if not isinstance(law, ErlangMixture | PhaseType):
-        raise InvalidParameterError(f"classes[{i}]", law, "must have a phase-type service time for an exact chain "
-                                    "(exponential, an ErlangMixture such as erlang, hyperexponential, mixed_erlang or "
-                                    "fitted, or a PhaseType): approximate the law by a phase-type one with law.to_phase_type() "
-                                    "and give that as the class's size (the chain then solves the approximation)")
-    phase_type = law.to_phase_type()
+    phase_type = exact_phase_type(job_class.law, f"classes[{i}]", job_class.law, "service time")
     initial, generator, exits = (np.asarray(a, dtype=float) for a in
                                  (phase_type.initial, phase_type.generator, phase_type.exit_rates))
     reached = {int(j) for j in np.flatnonzero(initial > 0)}
