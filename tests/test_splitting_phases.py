@@ -7,6 +7,9 @@ References, each independent of the package's chain builders:
   hyperexponential's closed forms); fcfs_bounds' interval must contain it;
 * a hand-built M/PH/2 chain (the queue length and the phases of the two jobs in service, as a
   sorted tuple), solved densely with numpy, at the package's truncation;
+* the matrix-geometric solution of the untruncated M/PH/c queue (Neuts 1981, Thm 3.1.1; R from
+  the logarithmic reduction of Latouche & Ramaswami 1993), written here with numpy: its E[R] and
+  P(wait) must lie in fcfs_bounds' certified intervals and be the limit of the truncated chain;
 * lumpability: a two-phase law whose phases both have rate 1/d is exponential, so every policy's
   metrics must be the exponential chain's;
 * the exponential chain itself: a one-phase PhaseType and erlang(1) build its generator, entry for entry;
@@ -177,6 +180,113 @@ def test_two_slots_against_a_hand_built_m_ph_2_chain(law):
     assert exact.lost_fraction == pytest.approx(lost, rel=1e-8, abs=0)
     assert exact.mean_response_time == pytest.approx(response, rel=1e-9, abs=0)
     assert exact.wait_probability == pytest.approx(wait, rel=1e-9, abs=0)
+
+
+def m_ph_c(alpha, generator, rate, c):
+    """E[R] and P(wait) of the untruncated M/PH/c queue, matrix-geometric.
+
+    Level 0 holds the states with at most c jobs (the sorted phases of the jobs in service), level
+    n ≥ 1 the states with c busy and n waiting (the sorted phases of the c jobs in service). With
+    A0 = λI, A1 (phase moves, minus the diagonal) and A2 (a completion, then the head of the queue
+    starts in phase ~ α), π_n = π_1 R^(n-1) where R is the minimal solution of A0 + R A1 + R² A2 = 0.
+    """
+    m = len(alpha)
+    exits = -generator.sum(axis=1)
+    boundary = [busy for size in range(c + 1) for busy in itertools.combinations_with_replacement(range(m), size)]
+    full = [busy for busy in boundary if len(busy) == c]
+    at = {busy: i for i, busy in enumerate(boundary)}
+    of = {busy: i for i, busy in enumerate(full)}
+
+    def moves(busy, start):
+        """(next busy multiset, rate) of phase moves and completions; ``start`` says whether a
+        waiting job starts in place of a completed one."""
+        for position, j in enumerate(busy):
+            rest = busy[:position] + busy[position + 1:]
+            for to in range(m):
+                if to != j and generator[j, to] > 0:
+                    yield tuple(sorted((*rest, to))), generator[j, to], False
+            if exits[j] > 0:
+                if start:
+                    for to in range(m):
+                        if alpha[to] > 0:
+                            yield tuple(sorted((*rest, to))), exits[j] * alpha[to], True
+                else:
+                    yield rest, exits[j], True
+
+    b00 = np.zeros((len(boundary), len(boundary)))
+    for busy, i in at.items():
+        if len(busy) < c:
+            for j in range(m):
+                b00[i, at[tuple(sorted((*busy, j)))]] += rate * alpha[j]
+        for target, r, _ in moves(busy, start=False):
+            b00[i, at[target]] += r
+    a0, a1, a2 = rate * np.eye(len(full)), np.zeros((len(full), len(full))), np.zeros((len(full), len(full)))
+    for busy, i in of.items():
+        for target, r, completion in moves(busy, start=True):
+            (a2 if completion else a1)[i, of[target]] += r
+    b01 = np.zeros((len(boundary), len(full)))
+    b10 = np.zeros((len(full), len(boundary)))
+    for busy, i in of.items():
+        b01[at[busy], i] = rate
+        b10[i, [at[b] for b in full]] = a2[i]
+    np.fill_diagonal(b00, b00.diagonal() - b00.sum(axis=1) - b01.sum(axis=1))
+    np.fill_diagonal(a1, a1.diagonal() - a0.sum(axis=1) - a1.sum(axis=1) - a2.sum(axis=1))
+
+    # Logarithmic reduction for G (the first passage one level down), then R = A0 (-(A1 + A0 G))^-1.
+    up, down = np.linalg.solve(-a1, a0), np.linalg.solve(-a1, a2)
+    g, t = down.copy(), up.copy()
+    for _ in range(60):
+        mixing = np.linalg.inv(np.eye(len(full)) - up @ down - down @ up)
+        up, down = mixing @ up @ up, mixing @ down @ down
+        g += t @ down
+        t = t @ up
+        if np.abs(t).sum(axis=1).max() < 1e-18:        # what G may still gain is below T's mass
+            break
+    r = a0 @ np.linalg.inv(-(a1 + a0 @ g))
+
+    to_one = b01 @ np.linalg.inv(-(a1 + r @ a2))            # π_1 = π_0 B01 (-(A1 + R A2))^-1
+    balance = b00 + to_one @ b10
+    ones = np.ones(len(full))
+    geometric = np.linalg.inv(np.eye(len(full)) - r)
+    mass = np.ones(len(boundary)) + to_one @ geometric @ ones
+    a = balance.T.copy()
+    a[0] = mass
+    rhs = np.zeros(len(boundary))
+    rhs[0] = 1.0
+    pi0 = np.linalg.solve(a, rhs)
+    pi1 = pi0 @ to_one
+    sizes = np.array([len(busy) for busy in boundary], dtype=float)
+    jobs = pi0 @ sizes + c * (pi1 @ geometric @ ones) + pi1 @ geometric @ geometric @ ones
+    waits = pi0[[at[b] for b in full]].sum() + pi1 @ geometric @ ones      # arrivals see c busy (PASTA)
+    return jobs / rate, waits
+
+
+def test_the_matrix_geometric_reference_is_erlang_c_with_one_phase():
+    """The reference itself, on M/M/3 at load 0.8: P(wait) is Erlang C, E[R] = d + C d / (c - a)."""
+    d, c, rate = 1.2, 3, 2.0
+    response, wait = m_ph_c(np.array([1.0]), np.array([[-1 / d]]), rate, c)
+    erlang_c = 288 / 445           # (a³/3!)·c/(c-a) / (Σ_{j<3} a^j/j! + (a³/3!)·c/(c-a)) at a = 12/5, in fractions
+    assert wait == pytest.approx(erlang_c, rel=1e-12, abs=0)
+    assert response == pytest.approx(d + erlang_c * d / (c - rate * d), rel=1e-12, abs=0)
+
+
+@pytest.mark.parametrize("law", [ERLANG2, H2, CYCLIC], ids=["erlang-2", "H2", "cyclic"])
+@pytest.mark.parametrize(("k", "need"), [(5, 2), (3, 1)], ids=["c=2", "c=3"])
+def test_fcfs_bounds_contain_the_matrix_geometric_m_ph_c_queue(law, k, need):
+    """One class needing ``need`` of ``k`` servers is an M/PH/c queue with c = ⌊k/need⌋ (load 0.8):
+    the certified intervals contain its matrix-geometric E[R] and P(wait), and the truncated chain
+    at 400 waiting jobs equals it."""
+    d, c = 1.2, k // need
+    rate = 0.8 * c / d
+    alpha, generator = in_time_units(law, d)
+    response, wait = m_ph_c(alpha, generator, rate, c)
+    job = JobClass(need, 1.0, d, size=PhaseType(*law))
+    bounds = fcfs_bounds(k, [job], rate, width=1e-8)
+    assert bounds.response_time[0] <= response <= bounds.response_time[1]
+    assert bounds.wait_probability[0] <= wait <= bounds.wait_probability[1]
+    truncated = exact_multiserver("fcfs", k, [job], rate, max_waiting=400)
+    assert truncated.mean_response_time == pytest.approx(response, rel=1e-9, abs=0)
+    assert truncated.wait_probability == pytest.approx(wait, rel=1e-9, abs=0)
 
 
 # ---------------------------------------------------------------------------------------------
