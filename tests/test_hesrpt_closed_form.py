@@ -4,6 +4,8 @@ References: the paper's formulas evaluated with mpmath at 50 digits, an mpmath s
 departure by departure, and the exact (float) event engine of analytic.hesrpt.policies.
 """
 
+import math
+
 import mpmath
 import numpy as np
 import pytest
@@ -308,3 +310,12 @@ def test_scale_free_constants_reach_the_subnormals(p):
 def test_invalid_input_raises_a_named_error(call, match):
     with pytest.raises(InvalidParameterError, match=match):
         call()
+
+
+def test_repr_shows_the_completion_times():
+    """Two unit jobs, p = 1/2, N = 10 (Theorem 8's example): q = 1, c = 2 and D_j = N^-p (j^c - (j-1)^c)^-p,
+    so job 0 finishes at D_1 + D_2 = 1/√10 + 1/√30 and job 1 at 2 D_2 = 2/√30, by hand."""
+    text = repr(hesrpt_flow_time([1.0, 1.0], 0.5, 10))
+    first, second = 1 / math.sqrt(10) + 1 / math.sqrt(30), 2 / math.sqrt(30)
+    assert f"completion_times=[{first:.6f}, {second:.6f}]" in text
+    assert "total=0.863950323522" in text

@@ -141,7 +141,8 @@ class Stationary:
     _space: Any = field(repr=False, compare=False)
 
     def __repr__(self) -> str:
-        return (f"Stationary(n_states={len(self.probabilities)}, method={self.method!r}, "
+        shown = np.array2string(self.probabilities, precision=6, threshold=8, edgeitems=3, separator=", ")
+        return (f"Stationary(n_states={len(self.probabilities)}, probabilities={shown}, method={self.method!r}, "
                 f"accuracy={self.accuracy:.2g}, floor={self.floor:.3g}, residual={self.residual:.3g})")
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:

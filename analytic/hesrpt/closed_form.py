@@ -209,7 +209,9 @@ class HesrptFlowTime:
     completion_times: np.ndarray
 
     def __repr__(self) -> str:
-        return f"HesrptFlowTime(jobs={self.completion_times.size}, total={self.total:.12g}, mean={self.mean:.12g})"
+        times = np.array2string(self.completion_times, precision=6, threshold=8, edgeitems=3, separator=", ")
+        return (f"HesrptFlowTime(jobs={self.completion_times.size}, total={self.total:.12g}, mean={self.mean:.12g}, "
+                f"completion_times={times})")
 
 
 def hesrpt_flow_time(sizes: object, p: float, servers: float) -> HesrptFlowTime:
