@@ -237,6 +237,35 @@ def test_accumulated_reward_of_an_absorbing_chain_converges_to_the_time_before_a
     assert relative(chain.accumulated_reward(inside, 30.0, 3), mp_accumulated(m, 30.0, p0, inside)) < 1e-13
 
 
+def test_a_reward_settles_before_the_far_tail_of_the_law(monkeypatch):
+    """M/M/1/600 (λ = 1/2, μ = 1) from empty at t = 1000: its tail (π down to 1e-181) settles
+    state by state after more iterates than a budget of 917 allows, so the law is refused, while
+    the number in system has settled in total variation (transient.reward_settled) and is answered.
+    References: at t = 1000 the chain is within e^-85 of π (spectral gap (1 - √ρ)² μ), so E[N(t)]
+    is the truncated geometric mean, and the accumulated reward is t E[N] + h(0) - π h with h the
+    Poisson equation's solution, by the stable backward recursion of a birth-death chain, in mpmath."""
+    import analytic.ctmc.transient as transient
+
+    K, lam, mu, t = 600, 0.5, 1.0, 1000.0
+    chain = CTMC.from_function(0, lambda x: ([(x + 1, lam)] if x < K else []) + ([(x - 1, mu)] if x > 0 else []))
+    monkeypatch.setattr(transient, "MAX_WORK", 2e7)              # 2e7 / (1801 + 20000) = 917 iterates
+    with pytest.raises(ConvergenceError, match="would need 1,879 iterates"):
+        chain.transient(t, 0)
+    rho = mpmath.mpf(lam) / mpmath.mpf(mu)
+    pi = [rho**x * (1 - rho) / (1 - rho ** (K + 1)) for x in range(K + 1)]
+    mean = mpmath.fsum(x * pi[x] for x in range(K + 1))
+    # Q h = -(r - mean): λ D(x) - μ D(x-1) = -(x - mean) with D(x) = h(x+1) - h(x); from the top state down.
+    steps = [mpmath.mpf(0)] * K
+    steps[K - 1] = (K - mean) / mu
+    for x in range(K - 1, 0, -1):
+        steps[x - 1] = (lam * steps[x] + (x - mean)) / mu
+    h = [mpmath.fsum(steps[:x]) for x in range(K + 1)]
+    excess = h[0] - mpmath.fsum(p * v for p, v in zip(pi, h, strict=True))
+    jobs = np.arange(K + 1.0)
+    assert relative(chain.transient_reward(jobs, t, 0), mean) < 1e-10
+    assert relative(chain.accumulated_reward(jobs, t, 0), t * mean + excess) < 1e-10
+
+
 def test_rewards_of_a_stiff_chain_that_has_not_mixed_are_refused():
     # Rates 1e6 and 1e-6 (tests/test_ctmc_transient.py): at t = 1e4 the slow mode has not mixed and
     # uniformization would need 2e10 iterates; the accumulated reward needs the whole transient

@@ -554,7 +554,7 @@ class CTMC:
         >>> chain.limit(1).round(12).tolist()
         [0.25, 0.0, 0.75]
         """
-        return self._limit(self._initial_distribution(initial))
+        return np.asarray(self._limit(self._initial_distribution(initial)), dtype=float)
 
     # -- measures (analytic.ctmc.measures) ------------------------------------------------------
 
@@ -564,8 +564,11 @@ class CTMC:
         ``p(t)`` is :meth:`transient`'s (uniformization with steady-state detection), so a large t
         costs about one stationary solve. For a reward of one sign the relative error is that of
         ``p(t)``: about ``Λ t`` units of ``2**-53`` (``Λ`` the largest outflow; 4e-11 measured at
-        ``Λ t = 34 600``), and at most 1e-13 once the chain has mixed; for a reward of both signs
-        the same bound holds relative to ``E[|r(X_t)|]``.
+        ``Λ t = 34 600``). Once the chain has mixed, the error is 1e-13 plus the proven error of
+        the stationary law (:attr:`Stationary.error_bounds`); where the reward settles before
+        the law's far tail does (total variation never grows, :mod:`analytic.ctmc.transient`),
+        at most ``transient.REWARD_TOLERANCE`` = 1e-10 relative to the limit's ``E[|r|]``. For a
+        reward of both signs the bounds hold relative to ``E[|r(X_t)|]``.
 
         Parameters
         ----------
@@ -615,12 +618,13 @@ class CTMC:
         """Expected reward accumulated over ``[0, t]``: ``E[∫_0^t r(X_s) ds]``.
 
         By uniformization, ``sum_k P(N > k) / Λ * p(0) P^k r`` with ``N`` Poisson of mean ``Λ t``
-        (the integral of the Poisson weights), summed until the iterates equal the limiting law
-        (within 1e-13 relative), after which the remaining time counts at the limiting reward
+        (the integral of the Poisson weights), summed until the iterates settle (as in
+        :meth:`transient_reward`), after which the remaining time counts at the limiting reward
         rate: a large t costs about one stationary solve. For a reward of one sign the relative
-        error is about ``Λ t`` units of ``2**-53`` (as :meth:`transient`), plus at most 1e-13
-        from the detection; the Poisson tail cut loses less than ``1e-16 t max |r|``. For a reward
-        of both signs the bound holds relative to the accumulated ``|r|``.
+        error is about ``Λ t`` units of ``2**-53`` (as :meth:`transient`), plus what the
+        detection allows (:meth:`transient_reward`); the Poisson tail cut loses less than
+        ``1e-16 t max |r|``. For a reward of both signs the bound holds relative to the
+        accumulated ``|r|``.
 
         Parameters
         ----------
@@ -840,11 +844,13 @@ class CTMC:
         tolerance = measures.check_tolerance(tolerance)
         return measures.reward_until(self._generator, p, mask, target, self.states, values, tolerance)
 
-    def _limit(self, p: np.ndarray) -> np.ndarray:
-        """:meth:`limit` from a probability vector."""
+    def _limit(self, p: np.ndarray) -> Stationary | np.ndarray:
+        """:meth:`limit` from a probability vector: the :class:`Stationary` result of an irreducible
+        chain (its error bounds let rewards settle early, :func:`transient.reward_settled`), an
+        array otherwise."""
         n_classes, labels = connected_components(self._generator, directed=True, connection="strong")
         if n_classes == 1:
-            return self.stationary().probabilities
+            return self.stationary()
         graph = self._generator.tocoo()
         leaving = (labels[graph.row] != labels[graph.col]) & (graph.data > 0)
         open_class = np.zeros(n_classes, dtype=bool)

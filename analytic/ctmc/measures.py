@@ -13,9 +13,10 @@ answer below it.
   repairable computer systems using randomization*, J. ACM 36, 1989). Every term of a
   non-negative reward is non-negative, so both are good to about ``Λ t`` units of ``2**-53``
   relative, like :func:`~analytic.ctmc.transient.transient`. Once the iterates equal the limiting
-  law ``pi`` (steady-state detection, within ``TOLERANCE`` = 1e-13 relative), the remaining
-  weight integrates to ``(t - elapsed) * pi r``, so a large ``t`` costs about one stationary
-  solve. The Poisson sum is cut where less than 1e-16 of the mass is left: the accumulated reward
+  law ``pi`` (steady-state detection, within ``TOLERANCE`` = 1e-13 relative), or the reward has
+  settled in total variation (:func:`~analytic.ctmc.transient.reward_settled`, within 1e-10 of
+  ``pi |r|``), the remaining weight integrates to ``(t - elapsed) * pi r``, so a large ``t``
+  costs about one stationary solve. The Poisson sum is cut where less than 1e-16 of the mass is left: the accumulated reward
   loses at most ``1e-16 * t * max |r|``.
 * **Passage times and rewards until a target** use the occupation measure
   ``n = p(0) N`` on the non-target states ``T`` the chain can visit first, ``N = (-Q_TT)^-1``
@@ -63,18 +64,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.sparse.csgraph import breadth_first_order
 from scipy.special import pdtrc
 
+from analytic._kernels import kernel
 from analytic.ctmc import stationary as stationary_law
 from analytic.ctmc.compensated import two_product, two_sum
 from analytic.ctmc.refinement import DIAGONAL_PIVOTING
 from analytic.ctmc.spaces import LatticeSpace, plain, vector_result
-from analytic.ctmc.transient import Uniformization, _poisson_window
+from analytic.ctmc.transient import Uniformization, _poisson_window, reward_settled
 from analytic.ctmc.transient import transient as uniformized
 from analytic.errors import ConvergenceError, InvalidParameterError, describe
 from analytic.validation import integer, numeric_array, real_array, user_code
@@ -312,7 +313,7 @@ def transient_reward(generator: sp.csr_array, times: np.ndarray, initial: np.nda
     scale = float(np.abs(values).max())
     if scale == 0.0:
         return np.zeros(len(times))
-    return _scaled(uniformized(generator, times, initial, limit) @ (values / scale), scale)
+    return _scaled(uniformized(generator, times, initial, limit, reward=values / scale), scale)
 
 
 def accumulated_reward(generator: sp.csr_array, times: np.ndarray, initial: np.ndarray, values: np.ndarray,
@@ -369,9 +370,13 @@ def accumulated_reward(generator: sp.csr_array, times: np.ndarray, initial: np.n
         means = sweep.rate * times
         _, right = _poisson_window(means)
     last = float(right.max())
-    target = limit() if last > min(2000, sweep.budget) else None
+    settle, target = None, None
+    if last > min(2000, sweep.budget):
+        law = limit()
+        target = np.asarray(law, dtype=float)
+        settle = reward_settled(target, getattr(law, "error_bounds", None), r)
     rewards, settled = [], False
-    for _, v, done in sweep.iterates(initial, last, target):
+    for _, v, done in sweep.iterates(initial, last, settle):
         rewards.append(float(np.einsum("i,i->", v, r)))   # not BLAS: its threads stall on a busy machine
         settled = done
     if not settled and last > sweep.budget:
@@ -748,7 +753,7 @@ def reach_probability(cut: Region, times: np.ndarray, tolerance: float) -> np.nd
 
 
 
-@numba.njit(cache=True)
+@kernel
 def _residual(indptr, indices, data, b_hi, b_lo, x_hi, x_lo):  # pragma: no cover - compiled
     """``b - A x`` for ``A = -Q_TT`` (row i: ``b_i - sum_j q_ij (x_i - x_j)``, ``x = 0`` outside),
     ``b`` and ``x`` double-double, by error-free products and sums; and per row the sum of the

@@ -14,6 +14,13 @@ with k; once it is below ``TOLERANCE`` every later iterate is ``pi`` within it, 
 Poisson mass goes to ``pi`` at once (steady-state detection; Sericola 1999). A chain that has mixed
 costs about one stationary solve whatever ``t``.
 
+An expected reward ``v_k r`` needs less: ``||v_k - pi||_1`` never increases with k either (``P``
+is stochastic and ``pi P = pi``), and ``|v_j r - pi r| <= ||v_j - pi||_1 (max r - min r) / 2``
+(the differences sum to zero). So the iterates count as settled for a reward once that bound,
+with the proven error of the computed ``pi`` (:attr:`Stationary.error_bounds`) added, is below
+``REWARD_TOLERANCE`` times ``pi |r|``; the far tail of a large chain, whose ratios ``v_k / pi``
+settle last, then no longer holds the answer back (:func:`reward_settled`).
+
 A stiff chain (rates over many decades) counts its mixing in far more iterates than in time. For
 chains of at most ``SPECTRAL_STATES`` states the eigen-decomposition ``Q = V D V^-1`` decides
 whether time t has mixed: ``|p(t) - pi| <= kappa(V) sqrt(n) exp(-gap t)`` (``gap`` the smallest
@@ -30,6 +37,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -43,6 +51,10 @@ __all__ = ["transient"]
 
 #: Largest relative deviation from the stationary law at which the iterates count as stationary.
 TOLERANCE = 1e-13
+
+#: Largest error of an expected reward, relative to ``pi |r|``, at which the iterates count as settled
+#: for that reward in total variation (the default accuracy of :meth:`CTMC.stationary`).
+REWARD_TOLERANCE = 1e-10
 
 #: Largest work, in iterates x (transitions + ``_STEP_OVERHEAD``), of one transient computation.
 MAX_WORK = 2e9
@@ -99,6 +111,41 @@ def _stationary_by(v: np.ndarray, target: np.ndarray) -> bool:
                 and np.all(np.abs(v[~vouched] - target[~vouched]) <= TOLERANCE * FLOOR))
 
 
+def law_settled(target: np.ndarray) -> Callable[[np.ndarray], bool]:
+    """The steady-state test of a law: every iterate within ``TOLERANCE`` of ``target`` state by state."""
+    return lambda v: _stationary_by(v, target)
+
+
+def reward_settled(target: np.ndarray, error_bounds: np.ndarray | None,
+                   values: np.ndarray) -> Callable[[np.ndarray], bool]:
+    """The steady-state test of the expected reward ``v r`` (module docstring): the law's test, or
+    ``(||v - target||_1 + E) (max r - min r) / 2 + E_r <= REWARD_TOLERANCE * target |r|``, where
+    ``E`` bounds ``||target - pi||_1`` and ``E_r`` bounds ``|(target - pi) r|`` from the relative
+    ``error_bounds`` of ``target`` (None or ``inf`` entries: the mass of those states is bounded by
+    what the others leave, ``1 - sum (1 - bound) target``).
+
+    Examples
+    --------
+    >>> test = reward_settled(np.array([0.5, 0.5]), np.array([1e-15, 1e-15]), np.array([0.0, 1.0]))
+    >>> test(np.array([0.5 + 1e-12, 0.5 - 1e-12])), test(np.array([0.5 + 1e-9, 0.5 - 1e-9]))
+    (True, False)
+    """
+    bounds = np.full(len(target), np.inf) if error_bounds is None else np.asarray(error_bounds, float)
+    known = np.isfinite(bounds)
+    unknown_mass = max(1.0 - float(target[known] @ (1.0 - np.minimum(bounds[known], 1.0))), 0.0)
+    l1_error = float(target[known] @ bounds[known]) + unknown_mass + float(target[~known].sum())
+    size = np.abs(values)
+    reward_error = float((target[known] * bounds[known]) @ size[known]) + l1_error * float(size[~known].max(initial=0.0))
+    half_range = (float(values.max()) - float(values.min())) / 2 if len(values) else 0.0
+    budget = REWARD_TOLERANCE * float(target @ size)
+    law = law_settled(target)
+
+    def settled(v: np.ndarray) -> bool:
+        return law(v) or (float(np.abs(v - target).sum()) + l1_error) * half_range + reward_error <= budget
+
+    return settled
+
+
 class Uniformization:
     """The uniformized chain of a generator: ``P = I + Q / Λ`` at the largest outflow ``Λ``, the
     iterates ``v_k = p(0) P^k`` with steady-state detection, and the refusal of a stiff chain.
@@ -137,10 +184,10 @@ class Uniformization:
         self.budget = int(MAX_WORK / ((self._step.nnz if self._step is not None else n) + _STEP_OVERHEAD))
 
     def iterates(self, initial: np.ndarray, last: float,
-                 target: np.ndarray | None) -> Iterator[tuple[int, np.ndarray, bool]]:
+                 settled: Callable[[np.ndarray], bool] | None) -> Iterator[tuple[int, np.ndarray, bool]]:
         """``(k, v_k, settled)`` for ``k = 0, 1, ...`` up to ``last`` (at most ``budget``); ``settled``
-        says that ``v_k`` is the limiting law ``target`` within ``TOLERANCE`` (checked every 16
-        iterates), so that every later iterate is too: the sequence then ends.
+        says that the steady-state test (:func:`law_settled` or :func:`reward_settled`, tried
+        every 16 iterates) holds for ``v_k``, and so for every later iterate: the sequence then ends.
 
         Parameters
         ----------
@@ -149,8 +196,8 @@ class Uniformization:
         last : float
             The last iterate wanted (the sequence stops at ``budget`` if that comes first: the
             caller compares them to tell a finished sum from a refusal).
-        target : numpy.ndarray or None
-            The limiting law from ``initial``, or None (no steady-state detection).
+        settled : callable or None
+            The steady-state test, or None (no steady-state detection).
 
         Yields
         ------
@@ -159,19 +206,20 @@ class Uniformization:
         v : numpy.ndarray
             ``p(0) P^k`` (a new array each time).
         settled : bool
-            Whether ``v`` is ``target`` within ``TOLERANCE`` (the last item when True).
+            Whether the test holds for ``v`` (the last item when True).
 
         Examples
         --------
         >>> sweep = Uniformization(sp.csr_array([[-1.0, 1.0], [1.0, -1.0]]))
-        >>> [(k, settled) for k, _, settled in sweep.iterates(np.array([0.5, 0.5]), 100, np.array([0.5, 0.5]))]
+        >>> test = law_settled(np.array([0.5, 0.5]))
+        >>> [(k, done) for k, _, done in sweep.iterates(np.array([0.5, 0.5]), 100, test)]
         [(0, True)]
         """
         v = initial.astype(float)
         for k in range(int(min(last, self.budget)) + 1):
-            settled = target is not None and k % 16 == 0 and _stationary_by(v, target)
-            yield k, v, settled
-            if settled or self._step is None:
+            done = settled is not None and k % 16 == 0 and settled(v)
+            yield k, v, done
+            if done or self._step is None:
                 return
             v = self._step @ v
 
@@ -206,12 +254,12 @@ class Uniformization:
 
 
 def transient(generator: sp.csr_array, times: np.ndarray, initial: np.ndarray,
-              stationary: Callable[[], np.ndarray]) -> np.ndarray:
-    """The laws ``p(t)`` for the (flattened) ``times``, one row each; ``stationary()`` returns the
-    limiting law from ``initial`` when steady-state detection needs it (the stationary law, or for
-    a reducible chain the mix of its closed classes' laws: the ratio argument above holds within
-    each closed class, and the transient states' mass, below ``TOLERANCE * FLOOR`` at detection,
-    only decreases).
+              stationary: Callable[[], Any], reward: np.ndarray | None = None) -> np.ndarray:
+    """The laws ``p(t)`` for the (flattened) ``times``, one row each, or with ``reward`` the expected
+    rewards ``p(t) r``; ``stationary()`` returns the limiting law from ``initial`` when steady-state
+    detection needs it (the stationary law, or for a reducible chain the mix of its closed classes'
+    laws: the ratio argument above holds within each closed class, and the transient states'
+    mass, below ``TOLERANCE * FLOOR`` at detection, only decreases).
 
     Parameters
     ----------
@@ -222,20 +270,24 @@ def transient(generator: sp.csr_array, times: np.ndarray, initial: np.ndarray,
     initial : numpy.ndarray
         The law ``p(0)``, shape (n,).
     stationary : callable
-        ``stationary()`` returns the limiting law from ``initial``, shape (n,); called at most
-        once, and only when uniformization needs more than 2000 iterates (or than ``MAX_WORK``
-        allows, if fewer).
+        ``stationary()`` returns the limiting law from ``initial``, shape (n,), as an array or as a
+        :class:`~analytic.ctmc.Stationary` (whose ``error_bounds`` let a reward settle in total
+        variation, :func:`reward_settled`); called at most once, and only when uniformization
+        needs more than 2000 iterates (or than ``MAX_WORK`` allows, if fewer).
+    reward : numpy.ndarray, optional
+        One finite value per state: return ``p(t) r`` instead of ``p(t)``.
 
     Returns
     -------
     numpy.ndarray
-        Shape ``(len(times), n)``: row k is ``p(times[k])``.
+        Shape ``(len(times), n)``: row k is ``p(times[k])``; with ``reward``, shape
+        ``(len(times),)``.
 
     Raises
     ------
     ConvergenceError
-        A stiff chain that has not mixed by the largest time would need more iterates than
-        ``MAX_WORK`` allows.
+        A stiff chain that has not mixed (or, for a reward, whose reward has not settled) by the
+        largest time would need more iterates than ``MAX_WORK`` allows.
 
     Examples
     --------
@@ -252,26 +304,33 @@ def transient(generator: sp.csr_array, times: np.ndarray, initial: np.ndarray,
     """
     sweep = Uniformization(generator)
     means = sweep.rate * times
-    out = np.zeros((len(times), len(initial)))
+    project = (lambda v: v) if reward is None else (lambda v: np.array([np.einsum("i,i->", v, reward)]))
+    out = np.zeros((len(times), len(initial) if reward is None else 1))
     if sweep.rate == 0.0:
-        out[:] = initial
-        return out
+        out[:] = project(initial)
+        return out if reward is None else out[:, 0]
     left, right = _poisson_window(means)
     last = float(right.max())
-    target = stationary() if last > min(2000, sweep.budget) else None
+    settled, target = None, None
+    if last > min(2000, sweep.budget):
+        limit = stationary()
+        target = np.asarray(limit, dtype=float)
+        settled = (law_settled(target) if reward is None
+                   else reward_settled(target, getattr(limit, "error_bounds", None), reward))
     if last > sweep.budget:
         mixed = _mixed(generator, times, target)
-        out[mixed] = target
+        out[mixed] = project(target)
         left[mixed], right[mixed] = np.inf, -np.inf
         last = float(right.max(initial=0.0))
-    for k, v, settled in sweep.iterates(initial, last, target):
+    for k, v, done in sweep.iterates(initial, last, settled):
         live = (k >= left) & (k <= right)
         if live.any():
-            out[live] += _poisson_weight(k, means[live])[:, None] * v[None, :]
-        if settled:
+            out[live] += _poisson_weight(k, means[live])[:, None] * project(v)[None, :]
+        if done:
             pending = right > k
-            out[pending] += pdtrc(k, means[pending])[:, None] * target[None, :]
-            return np.maximum(out, 0.0)
-    if last <= sweep.budget:
-        return np.maximum(out, 0.0)
-    raise sweep.refusal(last, float(times.max()))
+            out[pending] += pdtrc(k, means[pending])[:, None] * project(target)[None, :]
+            break
+    else:
+        if last > sweep.budget:
+            raise sweep.refusal(last, float(times.max()))
+    return np.maximum(out, 0.0) if reward is None else out[:, 0]
