@@ -5,6 +5,9 @@ beside this file), the stored notebooks are copied in and rendered without being
 numpydoc validates every public callable's docstring.
 """
 
+import importlib
+import inspect
+import pkgutil
 import shutil
 import sys
 from itertools import takewhile
@@ -14,16 +17,23 @@ HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
 
 import api  # noqa: E402  (beside this file)
+from sphinx.pycode import ModuleAnalyzer  # noqa: E402
+from sphinx.util import logging  # noqa: E402
 from sphinx.util.nodes import make_refnode  # noqa: E402
 
 import analytic  # noqa: E402
+
+logger = logging.getLogger(__name__)
 
 project = "analytic"
 author = "the analytic developers"
 copyright = "the analytic developers"
 release = version = analytic.__version__
 
-extensions = ["sphinx.ext.autodoc", "sphinx.ext.mathjax", "numpydoc", "myst_nb"]
+# Maths is typeset in the browser by MathJax 3, served from the built site itself (the
+# sphinx-mathjax-offline extension copies it into _static/mathjax and points mathjax_path there):
+# pages and notebooks render their formulas with no network.
+extensions = ["sphinx.ext.autodoc", "sphinx.ext.mathjax", "sphinx-mathjax-offline", "numpydoc", "myst_nb"]
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "README.md"]
 source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb", ".rst": "restructuredtext"}
 
@@ -58,8 +68,19 @@ nitpick_ignore_regex = [(r"py:.*", r"(numpy|scipy|concurrent|functools|collectio
 
 html_theme = "pydata_sphinx_theme"
 html_title = "analytic"
-html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
-html_static_path = []
+# The top bar holds three pages and "More" (it stays one row at 1280 px, checked by
+# tests/test_docs_render.py), and the search is a button; the left sidebar shows the whole site
+# (_templates/sidebar-nav-site.html), so that it is not empty on a page without sub-pages. The paper
+# pages, one table without sections, leave out the right sidebar and give its width to the table.
+html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2, "header_links_before_dropdown": 3,
+                      "navbar_persistent": ["search-button"], "navbar_align": "left",
+                      "secondary_sidebar_items": {"**": ["page-toc", "sourcelink"],
+                                                  **{f"papers/{page.stem}": [] for page in (HERE / "papers").glob("*.md")}}}
+html_sidebars = {"**": ["sidebar-nav-site"]}
+templates_path = ["_templates"]
+html_static_path = ["_static"]
+# Tables wrap to the width of the page, code lines wrap instead of hiding behind a scroll bar.
+html_css_files = ["analytic.css"]
 
 
 def _prepare(app) -> None:
@@ -106,6 +127,33 @@ def _resolve_suffix(app, env, node, contnode):
     return domain.resolve_any_xref(env, node["refdoc"], app.builder, chosen[0], node, contnode)[0][1]
 
 
+def _constant_docstring(app, what, name, obj, options, lines) -> None:
+    """Document a module constant by its ``#:`` comment where it is defined.
+
+    Autodoc reads a constant's ``#:`` comment in the module it documents it under; a package that
+    re-exports the constant of a submodule has no such comment, and autodoc would print the docstring
+    of the constant's type (``tuple``: "Built-in immutable sequence..."). The comment is taken from
+    the submodule that assigns the same object; a constant with neither fails the build.
+    """
+    if what != "data" or not lines or inspect.getdoc(type(obj)) is None:
+        return
+    if "\n".join(lines).strip() != inspect.cleandoc(type(obj).__doc__).strip():
+        return
+    module_name, _, short = name.rpartition(".")
+    package = importlib.import_module(module_name)
+    for info in pkgutil.walk_packages(getattr(package, "__path__", []), module_name + "."):
+        module = importlib.import_module(info.name)
+        if getattr(module, short, None) is not obj:
+            continue
+        comment = ModuleAnalyzer.for_module(info.name).find_attr_docs().get(("", short))
+        if comment:
+            lines[:] = list(comment)
+            return
+    logger.warning("%s has no #: comment: the API reference would show the docstring of %s",
+                   name, type(obj).__name__)
+
+
 def setup(app):
     app.connect("builder-inited", _prepare)
+    app.connect("autodoc-process-docstring", _constant_docstring, priority=400)   # before numpydoc's
     app.connect("missing-reference", _resolve_suffix)

@@ -16,8 +16,6 @@ import math
 import pkgutil
 import re
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -41,13 +39,11 @@ def blocks(language):
     return found
 
 
-def test_the_site_builds_without_a_warning(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "docs", str(tmp_path / "html"),
-                             "-d", str(tmp_path / "doctrees")], cwd=ROOT, capture_output=True, text=True)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "WARNING" not in result.stderr, result.stderr
-    assert (tmp_path / "html" / "api" / "partitioning.html").exists()
-    assert (tmp_path / "html" / "notebooks" / "moldable_jobs.html").exists()
+@pytest.mark.xdist_group("docs")        # one build per run, shared with tests/test_docs_render.py
+def test_the_site_builds_without_a_warning(built_docs):
+    """The ``built_docs`` fixture (tests/conftest.py) builds with -W and fails on any warning."""
+    assert (built_docs / "api" / "partitioning.html").exists()
+    assert (built_docs / "notebooks" / "moldable_jobs.html").exists()
 
 
 #: A number a comment states: a decimal of three significant digits or more, not after "not " (the

@@ -51,6 +51,7 @@ TRIANGLE = GraphJob(3, [(0, 1), (1, 2), (0, 2)], arrival_rate=1.0, service_rate=
 
 #: A cluster small enough for the paper's chain of explicit templates (481 configurations).
 SMALL_CLUSTER = Cluster([2, 2, 2])
+#: The job of SMALL_CLUSTER: a path of three nodes, arrival rate 0.7, service rate 1.
 SMALL_JOB = GraphJob(3, [(0, 1), (1, 2)], arrival_rate=0.7, service_rate=1.0, name="path")
 
 
