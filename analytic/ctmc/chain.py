@@ -846,7 +846,7 @@ class CTMC:
 
     def _limit(self, p: np.ndarray) -> Stationary | np.ndarray:
         """:meth:`limit` from a probability vector: the :class:`Stationary` result of an irreducible
-        chain (its error bounds let rewards settle early, :func:`transient.reward_settled`), an
+        chain (its error bounds let rewards settle early, ``transient.reward_settled``), an
         array otherwise."""
         n_classes, labels = connected_components(self._generator, directed=True, connection="strong")
         if n_classes == 1:

@@ -14,10 +14,10 @@ answer below it.
   non-negative reward is non-negative, so both are good to about ``Λ t`` units of ``2**-53``
   relative, like :func:`~analytic.ctmc.transient.transient`. Once the iterates equal the limiting
   law ``pi`` (steady-state detection, within ``TOLERANCE`` = 1e-13 relative), or the reward has
-  settled in total variation (:func:`~analytic.ctmc.transient.reward_settled`, within 1e-10 of
+  settled in total variation (``analytic.ctmc.transient.reward_settled``, within 1e-10 of
   ``pi |r|``), the remaining weight integrates to ``(t - elapsed) * pi r``, so a large ``t``
-  costs about one stationary solve. The Poisson sum is cut where less than 1e-16 of the mass is left: the accumulated reward
-  loses at most ``1e-16 * t * max |r|``.
+  costs about one stationary solve. The Poisson sum is cut where less than 1e-16 of the mass is
+  left: the accumulated reward loses at most ``1e-16 * t * max |r|``.
 * **Passage times and rewards until a target** use the occupation measure
   ``n = p(0) N`` on the non-target states ``T`` the chain can visit first, ``N = (-Q_TT)^-1``
   (the expected time spent in each state before the target is hit). It is the stationary law of

@@ -19,7 +19,7 @@ is stochastic and ``pi P = pi``), and ``|v_j r - pi r| <= ||v_j - pi||_1 (max r 
 (the differences sum to zero). So the iterates count as settled for a reward once that bound,
 with the proven error of the computed ``pi`` (:attr:`Stationary.error_bounds`) added, is below
 ``REWARD_TOLERANCE`` times ``pi |r|``; the far tail of a large chain, whose ratios ``v_k / pi``
-settle last, then no longer holds the answer back (:func:`reward_settled`).
+settle last, then no longer holds the answer back (``reward_settled``).
 
 A stiff chain (rates over many decades) counts its mixing in far more iterates than in time. For
 chains of at most ``SPECTRAL_STATES`` states the eigen-decomposition ``Q = V D V^-1`` decides
@@ -186,7 +186,7 @@ class Uniformization:
     def iterates(self, initial: np.ndarray, last: float,
                  settled: Callable[[np.ndarray], bool] | None) -> Iterator[tuple[int, np.ndarray, bool]]:
         """``(k, v_k, settled)`` for ``k = 0, 1, ...`` up to ``last`` (at most ``budget``); ``settled``
-        says that the steady-state test (:func:`law_settled` or :func:`reward_settled`, tried
+        says that the steady-state test (``law_settled`` or ``reward_settled``, tried
         every 16 iterates) holds for ``v_k``, and so for every later iterate: the sequence then ends.
 
         Parameters
@@ -272,7 +272,7 @@ def transient(generator: sp.csr_array, times: np.ndarray, initial: np.ndarray,
     stationary : callable
         ``stationary()`` returns the limiting law from ``initial``, shape (n,), as an array or as a
         :class:`~analytic.ctmc.Stationary` (whose ``error_bounds`` let a reward settle in total
-        variation, :func:`reward_settled`); called at most once, and only when uniformization
+        variation, ``reward_settled``); called at most once, and only when uniformization
         needs more than 2000 iterates (or than ``MAX_WORK`` allows, if fewer).
     reward : numpy.ndarray, optional
         One finite value per state: return ``p(t) r`` instead of ``p(t)``.
