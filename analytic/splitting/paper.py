@@ -224,14 +224,16 @@ def _corollary1_rows() -> list[Row]:
                f"(exact chain, {exact.n_states} states, lost fraction {exact.lost_fraction:.1e})")
     return [
         Row(paper="Anselmi & Doncel, Corollary 1, eq. (12)",
-            statement="P_H <= eq. (16) under BS-FCFS, P_H read as 'sent to H upon arrival' (the words of Sections 1.3 "
-                      "and 3.4)",
+            statement="P_H <= eq. (16) under BS-FCFS, P_H read as the words of Section 1.3 ('a job is sent to the "
+                      "helper set H upon its arrival') and of Sections 4.3 and 4.4 ('an arriving job is routed to the "
+                      "helper set')",
             paper_value=True, value=bool(exact.helper_probability <= bound), expect_agreement=False, kind="reading",
             note=numbers + ". Under this reading it fails: Rule 3 refills A_i from H, so A_i is fuller and more arrivals "
                  "find it full than under ModifiedBS. The proof of Prop. 2 bounds the other reading (next row)."),
         Row(paper="Anselmi & Doncel, Corollary 1, eq. (12)",
-            statement="P_H <= eq. (16) under BS-FCFS, P_H read as 'served by the helpers' (what the proof of Prop. 2 "
-                      "bounds)",
+            statement="P_H <= eq. (16) under BS-FCFS, P_H read as 'served by the helpers': what the proof of Prop. 2 "
+                      "bounds, and one reading of Section 3.4's definition ('a job, upon arrival, needs to use the "
+                      "servers in the helper set')",
             paper_value=True, value=bool(exact.helper_service_probability <= bound), kind="reading", note=numbers),
     ]
 
