@@ -48,6 +48,7 @@ __all__ = ["KINDS", "Outcome", "Row", "Verdict", "collect", "reproduces", "sourc
 
 Value = float | int | bool | str
 
+#: The five kinds of a statement that does not hold, as the paper pages give them in their verdicts.
 KINDS = ("contradicted", "printed estimate differs", "assumption fails", "reading", "not reproduced")
 
 
@@ -316,18 +317,23 @@ def collect(select: str = "") -> list[Outcome]:
     """
     if not isinstance(select, str):
         raise InvalidParameterError("select", select, "must be a string (part of a module or function name)")
+    return [_run(function) for function in _selected(select)]
+
+
+def _selected(select: str) -> list[Callable[[], Row | Iterable[Row]]]:
+    """The registered functions whose ``module.function`` contains ``select`` (``analytic reproduce``
+    runs them one by one to show its progress)."""
     _import_all()
-    outcomes = []
-    for function in _REGISTRY:
-        source = _source(function)
-        if select not in source:
-            continue
-        start = time.perf_counter()
-        try:
-            produced = function()
-            rows = (produced,) if isinstance(produced, Row) else tuple(produced)
-            error = ""
-        except Exception as exc:  # a failing row is reported, not fatal to the table
-            rows, error = (), f"{type(exc).__name__}: {exc}"
-        outcomes.append(Outcome(source, rows, time.perf_counter() - start, error))
-    return outcomes
+    return [function for function in _REGISTRY if select in _source(function)]
+
+
+def _run(function: Callable[[], Row | Iterable[Row]]) -> Outcome:
+    """The outcome of one registered function: its rows, its time, or its error."""
+    start = time.perf_counter()
+    try:
+        produced = function()
+        rows = (produced,) if isinstance(produced, Row) else tuple(produced)
+        error = ""
+    except Exception as exc:  # a failing row is reported, not fatal to the table
+        rows, error = (), f"{type(exc).__name__}: {exc}"
+    return Outcome(_source(function), rows, time.perf_counter() - start, error)

@@ -11,6 +11,7 @@ import sys
 import mpmath
 
 from analytic.cli import main
+from analytic.cli.output import interval
 from analytic.moldable import simulate_moldable
 from analytic.simulation import SerialExecutor
 from analytic.speedup import SpeedUp
@@ -44,7 +45,7 @@ def test_simulation_prints_what_simulate_moldable_returns(capsys):
     sim = simulate_moldable(SpeedUp.linear(5), 0.9, 50, size="pareto", jobs=400_000, replications=4, seed=3,
                             executor=SerialExecutor())
     assert "(simulated, pareto sizes, 400,000 arrivals, 4 independent replications, seed 3)" in line
-    assert f"P_b = {sim.blocking:.6g} ± {sim.blocking_ci:.2g}, E[D] = {sim.mean_time:.6g} ± {sim.mean_time_ci:.2g}" in line
+    assert f"P_b = {interval(sim.blocking, sim.blocking_ci)}, E[D] = {interval(sim.mean_time, sim.mean_time_ci)}" in line
 
 
 def test_simulation_needs_servers(capsys):

@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from analytic import __version__
 from analytic.cli import checking, erlang, fairness, hesrpt, moldable, partitioning, reproduce, splitting
 from analytic.cli.output import UsageError, render
-from analytic.errors import AnalyticError
 
 __all__ = ["main"]
 
@@ -70,8 +69,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         report = args.run(args)
-    except (UsageError, AnalyticError, ValueError) as error:  # the message names the parameter, value and condition
-        print(f"analytic {args.command}: error: {error}", file=sys.stderr)
+    except Exception as error:
+        from analytic.errors import AnalyticError  # here, not above: it loads numpy, which --help does not need
+
+        if not isinstance(error, (UsageError, AnalyticError, ValueError)):
+            raise
+        print(f"analytic {args.command}: error: {error}", file=sys.stderr)  # names the parameter, value and condition
         return 2
     print(render(report, args.json))
     return report.status

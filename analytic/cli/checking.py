@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from analytic.cli.output import Report, UsageError, add_command, number
+from analytic.cli.output import SIZE_LAWS, Report, UsageError, add_command, interval, number
 
 SIMULATE = ("The Erlang loss system M/GI/s/s run by the package's simulator (the loss system of Ghanbarian, "
             "Mukhopadhyay, Mazumdar & Guillemin, 'On Optimal Server Allocation for Moldable Jobs with Concave "
@@ -24,7 +24,7 @@ ESTIMATE_METHODS = {"batch-means": "batch means", "replications": "independent r
 def _comparison_report(comparison, lines: list[str]) -> Report:
     estimate = comparison.estimate
     lines = [*lines,
-             f"estimate {estimate.value:.6g} ± {estimate.half_width:.2g} ({estimate.level:.0%}, {estimate.samples} "
+             f"estimate {interval(estimate.value, estimate.half_width)} ({estimate.level:.0%}, {estimate.samples} "
              f"{estimate.method}) against exact {number(comparison.exact)}",
              f"z = {comparison.z:.4g}, p-value = {comparison.p_value:.4g}: {comparison.verdict}"]
     data = {"value": estimate.value, "half_width": estimate.half_width, "level": estimate.level,
@@ -47,7 +47,7 @@ def _simulate(args: argparse.Namespace) -> Report:
                             replications=args.replications, seed=args.seed)
     comparison = compare(sim.blocking_estimate, exact)
     lines = [f"M/GI/{servers}/{servers} at load {args.load:g}, {args.size} sizes: {sim.jobs:,} arrivals, seed {sim.seed}",
-             f"blocking probability simulated {sim.blocking:.6g} ± {sim.blocking_ci:.2g}, Erlang B {number(exact)}"]
+             f"blocking probability simulated {interval(sim.blocking, sim.blocking_ci)}, Erlang B {number(exact)}"]
     report = _comparison_report(comparison, lines)
     return Report(report.lines, {"servers": servers, "load": args.load, "size": args.size, "jobs": sim.jobs,
                                  "seed": sim.seed, **report.data})
@@ -84,13 +84,11 @@ def _compare(args: argparse.Namespace) -> Report:
 
 def add(commands: argparse._SubParsersAction) -> None:
     """Register ``simulate`` and ``compare``."""
-    from analytic.simulation.laws import LAW_NAMES
-
     command = add_command(commands, "simulate", "Simulate the Erlang loss system and check it against Erlang's formula",
                           SIMULATE, _simulate)
     command.add_argument("--servers", type=int, required=True, metavar="S", help="number of servers s")
     command.add_argument("--load", type=float, required=True, metavar="A", help="offered load a in Erlangs, at most s")
-    command.add_argument("--size", choices=tuple(LAW_NAMES), default="exponential", help="job-size law (unit mean)")
+    command.add_argument("--size", choices=SIZE_LAWS, default="exponential", help="job-size law (unit mean)")
     command.add_argument("--jobs", type=int, default=100_000, help="arrivals to simulate (default 100000)")
     command.add_argument("--replications", type=int, default=1, help="independent replications (default 1: batch means)")
     command.add_argument("--seed", type=int, default=None, help="seed (default: fresh, printed)")

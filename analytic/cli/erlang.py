@@ -15,11 +15,11 @@ HELPS = {"servers": "number of servers s >= 0 (real values allowed)", "load": "o
 
 
 def _run(args: argparse.Namespace) -> Report:
-    import mpmath
-
     from analytic import erlang
 
     if args.command == "erlang-b" and args.precision is not None:
+        import mpmath
+
         value = erlang.erlang_b(args.servers, args.load, precision=args.precision)
         return Report([mpmath.nstr(value, args.precision)], {"servers": args.servers, "load": args.load,
                                                              "blocking": mpmath.nstr(value, args.precision)})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from analytic.cli.output import Report, add_command, integers, number
+from analytic.cli.output import Report, add_command, integers, number, numbers
 
 PAPER = ("Bonald & Comte, 'Balanced Fair Resource Sharing in Computer Clusters', Performance Evaluation 2017 "
          "(HAL hal-01581786)")
@@ -43,7 +43,7 @@ def _metrics(args: argparse.Namespace) -> Report:
     if law is not None:
         lines += [f"job-sequence chain with {number(args.interruptions)} interruptions per job, at most {args.max_jobs} "
                   f"jobs ({law.n_states} states, blocking {law.blocking:.3g}):",
-                  f"E[x_i] = {[number(x) for x in law.mean_jobs]}, delay = {[number(d) for d in law.mean_delay]}"]
+                  f"E[x_i] = {numbers(law.mean_jobs)}, delay = {numbers(law.mean_delay)}"]
         data["chain"] = {"interruptions": args.interruptions, "max_jobs": args.max_jobs, "n_states": law.n_states,
                          "blocking": law.blocking, "mean_jobs": law.mean_jobs, "mean_delay": law.mean_delay}
     return Report(lines, data)

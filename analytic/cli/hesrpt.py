@@ -11,6 +11,9 @@ DESCRIPTION = ("Berg, Vesilo & Harchol-Balter, 'heSRPT: Optimal Parallel Schedul
                "every completion time and the total flow time (Theorem 8), heLRPT's makespan (Theorem 2 with N "
                "servers), and optionally another policy evaluated exactly.")
 
+#: The policies of :data:`analytic.hesrpt.policies.POLICIES`.
+POLICIES = ("hesrpt", "helrpt", "srpt", "equi", "hell", "knee")
+
 
 def _run(args: argparse.Namespace) -> Report:
     from analytic.hesrpt.closed_form import hesrpt_allocation, hesrpt_flow_time, optimal_makespan
@@ -43,8 +46,6 @@ def _run(args: argparse.Namespace) -> Report:
 
 def add(commands: argparse._SubParsersAction) -> None:
     """Register ``hesrpt``."""
-    from analytic.hesrpt.policies import POLICIES
-
     command = add_command(commands, "hesrpt", "heSRPT allocations, completion times and flow time", DESCRIPTION, _run)
     command.add_argument("--sizes", type=float, nargs="+", required=True, metavar="X", help="job sizes (> 0)")
     command.add_argument("--p", type=float, required=True, help="speed-up exponent of s(k) = k^p, 0 < p < 1")

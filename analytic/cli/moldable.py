@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from analytic.cli.output import Report, UsageError, add_command, number
+from analytic.cli.output import SIZE_LAWS, Report, UsageError, add_command, interval, number
 
 DESCRIPTION = ("Ghanbarian, Mukhopadhyay, Mazumdar & Guillemin, 'On Optimal Server Allocation for Moldable Jobs "
                "with Concave Speed-Up': the optimum y*, p* and D* of the LP (P) in closed form (Theorem 1), the loss "
@@ -42,8 +42,8 @@ def _run(args: argparse.Namespace) -> Report:
         sim = simulate_moldable(speedup, args.arrival_rate, args.servers, scheme, size=args.size, jobs=args.simulate,
                                 replications=args.replications, seed=args.seed)
         lines.append(f"{label} with n = {args.servers} (simulated, {args.size} sizes, {sim.jobs:,} arrivals, "
-                     f"{sim.samples} {sim.method}, seed {sim.seed}): P_b = {sim.blocking:.6g} ± {sim.blocking_ci:.2g}, "
-                     f"E[D] = {sim.mean_time:.6g} ± {sim.mean_time_ci:.2g} ({sim.level:.0%})")
+                     f"{sim.samples} {sim.method}, seed {sim.seed}): P_b = {interval(sim.blocking, sim.blocking_ci)}, "
+                     f"E[D] = {interval(sim.mean_time, sim.mean_time_ci)} ({sim.level:.0%})")
         data["simulated"] = {"servers": args.servers, "scheme": args.scheme, "size": args.size, "jobs": sim.jobs,
                              "seed": sim.seed, "level": sim.level, "blocking": sim.blocking,
                              "blocking_ci": sim.blocking_ci, "mean_time": sim.mean_time, "mean_time_ci": sim.mean_time_ci}
@@ -52,8 +52,6 @@ def _run(args: argparse.Namespace) -> Report:
 
 def add(commands: argparse._SubParsersAction) -> None:
     """Register ``moldable``."""
-    from analytic.simulation.laws import LAW_NAMES
-
     command = add_command(commands, "moldable", "Optimal occupancy of moldable jobs and greedy(p*) exactly or simulated",
                           DESCRIPTION, _run, solves_chain=True)
     command.add_argument("--speedup", type=float, nargs="+", required=True, metavar="S",
@@ -65,7 +63,7 @@ def add(commands: argparse._SubParsersAction) -> None:
                          help="allocation scheme of the loss system: greedy(p*) of eq. (10) (default) or greedy")
     command.add_argument("--simulate", type=int, metavar="JOBS",
                          help="simulate the loss system with N servers for JOBS arrivals instead of solving it exactly")
-    command.add_argument("--size", choices=tuple(LAW_NAMES), default="exponential",
+    command.add_argument("--size", choices=SIZE_LAWS, default="exponential",
                          help="job-size law of the simulation, unit mean (default exponential)")
     command.add_argument("--replications", type=int, default=1, help="independent replications of the simulation")
     command.add_argument("--seed", type=int, default=None, help="seed of the simulation (default: fresh, printed)")

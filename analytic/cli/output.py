@@ -1,5 +1,12 @@
 """What every subcommand shares: its report (text lines and a JSON object), the options
-``--json``, ``--method`` and ``--tolerance``, and the parsers of job classes and graphs."""
+``--json``, ``--method`` and ``--tolerance``, the parsers of job classes and graphs, and how numbers print.
+
+Start-up cost: every command's parser is built on each call, so this module and the command
+modules import only the standard library at module level; a command's handler imports the
+package's computing modules (numpy, scipy, numba, ...) when it runs. The names a parser offers as
+choices are therefore written here and in the command modules, and ``tests/test_cli.py`` checks that
+they are the library's.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +14,13 @@ import argparse
 import dataclasses
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
-
-import numpy as np
 
 #: Solution methods of :meth:`analytic.ctmc.CTMC.stationary`, offered by every command that solves a chain.
 METHODS = ("auto", "gth", "direct", "iterative")
+#: Job-size laws of the simulators (the keys of :data:`analytic.simulation.laws.LAW_NAMES`).
+SIZE_LAWS = ("exponential", "deterministic", "mixed_erlang", "pareto")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,6 +39,8 @@ class Report:
 def plain(value: object) -> object:
     """``value`` as JSON-ready Python: arrays and tuples as lists, dataclasses as dicts, and the
     non-finite floats that strict JSON lacks as the strings ``"inf"``, ``"-inf"`` and ``"nan"``."""
+    import numpy as np  # loaded by then: the command that made ``value`` imported the library
+
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {field.name: plain(getattr(value, field.name)) for field in dataclasses.fields(value)}
     if isinstance(value, Mapping):
@@ -58,6 +67,33 @@ def render(report: Report, as_json: bool) -> str:
 def number(value: float) -> str:
     """A float with the 12 significant digits the commands print."""
     return f"{value:.12g}"
+
+
+def numbers(values: Iterable[float]) -> str:
+    """Floats as a list of :func:`number`: ``[1.03737238524, 1.60665479915]`` (numbers, not quoted strings)."""
+    return f"[{', '.join(number(float(value)) for value in values)}]"
+
+
+def interval(value: float, half_width: float) -> str:
+    """An estimate and the half-width of its confidence interval, e.g. ``1.292 ± 0.031``.
+
+    The half-width keeps two significant digits (three when the first is 1, so that rounding moves
+    it by at most 5 %) and the estimate is rounded to the half-width's last digit. Both are written
+    in scientific notation (``2.300e-05 ± 1.10e-06``) when that digit lies beyond the sixth decimal
+    or at the millions. A zero or non-finite half-width leaves the estimate at 6 significant digits.
+    """
+    if not (math.isfinite(value) and math.isfinite(half_width) and half_width > 0):
+        return f"{value:.6g} ± {half_width:.2g}"
+    width = f"{half_width:.2e}"
+    if not width.startswith("1"):
+        width = f"{half_width:.1e}"  # 0.0996 becomes 1.0e-01, two digits again
+    mantissa, _, exponent = width.partition("e")
+    decimals = len(mantissa) - 2 - int(exponent)  # position of the half-width's last digit
+    if -6 < decimals <= 6:
+        places = max(decimals, 0)
+        return f"{round(value, decimals):.{places}f} ± {round(half_width, decimals):.{places}f}"
+    magnitude = int(f"{value:e}".partition("e")[2]) if value else int(exponent)
+    return f"{value:.{max(decimals + magnitude, 0)}e} ± {width}"
 
 
 def add_command(commands: argparse._SubParsersAction, name: str, summary: str, description: str,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from analytic.cli.output import Report, add_command, edge, number
+from analytic.cli.output import Report, add_command, edge, number, numbers
 
 PAPER = "Ghaderi, Shakkottai & Srikant, 'Scheduling Storms and Streams in the Cloud'"
 
@@ -18,7 +18,7 @@ def _model(args: argparse.Namespace):
 def _law_report(law, title: str) -> Report:
     costs, probabilities = law.cost_distribution()
     lines = [f"{title}: {len(law.log_probabilities)} states for {law.configurations.configuration_count} configurations",
-             f"mean number of templates {[number(t) for t in law.expected_templates]}, "
+             f"mean number of templates {numbers(law.expected_templates)}, "
              f"mean partition cost {number(law.expected_cost)}",
              "cost law: " + ", ".join(f"P(cost = {number(c)}) = {p:.6g}" for c, p in zip(costs, probabilities, strict=True))]
     data = {"states": len(law.log_probabilities), "configurations": law.configurations.configuration_count,

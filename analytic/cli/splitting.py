@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import argparse
 
-from analytic.cli.output import Report, add_command, number
+from analytic.cli.output import Report, add_command, interval, number, numbers
 
 PAPER = ("Anselmi & Doncel, 'Balanced Splitting: A Framework for Achieving Zero-wait in the Multiserver-job Model', "
          "IEEE TPDS 2024 (HAL hal-04713929)")
+
+#: The policies of :data:`analytic.splitting.POLICIES` (simulated) and :data:`analytic.splitting.EXACT_POLICIES`.
+POLICIES = ("fcfs", "ffbf", "maxweight", "bs-fcfs", "modified-bs-fcfs", "msf", "server-filling", "server-filling-srpt",
+            "server-filling-gittins", "ff-srpt")
+EXACT_POLICIES = ("fcfs", "bs-fcfs", "modified-bs-fcfs", "msf")
 
 
 def _job_class(text: str) -> tuple[int, float, float, float | None]:
@@ -69,11 +74,11 @@ def _simulate(args: argparse.Namespace) -> Report:
                                replications=args.replications, seed=args.seed)
     lines = [f"{args.policy}, k = {args.servers}, load {number(sim.load)} (simulated, {sim.jobs:,} arrivals, "
              f"{sim.samples} {sim.method}, seed {sim.seed}, {sim.level:.0%} intervals)",
-             f"E[R] = {sim.mean_response_time:.6g} ± {sim.mean_response_time_ci:.2g}",
-             f"P(wait) = {sim.wait_probability:.6g} ± {sim.wait_probability_ci:.2g}"]
+             f"E[R] = {interval(sim.mean_response_time, sim.mean_response_time_ci)}",
+             f"P(wait) = {interval(sim.wait_probability, sim.wait_probability_ci)}"]
     if sim.helper_probability is not None:
-        lines.append(f"P_H = {sim.helper_probability:.6g} ± {sim.helper_probability_ci:.2g} (sent to the helpers), "
-                     f"served by them {sim.helper_service_probability:.6g} ± {sim.helper_service_probability_ci:.2g}")
+        lines.append(f"P_H = {interval(sim.helper_probability, sim.helper_probability_ci)} (sent to the helpers), "
+                     f"served by them {interval(sim.helper_service_probability, sim.helper_service_probability_ci)}")
     if not sim.stationary:
         lines.append(f"NOT STATIONARY: the number of jobs grows at {sim.growth.rate:.3g} per unit time")
     data = {"policy": args.policy, "servers": args.servers, "load": sim.load, "jobs": sim.jobs, "seed": sim.seed,
@@ -91,7 +96,7 @@ def _exact(args: argparse.Namespace) -> Report:
                               max_waiting=args.max_waiting, method=args.method, tolerance=args.tolerance)
     lines = [f"{args.policy}, k = {args.servers} (exact chain, {exact.n_states} states, at most {exact.max_waiting} "
              f"waiting: lost fraction {exact.lost_fraction:.3g})",
-             f"E[R] = {number(exact.mean_response_time)}, per class {[number(r) for r in exact.per_class_response_time]}",
+             f"E[R] = {number(exact.mean_response_time)}, per class {numbers(exact.per_class_response_time)}",
              f"P(wait) = {number(exact.wait_probability)}"]
     if exact.helper_probability is not None:
         lines.append(f"P_H = {number(exact.helper_probability)} (sent to the helpers), "
@@ -125,8 +130,6 @@ def _add_classes(command: argparse.ArgumentParser, load: str = "required") -> No
 
 def add(commands: argparse._SubParsersAction) -> None:
     """Register the Balanced Splitting and multiserver-job commands."""
-    from analytic.splitting import EXACT_POLICIES, POLICIES
-
     _add_classes(add_command(
         commands, "bs-partition", "Balanced partition, stability condition and helper probability bound",
         f"{PAPER}: the reserved sets a_i and helpers |H| of eqs. (2a)-(2b) with psi computed exactly; with a load, "
@@ -136,7 +139,7 @@ def add(commands: argparse._SubParsersAction) -> None:
         commands, "multiserver-simulate", "Simulate the multiserver-job queue under a policy of Section 2",
         f"{PAPER}: the queue of Section 3.1 under BS-FCFS, ModifiedBS-FCFS, FCFS, MSF, ServerFilling, ... "
         f"simulated, with confidence intervals.", _simulate)
-    command.add_argument("policy", choices=tuple(POLICIES), help="scheduling policy")
+    command.add_argument("policy", choices=POLICIES, help="scheduling policy")
     _add_classes(command)
     command.add_argument("--jobs", type=int, default=100_000, help="arrivals to simulate (default 100000)")
     command.add_argument("--replications", type=int, default=1, help="independent replications")
