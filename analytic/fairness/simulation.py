@@ -37,9 +37,9 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
-import numba
 import numpy as np
 
+from analytic._kernels import kernel
 from analytic.errors import InvalidParameterError, UnstableSystemError
 from analytic.fairness.graph import CompatibilityGraph, check_rates
 from analytic.fairness.stability import stability, unstable_error
@@ -240,7 +240,7 @@ class _Tallies:
     departed: np.ndarray      # (batches,)
 
 
-@numba.njit(cache=True)
+@kernel
 def _touch(label, t, count, last, area, b):
     """Integrate x_label up to t before it changes."""
     if b >= 0:
@@ -251,7 +251,7 @@ def _touch(label, t, count, last, area, b):
 # -- an indexed binary heap of the next event time of every job in service -------------------------
 
 
-@numba.njit(cache=True)
+@kernel
 def _sift(position, heap_slot, heap_key, heap_pos, size):
     """Restore the heap order around ``position`` (up, then down)."""
     slot, key = heap_slot[position], heap_key[position]
@@ -277,7 +277,7 @@ def _sift(position, heap_slot, heap_key, heap_pos, size):
     heap_pos[slot] = position
 
 
-@numba.njit(cache=True)
+@kernel
 def _schedule(slot, key, heap_slot, heap_key, heap_pos, state):
     """Insert, move or (key = inf) remove ``slot``'s next event."""
     position = heap_pos[slot]
@@ -297,7 +297,7 @@ def _schedule(slot, key, heap_slot, heap_key, heap_pos, state):
     _sift(position, heap_slot, heap_key, heap_pos, state[_HEAP])
 
 
-@numba.njit(cache=True)
+@kernel
 def _set_rate(slot, new_rate, t, rate, since, remaining, to_interrupt, heap_slot, heap_key, heap_pos, state):
     """Bring ``slot``'s work up to time t at its old rate, then serve it at ``new_rate``."""
     done = rate[slot] * (t - since[slot])
@@ -316,7 +316,7 @@ def _set_rate(slot, new_rate, t, rate, since, remaining, to_interrupt, heap_slot
 # first job of the queue it can serve). Node slot * width + k stands for slot's k-th server.
 
 
-@numba.njit(cache=True)
+@kernel
 def _append(slot, job_servers, job_width, head, tail, node_next, node_prev, width):
     """Put ``slot`` at the end of the queue; return the capacity it holds at once (servers it heads)."""
     for k in range(job_width[slot]):
@@ -331,7 +331,7 @@ def _append(slot, job_servers, job_width, head, tail, node_next, node_prev, widt
         tail[s] = node
 
 
-@numba.njit(cache=True)
+@kernel
 def _held(slot, job_servers, job_width, head, capacities, width):
     """Capacity of the servers that ``slot`` heads."""
     total = 0.0
@@ -341,7 +341,7 @@ def _held(slot, job_servers, job_width, head, capacities, width):
     return total
 
 
-@numba.njit(cache=True)
+@kernel
 def _remove(slot, t, job_servers, job_width, head, tail, node_next, node_prev, width, capacities, rate, since,
             remaining, to_interrupt, heap_slot, heap_key, heap_pos, state):
     """Take ``slot`` out of every list; the next job of each list it headed gets that server."""
@@ -363,14 +363,14 @@ def _remove(slot, t, job_servers, job_width, head, tail, node_next, node_prev, w
                       heap_pos, state)
 
 
-@numba.njit(cache=True)
+@kernel
 def _work_until_interruption(theta, rng):
     if theta == np.inf:
         return np.inf
     return theta * rng.standard_exponential()
 
 
-@numba.njit(cache=True)
+@kernel
 def _advance(interarrival, labels, servers, widths, sizes, first, boundaries, capacities, theta, max_jobs, rng,
              clock, state, head, tail, job_label, job_servers, job_width, remaining, to_interrupt, rate, since,
              node_next, node_prev, heap_slot, heap_key, heap_pos, free, count, last, area, start, arrivals, admitted,

@@ -39,9 +39,9 @@ import functools
 from concurrent.futures import Executor
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
+from analytic._kernels import kernel
 from analytic.errors import InvalidParameterError
 from analytic.memory import require
 from analytic.moldable.greedy import _resolve_p, fluid_point
@@ -214,7 +214,7 @@ class _Tallies:
     completed: np.ndarray
 
 
-@numba.njit(cache=True)
+@kernel
 def _place(allocation, remaining, state, X, keys, items, slot_servers, slot_time, slot_batch, free):
     """Put jobs already in service at time 0 (not counted in any estimate) into the system."""
     busy, size, n_free = state[0], state[1], state[2]
@@ -231,7 +231,7 @@ def _place(allocation, remaining, state, X, keys, items, slot_servers, slot_time
     state[0], state[1], state[2] = busy, size, n_free
 
 
-@numba.njit(cache=True)
+@kernel
 def _advance(interarrival, requested, sizes, first, n, speeds, boundaries, clock, state, X, last, keys, items,
              slot_servers, slot_time, slot_batch, free, arrivals, blocked, counted, time_sum, area, start,
              completed_sum, completed):

@@ -38,10 +38,10 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 from scipy.special import logsumexp
 
+from analytic._kernels import kernel
 from analytic.errors import InvalidParameterError, UnstableSystemError
 from analytic.memory import require
 from analytic.partitioning.configurations import state_space
@@ -239,13 +239,13 @@ class PartitioningSimulation:
 # ---------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@kernel
 def _log_power(x, b):
     """f(x) = log^(1-b)(x) for x >= 1."""
     return math.log(x) ** (1.0 - b)
 
 
-@numba.njit(cache=True)
+@kernel
 def _update_weights(q, queues, frozen, parameters, total_slots):
     """q_j = α f^(j)(h + Q) of eqs. (11)-(12); ``parameters`` = (α, h, ε, b); frozen weights stay."""
     if frozen:
@@ -259,7 +259,7 @@ def _update_weights(q, queues, frozen, parameters, total_slots):
         q[j] = alpha * max(_log_power(h + queues[j], b), floor)
 
 
-@numba.njit(cache=True)
+@kernel
 def _level_of(levels, cost):
     """Index of ``cost`` among the sorted cost levels (nearest one)."""
     i = np.searchsorted(levels, cost)
@@ -270,7 +270,7 @@ def _level_of(levels, cost):
     return i
 
 
-@numba.njit(cache=True)
+@kernel
 def _accumulate(t0, t1, edges, queues, counts, actual, cost, actual_cost, level, area_q, area_n, area_a, area_cost,
                 area_actual, level_time):
     """Add the integrals of the state over [t0, t1] to the batches it overlaps (batch k is [edges[k], edges[k+1]))."""
@@ -295,7 +295,7 @@ def _accumulate(t0, t1, edges, queues, counts, actual, cost, actual_cost, level,
         k += 1
 
 
-@numba.njit(cache=True)
+@kernel
 def _choose(rates, total, u):
     """Index of the event drawn with probability ``rates[i] / total`` (``u`` uniform in [0, 1))."""
     pick = u * total
@@ -309,7 +309,7 @@ def _choose(rates, total, u):
     return last                          # rounding at the very end of the range
 
 
-@numba.njit(cache=True)
+@kernel
 def _batch_of(edges, t):
     """Batch containing time t, or -1 during the warm-up or after the end."""
     if t < edges[0] or t >= edges[-1]:
@@ -322,7 +322,7 @@ def _batch_of(edges, t):
 # ---------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@kernel
 def _template_loop(mode, uniforms, frozen, weight_parameters, beta, clock_rate, arrival, service, nodes, edges, edge_weights,
                    edge_count, machine, distance, levels, edges_t, state, times, queues, q, slot_owner, free, free_pos,
                    template_type, template_actual, template_cost, template_slots, members, member_pos, member_count,
@@ -467,7 +467,7 @@ def _template_loop(mode, uniforms, frozen, weight_parameters, beta, clock_rate, 
     return status
 
 
-@numba.njit(cache=True)
+@kernel
 def _add(tid, j, kind, members, member_pos, member_count, capacity):
     k = member_count[j, kind]
     members[j, kind * capacity + k] = tid
@@ -475,7 +475,7 @@ def _add(tid, j, kind, members, member_pos, member_count, capacity):
     member_count[j, kind] = k + 1
 
 
-@numba.njit(cache=True)
+@kernel
 def _drop(tid, j, is_actual, members, member_pos, member_count, capacity):
     kind = 0 if is_actual else 1
     k = member_pos[tid]
@@ -486,7 +486,7 @@ def _drop(tid, j, is_actual, members, member_pos, member_count, capacity):
     member_count[j, kind] = last
 
 
-@numba.njit(cache=True)
+@kernel
 def _move(tid, j, source, target, members, member_pos, member_count, capacity):
     _drop(tid, j, source == 0, members, member_pos, member_count, capacity)
     _add(tid, j, target, members, member_pos, member_count, capacity)
@@ -497,7 +497,7 @@ def _move(tid, j, source, target, members, member_pos, member_count, capacity):
 # ---------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@kernel
 def _frame_loop(uniforms, frame, weight_parameters, arrival, service, packings, packing_cost, filled_cost, levels, edges_t,
                 state, times, queues, area_q, area_n, area_a, area_cost, area_actual, level_time, departures,
                 migrated):

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import numba
 import numpy as np
 
+from analytic._kernels import kernel
 from analytic.validation import integer
 
 __all__ = ["CHUNK", "chunks", "heap_pop", "heap_push"]
@@ -36,7 +36,7 @@ __all__ = ["CHUNK", "chunks", "heap_pop", "heap_push"]
 CHUNK = 1 << 16
 
 
-@numba.njit(cache=True)
+@kernel
 def heap_push(keys: np.ndarray, items: np.ndarray, size: int, key: float, item: int) -> int:
     """Insert ``(key, item)`` into the 4-ary heap of ``size`` entries (compiled with numba).
 
@@ -87,7 +87,7 @@ def heap_push(keys: np.ndarray, items: np.ndarray, size: int, key: float, item: 
     return size + 1
 
 
-@numba.njit(cache=True)
+@kernel
 def heap_pop(keys: np.ndarray, items: np.ndarray, size: int) -> tuple[float, int, int]:
     """Remove the entry of smallest key from the heap of ``size`` entries (compiled with numba).
 

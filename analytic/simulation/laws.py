@@ -44,12 +44,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
-import numba
 import numpy as np
 from scipy import linalg, sparse, special
 from scipy.sparse import csgraph
 
 from analytic import validation
+from analytic._kernels import kernel
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError, scientific
 from analytic.memory import require
 from analytic.validation import positive
@@ -1168,7 +1168,7 @@ def _exact(law: SizeLaw, phases: int | None) -> None:
                                                       "represented exactly (phases sets the order of an approximation)")
 
 
-@numba.njit(cache=True)
+@kernel
 def _draw_phase_type(parameters: np.ndarray, rng: np.random.Generator) -> float:
     """One absorption time of the embedded jump chain laid out by :attr:`PhaseType.kernel`: the order m, the
     cumulative initial law, then per phase its total rate and the cumulative law of the next phase (m is
@@ -1183,7 +1183,7 @@ def _draw_phase_type(parameters: np.ndarray, rng: np.random.Generator) -> float:
     return total
 
 
-@numba.njit(cache=True)
+@kernel
 def draw(code: int, parameters: np.ndarray, rng: np.random.Generator) -> float:
     """One size from the law whose :attr:`SizeLaw.kernel` is ``(code, parameters)``, inside numba.
 

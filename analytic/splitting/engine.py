@@ -30,6 +30,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from analytic._kernels import kernel
 from analytic.simulation import heap_pop, heap_push
 
 # job_i columns: PLACE is the reserved set A_c a job runs on (c >= 0) or -1 (the helpers, or the
@@ -62,7 +63,7 @@ GHEAD, GTAIL, M_END, M_NEED = range(4)
 # Shared bookkeeping
 # ---------------------------------------------------------------------------------------------
 
-@numba.njit(cache=True)
+@kernel
 def _integrate(t, state, clock, area):
     """Add the number of jobs present times the elapsed time to the current batch's area."""
     b = state[BATCH_NOW]
@@ -71,7 +72,7 @@ def _integrate(t, state, clock, area):
     clock[AREA_SINCE] = t
 
 
-@numba.njit(cache=True)
+@kernel
 def _new_job(t, job_class, size, boundaries, state, clock, area, starts, free, job_i, job_f):
     """Take a slot for an arrival at time t; move to the next batch at its boundary; return the slot."""
     _integrate(t, state, clock, area)
@@ -101,7 +102,7 @@ def _new_job(t, job_class, size, boundaries, state, clock, area, starts, free, j
     return slot
 
 
-@numba.njit(cache=True)
+@kernel
 def _job_leaves(t, slot, state, clock, area, free, job_i, job_f, count, response, waited, helped):
     """Tally a departing job in its batch and free its slot.
 
@@ -129,7 +130,7 @@ def _job_leaves(t, slot, state, clock, area, free, job_i, job_f, count, response
 # Non-preemptive policies, on a server set split or not (Section 3.2)
 # ---------------------------------------------------------------------------------------------
 
-@numba.njit(cache=True)
+@kernel
 def _push_back(heads, tails, lengths, c, slot, job_i):
     if tails[c] < 0:
         heads[c] = slot
@@ -139,7 +140,7 @@ def _push_back(heads, tails, lengths, c, slot, job_i):
     lengths[c] += 1
 
 
-@numba.njit(cache=True)
+@kernel
 def _pop_front(heads, tails, lengths, c, job_i):
     slot = heads[c]
     heads[c] = job_i[slot, NEXT]
@@ -149,7 +150,7 @@ def _pop_front(heads, tails, lengths, c, job_i):
     return slot
 
 
-@numba.njit(cache=True)
+@kernel
 def _start(t, slot, place, state, keys, items, job_i, job_f):
     """Start a job for good (non-preemptive): on A_place (place >= 0) or on the helpers (place -1)."""
     job_i[slot, PLACE] = place
@@ -157,7 +158,7 @@ def _start(t, slot, place, state, keys, items, job_i, job_f):
     state[HEAP] = heap_push(keys, items, state[HEAP], t + job_f[slot, SIZE], slot)
 
 
-@numba.njit(cache=True)
+@kernel
 def _oldest(heads, needs, free, fits_only, job_i):
     """The class whose first waiting job arrived first (among those that fit if ``fits_only``), or -1."""
     best = -1
@@ -168,7 +169,7 @@ def _oldest(heads, needs, free, fits_only, job_i):
     return best
 
 
-@numba.njit(cache=True)
+@kernel
 def _knapsack(values, weights, counts, capacity, take, item_group, item_copies, best, keep):
     """Bounded knapsack: maximize Σ values[g] x[g] s.t. Σ weights[g] x[g] <= capacity, x[g] <= counts[g].
 
@@ -202,7 +203,7 @@ def _knapsack(values, weights, counts, capacity, take, item_group, item_copies, 
             cap -= weights[item_group[j]] * item_copies[j]
 
 
-@numba.njit(cache=True)
+@kernel
 def _fill_helpers(t, mode, needs, helpers, heads, tails, lengths, state, keys, items, job_i, job_f,
                   groups, group_needs, present_by_class, scratch_i, best, keep):
     """Start waiting jobs on the helper (or whole) server set by FCFS, first fit or myopic MaxWeight."""
@@ -249,7 +250,7 @@ def _fill_helpers(t, mode, needs, helpers, heads, tails, lengths, state, keys, i
             _start(t, slot, place, state, keys, items, job_i, job_f)
 
 
-@numba.njit(cache=True)
+@kernel
 def advance_dispatch(interarrival, job_classes, sizes, drain, boundaries, needs, slots, helpers, rule3, mode,
                      groups, group_needs, state, clock, keys, items, free, job_i, job_f, heads, tails, lengths,
                      reserved_busy, present_by_class, scratch_i, best, keep, count, response, waited, helped, area,
@@ -311,13 +312,13 @@ def advance_dispatch(interarrival, job_classes, sizes, drain, boundaries, needs,
 # Preemptive policies
 # ---------------------------------------------------------------------------------------------
 
-@numba.njit(cache=True, inline="always")
+@kernel(inline="always")
 def _remaining(t, slot, job_i, job_f):
     """Remaining service time of a job at time t."""
     return job_f[slot, FINISH] - t if job_i[slot, SERVING] else job_f[slot, REMAINING]
 
 
-@numba.njit(cache=True, inline="always")
+@kernel(inline="always")
 def _interpolate(x, ages, ranks, first, last):
     """Linear interpolation of ranks[first:last] over ages[first:last] at x (constant beyond the ends)."""
     if x <= ages[first]:
@@ -335,13 +336,13 @@ def _interpolate(x, ages, ranks, first, last):
     return ranks[lo] + share * (ranks[hi] - ranks[lo])
 
 
-@numba.njit(cache=True, inline="always")
+@kernel(inline="always")
 def _before(p, q, key, tie):
     """Whether position p comes before position q: smaller key, ties by arrival (``tie``)."""
     return key[p] < key[q] or (key[p] == key[q] and tie[p] < tie[q])
 
 
-@numba.njit(cache=True, inline="always")
+@kernel(inline="always")
 def _sift_down(heap, size, i, key, tie):
     item = heap[i]
     while True:
@@ -357,7 +358,7 @@ def _sift_down(heap, size, i, key, tie):
     heap[i] = item
 
 
-@numba.njit(cache=True)
+@kernel
 def _ranked_target(t, servers, needs, groups, group_needs, present, n, job_i, job_f, config, tables, key, scratch, target):
     """The jobs to serve under a preemptive policy that ranks jobs: ``target[pos] = 1`` for each served.
 
@@ -442,7 +443,7 @@ def _ranked_target(t, servers, needs, groups, group_needs, present, n, job_i, jo
         free -= need
 
 
-@numba.njit(cache=True)
+@kernel
 def _rebuild_heap(keys, items, state, present, job_i, job_f):
     """Drop the stale entries of the departure heap (jobs preempted since they were pushed)."""
     size = 0
@@ -453,7 +454,7 @@ def _rebuild_heap(keys, items, state, present, job_i, job_f):
     state[HEAP] = size
 
 
-@numba.njit(cache=True)
+@kernel
 def _serve(t, slot, state, keys, items, present, job_i, job_f):
     """Start or resume a job: it completes at t + its remaining size unless preempted."""
     if state[HEAP] == keys.shape[0]:
@@ -465,14 +466,14 @@ def _serve(t, slot, state, keys, items, present, job_i, job_f):
     state[HEAP] = heap_push(keys, items, state[HEAP], job_f[slot, FINISH], slot)
 
 
-@numba.njit(cache=True)
+@kernel
 def _preempt(t, slot, job_i, job_f):
     """Stop a job; its heap entry becomes stale."""
     job_f[slot, REMAINING] = job_f[slot, FINISH] - t
     job_i[slot, SERVING] = 0
 
 
-@numba.njit(cache=True)
+@kernel
 def apply_target(t, target, state, keys, items, present, job_i, job_f):
     """Start, resume or preempt jobs so that exactly the targeted ones are in service."""
     for pos in range(state[PRESENT]):
@@ -491,7 +492,7 @@ def apply_target(t, target, state, keys, items, present, job_i, job_f):
 # arrival order with a pointer to its last served one, so an event costs O(groups + changes).
 
 
-@numba.njit(cache=True)
+@kernel
 def _link(slot, g, aux, job_i):
     """Append a job to its group's list and to the list of all jobs (arrival order)."""
     tail = aux[TAIL, g]
@@ -504,7 +505,7 @@ def _link(slot, g, aux, job_i):
     aux[COUNT, g] += 1
 
 
-@numba.njit(cache=True)
+@kernel
 def _unlink(slot, g, aux, job_i):
     prev, nxt = job_i[slot, PREV], job_i[slot, NEXT]
     if prev < 0:
@@ -520,7 +521,7 @@ def _unlink(slot, g, aux, job_i):
     aux[COUNT, g] -= 1
 
 
-@numba.njit(cache=True)
+@kernel
 def _incremental(event, slot, t, servers, needs, groups, group_needs, present, state, job_i, job_f, filling, aux,
                  scalars, keys, items):
     """Update the group lists (and, for ServerFilling, M) for one event, then serve each group's prefix."""
@@ -580,7 +581,7 @@ def _incremental(event, slot, t, servers, needs, groups, group_needs, present, s
             aux[SERVED, h] -= 1
 
 
-@numba.njit(cache=True)
+@kernel
 def decide_builtin(event, slot, t, servers, needs, groups, group_needs, present, state, job_i, job_f, config, tables,
                    aux, scalars, key, scratch, target, keys, items):
     """Apply a built-in preemptive policy after an event (arrival or departure of ``slot``)."""
@@ -593,7 +594,7 @@ def decide_builtin(event, slot, t, servers, needs, groups, group_needs, present,
         apply_target(t, target, state, keys, items, present, job_i, job_f)
 
 
-@numba.njit(cache=True)
+@kernel
 def _drop_stale(keys, items, state, job_i, job_f):
     """Pop heap entries of jobs that were preempted (or have left) since they were pushed."""
     while state[HEAP] > 0:
