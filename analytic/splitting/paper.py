@@ -144,7 +144,8 @@ def _table_partition_rows() -> list[Row]:
             p = balanced_partition(k, classes)
             psi, counts, helpers = _partition_by_scan(k, classes)
             rows.append(Row(paper="Anselmi & Doncel, eqs. (2a)-(2b)",
-                            statement=f"{name}, k = {k}: ψ; s_i; |H| by exact bisection (left: scan of all breakpoints)",
+                            statement=f"{name}, k = {k}: ψ; s_i; |H| by exact bisection (left: scan of all breakpoints; "
+                                      "the paper prints no ψ, so this checks the package against itself)",
                             paper_value=_describe_partition(psi, counts, helpers),
                             value=_describe_partition(p.psi, p.servers_per_class, p.helpers)))
     return rows
