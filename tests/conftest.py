@@ -18,14 +18,48 @@ settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+#: Test modules by lane. Each is marked with its lane and ``slow``: ``pytest -m "not slow"`` is the
+#: development lane (the README's command still runs everything).
+LANES = {"test_docs.py": "docs", "test_docs_render.py": "docs", "test_notebooks.py": "notebooks",
+         "test_reproduce.py": "reproduce"}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        lane = LANES.get(item.path.name)
+        if lane:
+            item.add_marker(lane)
+            item.add_marker("slow")
+
+
 @pytest.fixture(scope="session")
 def built_docs(tmp_path_factory) -> Path:
-    """The site, built once per test process as the README gives it (``python -m sphinx -W docs ...``):
-    the directory of its HTML pages. A build that warns or fails fails every test that uses it."""
-    root = Path(__file__).parent.parent
-    out = tmp_path_factory.mktemp("docs")
-    result = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "docs", str(out / "html"),
-                             "-d", str(out / "doctrees")], cwd=root, capture_output=True, text=True)
-    if result.returncode != 0 or "WARNING" in result.stderr:
-        pytest.fail(f"the site does not build without a warning:\n{result.stdout}{result.stderr}")
+    """The site, built once per test run as the README gives it (``python -m sphinx -W docs ...``):
+    the directory of its HTML pages. A build that warns or fails fails every test that uses it.
+
+    Under pytest-xdist the workers share one build: the first to take the lock builds into the run's
+    common temporary directory, the others wait and reuse it (where ``fcntl`` is missing, Windows,
+    each worker builds its own).
+    """
+    try:
+        import fcntl
+    except ImportError:
+        fcntl = None
+    shared = tmp_path_factory.getbasetemp()
+    if fcntl is not None and os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent                      # the directory every worker's basetemp lives in
+    out = shared / "docs-build"
+    with open(shared / "docs-build.lock", "w") as lock:
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (out / "result").exists():
+            out.mkdir(exist_ok=True)
+            result = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "docs",
+                                     str(out / "html"), "-d", str(out / "doctrees")], cwd=Path(__file__).parent.parent,
+                                    capture_output=True, text=True)
+            failed = result.returncode != 0 or "WARNING" in result.stderr
+            (out / "result").write_text(f"{result.stdout}{result.stderr}" if failed else "")
+    message = (out / "result").read_text()
+    if message:
+        pytest.fail(f"the site does not build without a warning:\n{message}")
     return out / "html"

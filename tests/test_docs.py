@@ -39,7 +39,6 @@ def blocks(language):
     return found
 
 
-@pytest.mark.xdist_group("docs")        # one build per run, shared with tests/test_docs_render.py
 def test_the_site_builds_without_a_warning(built_docs):
     """The ``built_docs`` fixture (tests/conftest.py) builds with -W and fails on any warning."""
     assert (built_docs / "api" / "partitioning.html").exists()

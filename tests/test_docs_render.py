@@ -26,8 +26,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.xdist_group("docs")     # one build per run, shared with tests/test_docs.py
-
 CHROMIUM = next((path for path in (os.environ.get("CHROMIUM"), shutil.which("chromium"), shutil.which("chromium-browser"),
                                    shutil.which("google-chrome")) if path), None)
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium found (chromium, chromium-browser, google-chrome "
