@@ -10,6 +10,9 @@
    accuracy we vouch for, and SuperLU's largest relative error against our certified law (states
    >= 1e-290; SuperLU counts as accurate where that is below 1e-8). A call under 50 ms is timed as
    the least of 20 (ours and SuperLU's alike).
+   Then chains under 1 000 states (21, 105, 500 and 1 000 states: ModifiedBS, the partitioning
+   configurations, birth–death queues): milliseconds per solve, vouched, beside SuperLU's
+   (target: 2 ms, and at most twice SuperLU's time).
 2. Accuracy on the hard families (birth–death rates over 8 decades, nearly decomposable chains
    with couplings down to 1e-15, reversible chains with weights over 100 decades): per method, how
    many answers were vouched for, and the worst relative error against the balance equations
@@ -157,6 +160,37 @@ def targets():
             base, ratio, err = f"({quoted[0]:.0f})".rjust(10), f"{seconds / quoted[0]:6.3f}", f"{'-':>11}"
         print(f"{label:<58} {chain.n_states:>9,} {base} {seconds:8.4f} {ratio} {pi.accuracy:8.0e} {err}  "
               f"{pi.method.split(' (')[0]}")
+    print()
+
+
+def birth_death(states, load=0.9):
+    """M/M/1/(states - 1) at ``load``: a birth–death chain of ``states`` states (from_function)."""
+    return CTMC.from_function(0, lambda x: [(x + 1, load)] * (x < states - 1) + [(x - 1, 1.0)] * (x > 0))
+
+
+#: The small-chain target: a chain under 1 000 states solved and vouched for in this many seconds.
+SMALL_CHAIN_SECONDS = 2e-3
+
+
+def small_chains():
+    """Chains under 1 000 states, as users typically solve them: the time of one vouched solve (the
+    least of 20) against the target and SuperLU's."""
+    print(f"== chains under 1 000 states: ms per solve (least of 20) [target: {SMALL_CHAIN_SECONDS * 1e3:g} ms, "
+          "2x SuperLU] ==")
+    cases = [("ModifiedBS A system, k = 40", lambda: modified_bs_chain(40, 10.0, [JobClass(2, 1.0, 2.0)])),
+             ("DGP configurations, Figure 1 cluster", lambda: dgp_chain(FIGURE1_CLUSTER, FIGURE1_JOB, queue_weights=2.0,
+                                                                       beta=0.5)),
+             ("loss configurations, Figure 1 cluster", lambda: loss_chain(FIGURE1_CLUSTER, FIGURE1_JOB)),
+             ("birth–death, M/M/1/499 at load 0.9", lambda: birth_death(500)),
+             ("birth–death, M/M/1/999 at load 0.9", lambda: birth_death(1000))]
+    print(f"{'chain':<40} {'states':>7} {'ms':>7} {'SuperLU ms':>10} {'ratio':>6} {'vouched':>8}  target")
+    for label, build in cases:
+        chain = build()
+        pi, seconds = fastest(chain.stationary)
+        _, base = fastest(superlu, chain.generator)
+        met = "met" if seconds <= SMALL_CHAIN_SECONDS and seconds <= 2 * base else "MISSED"
+        print(f"{label:<40} {chain.n_states:>7,} {seconds * 1e3:7.3f} {base * 1e3:10.3f} {seconds / base:6.2f} "
+              f"{pi.accuracy:8.0e}  {met}")
     print()
 
 
@@ -378,6 +412,7 @@ def main():
         large((0.6, 0.8) if args.case == "large-0.6" else (0.9, 0.95))
         return
     targets()
+    small_chains()
     hard_families()
     issue_families()
     transient_timing()

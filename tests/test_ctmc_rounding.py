@@ -86,8 +86,7 @@ def formula(columns):
 
 
 def counted(balance, plan):
-    pattern = gth._permuted(gth._symmetric(balance.rates), plan.order)
-    indptr, indices = pattern.indptr.astype(np.int64), pattern.indices.astype(np.int64)
+    indptr, indices = gth._permuted_pattern(gth._symmetric(balance.rates), plan.order)
     return rounding_sum(indptr, indices, gth._etree(indptr, indices, balance.n))[0]
 
 

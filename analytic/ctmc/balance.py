@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, dijkstra
 
+from analytic._kernels import kernel
 from analytic.ctmc.compensated import two_product, two_sum
 from analytic.ctmc.spanning import spanning_tree
 from analytic.errors import InvalidParameterError
@@ -159,7 +160,7 @@ def _renormalized_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndar
     return s, (a - (s - v)) + (b - v)
 
 
-@numba.njit(cache=True)
+@kernel
 def _products(a, b):  # pragma: no cover - compiled
     p, e = np.empty_like(a), np.empty_like(a)
     for i in range(len(a)):
@@ -185,6 +186,9 @@ class Balance:
         The scaled off-diagonal rates ``q'_ij`` (row i: out of i).
     into : scipy.sparse.csr_array
         Its transpose (row i: the rates into i).
+    out_csr, in_csr : tuple of numpy.ndarray
+        ``(indptr, indices, data)`` of ``rates`` and of ``into``, with int64 indices (the compiled
+        kernels' arguments; scipy may hold its index arrays as int32).
     outflow : numpy.ndarray
         ``q'_i`` rounded to double, in [1/2, 1] (its double-double value is used in the sums).
 
@@ -206,39 +210,39 @@ class Balance:
     """
 
     def __init__(self, generator: sp.csr_array) -> None:
-        rates = sp.csr_array(generator, copy=True)
-        rates.sum_duplicates()      # one rate per transition: the chain the solvers and bounds see
-        rates.setdiag(0.0)
-        rates.eliminate_zeros()
-        rates.sort_indices()
-        self.n = rates.shape[0]
-        rows = np.repeat(np.arange(self.n), np.diff(rates.indptr))
-        largest = np.zeros(self.n)
-        np.maximum.at(largest, rows, rates.data)
-        total = np.asarray(rates.sum(axis=1)).ravel()
-        _, self.row_exponent = np.frexp(np.where(total < np.inf, total, largest))
-        self.row_exponent = self.row_exponent.astype(np.int64)
-        scaled = np.ldexp(rates.data, -self.row_exponent[rows])
-        lost = np.ldexp(scaled, self.row_exponent[rows]) != rates.data
+        indptr, indices, data = _off_diagonal(generator)
+        self.n = n = generator.shape[0]
+        rows = np.repeat(np.arange(n), np.diff(indptr))
+        total = _row_reduce(np.add, data, indptr)
+        unbounded = ~(total < np.inf)       # a sum that overflowed: the largest rate sets the scale
+        if unbounded.any():
+            total = np.where(unbounded, _row_reduce(np.maximum, data, indptr), total)
+        self.row_exponent = np.frexp(total)[1].astype(np.int64)
+        scaled = np.ldexp(data, -self.row_exponent[rows])
+        lost = np.ldexp(scaled, self.row_exponent[rows]) != data
         if lost.any():
             at = int(np.flatnonzero(lost)[0])
             raise InvalidParameterError(
-                "rate", float(rates.data[at]),
-                f"from state {rows[at]} to {rates.indices[at]} is too small against the total rate out of state "
+                "rate", float(data[at]),
+                f"from state {rows[at]} to {indices[at]} is too small against the total rate out of state "
                 f"{rows[at]} ({total[rows[at]]:.3g}): relative to it, it falls below the normal doubles (2**-1022) "
                 "and loses bits; the rates out of one state span more than the double range")
-        self.rates = sp.csr_array((scaled, rates.indices.astype(np.int64), rates.indptr.astype(np.int64)),
-                                  shape=rates.shape)
-        self.into = self.rates.T.tocsr()
-        self.into.sort_indices()
-        self._into = (self.into.indptr.astype(np.int64), self.into.indices.astype(np.int64), self.into.data)
-        self._outflow_hi, self._outflow_lo, self._outflow_error = _row_sums(self.rates.indptr.astype(np.int64), scaled)
+        self.rates = sp.csr_array((scaled, indices, indptr), shape=(n, n))
+        self.out_csr = (indptr, indices, scaled)
+        self.in_csr = transpose(indptr, indices, scaled, n)
+        self._outflow_hi, self._outflow_lo, self._outflow_error = _row_sums(indptr, scaled)
         self.outflow = self._outflow_hi + self._outflow_lo
         self._orders: dict[int, np.ndarray] = {}
         self._rough: Measure | None = None
         self._tree: Measure | None = None
         self._edges: tuple[np.ndarray, np.ndarray] | None = None
         self._reverse: np.ndarray | None = None
+
+    @cached_property
+    def into(self) -> sp.csr_array:
+        """The transpose of ``rates`` (row i: the rates into i), column indices sorted."""
+        indptr, indices, data = self.in_csr
+        return sp.csr_array((data, indices, indptr), shape=(self.n, self.n))
 
     def order_toward(self, reference: int) -> np.ndarray:
         """The states by decreasing distance (in transitions) from ``reference``, which comes last: a
@@ -391,8 +395,7 @@ class Balance:
         ([0.25, 0.25, 0.5, 0.5], [0.5, 0.0, 0.25, 0.0])
         """
         if self._reverse is None:
-            self._reverse = _reverse_rates(self.rates.indptr.astype(np.int64), self.rates.indices.astype(np.int64),
-                                           self.rates.data)
+            self._reverse = _reverse_rates(*self.out_csr)
         return self._reverse
 
     def _imbalance(self, x: Measure) -> float:
@@ -405,7 +408,7 @@ class Balance:
         largest rates both ways, in logarithms (computed once)."""
         if self._tree is not None:
             return self._tree
-        indptr, indices = self.rates.indptr.astype(np.int64), self.rates.indices.astype(np.int64)
+        indptr, indices, _ = self.out_csr
         back = self.reverse_rates()
         both = back > 0
         weight = np.where(both, -np.log2(self.rates.data) - np.log2(np.where(both, back, 1.0)), np.inf)
@@ -420,7 +423,7 @@ class Balance:
         100 and 2 000 steps), divided by the outflows; values below ``2**-1000`` of the largest are
         raised to it."""
         steps = int(np.clip(2e7 / max(self.rates.nnz, 1), 100, 2_000))
-        indptr, indices, data = self._into
+        indptr, indices, data = self.in_csr
         flow = _lazy_jumps(indptr, indices, data / self.outflow[indices], steps)
         flow = np.maximum(flow, flow.max() * 2.0**-1000)
         return Measure.from_parts(flow / self.outflow, np.zeros(self.n, np.int64))
@@ -526,7 +529,7 @@ class Balance:
         >>> value.round(12).tolist(), bool(bound.max() < 1e-18)
         ([0.00025, -0.00025], True)
         """
-        return _excess(*self._into, self._outflow_hi, self._outflow_lo, self._outflow_error, hi, lo, exponent)
+        return _excess(*self.in_csr, self._outflow_hi, self._outflow_lo, self._outflow_error, hi, lo, exponent)
 
     def largest_shift(self, x: Measure) -> int:
         """The largest ``exponent_j - exponent_i`` of ``x`` over the transitions ``j -> i``: how many
@@ -585,7 +588,7 @@ class Balance:
         >>> bool(balance.lifted_excess(x, 1000)[1] == 2.0**998)
         True
         """
-        indptr, indices, data = self._into
+        indptr, indices, data = self.in_csr
         return _lifted_excess(indptr, indices, data, self.outflow, x.hi, x.exponent, lift)
 
     def scaled_matrix(self, x: Measure, reference: int) -> sp.csr_array:
@@ -620,7 +623,7 @@ class Balance:
         >>> balance.scaled_matrix(x, 0).toarray().tolist()
         [[1.0, 0.0], [-1.0, 1.0]]
         """
-        indptr, indices, data = self._into
+        indptr, indices, data = self.in_csr
         rows = np.repeat(np.arange(self.n), np.diff(indptr))
         with np.errstate(over="ignore"):         # reported below
             values = -data / self.outflow[rows] * np.ldexp(x.hi[indices] / x.hi[rows], x.exponent[indices] - x.exponent[rows])
@@ -631,7 +634,58 @@ class Balance:
         return _with_unit_diagonal(indptr, indices, values, self.n)
 
 
-@numba.njit(cache=True)
+def _off_diagonal(generator: sp.csr_array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CSR arrays (int64 indices, float rates) of the off-diagonal nonzero entries of ``generator``,
+    one per transition, sorted within each row: the chain the solvers and bounds see. A generator
+    already in canonical form (the chains' own) is filtered without being copied first."""
+    matrix = generator if isinstance(generator, sp.csr_array) else sp.csr_array(generator)
+    if not matrix.has_canonical_format:     # duplicates summed, indices sorted
+        matrix = sp.csr_array(matrix, copy=True)
+        matrix.sum_duplicates()
+    n = matrix.shape[0]
+    rows = np.repeat(np.arange(n), np.diff(matrix.indptr))
+    keep = (matrix.indices != rows) & (matrix.data != 0)
+    indptr = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(rows[keep], minlength=n), out=indptr[1:])
+    return indptr, matrix.indices[keep].astype(np.int64), matrix.data[keep].astype(float)
+
+
+def _row_reduce(ufunc: np.ufunc, data: np.ndarray, indptr: np.ndarray) -> np.ndarray:
+    """``ufunc`` over each row of a CSR matrix, in its order (0 for an empty row)."""
+    out = np.zeros(len(indptr) - 1)
+    nonempty = np.flatnonzero(np.diff(indptr))
+    if nonempty.size:
+        out[nonempty] = ufunc.reduceat(data, indptr[nonempty])
+    return out
+
+
+@kernel
+def transpose(indptr, indices, data, n):  # pragma: no cover - compiled
+    """CSR arrays of the transpose of an n x n CSR matrix (a counting sort: its column indices come
+    out sorted).
+
+    Examples
+    --------
+    >>> indptr, indices, data = transpose(np.array([0, 2, 3]), np.array([0, 1, 0]), np.array([1.0, 2.0, 3.0]), 2)
+    >>> indptr.tolist(), indices.tolist(), data.tolist()
+    ([0, 2, 3], [0, 1, 0], [1.0, 3.0, 2.0])
+    """
+    ptr = np.zeros(n + 1, np.int64)
+    for q in range(indptr[n]):
+        ptr[indices[q] + 1] += 1
+    for i in range(n):
+        ptr[i + 1] += ptr[i]
+    at = ptr[:n].copy()
+    out_indices, out_data = np.empty(indptr[n], np.int64), np.empty(indptr[n], data.dtype)
+    for i in range(n):
+        for q in range(indptr[i], indptr[i + 1]):
+            c = indices[q]
+            out_indices[at[c]], out_data[at[c]] = i, data[q]
+            at[c] += 1
+    return ptr, out_indices, out_data
+
+
+@kernel
 def _fill(indptr, indices, shape_hi, shape_exponent, states, hi, lo, exponent):  # pragma: no cover - compiled
     """In place, for each of ``states`` in turn: its largest positive neighbour ``j`` times the ratio
     ``r_i / r_j`` of the measure ``r`` (``shape``), as a mantissa and an exponent."""
@@ -645,7 +699,7 @@ def _fill(indptr, indices, shape_hi, shape_exponent, states, hi, lo, exponent): 
         hi[i], lo[i], exponent[i] = mantissa, 0.0, power + exponent[best] + shape_exponent[i] - shape_exponent[best]
 
 
-@numba.njit(cache=True)
+@kernel
 def _normalized(hi, lo, shift):  # pragma: no cover - compiled
     """``(hi + lo) 2**shift / S`` rounded once, for ``S`` the sum of the values with ``shift >= -1000``
     (the others add less than ``n 2**-1000`` to a sum of at least 1/2): the sum as a double-double
@@ -670,7 +724,7 @@ def _normalized(hi, lo, shift):  # pragma: no cover - compiled
     return law
 
 
-@numba.njit(cache=True)
+@kernel
 def _reverse_rates(indptr, indices, data):  # pragma: no cover - compiled
     """For each transition i -> j of a CSR matrix with sorted indices, the rate j -> i (0 if none)."""
     back = np.zeros(len(data))
@@ -683,7 +737,7 @@ def _reverse_rates(indptr, indices, data):  # pragma: no cover - compiled
     return back
 
 
-@numba.njit(cache=True)
+@kernel
 def _tree_logs(order, parent, indptr, indices, data, outflow):  # pragma: no cover - compiled
     """``log2 x`` by detailed balance down the tree given by ``order`` (root first) and ``parent``."""
     log_x = np.zeros(len(order))
@@ -704,7 +758,7 @@ def _tree_logs(order, parent, indptr, indices, data, outflow):  # pragma: no cov
     return log_x
 
 
-@numba.njit(cache=True)
+@kernel
 def _lazy_jumps(indptr, indices, probability, steps):  # pragma: no cover - compiled
     """At most ``steps`` steps ``v <- (v + v P) / 2`` of the jump chain from the uniform law, fewer
     once a step changes no entry by more than 1e-9 of itself (a fixed point to the precision a
@@ -727,7 +781,7 @@ def _lazy_jumps(indptr, indices, probability, steps):  # pragma: no cover - comp
     return v
 
 
-@numba.njit(cache=True)
+@kernel
 def _row_sums(indptr, data):  # pragma: no cover - compiled
     """Each row's sum as a double-double ``hi + lo``, and a bound on its error: the roundings of the
     low-order accumulation (``two_sum`` itself is exact)."""
@@ -748,7 +802,7 @@ def _row_sums(indptr, data):  # pragma: no cover - compiled
 _UNIT = 2.0**-53
 
 
-@numba.njit(cache=True)
+@kernel
 def _excess(indptr, indices, data, out_hi, out_lo, out_error, hi, lo, exponent):  # pragma: no cover - compiled
     """See :meth:`Balance.excess`. Products are formed exactly (``two_product``) and scaled to state
     i's units by powers of two, then accumulated in double-double. The error bound is a running
@@ -794,7 +848,7 @@ def _excess(indptr, indices, data, out_hi, out_lo, out_error, hi, lo, exponent):
     return value, bound
 
 
-@numba.njit(cache=True)
+@kernel
 def _lifted_excess(indptr, indices, data, outflow, hi, exponent, lift):  # pragma: no cover - compiled
     """See :meth:`Balance.lifted_excess`."""
     n = len(hi)
@@ -808,7 +862,7 @@ def _lifted_excess(indptr, indices, data, outflow, hi, exponent, lift):  # pragm
     return value
 
 
-@numba.njit(cache=True, inline="always")
+@kernel(inline="always")
 def _subnormal(a, b, c, d):  # pragma: no cover - compiled
     """The absolute rounding error a result may carry beyond ``2**-53`` of its size: nonzero only
     when one of them lies in the subnormal range, where rounding is absolute (2**-1075)."""

@@ -34,9 +34,9 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
+from analytic._kernels import kernel
 from analytic.ctmc.balance import Balance, Measure
 from analytic.ctmc.spanning import spanning_tree
 
@@ -328,7 +328,7 @@ def tree_bound(balance: Balance, x: Measure) -> tuple[float, float]:
     return (math.expm1(log_factor) if log_factor < 700 else math.inf), eta
 
 
-@numba.njit(cache=True)
+@kernel
 def _rate(indptr, indices, data, i, j):  # pragma: no cover - compiled
     """The rate from i to j (0 if none)."""
     for p in range(indptr[i], indptr[i + 1]):
@@ -337,7 +337,7 @@ def _rate(indptr, indices, data, i, j):  # pragma: no cover - compiled
     return 0.0
 
 
-@numba.njit(cache=True)
+@kernel
 def _subtree_eta(order, parent, value, bound, hi, exponent, indptr, indices, data):  # pragma: no cover - compiled
     """The largest relative change of a tree edge's flow that routes every state's excess to the
     root (see :func:`tree_bound`). Sums are held as mantissas and exponents (excesses of states

@@ -10,14 +10,14 @@ overflows: exact when ``|a b| >= 2**-969`` and ``|a|, |b| < 2**996``. Sums of su
 
 from __future__ import annotations
 
-import numba
+from analytic._kernels import kernel
 
 __all__ = ["two_product", "two_sum"]
 
 _SPLIT = 134217729.0  # 2**27 + 1
 
 
-@numba.njit(cache=True, inline="always")
+@kernel(inline="always")
 def two_sum(a, b):  # pragma: no cover - compiled
     """``(s, e)`` with ``s = fl(a + b)`` and ``a + b = s + e`` exactly.
 
@@ -45,7 +45,7 @@ def two_sum(a, b):  # pragma: no cover - compiled
     return s, (a - (s - v)) + (b - v)
 
 
-@numba.njit(cache=True, inline="always")
+@kernel(inline="always")
 def two_product(a, b):  # pragma: no cover - compiled
     """``(p, e)`` with ``p = fl(a b)`` and ``a b = p + e`` exactly (see the module docstring).
 

@@ -19,8 +19,8 @@ This module runs GTH as a sparse *multifrontal* factorization:
 * chains of the tree with nested structure are grouped into supernodes; each supernode is
   eliminated in a dense *front* holding its states and the later states they reach, assembled from
   the original rates and from its children's contribution blocks (the censored rates among later
-  states), and eliminated in blocks whose trailing update is a matrix product of non-negative
-  matrices (BLAS);
+  states), and eliminated in blocks whose trailing update is a product of non-negative matrices
+  (compiled loops on the calling thread, in place: ``_trailing``);
 * back-substitution holds each unnormalized probability as a mantissa and a binary exponent, so
   no value over- or underflows however widely the probabilities range.
 
@@ -28,6 +28,13 @@ Rates are first divided by each state's total outflow (the embedded jump chain, 
 [0, 1] and cannot overflow), and ``log pi_i = log nu_i - log q_i`` undoes it. The analysis phase
 (:func:`analyse`) returns the exact memory and work the factorization will need before anything is
 allocated, so callers can refuse a chain that does not fit.
+
+One :class:`Factorization` serves a whole solve: its :meth:`~Factorization.measure` is computed once
+(a single back-substitution, whoever asks), and the refinement rounds and the certificate solve
+their pinned systems through the same factors (:meth:`~Factorization.solve`: one forward sweep and
+one back-substitution per non-zero source). On chains of many million multiply-adds the
+factorization runs in steps for a progress bar (``_chunks``): several calls of ``_factor``, one
+factorization.
 """
 
 from __future__ import annotations
@@ -36,13 +43,13 @@ import itertools
 import math
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 from tqdm import tqdm
 
-from analytic.ctmc.balance import Balance, Measure
+from analytic._kernels import kernel
+from analytic.ctmc.balance import Balance, Measure, transpose
 from analytic.ctmc.compensated import two_sum
 from analytic.ctmc.ordering import minimum_degree, nested_dissection
 from analytic.ctmc.rounding import factorization_bound, rounding_sum
@@ -60,7 +67,7 @@ WIDE_SEPARATORS = 1e4
 #: A factorization needing more multiply-adds than this shows a progress bar (about half a minute).
 PROGRESS_FLOPS = 1e11
 
-#: Columns eliminated together before the trailing update of a front (the BLAS block size).
+#: Columns eliminated together before the trailing update of a front (the block size).
 _BLOCK = 64
 
 #: A chain of the elimination tree joins its child's supernode while that supernode has fewer
@@ -140,7 +147,7 @@ class GTHPlan:
 # ---------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@kernel
 def _etree(indptr, indices, n):  # pragma: no cover - compiled
     """Elimination tree of a symmetric pattern (Liu's algorithm with path compression)."""
     parent = -np.ones(n, np.int64)
@@ -157,7 +164,7 @@ def _etree(indptr, indices, n):  # pragma: no cover - compiled
     return parent
 
 
-@numba.njit(cache=True)
+@kernel
 def _postorder(parent, n):  # pragma: no cover - compiled
     """A post-order of the forest ``parent`` (children before parents, subtrees contiguous)."""
     head = -np.ones(n, np.int64)
@@ -188,7 +195,7 @@ def _postorder(parent, n):  # pragma: no cover - compiled
     return post
 
 
-@numba.njit(cache=True)
+@kernel
 def _column_counts(indptr, indices, parent, n, cap):  # pragma: no cover - compiled
     """Number of entries of each column of the factor, diagonal included (row subtrees, O(|L|)),
     and their total; the count stops as soon as the total exceeds ``cap`` (so does the work)."""
@@ -209,7 +216,7 @@ def _column_counts(indptr, indices, parent, n, cap):  # pragma: no cover - compi
     return count, total
 
 
-@numba.njit(cache=True)
+@kernel
 def _supernodes(parent, count, n, relax):  # pragma: no cover - compiled
     """First column of each supernode (and n): column j joins j - 1's supernode when j is j - 1's
     parent and only child, and either their structures nest or the supernode is still small."""
@@ -229,7 +236,7 @@ def _supernodes(parent, count, n, relax):  # pragma: no cover - compiled
     return start[: m + 2]
 
 
-@numba.njit(cache=True)
+@kernel
 def _grow(array, needed):  # pragma: no cover - compiled
     if needed <= len(array):
         return array
@@ -238,7 +245,7 @@ def _grow(array, needed):  # pragma: no cover - compiled
     return grown
 
 
-@numba.njit(cache=True)
+@kernel
 def _fronts(indptr, indices, parent, start, n):  # pragma: no cover - compiled
     """Update rows of every supernode's front (the later states its states reach after censoring),
     and its number of child supernodes."""
@@ -284,7 +291,7 @@ def _fronts(indptr, indices, parent, start, n):  # pragma: no cover - compiled
     return update_ptr, update[: update_ptr[m]].copy(), n_children
 
 
-@numba.njit(cache=True)
+@kernel
 def _sizes(start, update_ptr, n_children):  # pragma: no cover - compiled
     """Stored factor entries, peak contribution stack, largest front, the multiply-adds done before
     each supernode (and in all), and the entries of all fronts (each is cleared, assembled and
@@ -327,8 +334,11 @@ _TINY = 2.0**-500
 #: The smallest normal double: a result below it is rounded absolutely, not relatively.
 _SMALLEST_NORMAL = 2.0**-1022
 
+#: Columns of a trailing update done together (a tile of a block's pivot rows stays in cache).
+_TILE = 512
 
-@numba.njit(cache=True)
+
+@kernel
 def _rescale(G, exponent, first):  # pragma: no cover - compiled
     """Rows ``first..`` of ``G``, columns ``first..``: a row whose largest entry is below ``_TINY``
     is multiplied by a power of two bringing it to [1/2, 1), and its exponent lowered to match.
@@ -348,7 +358,7 @@ def _rescale(G, exponent, first):  # pragma: no cover - compiled
             exponent[j] -= power
 
 
-@numba.njit(cache=True)
+@kernel
 def _eliminate(G, exponent, pivot, pivot_exponent, lower, upper, lower_exponent, at, at_exponent, first, p,
                block):  # pragma: no cover - compiled
     """GTH elimination of the first p states of a dense front, in place; row j of ``G`` holds the
@@ -359,7 +369,7 @@ def _eliminate(G, exponent, pivot, pivot_exponent, lower, upper, lower_exponent,
     ``G[t, i] /= s_t`` (routing probabilities), and ``G[j, i] += G[j, t] * G[t, i]`` for later j, i.
     Done in blocks: each block's rows are first rescaled where they became tiny (``_rescale``), its
     own columns eliminated (panel), then a forward substitution on the rows below and one matrix
-    product (BLAS) for the trailing part. After each block its factor is stored: ``lower[t, j] =
+    product for the trailing part (``_trailing``). After each block its factor is stored: ``lower[t, j] =
     G[j, t]`` (the rate from j into t in the chain censored on {t, t+1, ...}; row j's exponent in
     ``lower_exponent``, one entry per block and front row) and ``upper[t, i] = G[t, i]`` (t's
     routing probabilities, free of scale).
@@ -390,15 +400,7 @@ def _eliminate(G, exponent, pivot, pivot_exponent, lower, upper, lower_exponent,
                     if w != 0.0:
                         for i in range(t + 1, b1):
                             G[j, i] += w * G[t, i]
-            if f - b1 > 16:
-                G[b1:, b1:] += np.dot(np.ascontiguousarray(G[b1:, b0:b1]), np.ascontiguousarray(G[b0:b1, b1:]))
-            else:
-                for j in range(b1, f):
-                    for t in range(b0, b1):
-                        w = G[j, t]
-                        if w != 0.0:
-                            for i in range(b1, f):
-                                G[j, i] += w * G[t, i]
+            _trailing(G, b0, b1)
         for j in range(f):
             lower_exponent[at_exponent + (b0 // block) * f + j] = exponent[j]
         for t in range(b0, b1):
@@ -407,7 +409,42 @@ def _eliminate(G, exponent, pivot, pivot_exponent, lower, upper, lower_exponent,
                 upper[at + t * f + j] = G[t, j] if j > t else 0.0
 
 
-@numba.njit(cache=True)
+@kernel
+def _trailing(G, b0, b1):  # pragma: no cover - compiled
+    """The trailing update of a block, in place: ``G[j, i] += sum_t G[j, t] G[t, i]`` for the rows and
+    columns after the block (``j, i >= b1``) and its pivots ``b0 <= t < b1``: two rows and four
+    pivots at a time (each load of a pivot row serves two rows), by columns in tiles that stay in cache.
+
+    Compiled loops rather than BLAS: the front stays in place (no product to allocate and add), and
+    the work runs on the calling thread (a threaded BLAS on many small fronts spent most of its
+    time synchronizing: the 10**6-state lattice's factorization took three times as long on a busy
+    two-core machine). Every term is a product of non-negative numbers: the rounding analysis of
+    :mod:`analytic.ctmc.rounding` covers any order of the sums."""
+    f = G.shape[0]
+    for c0 in range(b1, f, _TILE):
+        c1 = min(c0 + _TILE, f)
+        for j in range(b1, f, 2):
+            k = min(j + 1, f - 1)        # the last row pairs with itself when the count is odd
+            t = b0
+            while t + 4 <= b1:
+                v0, v1, v2, v3 = G[j, t], G[j, t + 1], G[j, t + 2], G[j, t + 3]
+                w0, w1, w2, w3 = G[k, t], G[k, t + 1], G[k, t + 2], G[k, t + 3]
+                if k == j:
+                    w0 = w1 = w2 = w3 = 0.0
+                for i in range(c0, c1):
+                    a, b, c, d = G[t, i], G[t + 1, i], G[t + 2, i], G[t + 3, i]
+                    G[j, i] += (v0 * a + v1 * b) + (v2 * c + v3 * d)
+                    G[k, i] += (w0 * a + w1 * b) + (w2 * c + w3 * d)
+                t += 4
+            while t < b1:
+                v, w = G[j, t], 0.0 if k == j else G[k, t]
+                for i in range(c0, c1):
+                    G[j, i] += v * G[t, i]
+                    G[k, i] += w * G[t, i]
+                t += 1
+
+
+@kernel
 def _exponent_slots(start, update_ptr, block):  # pragma: no cover - compiled
     """Offsets of each supernode's row exponents in the factor: one per block and front row."""
     m = len(start) - 1
@@ -419,7 +456,7 @@ def _exponent_slots(start, update_ptr, block):  # pragma: no cover - compiled
     return offsets
 
 
-@numba.njit(cache=True)
+@kernel
 def _factor(begin, end_supernode, counters, out_ptr, out_idx, out_val, in_ptr, in_idx, in_val, start, update_ptr,
             update, n_children, block, pivot, pivot_exponent, lower, upper, exponent_ptr, lower_exponent, factor_ptr,
             local, stack, stack_exponent, block_at, block_of, exponent_at, front):  # pragma: no cover - compiled
@@ -484,10 +521,11 @@ def _factor(begin, end_supernode, counters, out_ptr, out_idx, out_val, in_ptr, i
             top, top_exponent = at, exponent_at[depth]
             for a in range(crest):
                 row = local[update[cbase + a]]
-                shift = stack_exponent[top_exponent + a] - row_exponent[row]
+                shift = stack_exponent[top_exponent + a] - row_exponent[row]     # <= 0: the row's largest
+                scale = math.ldexp(1.0, shift)     # a normal power of two: multiplying by it is ldexp's rounding
                 for b in range(crest):
                     value = stack[at + a * crest + b]
-                    aligned = math.ldexp(value, shift)
+                    aligned = value * scale if shift >= -1022 else math.ldexp(value, shift)
                     if value > 0.0 and aligned < _SMALLEST_NORMAL:   # shifted below the double range
                         counters[3] += 1
                     G[row, local[update[cbase + b]]] += aligned
@@ -506,7 +544,7 @@ def _factor(begin, end_supernode, counters, out_ptr, out_idx, out_val, in_ptr, i
     counters[0], counters[1], counters[2] = depth, top, top_exponent
 
 
-@numba.njit(cache=True)
+@kernel
 def _products_normal(start, update_ptr, factor_ptr, lower, upper):  # pragma: no cover - compiled
     """Whether every censored rate into a pivot (``lower``), every routing probability out of it
     (``upper``) and every product of the two that the elimination formed is at least the smallest
@@ -528,7 +566,7 @@ def _products_normal(start, update_ptr, factor_ptr, lower, upper):  # pragma: no
     return True
 
 
-@numba.njit(cache=True)
+@kernel
 def _add(mantissa, exponent, i, value, power):  # pragma: no cover - compiled
     """``x_i += value * 2**power`` for ``x`` held as mantissas and exponents (value >= 0). The
     mantissas are kept below ``2**500`` and renormalized only then, so an addition costs one ``ldexp``."""
@@ -546,7 +584,7 @@ def _add(mantissa, exponent, i, value, power):  # pragma: no cover - compiled
         mantissa[i], exponent[i] = m, exponent[i] + e
 
 
-@numba.njit(cache=True)
+@kernel
 def _forward(start, update_ptr, update, factor_ptr, upper, mantissa, exponent):  # pragma: no cover - compiled
     """Carry sources down the elimination: the source reaching pivot t (all of it once t's turn
     comes) is routed on to the later states by t's routing probabilities, in place."""
@@ -567,7 +605,7 @@ def _forward(start, update_ptr, update, factor_ptr, upper, mantissa, exponent): 
                     _add(mantissa, exponent, first + i if i < p else update[base + i - p], mantissa[g] * u, exponent[g])
 
 
-@numba.njit(cache=True)
+@kernel
 def _back_substitute(start, update_ptr, update, pivot, pivot_exponent, factor_ptr, lower, exponent_ptr,
                      lower_exponent, block, source, source_exponent, root):  # pragma: no cover - compiled
     """``nu_t = (W_t + sum_j lower[t, j] nu_j) / s_t`` from the root (``nu = root``) down, where
@@ -650,17 +688,40 @@ def _back_substitute(start, update_ptr, update, pivot, pivot_exponent, factor_pt
 # ---------------------------------------------------------------------------------------------
 
 
-def _embedded(rates: sp.csr_array, outflow: np.ndarray) -> sp.csr_array:
-    """The jump chain: off-diagonal rates divided by each state's total outflow."""
-    return sp.csr_array((rates.data / np.repeat(outflow, np.diff(rates.indptr)), rates.indices, rates.indptr),
-                        shape=rates.shape)
-
-
 def _symmetric(rates: sp.csr_array) -> sp.csr_array:
-    return (rates + rates.T).tocsr()
+    """The pattern of ``rates + rates.T`` (entries 1, indices sorted): the undirected transition graph."""
+    n = rates.shape[0]
+    indptr, indices = rates.indptr.astype(np.int64), rates.indices.astype(np.int64)
+    ptr, idx = _union(indptr, indices, *transpose(indptr, indices, np.ones(len(indices)), n)[:2])
+    return sp.csr_array((np.ones(len(idx)), idx, ptr), shape=(n, n))
 
 
-@numba.njit(cache=True)
+@kernel
+def _union(a_ptr, a_idx, b_ptr, b_idx):  # pragma: no cover - compiled
+    """CSR pattern of the union of two patterns whose rows are sorted (merged row by row, sorted)."""
+    n = len(a_ptr) - 1
+    ptr = np.zeros(n + 1, np.int64)
+    idx = np.empty(len(a_idx) + len(b_idx), np.int64)
+    at = 0
+    for i in range(n):
+        p, q = a_ptr[i], b_ptr[i]
+        while p < a_ptr[i + 1] or q < b_ptr[i + 1]:
+            if q == b_ptr[i + 1] or (p < a_ptr[i + 1] and a_idx[p] < b_idx[q]):
+                idx[at] = a_idx[p]
+                p += 1
+            elif p == a_ptr[i + 1] or b_idx[q] < a_idx[p]:
+                idx[at] = b_idx[q]
+                q += 1
+            else:
+                idx[at] = a_idx[p]
+                p += 1
+                q += 1
+            at += 1
+        ptr[i + 1] = at
+    return ptr, idx[:at].copy()
+
+
+@kernel
 def _permute(indptr, indices, data, order):  # pragma: no cover - compiled
     """CSR arrays of ``matrix[order][:, order]`` (column indices unsorted)."""
     n = len(order)
@@ -681,7 +742,7 @@ def _permute(indptr, indices, data, order):  # pragma: no cover - compiled
     return new_ptr, new_idx, new_val
 
 
-@numba.njit(cache=True)
+@kernel
 def _envelope(indptr, indices):  # pragma: no cover - compiled
     """Sum over rows of (row index - smallest column index in the row, if smaller)."""
     total = 0
@@ -693,28 +754,25 @@ def _envelope(indptr, indices):  # pragma: no cover - compiled
     return total
 
 
-def _permuted(matrix: sp.csr_array, order: np.ndarray) -> sp.csr_array:
-    """``matrix[order][:, order]`` in CSR (column indices unsorted)."""
-    indptr, indices, data = _permute(matrix.indptr.astype(np.int64), matrix.indices.astype(np.int64),
-                                     matrix.data.astype(float), order)
-    return sp.csr_array((data, indices, indptr), shape=matrix.shape)
+def _permuted_pattern(pattern: sp.csr_array, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """CSR ``indptr`` and ``indices`` (int64) of ``pattern[order][:, order]``, without building a
+    scipy matrix (whose checks cost a small chain's analysis more than the analysis itself)."""
+    indptr, indices, _ = _permute(pattern.indptr.astype(np.int64), pattern.indices.astype(np.int64),
+                                  pattern.data.astype(float), order)
+    return indptr, indices
 
 
 def _profile(pattern: sp.csr_array, order: np.ndarray) -> int:
     """Envelope size of the pattern under ``order``: a bound on the fill of a banded elimination."""
-    permuted = _permuted(pattern, order)
-    return int(_envelope(permuted.indptr, permuted.indices))
+    return int(_envelope(*_permuted_pattern(pattern, order)))
 
 
 def _plan(pattern: sp.csr_array, order: np.ndarray, transitions: int, budget: float = math.inf) -> GTHPlan:
     """Supernodes, fronts and sizes of the elimination in ``order`` (post-ordered first); refused
     (:class:`StateSpaceTooLargeError`) as soon as the factors alone exceed ``budget`` bytes."""
     n = pattern.shape[0]
-    permuted = _permuted(pattern, order)
-    parent = _etree(permuted.indptr.astype(np.int64), permuted.indices.astype(np.int64), n)
-    order = order[_postorder(parent, n)]
-    permuted = _permuted(pattern, order)
-    indptr, indices = permuted.indptr.astype(np.int64), permuted.indices.astype(np.int64)
+    order = order[_postorder(_etree(*_permuted_pattern(pattern, order), n), n)]
+    indptr, indices = _permuted_pattern(pattern, order)
     parent = _etree(indptr, indices, n)
     cap = int(min(budget / 16, 2**62))     # both factors store each entry of L's pattern
     count, total = _column_counts(indptr, indices, parent, n, cap)
@@ -863,8 +921,10 @@ class Factorization:
     def __init__(self, balance: Balance, plan: GTHPlan) -> None:
         self.balance, self.plan = balance, plan
         self.root = int(plan.order[-1])
-        scaled = _permuted(_embedded(balance.rates, balance.outflow), plan.order)
-        into = scaled.T.tocsr()
+        self._measure: Measure | None = None
+        indptr, indices, rates = balance.out_csr
+        out = _permute(indptr, indices, rates / np.repeat(balance.outflow, np.diff(indptr)), plan.order)   # jump chain
+        into = transpose(*out, balance.n)
         n, m = balance.n, len(plan.start) - 1
         self._pivot, self._pivot_exponent = np.zeros(n), np.zeros(n, np.int64)
         self._lower, self._upper = np.empty(plan.stored), np.empty(plan.stored)
@@ -875,19 +935,23 @@ class Factorization:
                 np.empty(m + 1, np.int64), np.empty(m + 1, np.int64), np.empty(m + 1, np.int64),
                 np.empty(plan.largest_front**2))
         counters = np.zeros(4, np.int64)
-        chunks = _chunks(plan)
-        with tqdm(total=round(plan.flops), unit=" multiply-adds", unit_scale=True, desc="GTH factorization",
-                  disable=None if plan.flops > PROGRESS_FLOPS else True, leave=False) as progress:
-            for begin, end in itertools.pairwise(chunks):
-                _factor(begin, end, counters, scaled.indptr.astype(np.int64), scaled.indices.astype(np.int64),
-                        scaled.data, into.indptr.astype(np.int64), into.indices.astype(np.int64), into.data,
-                        plan.start, plan.update_ptr, plan.update, plan.n_children, _BLOCK, self._pivot,
-                        self._pivot_exponent, self._lower, self._upper, self._exponent_ptr, self._lower_exponent,
-                        self._factor_ptr, *work)
-                progress.update(round(plan.work[end] - plan.work[begin]))
+
+        def factor(begin: int, end: int) -> None:
+            _factor(begin, end, counters, *out, *into, plan.start, plan.update_ptr, plan.update, plan.n_children,
+                    _BLOCK, self._pivot, self._pivot_exponent, self._lower, self._upper, self._exponent_ptr,
+                    self._lower_exponent, self._factor_ptr, *work)
+
+        if plan.flops > PROGRESS_FLOPS:     # in steps, for the progress bar
+            with tqdm(total=round(plan.flops), unit=" multiply-adds", unit_scale=True, desc="GTH factorization",
+                      disable=None, leave=False) as progress:
+                for begin, end in itertools.pairwise(_chunks(plan)):
+                    factor(begin, end)
+                    progress.update(round(plan.work[end] - plan.work[begin]))
+        else:
+            factor(0, m)
         if np.count_nonzero(self._pivot == 0.0) != 1 or self._pivot[-1] != 0.0:
             raise VanishedPivot(int(plan.order[np.flatnonzero(self._pivot[:-1] == 0.0)[-1]]))
-        embedded = scaled.data[scaled.data > 0]
+        embedded = out[2][out[2] > 0]
         self.normal = bool(counters[3] == 0 and (embedded.size == 0 or embedded.min() >= _SMALLEST_NORMAL)
                            and _products_normal(plan.start, plan.update_ptr, self._factor_ptr, self._lower, self._upper))
 
@@ -914,8 +978,7 @@ class Factorization:
         """
         if not self.normal:
             return math.inf
-        pattern = _permuted(_symmetric(self.balance.rates), self.plan.order)
-        indptr, indices = pattern.indptr.astype(np.int64), pattern.indices.astype(np.int64)
+        indptr, indices = _permuted_pattern(_symmetric(self.balance.rates), self.plan.order)
         return factorization_bound(*rounding_sum(indptr, indices, _etree(indptr, indices, self.balance.n)))
 
     def measure(self) -> Measure:
@@ -941,8 +1004,10 @@ class Factorization:
         >>> Factorization(balance, analyse(balance.rates)).measure().relative_to_top().tolist()
         [0.5, 0.5]
         """
-        zero = np.zeros(self.balance.n)
-        return self._flows_to_measure(*self._back(zero, zero.astype(np.int64), 1.0))
+        if self._measure is None:       # one back-substitution, whoever asks (the root's check, the solver)
+            zero = np.zeros(self.balance.n)
+            self._measure = self._flows_to_measure(*self._back(zero, zero.astype(np.int64), 1.0))
+        return self._measure
 
     def solve(self, mantissa: np.ndarray, exponent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``u`` with ``u_i q'_i - sum_j u_j q'_ji = w_i`` for every state but the root and ``u_root = 0``,
@@ -979,6 +1044,8 @@ class Factorization:
         >>> np.ldexp(mantissa, exponent).tolist()
         [2.0, 0.0]
         """
+        if not np.any(mantissa):        # no source: nothing reaches any state (a sweep would find the same)
+            return np.zeros(self.balance.n), np.zeros(self.balance.n, np.int64)
         order = self.plan.order
         source, power = np.ascontiguousarray(mantissa[order], dtype=float), exponent[order].astype(np.int64)
         _forward(self.plan.start, self.plan.update_ptr, self.plan.update, self._factor_ptr, self._upper, source, power)

@@ -15,9 +15,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-import numba
 import numpy as np
 from scipy.linalg import solve_triangular
+
+from analytic._kernels import kernel
 
 __all__ = ["gmres"]
 
@@ -134,7 +135,7 @@ def gmres(matvec: Callable[[np.ndarray], np.ndarray], precondition: Callable[[np
     return best_x, iterations, best
 
 
-@numba.njit(cache=True, fastmath=True)
+@kernel(fastmath=True)
 def _orthogonalize(basis, count, w):  # pragma: no cover - compiled
     """Orthogonalize ``w`` in place against the first ``count`` rows of ``basis`` by classical
     Gram–Schmidt, once more when the first pass removed most of ``w`` (Kahan's criterion: the norm
@@ -162,7 +163,7 @@ def _orthogonalize(basis, count, w):  # pragma: no cover - compiled
     return out
 
 
-@numba.njit(cache=True, fastmath=True)
+@kernel(fastmath=True)
 def _norm(w):  # pragma: no cover - compiled
     total = 0.0
     for k in range(len(w)):
@@ -170,7 +171,7 @@ def _norm(w):  # pragma: no cover - compiled
     return math.sqrt(total)
 
 
-@numba.njit(cache=True, fastmath=True)
+@kernel(fastmath=True)
 def _combine(basis, y):  # pragma: no cover - compiled
     """``sum_i y_i basis[i]``."""
     out = np.zeros(basis.shape[1])

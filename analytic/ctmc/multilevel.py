@@ -27,11 +27,11 @@ stagnated.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from analytic._kernels import kernel
 from analytic.ctmc import gth
 from analytic.ctmc.balance import Balance, Measure
 from analytic.ctmc.preconditioner import ILU0
@@ -52,7 +52,7 @@ CYCLES = 10
 _FLOOR = 2.0**-1000
 
 
-@numba.njit(cache=True)
+@kernel
 def _match(indptr, indices, data):  # pragma: no cover - compiled
     """Aggregates of two states mostly: each state in turn, if unmatched, with its unmatched
     neighbour of largest coupling, or, when every neighbour is taken, into the aggregate of its
@@ -262,7 +262,7 @@ def _cycle(rates: sp.csr_array, aggregates: list[np.ndarray], x: np.ndarray) -> 
     return _sweep(*arrays, coarse[aggregate] * weight)
 
 
-@numba.njit(cache=True)
+@kernel
 def _sweep(indptr, indices, data, outflow, x):  # pragma: no cover - compiled
     """One Gauss–Seidel sweep of the balance equations ``x_j q_j = sum_i x_i q_ij`` (rates into each
     state given as CSR rows), in place, then scaled to largest value 1 and raised to ``2**-1000``."""

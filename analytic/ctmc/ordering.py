@@ -10,10 +10,11 @@ k × k lattice this gives O(k² log k) fill, on a path (a birth–death chain) O
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+
+from analytic._kernels import kernel
 
 __all__ = ["minimum_degree", "nested_dissection"]
 
@@ -21,7 +22,7 @@ __all__ = ["minimum_degree", "nested_dissection"]
 LEAF_SIZE = 64
 
 
-@numba.njit(cache=True)
+@kernel
 def _bfs(indptr, indices, part, pid, start, level, queue):  # pragma: no cover - compiled
     """Breadth-first search from ``start`` among the states of part ``pid``; returns how many were reached."""
     head, tail = 0, 1
@@ -39,7 +40,7 @@ def _bfs(indptr, indices, part, pid, start, level, queue):  # pragma: no cover -
     return tail
 
 
-@numba.njit(cache=True)
+@kernel
 def _dissect(indptr, indices, n, leaf):  # pragma: no cover - compiled
     """The nested-dissection order (see the module docstring), without recursion.
 

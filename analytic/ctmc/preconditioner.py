@@ -10,14 +10,15 @@ times their length, so it is rebuilt cheaply each time the scaling changes.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 import scipy.sparse as sp
+
+from analytic._kernels import kernel
 
 __all__ = ["ILU0"]
 
 
-@numba.njit(cache=True)
+@kernel
 def _factor(indptr, indices, data):  # pragma: no cover - compiled
     """In-place ILU(0) (IKJ variant) of a CSR matrix with sorted indices and a full diagonal;
     returns the position of each row's diagonal entry."""
@@ -43,7 +44,7 @@ def _factor(indptr, indices, data):  # pragma: no cover - compiled
     return diagonal
 
 
-@numba.njit(cache=True)
+@kernel
 def _solve(indptr, indices, data, diagonal, rhs):  # pragma: no cover - compiled
     n = len(rhs)
     y = rhs.copy()

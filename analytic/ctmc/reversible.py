@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from analytic._kernels import kernel
 from analytic.ctmc.balance import Balance, Measure
 from analytic.ctmc.compensated import two_product, two_sum
 
@@ -178,7 +178,7 @@ def _edge_logs(balance: Balance, x: Measure) -> tuple[np.ndarray, np.ndarray]:
                  x.hi, x.lo, x.exponent)
 
 
-@numba.njit(cache=True)
+@kernel
 def _logs(indptr, indices, data, back, hi, lo, exponent):  # pragma: no cover - compiled
     """``l = log(N / D)`` for the flows ``N = x_i q_ij`` and ``D = x_j q_ji`` of each transition, and a
     bound on ``|l|``. The flows are formed from mantissas in [1/2, 1) as double-doubles (the leading

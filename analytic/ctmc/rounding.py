@@ -57,8 +57,9 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
+
+from analytic._kernels import kernel
 
 __all__ = ["factorization_bound", "rounding_sum"]
 
@@ -129,7 +130,7 @@ def factorization_bound(roundings: float, tiny: float) -> float:
     return math.expm1(exponent) * (1 + 2.0**-40) if exponent < 700 else math.inf
 
 
-@numba.njit(cache=True)
+@kernel
 def _row_subtree(indptr, indices, parent, mark, k, visited):  # pragma: no cover - compiled
     """The columns t < k of the factor holding row k (its row subtree in the elimination tree), into
     ``visited``; returns how many."""
@@ -145,7 +146,7 @@ def _row_subtree(indptr, indices, parent, mark, k, visited):  # pragma: no cover
     return count
 
 
-@numba.njit(cache=True)
+@kernel
 def _roundings(indptr, indices, parent):  # pragma: no cover - compiled
     """``S`` and the absolute term of the module docstring, from three passes over the row subtrees:
     the row and column counts, the two largest row counts of each column, then each entry's

@@ -9,8 +9,9 @@ tree itself.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from analytic._kernels import kernel
 
 __all__ = ["spanning_tree"]
 
@@ -49,7 +50,7 @@ def spanning_tree(indptr: np.ndarray, indices: np.ndarray, weight: np.ndarray, r
     return _tree(np.asarray(indptr, np.int64), np.asarray(indices, np.int64), np.asarray(weight, float), int(root))
 
 
-@numba.njit(cache=True)
+@kernel
 def _tree(indptr, indices, weight, root):  # pragma: no cover - compiled
     n = len(indptr) - 1
     rows = np.empty(len(indices), np.int64)
@@ -96,7 +97,7 @@ def _tree(indptr, indices, weight, root):  # pragma: no cover - compiled
     return order[:size], parent
 
 
-@numba.njit(cache=True)
+@kernel
 def _find(boss, state):  # pragma: no cover - compiled
     """The representative of ``state``'s component, halving the path on the way."""
     while boss[state] != state:
