@@ -241,7 +241,8 @@ def _grow(array, needed):  # pragma: no cover - compiled
     if needed <= len(array):
         return array
     grown = np.empty(max(needed, 2 * len(array)), array.dtype)
-    grown[: len(array)] = array
+    for i in range(len(array)):       # a loop: a slice assignment costs numba a second of compiling
+        grown[i] = array[i]
     return grown
 
 

@@ -84,7 +84,8 @@ def _dissect(indptr, indices, n, leaf):  # pragma: no cover - compiled
                     k += 1
             for t in range(reached):
                 level[queue[t]] = -1
-            nodes[lo:hi] = scratch[:size]
+            for t in range(size):      # a loop: a slice assignment costs numba a second of compiling
+                nodes[lo + t] = scratch[t]
             lows[pending], highs[pending], outs[pending] = lo, lo + reached, out
             seeds[pending], peripheral[pending] = queue[reached - 1], False
             lows[pending + 1], highs[pending + 1], outs[pending + 1] = lo + reached, hi, out + reached
