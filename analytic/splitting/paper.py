@@ -7,6 +7,8 @@ eq. (15), Prop. 1 and Property 1 shown by ``analytic reproduce``.
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import math
 from collections.abc import Sequence
 from fractions import Fraction
@@ -17,7 +19,13 @@ from analytic.reproduce import Row, reproduces
 from analytic.splitting.bounds import helper_probability_bound, stability_margin
 from analytic.splitting.chains import exact_multiserver, fcfs_saturation
 from analytic.splitting.classes import JobClass, _exact
-from analytic.splitting.limits import _scaled_classes, critical_system, subcritical_system
+from analytic.splitting.limits import (
+    _scaled_classes,
+    critical_system,
+    subcritical_system,
+    theorem1_limit,
+    theorem2_limit,
+)
 from analytic.splitting.modified_bs import modified_bs_helper_probability
 from analytic.splitting.partition import balanced_partition
 from analytic.validation import integer
@@ -247,3 +255,356 @@ def _fcfs_throughput_row() -> Row:
                statement="FCFS is not throughput optimal: k = 4, needs 1 and 4 (powers of two), largest stable load < 1",
                paper_value=True, value=bool(limit.max_load < 1),
                note=f"exact saturated chain: FCFS is stable only up to load {limit.max_load:.4f}")
+
+
+# -- Claims checked by comparison with M/M/c queues (any helper policy π, exponential sizes) ---------------------
+#
+# Under BS-π at most s_i + h_i class-i jobs are in service, h_i = ⌊|H|/n_i⌋, and at least min(N_i, s_i) of the N_i
+# present (A_i has a free slot only when no class-i job waits: rule 3 refills it at every completion). With
+# exponential sizes, class i's departure rate therefore lies between μ_i min(N_i, s_i) and μ_i min(N_i, s_i + h_i),
+# and a coupling on common arrival and uniformized service clocks gives N_i between the numbers in an M/M/(s_i + h_i)
+# and an M/M/s_i queue of load a_i = λ α_i d_i. An arrival that finds N_i >= s_i + h_i waits and one that finds
+# A_i full (N_i >= s_i) is sent to H, so, by PASTA, whatever π:
+#
+#     C_{s_i + h_i}(a_i) <= P(class i waits) <= P(class i sent to H) <= C_{s_i}(a_i)       (Erlang C)
+#     d_i <= E[R_i] <= d_i (1 + C_{s_i}(a_i) / (s_i - a_i))                                   (Little's law)
+#
+# and the jobs served on H complete at rate at most |H| max_i 1/(n_i d_i), so P(served on H) is at most that over
+# λ. tests/test_claims_splitting.py checks each inequality on the exact BS-FCFS chain.
+
+
+def _mmc_bounds(servers: int, arrival_rate: float, classes: Sequence[JobClass]) -> dict[str, float]:
+    """The bounds above for one system: P(wait) from below, P(sent to H) and E[R] from above, P(served on H)."""
+    from analytic.erlang import erlang_c
+
+    partition = balanced_partition(servers, classes)
+    low = up = response = 0.0
+    for c, s in zip(classes, partition.servers_per_class, strict=True):
+        alpha, d = float(c.probability), float(c.mean_size)
+        a = arrival_rate * alpha * d
+        top = s + partition.helpers // c.need
+        low += alpha * (float(erlang_c(top, a)) if a < top else 1.0)
+        delay = float(erlang_c(s, a)) if a < s else math.inf
+        up += alpha * min(delay, 1.0)
+        response += alpha * d * (1 + delay / (s - a) if a < s else math.inf)
+    served = partition.helpers * max(1 / (c.need * float(c.mean_size)) for c in classes) / arrival_rate
+    return {"wait_low": low, "sent_up": up, "response_up": response, "served_up": min(served, 1.0)}
+
+
+@reproduces
+def _theorem1_own_rows() -> list[Row]:
+    """Theorem 1 for BS-π's own P_H and E[R] (not ModifiedBS's): upper bounds by M/M/s_i queues along scaling (7)."""
+    base = figure1_classes()
+    rate = 0.9 / float(sum(c.demand for c in base))          # ρ = λ ϱ = 0.9
+    ks = (2**10, 2**20, 2**30, 2**40)
+    bounds = []
+    for k in ks:
+        system = subcritical_system(k, figure1_need_scale(k), rate, base)
+        bounds.append(_mmc_bounds(system.servers, system.arrival_rate, system.classes))
+    sent = [b["sent_up"] for b in bounds]
+    excess = [b["response_up"] - theorem1_limit(base) for b in bounds]
+    where = "Figure 1 model (exponential sizes), ρ = 0.9, f_k = ⌊(k/32)^(2/3)⌋, k = 2^10, 2^20, 2^30, 2^40"
+    return [
+        Row(paper="Anselmi & Doncel, Theorem 1",
+            statement=f"P_H^(k) -> 0 for BS-π itself, read as 'sent to H upon arrival' (the stronger reading; it bounds "
+                      f"'served by H' too), any π: P_H <= sum_i α_i C_(s_i)(λ α_i d_i) (comparison with M/M/s_i); {where}: "
+                      "the bound falls at every step and is below 1e-6 at the last",
+            paper_value=True, value=bool(all(b < a for a, b in itertools.pairwise(sent)) and sent[-1] < 1e-6),
+            kind="reading",
+            note="bound = " + ", ".join(f"{b:.3g}" for b in sent) + ". Erlang C at a load a_i/s_i -> ρ < 1 vanishes as "
+                 "s_i grows, so the bound tends to 0: Theorem 1 holds for BS-π itself under either reading here, "
+                 "without Corollary 1."),
+        Row(paper="Anselmi & Doncel, Theorem 1",
+            statement=f"E[R_BS-π] -> sum_i α_i d_i, any π: sum_i α_i d_i <= E[R] <= sum_i α_i d_i (1 + C_(s_i)/(s_i - a_i)); "
+                      f"{where}: upper bound minus the limit at k = 2^40",
+            paper_value=0.0, value=excess[-1], tolerance=1e-9,
+            note="upper bound minus the limit " + ", ".join(f"{e:.3g}" for e in excess)
+                 + f" (limit {theorem1_limit(base):.6g}): the mean response time of BS-π is pinned to the limit."),
+    ]
+
+
+def _critical_bounds(theta: float = 0.7, exponents: Sequence[int] = (20, 30, 40)) -> list[dict[str, float]]:
+    """The M/M/c bounds along scaling (8b) for the Figure 1 model, with √(k/f_k), eq. (9) and Halfin–Whitt's limit."""
+    from analytic.erlang import halfin_whitt_delay
+
+    base = figure1_classes()
+    total = sum(c.demand for c in base)
+    limit = sum(float(c.probability) * float(halfin_whitt_delay(theta * math.sqrt(float(c.demand / (c.need * total)))))
+                for c in base)
+    out = []
+    for e in exponents:
+        k = 2**e
+        system = critical_system(k, figure1_need_scale(k), theta, base)
+        out.append({**_mmc_bounds(k, system.arrival_rate, system.classes), "k": k,
+                    "scale": math.sqrt(k / figure1_need_scale(k)), "eq9": theorem2_limit(theta, base),
+                    "halfin_whitt": limit})
+    return out
+
+
+@reproduces
+def _theorem2_own_rows() -> list[Row]:
+    """Theorem 2 for BS-π's own P_H, under both readings of P_H, along scaling (8b) (Figure 1 model, θ = 0.7)."""
+    bounds = _critical_bounds()
+    eq9 = bounds[0]["eq9"]
+    served = [b["scale"] * b["served_up"] for b in bounds]
+    sent = [b["scale"] * b["wait_low"] for b in bounds]
+    where = "Figure 1 model (exponential sizes), scaling (8b) with θ = 0.7, k = 2^20, 2^30, 2^40"
+    return [
+        Row(paper="Anselmi & Doncel, Theorem 2, eq. (9)",
+            statement=f"lim √(k/f_k) P_H^(k) <= eq. (9) for BS-π itself, P_H read as 'served by H' (what the proof of "
+                      f"Prop. 2 bounds), any π: √(k/f_k) P_H <= √(k/f_k) |H| max_i 1/(n_i d_i) / λ; {where}: it falls and "
+                      "is below eq. (9) at the last k",
+            paper_value=True, value=bool(all(b < a for a, b in itertools.pairwise(served)) and served[-1] < eq9),
+            kind="reading",
+            note="√(k/f_k) × bound = " + ", ".join(f"{s:.3g}" for s in served) + f"; eq. (9) = {eq9:.4g}. |H| = O(f_k) "
+                 "helpers complete O(f_k/k) of the arrivals, so under this reading √(k/f_k) P_H -> 0."),
+        Row(paper="Anselmi & Doncel, Theorem 2, eq. (9)",
+            statement=f"lim √(k/f_k) P_H^(k) <= eq. (9) for BS-π itself, P_H read as 'sent to the helper set H upon "
+                      f"arrival' (Sections 1.3, 4.3, 4.4), any π: √(k/f_k) P_H >= √(k/f_k) sum_i α_i C_(s_i+h_i)(λ α_i d_i) "
+                      f"(comparison with M/M/(s_i + ⌊|H|/n_i⌋)); {where}: is that lower bound below eq. (9) at the last k?",
+            paper_value=True, value=bool(sent[-1] <= eq9), expect_agreement=False, kind="reading",
+            note="√(k/f_k) × lower bound = " + ", ".join(f"{s:.4g}" for s in sent) + f" against eq. (9) = {eq9:.4g}: "
+                 f"P_H itself is at least {bounds[-1]['wait_low']:.4f} at k = 2^40 and tends to Halfin–Whitt's "
+                 f"sum_i α_i (1 + θ_i Φ(θ_i)/φ(θ_i))^-1 = {bounds[-1]['halfin_whitt']:.4f} (θ_i of eq. (9)), not to 0. "
+                 "The jobs sent to H wait there and are then served in A_i by rule 3; the proof bounds only those "
+                 "served by H."),
+    ]
+
+
+@reproduces
+def _zero_wait_rows() -> list[Row]:
+    """The abstract: "the queueing probability ... vanishes in both the subcritical and critical regimes"."""
+    bounds = _critical_bounds()
+    last = bounds[-1]
+    return [
+        Row(paper="Anselmi & Doncel, Abstract; Sec. 7",
+            statement="'the resulting queueing probability, i.e., the probability that an arriving job needs to wait for "
+                      "processing upon arrival, vanishes in ... [the] critical (the load approaches one from below) "
+                      "many-server limiting regime': BS-π, any π, Figure 1 model (exponential sizes), scaling (8b), "
+                      "θ = 0.7: P(wait) >= sum_i α_i C_(s_i+h_i)(λ α_i d_i) at k = 2^40 (0 claimed in the limit)",
+            paper_value=0.0, value=last["wait_low"], tolerance=0.05, expect_agreement=False, kind="contradicted",
+            note="lower bound " + ", ".join(f"{b['wait_low']:.4f}" for b in bounds) + " at k = 2^20, 2^30, 2^40; the "
+                 "upper bound sum_i α_i C_(s_i) is " + ", ".join(f"{b['sent_up']:.4f}" for b in bounds) + ". Both tend "
+                 f"to Halfin–Whitt's sum_i α_i (1 + θ_i Φ(θ_i)/φ(θ_i))^-1 = {last['halfin_whitt']:.4f}: in the "
+                 "Halfin–Whitt regime each class is squeezed between two M/M/c queues with (1 - ρ_i)√c -> θ_i, whose "
+                 "probability of waiting does not vanish. What vanishes is the probability of being served by H "
+                 "(Theorem 2 rows). In the subcritical regime the claim holds (Theorem 1 rows: P(wait) <= P_H(sent))."),
+    ]
+
+
+@reproduces
+def _bs_proposition2_rows() -> list[Row]:
+    """Prop. 2, eq. (10): λ_i^BS >= λ_i^ModifiedBS = (1 - E_(s_i)) λ α_i per class, on the exact BS-FCFS chain."""
+    from analytic.erlang import erlang_b
+    from analytic.simulation import fitted
+
+    cases = (("exponential sizes, load 0.4", _BS_CLASSES, 0.4, 9),
+             ("hyperexponential sizes of scv 4 (phase-type chain), load 0.3", tuple(
+                 dataclasses.replace(c, size=fitted(1.0, 2.0)) for c in _BS_CLASSES), 0.3, 5))
+    rows = []
+    for label, classes, load, cap in cases:
+        rate = load * 8 / float(sum(c.demand for c in classes))
+        exact = exact_multiserver("bs-fcfs", 8, classes, rate, max_waiting=cap)
+        slots = balanced_partition(8, classes).servers_per_class
+        blocking = [float(erlang_b(s, rate * float(c.probability) * float(c.mean_size)))
+                    for c, s in zip(classes, slots, strict=True)]
+        served = exact.per_class_helper_service_probability
+        rows.append(Row(
+            paper="Anselmi & Doncel, Prop. 2, eq. (10)",
+            statement=f"λ_i^BS-π >= λ_i^ModifiedBS-π = (1 - E_(s_i)(λ α_i d_i)) λ α_i (eq. (11)) for every class, λ_i^BS-π "
+                      f"read as the rate of class-i jobs served in A_i (rule 3 included, as the proof does): BS-FCFS, "
+                      f"k = 8, needs 1 and 2, {label}, exact chain",
+            paper_value=True, value=bool(all(p <= e for p, e in zip(served, blocking, strict=True))),
+            note="P(served on H) per class " + ", ".join(f"{p:.4f}" for p in served) + " <= E_(s_i) "
+                 + ", ".join(f"{e:.4f}" for e in blocking) + f" (truncated at {cap} waiting jobs, lost fraction "
+                 f"{exact.lost_fraction:.1e}). Read as the rate of arrivals admitted to A_i on arrival (rule 1 only), it "
+                 "fails: see the Corollary 1 rows."))
+    return rows
+
+
+@reproduces
+def _eq13_row() -> Row:
+    """Prop. 3, eq. (13): (1 - ρ_i^(k)) √(s_i^(k)) -> θ_i under scaling (8b), with ψ^(k) < 1 at some of the k."""
+    base = figure1_classes()
+    total = sum(c.demand for c in base)
+    thetas = [0.7 * math.sqrt(float(c.demand / (c.need * total))) for c in base]
+    gaps, psis = [], []
+    for e in (20, 30, 40, 50, 60):
+        k = 2**e
+        system = critical_system(k, figure1_need_scale(k), 0.7, base)
+        partition = balanced_partition(k, system.classes)
+        psis.append(partition.psi)
+        gaps.append(max(abs((1 - system.arrival_rate * float(c.probability) * float(c.mean_size) / s) * math.sqrt(s) - t)
+                        for c, s, t in zip(system.classes, partition.servers_per_class, thetas, strict=True)))
+    return Row(paper="Anselmi & Doncel, Prop. 3, eq. (13)",
+               statement="(1 - ρ_i^(k)) √(s_i^(k)) -> θ_i = θ √(ϱ_i/(n_i ϱ)): Figure 1 model, scaling (8b), θ = 0.7, "
+                         "k = 2^20, 2^30, ..., 2^60: the largest |(1 - ρ_i) √s_i - θ_i| over the classes falls at every step",
+               paper_value=True, value=bool(all(b < a for a, b in itertools.pairwise(gaps))),
+               note="largest gap " + ", ".join(f"{g:.3g}" for g in gaps) + " (θ_i = " + ", ".join(f"{t:.4f}" for t in thetas)
+                    + "); ψ^(k) = " + ", ".join(f"{p:.10g}" for p in psis) + ": (13) holds although (15) does not, "
+                    "since 1 - ψ^(k) <= max_i n_i^(k)/k moves s_i by O(1).")
+
+
+def _lsf_capacities(servers: int, classes: Sequence[JobClass], arrival_rate: float,
+                    spread: float = 5) -> list[tuple[float, float, float]]:
+    """Preemptive Least Servers First, exponential sizes: per class j > 0, (λ α_j d_j, E[⌊(k - servers held by classes
+    < j)/n_j⌋], truncated mass) in the stationary law of the classes before j.
+
+    The classes before j are served first and never see class j, and class j sees a Markov-modulated number of
+    slots, so (with classes 0..j-1 stable) class j is stable iff its load is below the mean number of slots left.
+    The classes before j are truncated at a_i + spread (√a_i + 1) jobs (an arrival beyond is lost); the probability of the
+    truncation boundary is returned, so that its effect can be judged.
+    """
+    from analytic.ctmc import CTMC
+
+    needs = [c.need for c in classes]
+    loads = [arrival_rate * float(c.probability) * float(c.mean_size) for c in classes]
+    tails = [math.ceil(a + spread * (math.sqrt(a) + 1)) for a in loads]
+    out = []
+    for j in range(1, len(classes)):
+
+        def packed(X, j=j):
+            free = np.full(len(X), servers)
+            held = np.zeros_like(X)
+            for i in range(j):
+                held[:, i] = np.minimum(X[:, i], free // needs[i])
+                free = free - held[:, i] * needs[i]
+            return held, free
+
+        moves = []
+        for i in range(j):
+            step = np.eye(j, dtype=int)[i]
+            moves.append((step, lambda X, i=i: arrival_rate * float(classes[i].probability) * (X[:, i] < tails[i])))
+            moves.append((-step, lambda X, i=i: packed(X)[0][:, i] / float(classes[i].mean_size)))
+        pi = CTMC.from_lattice(tails[:j], moves).stationary(method="iterative")
+        states = np.asarray(pi.states)
+        left = float(pi.probabilities @ (packed(states)[1] // needs[j]))
+        edge = float(pi.probabilities @ (states == np.array(tails[:j])).any(axis=1))
+        out.append((loads[j], left, edge))
+    return out
+
+
+@reproduces
+def _least_servers_first_row() -> Row:
+    """Section 2: Least Servers First "does not seem stable within the considered range of parameters"."""
+    from analytic.splitting.figures import figure1_load
+
+    results = []
+    for k, reading in ((32, "scaling (8b)"), (256, "scaling (8b)")):
+        classes = figure1_classes(figure1_need_scale(k))
+        load = figure1_load(k, 0.7, reading)
+        results.append((k, load, _lsf_capacities(k, classes, load * k / float(sum(c.demand for c in classes)))))
+    stable = all(a < left for _, _, per in results for a, left, _ in per)
+    largest = [(k, load, per[-1]) for k, load, per in results]
+    return Row(paper="Anselmi & Doncel, Sec. 2 (Least Servers First)",
+               statement="'this policy does not seem stable within the considered range of parameters', Least Servers First "
+                         "read as preemptive priority to the smallest need (as Most Servers First, 'at all times'): Figure 1's "
+                         "model at k = 32 (load 0.876 under both readings of its load) and k = 256 (load 0.912, scaling (8b), "
+                         "the higher of the two): is it stable? (exact: each class's load against the mean number of "
+                         "slots the classes before it leave)",
+               paper_value=False, value=stable, expect_agreement=False, kind="reading",
+               note="; ".join(f"k = {k}, load {load:.3f}: the largest class's load {a:.4f} < {left:.4f} slots left"
+                              for k, load, (a, left, _) in largest)
+                    + " (the other classes have more room; mass at the truncation <= "
+                    f"{max(e for *_, per in results for *_, e in per):.1e}). Stable at these points of Figure 1 (its mean "
+                    "response time is not computed: 'huge' is not checked); Figure 2's loads up to 0.98 (k not given), "
+                    "Figure 3's traces and a non-preemptive reading are not computed.")
+
+
+@reproduces
+def _capacity_loss_row() -> Row:
+    """Sec. 4.2: "a loss of capacity occurs in state (a_1/n_1, 0, h_1, 0) with h_1 > ⌊|H|/n_1⌋"."""
+    from analytic.splitting.chains import multiserver_chain
+
+    # The text prints the state as (α_1/n_1, 0, h_1, 0); α_1/n_1 is no count of jobs. The argument needs A_1 full, i.e.
+    # a_1/n_1 = s_1 class-1 jobs in A_1 (eq. (2a)), which is the reading used here.
+    rate = 0.4 * 8 / float(sum(c.demand for c in _BS_CLASSES))
+    partition = balanced_partition(8, _BS_CLASSES)
+    (s1, _), helpers = partition.servers_per_class, partition.helpers
+    pi = multiserver_chain("bs-fcfs", 8, _BS_CLASSES, rate, max_waiting=9).stationary()
+
+    def in_example(state) -> bool:
+        reserved, serving, waiting = state
+        return (reserved == (s1, 0) and serving[1] == 0 and 1 not in waiting
+                and serving[0] + len(waiting) > helpers // _BS_CLASSES[0].need)
+
+    probability = pi.expected(lambda state: float(in_example(state)))
+    return Row(paper="Anselmi & Doncel, Sec. 4.2",
+               statement="'a loss of capacity occurs in state (a_1/n_1, 0, h_1, 0) with h_1 > ⌊|H|/n_1⌋' (printed α_1/n_1, "
+                         "read as A_1 full): a class-1 job waits while the n_2 s_2 servers of A_2 are idle. BS-FCFS, k = 8, "
+                         "needs 1 and 2, load 0.4, exact chain: those states have positive stationary probability",
+               paper_value=True, value=bool(probability > 0),
+               note=f"stationary probability of those states {probability:.3e} (s = {partition.servers_per_class}, "
+                    f"|H| = {helpers}).")
+
+
+def _msf_largest_stable_load() -> float:
+    """Most Servers First, k = 6, needs 2 and 3 (α = 1/2, d = 1 each): the load above which the 2-server class diverges.
+
+    Class 3 has preemptive priority: an M/M/2 queue (two of its jobs fill the servers) of load a_3 = λ/2, so P(0 or 1
+    of its jobs in service) = (1 - r)/(1 + r) and 2r(1 - r)/(1 + r) with r = a_3/2. Class 2 then has 3, 1 or 0 slots
+    and is stable iff a_2 = λ/2 < 3 P_0 + P_1. ρ = λ ϱ/k = 5λ/12. Bisection on the load.
+    """
+    def margin(load: float) -> float:
+        lam = 12 * load / 5
+        r = lam / 4
+        return (1 - r) * (3 + 2 * r) / (1 + r) - lam / 2
+
+    low, high = 0.5, 1.0
+    for _ in range(60):
+        middle = (low + high) / 2
+        low, high = (middle, high) if margin(middle) > 0 else (low, middle)
+    return low
+
+
+@reproduces
+def _table1_rows() -> list[Row]:
+    """Table 1: Most Servers First is not throughput optimal; ServerFilling's packing fills k (powers of two)."""
+    limit = _msf_largest_stable_load()
+    full, idle = _server_filling_scan(16, (1, 2, 4, 8, 16)), _server_filling_scan(12, (1, 2, 4, 8))
+    return [
+        Row(paper="Anselmi & Doncel, Table 1 (Most Servers First)",
+            statement="Most Servers First is not throughput optimal ('No [2]'): k = 6, needs 2 and 3 (both divide k, so a "
+                      "throughput-optimal policy is stable at every load < 1), α = 1/2 each, unit mean sizes: largest "
+                      "load at which MSF is stable < 1",
+            paper_value=True, value=bool(limit < 1),
+            note=f"MSF is unstable above load {limit:.4f}: three class-2 jobs fill the six servers, but class 3's priority "
+                 "leaves one server idle whenever one class-3 job is in service (closed form: M/M/2 for class 3)."),
+        Row(paper="Anselmi & Doncel, Table 1 (ServerFilling, -SRPT, -Gittins)",
+            statement="'Yes**: provided that the overall number of servers and all the server needs are a power of two': "
+                      "the packing behind it (Grosof et al.): whenever the jobs present need >= k servers, ServerFilling "
+                      "uses all k. Every arrival-ordered minimal set M, k = 16, needs 1, 2, 4, 8, 16 (brute force): sets "
+                      "leaving a server idle",
+            paper_value=0, value=full[1], tolerance=0,
+            note=f"{full[0]} sets M, none leaves a server idle (the order within M is any: SRPT's and Gittins' too); "
+                 f"with k = 12, not a power of two, {idle[1]} of {idle[0]} do, e.g. {idle[2]}: hence the '**'. "
+                 "The packing property, not the stability it implies, is what is checked."),
+    ]
+
+
+def _server_filling_scan(servers: int, needs: Sequence[int]) -> tuple[int, int, tuple[int, ...]]:
+    """Section 2's ServerFilling on every minimal M (jobs in arrival order whose needs first reach k): the number of
+    sets, how many leave servers idle, and the first such set.
+
+    M's jobs are placed in decreasing order of need (ties by arrival) until one does not fit ("the scheduling is
+    completed with all the jobs arrived later than j blocked").
+    """
+    count, idle, example = 0, 0, ()
+    stack: list[tuple[int, ...]] = [()]
+    while stack:
+        prefix = stack.pop()
+        for n in needs:
+            jobs = (*prefix, n)
+            if sum(jobs) < servers:
+                stack.append(jobs)
+                continue
+            count += 1
+            used = 0
+            for need in sorted(jobs, reverse=True):
+                if used + need > servers:
+                    break
+                used += need
+            if used < servers:
+                idle += 1
+                example = example or jobs
+    return count, idle, example
