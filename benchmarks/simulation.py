@@ -18,6 +18,15 @@ one run of ``--multiserver-jobs`` jobs (default 10⁶) on one core, in jobs per 
 to the same baseline. The targets, 5·10⁵ jobs/s for the non-preemptive policies and 10⁵ for the
 preemptive ones on an idle core, are ratios 0.25 and 0.05 to the baseline's 2·10⁶ jobs/s there. Then
 Figure 1 of the paper at its scale (10⁶ arrivals per point), from rates measured at its largest k.
+
+Against plain compiled loops (:func:`reference_section`, alone with ``--only reference``): every
+policy but MaxWeight beside the plain numba loop of the same policy in
+``benchmarks/reference_multiserver.py`` (equal work: the same arrivals counted after the same
+warm-up, exponential sizes), at k = 2048, load 0.8 with the classes of Figure 1 at its need scale
+f_2048 = 16 (needs 16, 32, 64, 128) and at k = 16, load 0.9 with the unscaled Figure 1 classes
+(needs 1, 2, 4, 8). Package and loop alternate, best of three, ``--reference-jobs`` arrivals each
+(default 10⁶); the table gives jobs per second of both, their ratio (target >= 1) and both mean
+response times (the package's with its 95 % half-width).
 """
 
 from __future__ import annotations
@@ -32,6 +41,11 @@ from analytic.moldable import simulate_moldable, traffic
 from analytic.moldable.paper import LINEAR, REGIMES, SUBLINEAR, TABLE1_SERVERS
 from analytic.simulation import SerialExecutor
 from analytic.splitting import POLICIES, SDSC_SP2, critical_system, figure1_classes, figure1_need_scale, simulate_multiserver
+
+try:  # run as a script from the repository root or from benchmarks/
+    from benchmarks.reference_multiserver import reference
+except ImportError:
+    from reference_multiserver import reference
 
 SLOTS = 800
 LOAD = SLOTS * float(traffic(TABLE1_SERVERS, 0.5, 0.1))        # Erlangs: unit-mean service, rate 800 λ
@@ -146,13 +160,52 @@ def multiserver_section(baseline: float, jobs: int) -> None:
           f"at the rates of k = {big}: about {total / 60:.0f} minutes on one core")
 
 
+#: The points of the comparison with the plain loops: (k, load, classes).
+REFERENCE_POINTS = ((2048, 0.8, figure1_classes(figure1_need_scale(2048))), (16, 0.9, figure1_classes(1)))
+
+
+def reference_section(jobs: int, policies: tuple[str, ...] | None = None) -> dict:
+    """simulate_multiserver against the plain loop of each policy: best of three alternated runs of equal work."""
+    names = policies or tuple(name for name in POLICIES if name != "maxweight")
+    table = {}
+    for k, load, classes in REFERENCE_POINTS:
+        rate = load * k / float(sum(c.demand for c in classes))
+        warmup = jobs // 10
+        print(f"\nsimulate_multiserver against a plain compiled loop, k = {k}, load {load}, needs "
+              f"{[c.need for c in classes]}, {jobs:,} arrivals (warm-up {warmup:,}), best of 3 alternated:")
+        print(f"  {'policy':>22}  {'package jobs/s':>14}  {'loop jobs/s':>12}  {'ratio':>5}  {'E[R] package':>20}  "
+              f"{'E[R] loop':>9}")
+        for name in names:
+            simulate_multiserver(name, k, classes, rate, jobs=5_000, seed=0, executor=SerialExecutor())  # compile
+            reference(name, k, rate, classes, 5_000, 500, 0)
+            package_time = loop_time = np.inf
+            for repeat in range(3):
+                start = time.perf_counter()
+                result = simulate_multiserver(name, k, classes, rate, jobs=jobs, seed=repeat + 1, executor=SerialExecutor())
+                package_time = min(package_time, time.perf_counter() - start)
+                start = time.perf_counter()
+                loop_mean, _ = reference(name, k, rate, classes, jobs, warmup, repeat + 1)
+                loop_time = min(loop_time, time.perf_counter() - start)
+            ratio = loop_time / package_time
+            table[k, name] = ratio
+            print(f"  {name:>22}  {jobs / package_time:>14,.0f}  {jobs / loop_time:>12,.0f}  {ratio:5.2f}  "
+                  f"{result.mean_response_time:>10.4f} ± {result.mean_response_time_ci:<7.2g}  {loop_mean:9.4f}")
+    print(f"slowest ratio: {min(table.values()):.2f} (target >= 1)")
+    return table
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=5_000_000, help="jobs per simulate_moldable run")
     parser.add_argument("--baseline-jobs", type=int, default=1_000_000)
     parser.add_argument("--multiserver-jobs", type=int, default=1_000_000, help="jobs per simulate_multiserver run")
-    parser.add_argument("--only", choices=("moldable", "multiserver"), help="run one section")
+    parser.add_argument("--reference-jobs", type=int, default=1_000_000, help="arrivals per run against the plain loops")
+    parser.add_argument("--policies", nargs="*", help="policies of the comparison with the plain loops (default all)")
+    parser.add_argument("--only", choices=("moldable", "multiserver", "reference"), help="run one section")
     args = parser.parse_args()
+    if args.only == "reference":
+        reference_section(args.reference_jobs, tuple(args.policies or ()))
+        return
 
     start = time.perf_counter()
     simulate_moldable(SUBLINEAR, 0.8, 40, jobs=10_000, seed=0, executor=SerialExecutor())
@@ -186,6 +239,7 @@ def main() -> None:
           f"{table / (2 * float(np.median(rates))) / 60:.0f} minutes")
     if args.only is None:
         multiserver_section(baseline, args.multiserver_jobs)
+        reference_section(args.reference_jobs, tuple(args.policies or ()))
 
 
 if __name__ == "__main__":

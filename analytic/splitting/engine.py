@@ -1,28 +1,40 @@
 """The compiled event loops of the multiserver-job simulator (numba; ``NUMBA_DISABLE_JIT=1`` runs the same code).
 
-Two loops advance a replication by one chunk of arrivals and keep their state in arrays between
-calls (:mod:`~analytic.splitting.simulation` drives them and owns the randomness):
+Three loops, one per policy family (the driver, :mod:`~analytic.splitting.simulation`, picks one
+per replication, so no loop dispatches on the family), advance a replication by one chunk of
+arrivals and keep their state in arrays between calls (the driver owns the randomness):
 
 * ``advance_dispatch`` — the non-preemptive policies: FCFS, First-Fit Back-Filling and myopic
   MaxWeight on a server set, optionally split as in Section 3.2 (BS-FCFS, ModifiedBS-FCFS: reserved
   sets A_i and helpers H). Waiting jobs sit in one FIFO list per class (linked through the job
   table); departures wait in an array heap; each event costs O(C log k) (MaxWeight: a knapsack
   over the idle servers when the waiting jobs do not all fit).
-* ``advance_preemptive`` — the preemptive policies. Most Servers First and ServerFilling serve
-  the oldest jobs of each need group, so they keep one arrival-ordered list per group and adjust
-  its served prefix: O(groups + changes) per event. The others (SRPT, Gittins orders) put the jobs
-  present in the policy's order (partial heap selection, or nothing to do when all fit) and pack
-  them first-fit or ServerFilling-style: O(n) per event with n jobs present, plus O(log n) per job
-  taken. The decision is a function argument, so a Python callable runs through the same loop (in
-  Python, via ``advance_preemptive.py_func``).
+* ``advance_grouped`` — Most Servers First and ServerFilling, which serve the oldest jobs of each
+  need group: one arrival-ordered list per group and its served prefix, adjusted at each event in
+  O(groups + changes).
+* ``advance_preemptive`` — the other preemptive policies (SRPT and Gittins orders), which put the
+  jobs present in the policy's order (partial heap selection, or nothing to do when all fit) and
+  pack them first-fit or ServerFilling-style: O(n) per event with n jobs present, plus O(log n)
+  per job taken. The decision is a function argument, so a Python callable runs through the same
+  loop (in Python, via ``advance_preemptive.py_func``).
+
+Why the code is shaped as it is: every kernel here allocates nothing and is compiled without
+numba's runtime (``_refcount_free``), so that no call increments or decrements the reference
+count of the arrays it receives (with the runtime, those atomic operations took half of all the
+time); the loops hold the scalars of the state in local variables, loaded on entry and stored on
+exit; the helpers called at every event are small and take few arrays, so LLVM inlines them.
+The results are those of the former loops, number for number.
 
 Jobs live in a table of slots (``job_i`` integer and ``job_f`` float columns) that the driver
-enlarges when a loop returns early for lack of free slots. Measurement: arrivals are numbered;
-those in ``[boundaries[0], boundaries[-1])`` are counted, in batch ``b`` when their number lies in
-``[boundaries[b], boundaries[b + 1])``; at its departure a counted job adds to its batch its
-response time, whether it waited (first service after its arrival), whether it was sent to the
-helpers on arrival and whether it was served there (under BS-FCFS rule 3 may move it to A_i); the
-number of jobs present is integrated over each batch's time span.
+enlarges when a loop returns early for lack of free slots. A call runs in one of three phases: the
+counted arrivals (``ARRIVALS``); the uncounted arrivals after them, until the last counted job
+leaves (``EXTRA``: the loop returns then, however much of the chunk is left); no arrivals
+(``DRAIN``). Measurement: arrivals are numbered; those in ``[boundaries[0], boundaries[-1])``
+are counted, in batch ``b`` when their number lies in ``[boundaries[b], boundaries[b + 1])``; at
+its departure a counted job adds to its batch its response time, whether it waited (first service
+after its arrival), whether it was sent to the helpers on arrival and whether it was served there
+(under BS-FCFS rule 3 may move it to A_i); the number of jobs present is integrated over each
+batch's time span.
 """
 
 from __future__ import annotations
@@ -32,6 +44,12 @@ import numpy as np
 
 from analytic._kernels import kernel
 from analytic.simulation import heap_pop, heap_push
+
+#: ``@kernel`` compiled without numba's runtime (NRT): these kernels allocate nothing, so they need
+#: no reference counts, and numba then neither increments nor decrements the count of every array a
+#: call receives (atomic operations that took half of all the time when each event called helpers
+#: passed 5-18 arrays). An allocation in one of them fails to compile.
+_refcount_free = kernel(_nrt=False)
 
 # job_i columns: PLACE is the reserved set A_c a job runs on (c >= 0) or -1 (the helpers, or the
 # whole server set); SENT marks a job that rule 1 sent to the helpers
@@ -47,12 +65,13 @@ HEAP, FREE, BATCH_NOW, PRESENT, PENDING, HELPER_BUSY, NEXT_SEQ = range(7)
 STATE_LENGTH = 7
 # clock (float64 array): the last event, the end of the integrated area, the last arrival
 NOW, AREA_SINCE, ARRIVED = range(3)
+# phases of a call: the counted arrivals; the extra (uncounted) arrivals until no counted job is
+# left; the drain without arrivals
+ARRIVALS, EXTRA, DRAIN = range(3)
 # helper modes and preemptive orders / packings
 FCFS, FIRST_FIT, MAXWEIGHT = range(3)
 BY_NEED, BY_ARRIVAL, BY_WORK, BY_GITTINS, BY_REMAINING = range(5)
 PACK_FIRST_FIT, PACK_SERVER_FILLING = range(2)
-# events passed to a preemptive decision
-ARRIVAL_EVENT, DEPARTURE_EVENT = range(2)
 # the state of the incremental decisions (aux: 6 arrays of one entry per need group, then 4 scalars)
 HEAD, TAIL, COUNT, SERVED, BOUNDARY, IN_M = range(6)
 AUX_GROUP_ROWS = 6
@@ -62,31 +81,28 @@ GHEAD, GTAIL, M_END, M_NEED = range(4)
 # ---------------------------------------------------------------------------------------------
 # Shared bookkeeping
 # ---------------------------------------------------------------------------------------------
-
-@kernel
-def _integrate(t, state, clock, area):
-    """Add the number of jobs present times the elapsed time to the current batch's area."""
-    b = state[BATCH_NOW]
-    if 0 <= b < area.shape[0]:
-        area[b] += state[PRESENT] * (t - clock[AREA_SINCE])
-    clock[AREA_SINCE] = t
+@_refcount_free
+def _integrate(t, since, batch, present, area):
+    """Add the number of jobs present times the time elapsed since ``since`` to the batch's area."""
+    if 0 <= batch < area.shape[0]:
+        area[batch] += present * (t - since)
 
 
-@kernel
-def _new_job(t, job_class, size, boundaries, state, clock, area, starts, free, job_i, job_f):
-    """Take a slot for an arrival at time t; move to the next batch at its boundary; return the slot."""
-    _integrate(t, state, clock, area)
-    seq = state[NEXT_SEQ]
-    batches = area.shape[0]
-    while state[BATCH_NOW] < batches and seq == boundaries[state[BATCH_NOW] + 1]:
-        state[BATCH_NOW] += 1
-        starts[state[BATCH_NOW]] = t
-    b = state[BATCH_NOW]
-    state[FREE] -= 1
-    slot = free[state[FREE]]
+@_refcount_free
+def _next_batch(t, seq, batch, boundaries, starts):
+    """The batch of arrival number ``seq`` (recording the start time of each batch entered)."""
+    while batch < starts.shape[0] - 1 and seq == boundaries[batch + 1]:
+        batch += 1
+        starts[batch] = t
+    return batch
+
+
+@_refcount_free
+def _admit(slot, t, job_class, size, seq, batch, job_i, job_f):
+    """Fill the row of an arriving job (``batch`` -1 when it is not counted)."""
     job_i[slot, CLASS] = job_class
     job_i[slot, SEQ] = seq
-    job_i[slot, BATCH] = b if 0 <= b < batches else -1
+    job_i[slot, BATCH] = batch
     job_i[slot, NEXT] = -1
     job_i[slot, PLACE] = -1
     job_i[slot, SERVING] = 0
@@ -95,42 +111,64 @@ def _new_job(t, job_class, size, boundaries, state, clock, area, starts, free, j
     job_f[slot, SIZE] = size
     job_f[slot, START] = -1.0
     job_f[slot, REMAINING] = size
-    state[NEXT_SEQ] = seq + 1
-    state[PRESENT] += 1
-    if job_i[slot, BATCH] >= 0:
-        state[PENDING] += 1
-    return slot
 
 
-@kernel
-def _job_leaves(t, slot, state, clock, area, free, job_i, job_f, count, response, waited, helped):
-    """Tally a departing job in its batch and free its slot.
+@_refcount_free
+def _tally(t, slot, job_i, job_f, count, response, waited, helped):
+    """Add a departing job to its batch's sums; return whether it was counted.
 
     ``helped[b, c]`` counts the jobs sent to the helpers on arrival (0) and those served on them (1).
     """
-    _integrate(t, state, clock, area)
     b = job_i[slot, BATCH]
-    if b >= 0:
-        c = job_i[slot, CLASS]
-        count[b, c] += 1
-        response[b, c] += t - job_f[slot, ARRIVAL]
-        if job_f[slot, START] > job_f[slot, ARRIVAL]:
-            waited[b, c] += 1
-        if job_i[slot, SENT]:
-            helped[b, c, 0] += 1
-        if job_i[slot, PLACE] < 0:
-            helped[b, c, 1] += 1
-        state[PENDING] -= 1
-    state[PRESENT] -= 1
-    free[state[FREE]] = slot
-    state[FREE] += 1
+    if b < 0:
+        return False
+    c = job_i[slot, CLASS]
+    count[b, c] += 1
+    response[b, c] += t - job_f[slot, ARRIVAL]
+    if job_f[slot, START] > job_f[slot, ARRIVAL]:
+        waited[b, c] += 1
+    if job_i[slot, SENT]:
+        helped[b, c, 0] += 1
+    if job_i[slot, PLACE] < 0:
+        helped[b, c, 1] += 1
+    return True
+
+
+@kernel
+def draw_classes(uniforms, cumulative):
+    """The class of each arrival, the number of cumulative probabilities <= its uniform (at most the
+    last class), and the number of arrivals of each class."""
+    classes = np.empty(uniforms.shape[0], dtype=np.int64)
+    counts = np.zeros(cumulative.shape[0], dtype=np.int64)
+    last = cumulative.shape[0] - 1
+    for j in range(uniforms.shape[0]):
+        c = 0
+        while c < last and cumulative[c] <= uniforms[j]:
+            c += 1
+        classes[j] = c
+        counts[c] += 1
+    return classes, counts
+
+
+@kernel
+def in_arrival_order(classes, counts, samples):
+    """The sizes in arrival order from ``samples``, the sizes of class 0, then class 1, ... (``counts``
+    of each): the j-th arrival of class c takes the j-th size of class c."""
+    offsets = np.zeros(counts.shape[0], dtype=np.int64)
+    for c in range(1, counts.shape[0]):
+        offsets[c] = offsets[c - 1] + counts[c - 1]
+    sizes = np.empty(classes.shape[0])
+    for j in range(classes.shape[0]):
+        sizes[j] = samples[offsets[classes[j]]]
+        offsets[classes[j]] += 1
+    return sizes
 
 
 # ---------------------------------------------------------------------------------------------
 # Non-preemptive policies, on a server set split or not (Section 3.2)
 # ---------------------------------------------------------------------------------------------
 
-@kernel
+@_refcount_free
 def _push_back(heads, tails, lengths, c, slot, job_i):
     if tails[c] < 0:
         heads[c] = slot
@@ -140,7 +178,7 @@ def _push_back(heads, tails, lengths, c, slot, job_i):
     lengths[c] += 1
 
 
-@kernel
+@_refcount_free
 def _pop_front(heads, tails, lengths, c, job_i):
     slot = heads[c]
     heads[c] = job_i[slot, NEXT]
@@ -150,15 +188,15 @@ def _pop_front(heads, tails, lengths, c, job_i):
     return slot
 
 
-@kernel
-def _start(t, slot, place, state, keys, items, job_i, job_f):
-    """Start a job for good (non-preemptive): on A_place (place >= 0) or on the helpers (place -1)."""
+@_refcount_free
+def _start(t, slot, place, heap, keys, items, job_i, job_f):
+    """Start a job for good (non-preemptive) on A_place (place >= 0) or on the helpers (-1); return the heap size."""
     job_i[slot, PLACE] = place
     job_f[slot, START] = t
-    state[HEAP] = heap_push(keys, items, state[HEAP], t + job_f[slot, SIZE], slot)
+    return heap_push(keys, items, heap, t + job_f[slot, SIZE], slot)
 
 
-@kernel
+@kernel(inline="always", _nrt=False)  # called once or twice per event: inlined, saves 5-10 % of FCFS's time
 def _oldest(heads, needs, free, fits_only, job_i):
     """The class whose first waiting job arrived first (among those that fit if ``fits_only``), or -1."""
     best = -1
@@ -169,7 +207,7 @@ def _oldest(heads, needs, free, fits_only, job_i):
     return best
 
 
-@kernel
+@_refcount_free
 def _knapsack(values, weights, counts, capacity, take, item_group, item_copies, best, keep):
     """Bounded knapsack: maximize Σ values[g] x[g] s.t. Σ weights[g] x[g] <= capacity, x[g] <= counts[g].
 
@@ -203,28 +241,11 @@ def _knapsack(values, weights, counts, capacity, take, item_group, item_copies, 
             cap -= weights[item_group[j]] * item_copies[j]
 
 
-@kernel
-def _fill_helpers(t, mode, needs, helpers, heads, tails, lengths, state, keys, items, job_i, job_f,
-                  groups, group_needs, present_by_class, scratch_i, best, keep):
-    """Start waiting jobs on the helper (or whole) server set by FCFS, first fit or myopic MaxWeight."""
-    place = -1
-    while True:
-        free = helpers - state[HELPER_BUSY]
-        if mode == FCFS:
-            c = _oldest(heads, needs, free, False, job_i)
-            if c < 0 or needs[c] > free:
-                return
-        elif mode == FIRST_FIT:
-            c = _oldest(heads, needs, free, True, job_i)
-            if c < 0:
-                return
-        else:
-            break
-        slot = _pop_front(heads, tails, lengths, c, job_i)
-        state[HELPER_BUSY] += needs[c]
-        _start(t, slot, place, state, keys, items, job_i, job_f)
-    # myopic MaxWeight: choose how many of each need start
-    free = helpers - state[HELPER_BUSY]
+@_refcount_free
+def _fill_maxweight(t, free, heap, needs, heads, tails, lengths, keys, items, job_i, job_f, groups, group_needs,
+                    present_by_class, scratch_i, best, keep):
+    """Myopic MaxWeight on the ``free`` idle servers: choose how many of each need start (the oldest of
+    each need); return the servers taken and the heap size. Called at every event of MaxWeight only."""
     waiting_need = 0
     for c in range(needs.shape[0]):
         waiting_need += lengths[c] * needs[c]
@@ -236,9 +257,11 @@ def _fill_helpers(t, mode, needs, helpers, heads, tails, lengths, state, keys, i
         values[groups[c]] += present_by_class[c]
         counts[groups[c]] += lengths[c]
     if waiting_need <= free:
-        take[:] = counts
+        for g in range(g_count):
+            take[g] = counts[g]
     else:
         _knapsack(values, group_needs, counts, free, take, scratch_i[3], scratch_i[4], best, keep)
+    taken = 0
     for g in range(g_count):
         for _ in range(take[g]):  # the oldest jobs of need group_needs[g]
             c = -1
@@ -246,66 +269,96 @@ def _fill_helpers(t, mode, needs, helpers, heads, tails, lengths, state, keys, i
                 if groups[d] == g and heads[d] >= 0 and (c < 0 or job_i[heads[d], SEQ] < job_i[heads[c], SEQ]):
                     c = d
             slot = _pop_front(heads, tails, lengths, c, job_i)
-            state[HELPER_BUSY] += needs[c]
-            _start(t, slot, place, state, keys, items, job_i, job_f)
+            taken += needs[c]
+            heap = _start(t, slot, -1, heap, keys, items, job_i, job_f)
+    return taken, heap
 
 
-@kernel
-def advance_dispatch(interarrival, job_classes, sizes, drain, boundaries, needs, slots, helpers, rule3, mode,
+@_refcount_free
+def advance_dispatch(interarrival, job_classes, sizes, phase, boundaries, needs, slots, helpers, rule3, mode,
                      groups, group_needs, state, clock, keys, items, free, job_i, job_f, heads, tails, lengths,
                      reserved_busy, present_by_class, scratch_i, best, keep, count, response, waited, helped, area,
                      starts):
     """Advance a non-preemptive replication through a chunk of arrivals; return how many were taken.
 
     It returns early (fewer than ``interarrival.shape[0]``) when no job slot is free, so that the
-    driver can enlarge the job table. With ``drain`` it ignores the arrivals and serves until no
-    counted job is left (or the system is empty).
+    driver can enlarge the job table, and in phase ``EXTRA`` as soon as no counted job is left. In
+    phase ``DRAIN`` it ignores the arrivals and serves until no counted job is left (or the system
+    is empty). The policy's branches (``mode``, ``rule3``) are constant within a call.
     """
-    t = clock[NOW]
+    heap, n_free, batch, present, pending = state[HEAP], state[FREE], state[BATCH_NOW], state[PRESENT], state[PENDING]
+    busy, seq = state[HELPER_BUSY], state[NEXT_SEQ]
+    t, since, arrived = clock[NOW], clock[AREA_SINCE], clock[ARRIVED]
+    batches = area.shape[0]
     n = interarrival.shape[0]
     j = 0
     while True:
-        if drain:
-            if state[PENDING] == 0 or state[HEAP] == 0:
+        if phase == DRAIN:
+            if pending == 0 or heap == 0:
                 break
             arrival = np.inf
         else:
-            if j >= n:
+            if j >= n or (phase == EXTRA and pending == 0):
                 break
-            arrival = clock[ARRIVED] + interarrival[j]
-        if state[HEAP] > 0 and keys[0] <= arrival:
-            t, slot, state[HEAP] = heap_pop(keys, items, state[HEAP])
+            arrival = arrived + interarrival[j]
+        if heap > 0 and keys[0] <= arrival:
+            t, slot, heap = heap_pop(keys, items, heap)
             c = job_i[slot, CLASS]
             place = job_i[slot, PLACE]
             present_by_class[c] -= 1
-            _job_leaves(t, slot, state, clock, area, free, job_i, job_f, count, response, waited, helped)
+            _integrate(t, since, batch, present, area)
+            since = t
+            if _tally(t, slot, job_i, job_f, count, response, waited, helped):
+                pending -= 1
+            present -= 1
+            free[n_free] = slot
+            n_free += 1
             if place >= 0:  # a reserved set A_c
                 if rule3 and lengths[c] > 0:  # rule 3: the oldest class-c job waiting in H takes the servers
-                    _start(t, _pop_front(heads, tails, lengths, c, job_i), c, state, keys, items, job_i, job_f)
+                    heap = _start(t, _pop_front(heads, tails, lengths, c, job_i), c, heap, keys, items, job_i, job_f)
                 else:
                     reserved_busy[c] -= 1
             else:
-                state[HELPER_BUSY] -= needs[c]
+                busy -= needs[c]
         else:
-            if state[FREE] == 0:
+            if n_free == 0:
                 break
             t = arrival
-            clock[ARRIVED] = t
+            arrived = t
             c = job_classes[j]
-            slot = _new_job(t, c, sizes[j], boundaries, state, clock, area, starts, free, job_i, job_f)
+            _integrate(t, since, batch, present, area)
+            since = t
+            batch = _next_batch(t, seq, batch, boundaries, starts)
+            counted = 0 <= batch < batches
+            n_free -= 1
+            slot = free[n_free]
+            _admit(slot, t, c, sizes[j], seq, batch if counted else -1, job_i, job_f)
+            seq += 1
+            present += 1
+            pending += counted
             present_by_class[c] += 1
             j += 1
             if reserved_busy[c] < slots[c]:  # rule 1: room in A_c
                 reserved_busy[c] += 1
-                _start(t, slot, c, state, keys, items, job_i, job_f)
+                heap = _start(t, slot, c, heap, keys, items, job_i, job_f)
                 continue
             job_i[slot, SENT] = 1
             _push_back(heads, tails, lengths, c, slot, job_i)
-        _fill_helpers(t, mode, needs, helpers, heads, tails, lengths, state, keys, items, job_i, job_f,
-                      groups, group_needs, present_by_class, scratch_i, best, keep)
-    clock[NOW] = t
+        if mode == MAXWEIGHT:
+            taken, heap = _fill_maxweight(t, helpers - busy, heap, needs, heads, tails, lengths, keys, items, job_i, job_f,
+                                          groups, group_needs, present_by_class, scratch_i, best, keep)
+            busy += taken
+            continue
+        while True:  # FCFS: the oldest waiting job if it fits; first fit: the oldest of those that fit
+            c = _oldest(heads, needs, helpers - busy, mode == FIRST_FIT, job_i)
+            if c < 0 or needs[c] > helpers - busy:
+                break
+            busy += needs[c]
+            heap = _start(t, _pop_front(heads, tails, lengths, c, job_i), -1, heap, keys, items, job_i, job_f)
+    state[HEAP], state[FREE], state[BATCH_NOW], state[PRESENT], state[PENDING] = heap, n_free, batch, present, pending
+    state[HELPER_BUSY], state[NEXT_SEQ] = busy, seq
+    clock[NOW], clock[AREA_SINCE], clock[ARRIVED] = t, since, arrived
     return j
-
 
 
 # ---------------------------------------------------------------------------------------------
@@ -358,7 +411,7 @@ def _sift_down(heap, size, i, key, tie):
     heap[i] = item
 
 
-@kernel
+@_refcount_free
 def _ranked_target(t, servers, needs, groups, group_needs, present, n, job_i, job_f, config, tables, key, scratch, target):
     """The jobs to serve under a preemptive policy that ranks jobs: ``target[pos] = 1`` for each served.
 
@@ -368,7 +421,7 @@ def _ranked_target(t, servers, needs, groups, group_needs, present, n, job_i, jo
     jobs that matter are sorted.
     """
     order, packing = config[0], config[1]
-    heap, chosen, tie = scratch[0], scratch[1], scratch[2]
+    heap, chosen, tie = scratch[0], scratch[1], scratch[2]  # scratch[3]: the placement's counting sort
     total = 0
     for pos in range(n):
         total += needs[job_i[present[pos], CLASS]]
@@ -422,7 +475,8 @@ def _ranked_target(t, servers, needs, groups, group_needs, present, n, job_i, jo
         m += 1
         total += needs[job_i[present[pos], CLASS]]
     # ... placed by decreasing need: a stable counting sort by need group keeps the order among equal needs
-    start = np.zeros(group_needs.shape[0] + 1, dtype=np.int64)
+    start = scratch[3]
+    start[:group_needs.shape[0] + 1] = 0
     for i in range(m):
         start[groups[job_i[present[chosen[i]], CLASS]]] += 1
     offset = 0
@@ -443,45 +497,73 @@ def _ranked_target(t, servers, needs, groups, group_needs, present, n, job_i, jo
         free -= need
 
 
-@kernel
-def _rebuild_heap(keys, items, state, present, job_i, job_f):
-    """Drop the stale entries of the departure heap (jobs preempted since they were pushed)."""
+@_refcount_free
+def _rebuild_heap(keys, items, n, present, job_i, job_f):
+    """Drop the stale entries of the departure heap (jobs preempted since they were pushed); return its size."""
     size = 0
-    for pos in range(state[PRESENT]):
+    for pos in range(n):
         slot = present[pos]
         if job_i[slot, SERVING]:
             size = heap_push(keys, items, size, job_f[slot, FINISH], slot)
-    state[HEAP] = size
+    return size
 
 
-@kernel
-def _serve(t, slot, state, keys, items, present, job_i, job_f):
-    """Start or resume a job: it completes at t + its remaining size unless preempted."""
-    if state[HEAP] == keys.shape[0]:
-        _rebuild_heap(keys, items, state, present, job_i, job_f)
+@_refcount_free
+def _serve(t, slot, heap, keys, items, n, present, job_i, job_f):
+    """Start or resume a job: it completes at t + its remaining size unless preempted; return the heap size."""
+    if heap == keys.shape[0]:
+        heap = _rebuild_heap(keys, items, n, present, job_i, job_f)
     if job_f[slot, START] < 0:
         job_f[slot, START] = t
     job_f[slot, FINISH] = t + job_f[slot, REMAINING]
     job_i[slot, SERVING] = 1
-    state[HEAP] = heap_push(keys, items, state[HEAP], job_f[slot, FINISH], slot)
+    return heap_push(keys, items, heap, job_f[slot, FINISH], slot)
 
 
-@kernel
+@_refcount_free
 def _preempt(t, slot, job_i, job_f):
     """Stop a job; its heap entry becomes stale."""
     job_f[slot, REMAINING] = job_f[slot, FINISH] - t
     job_i[slot, SERVING] = 0
 
 
-@kernel
-def apply_target(t, target, state, keys, items, present, job_i, job_f):
-    """Start, resume or preempt jobs so that exactly the targeted ones are in service."""
-    for pos in range(state[PRESENT]):
+@_refcount_free
+def apply_target(t, target, heap, n, keys, items, present, job_i, job_f):
+    """Start, resume or preempt jobs so that exactly the targeted ones are in service; return the heap size."""
+    for pos in range(n):
         slot = present[pos]
         if target[pos] and not job_i[slot, SERVING]:
-            _serve(t, slot, state, keys, items, present, job_i, job_f)
+            heap = _serve(t, slot, heap, keys, items, n, present, job_i, job_f)
         elif not target[pos] and job_i[slot, SERVING]:
             _preempt(t, slot, job_i, job_f)
+    return heap
+
+
+@_refcount_free
+def _drop_stale(keys, items, heap, job_i, job_f):
+    """Pop heap entries of jobs that were preempted (or have left) since they were pushed; return the heap size."""
+    while heap > 0:
+        slot = items[0]
+        if job_i[slot, SERVING] and job_f[slot, FINISH] == keys[0]:
+            break
+        _, _, heap = heap_pop(keys, items, heap)
+    return heap
+
+
+@_refcount_free
+def _add_present(slot, n, present, job_i):
+    """Put an arriving job at position n of the jobs present."""
+    present[n] = slot
+    job_i[slot, POS] = n
+
+
+@_refcount_free
+def _remove_present(slot, n, present, job_i):
+    """Remove a job from the n jobs present (the last one takes its position)."""
+    pos = job_i[slot, POS]
+    last = present[n - 1]
+    present[pos] = last
+    job_i[last, POS] = pos
 
 
 # -- Most Servers First and ServerFilling, incrementally --------------------------------------
@@ -492,9 +574,9 @@ def apply_target(t, target, state, keys, items, present, job_i, job_f):
 # arrival order with a pointer to its last served one, so an event costs O(groups + changes).
 
 
-@kernel
+@_refcount_free
 def _link(slot, g, aux, job_i):
-    """Append a job to its group's list and to the list of all jobs (arrival order)."""
+    """Append a job to its group's list (arrival order)."""
     tail = aux[TAIL, g]
     job_i[slot, PREV], job_i[slot, NEXT] = tail, -1
     if tail < 0:
@@ -505,7 +587,7 @@ def _link(slot, g, aux, job_i):
     aux[COUNT, g] += 1
 
 
-@kernel
+@_refcount_free
 def _unlink(slot, g, aux, job_i):
     prev, nxt = job_i[slot, PREV], job_i[slot, NEXT]
     if prev < 0:
@@ -521,137 +603,195 @@ def _unlink(slot, g, aux, job_i):
     aux[COUNT, g] -= 1
 
 
-@kernel
-def _incremental(event, slot, t, servers, needs, groups, group_needs, present, state, job_i, job_f, filling, aux,
-                 scalars, keys, items):
-    """Update the group lists (and, for ServerFilling, M) for one event, then serve each group's prefix."""
-    g = groups[job_i[slot, CLASS]]
-    need = needs[job_i[slot, CLASS]]
-    if event == ARRIVAL_EVENT:
-        _link(slot, g, aux, job_i)
-        if filling:
-            tail = scalars[GTAIL]
-            job_i[slot, GPREV], job_i[slot, GNEXT] = tail, -1
-            if tail < 0:
-                scalars[GHEAD] = slot
-            else:
-                job_i[tail, GNEXT] = slot
-            scalars[GTAIL] = slot
-            if scalars[M_NEED] < servers:  # M holds every job: the new one joins it
-                scalars[M_END] = slot
-                scalars[M_NEED] += need
-                aux[IN_M, g] += 1
-    else:  # a departure: the job was served, so it was in its group's served prefix (and in M)
-        _unlink(slot, g, aux, job_i)
-        aux[SERVED, g] -= 1
-        if filling:
-            prev, nxt = job_i[slot, GPREV], job_i[slot, GNEXT]
-            if prev < 0:
-                scalars[GHEAD] = nxt
-            else:
-                job_i[prev, GNEXT] = nxt
-            if nxt < 0:
-                scalars[GTAIL] = prev
-            else:
-                job_i[nxt, GPREV] = prev
-            if scalars[M_END] == slot:
-                scalars[M_END] = prev
-            scalars[M_NEED] -= need
-            aux[IN_M, g] -= 1
-            while scalars[M_NEED] < servers:  # extend M in arrival order
-                nxt = scalars[GHEAD] if scalars[M_END] < 0 else job_i[scalars[M_END], GNEXT]
+@_refcount_free
+def advance_grouped(interarrival, job_classes, sizes, phase, boundaries, needs, servers, filling, groups, group_needs,
+                    aux, scalars, state, clock, keys, items, free, job_i, job_f, present, count, response, waited, helped,
+                    area, starts):
+    """Advance an MSF (``filling`` false) or ServerFilling replication through a chunk of arrivals.
+
+    As :func:`advance_dispatch` (returns the arrivals taken; phases ``ARRIVALS``, ``EXTRA``,
+    ``DRAIN``). ServerFilling also links all jobs in arrival order (GPREV, GNEXT) and keeps M, the
+    shortest prefix of that list whose needs reach k, by its last job and its need.
+    """
+    heap, n_free, batch, n, pending, seq = (state[HEAP], state[FREE], state[BATCH_NOW], state[PRESENT], state[PENDING],
+                                            state[NEXT_SEQ])
+    g_head, g_tail, m_end, m_need = scalars[GHEAD], scalars[GTAIL], scalars[M_END], scalars[M_NEED]
+    t, since, arrived = clock[NOW], clock[AREA_SINCE], clock[ARRIVED]
+    batches = area.shape[0]
+    chunk = interarrival.shape[0]
+    j = 0
+    while True:
+        heap = _drop_stale(keys, items, heap, job_i, job_f)
+        if phase == DRAIN:
+            if pending == 0 or heap == 0:
+                break
+            arrival = np.inf
+        else:
+            if j >= chunk or (phase == EXTRA and pending == 0):
+                break
+            arrival = arrived + interarrival[j]
+        if heap > 0 and keys[0] <= arrival:  # a departure: the job was in its group's served prefix (and in M)
+            t, slot, heap = heap_pop(keys, items, heap)
+            job_i[slot, SERVING] = 0
+            _remove_present(slot, n, present, job_i)
+            _integrate(t, since, batch, n, area)
+            since = t
+            if _tally(t, slot, job_i, job_f, count, response, waited, helped):
+                pending -= 1
+            n -= 1
+            free[n_free] = slot
+            n_free += 1
+            g = groups[job_i[slot, CLASS]]
+            _unlink(slot, g, aux, job_i)
+            aux[SERVED, g] -= 1
+            if filling:
+                prev, nxt = job_i[slot, GPREV], job_i[slot, GNEXT]
+                if prev < 0:
+                    g_head = nxt
+                else:
+                    job_i[prev, GNEXT] = nxt
                 if nxt < 0:
-                    break
-                scalars[M_END] = nxt
-                scalars[M_NEED] += needs[job_i[nxt, CLASS]]
-                aux[IN_M, groups[job_i[nxt, CLASS]]] += 1
-    free = servers
-    for h in range(group_needs.shape[0] - 1, -1, -1):  # decreasing need
-        wanted = min(aux[IN_M, h] if filling else aux[COUNT, h], free // group_needs[h])
-        free -= wanted * group_needs[h]
-        while aux[SERVED, h] < wanted:
-            node = aux[HEAD, h] if aux[BOUNDARY, h] < 0 else job_i[aux[BOUNDARY, h], NEXT]
-            _serve(t, node, state, keys, items, present, job_i, job_f)
-            aux[BOUNDARY, h] = node
-            aux[SERVED, h] += 1
-        while aux[SERVED, h] > wanted:
-            node = aux[BOUNDARY, h]
-            _preempt(t, node, job_i, job_f)
-            aux[BOUNDARY, h] = job_i[node, PREV]
-            aux[SERVED, h] -= 1
+                    g_tail = prev
+                else:
+                    job_i[nxt, GPREV] = prev
+                if m_end == slot:
+                    m_end = prev
+                m_need -= needs[job_i[slot, CLASS]]
+                aux[IN_M, g] -= 1
+                while m_need < servers:  # extend M in arrival order
+                    nxt = g_head if m_end < 0 else job_i[m_end, GNEXT]
+                    if nxt < 0:
+                        break
+                    m_end = nxt
+                    m_need += needs[job_i[nxt, CLASS]]
+                    aux[IN_M, groups[job_i[nxt, CLASS]]] += 1
+        else:
+            if n_free == 0:
+                break
+            t = arrival
+            arrived = t
+            c = job_classes[j]
+            _integrate(t, since, batch, n, area)
+            since = t
+            batch = _next_batch(t, seq, batch, boundaries, starts)
+            counted = 0 <= batch < batches
+            n_free -= 1
+            slot = free[n_free]
+            _admit(slot, t, c, sizes[j], seq, batch if counted else -1, job_i, job_f)
+            _add_present(slot, n, present, job_i)
+            seq += 1
+            n += 1
+            pending += counted
+            j += 1
+            g = groups[c]
+            _link(slot, g, aux, job_i)
+            if filling:
+                job_i[slot, GPREV], job_i[slot, GNEXT] = g_tail, -1
+                if g_tail < 0:
+                    g_head = slot
+                else:
+                    job_i[g_tail, GNEXT] = slot
+                g_tail = slot
+                if m_need < servers:  # M holds every job: the new one joins it
+                    m_end = slot
+                    m_need += needs[c]
+                    aux[IN_M, g] += 1
+        idle = servers
+        for h in range(group_needs.shape[0] - 1, -1, -1):  # decreasing need: serve each group's prefix
+            wanted = min(aux[IN_M, h] if filling else aux[COUNT, h], idle // group_needs[h])
+            idle -= wanted * group_needs[h]
+            while aux[SERVED, h] < wanted:
+                node = aux[HEAD, h] if aux[BOUNDARY, h] < 0 else job_i[aux[BOUNDARY, h], NEXT]
+                heap = _serve(t, node, heap, keys, items, n, present, job_i, job_f)
+                aux[BOUNDARY, h] = node
+                aux[SERVED, h] += 1
+            while aux[SERVED, h] > wanted:
+                node = aux[BOUNDARY, h]
+                _preempt(t, node, job_i, job_f)
+                aux[BOUNDARY, h] = job_i[node, PREV]
+                aux[SERVED, h] -= 1
+    state[HEAP], state[FREE], state[BATCH_NOW], state[PRESENT], state[PENDING], state[NEXT_SEQ] = (heap, n_free, batch, n,
+                                                                                                  pending, seq)
+    scalars[GHEAD], scalars[GTAIL], scalars[M_END], scalars[M_NEED] = g_head, g_tail, m_end, m_need
+    clock[NOW], clock[AREA_SINCE], clock[ARRIVED] = t, since, arrived
+    return j
 
 
-@kernel
-def decide_builtin(event, slot, t, servers, needs, groups, group_needs, present, state, job_i, job_f, config, tables,
-                   aux, scalars, key, scratch, target, keys, items):
-    """Apply a built-in preemptive policy after an event (arrival or departure of ``slot``)."""
-    if config[2]:
-        _incremental(event, slot, t, servers, needs, groups, group_needs, present, state, job_i, job_f,
-                     config[1] == PACK_SERVER_FILLING, aux, scalars, keys, items)
-    else:
-        _ranked_target(t, servers, needs, groups, group_needs, present, state[PRESENT], job_i, job_f, config, tables, key,
-                       scratch, target)
-        apply_target(t, target, state, keys, items, present, job_i, job_f)
+# -- The policies that rank the jobs (SRPT, Gittins orders) and callables ---------------------
 
-
-@kernel
-def _drop_stale(keys, items, state, job_i, job_f):
-    """Pop heap entries of jobs that were preempted (or have left) since they were pushed."""
-    while state[HEAP] > 0:
-        slot = items[0]
-        if job_i[slot, SERVING] and job_f[slot, FINISH] == keys[0]:
-            return
-        _, _, state[HEAP] = heap_pop(keys, items, state[HEAP])
+@_refcount_free
+def decide_ranked(t, servers, needs, groups, group_needs, present, state, job_i, job_f, config, tables, key, scratch,
+                  target, keys, items):
+    """Serve the jobs a ranked policy chooses (:func:`_ranked_target`) after an event."""
+    n = state[PRESENT]
+    _ranked_target(t, servers, needs, groups, group_needs, present, n, job_i, job_f, config, tables, key, scratch, target)
+    state[HEAP] = apply_target(t, target, state[HEAP], n, keys, items, present, job_i, job_f)
 
 
 # Not cached: its signature holds the type of the ``decide`` dispatcher, which numba's cache index
 # does not round-trip between processes (every process missed and appended an entry, and saving the
 # index failed once it held one whose dispatcher had vanished). It compiles in a few seconds per process.
-@numba.njit
-def advance_preemptive(interarrival, job_classes, sizes, drain, boundaries, needs, servers, decide, groups, group_needs,
-                       config, tables, aux, scalars, state, clock, keys, items, free, job_i, job_f, present, key, scratch,
+@numba.njit(_nrt=False)
+def advance_preemptive(interarrival, job_classes, sizes, phase, boundaries, needs, servers, decide, groups, group_needs,
+                       config, tables, state, clock, keys, items, free, job_i, job_f, present, key, scratch,
                        target, count, response, waited, helped, area, starts):
-    """Advance a preemptive replication through a chunk of arrivals; return how many were taken.
+    """Advance a preemptive replication whose decision recomputes the jobs in service at each event.
 
-    After each arrival or departure ``decide(event, slot, t, servers, needs, groups, group_needs,
-    present, state, job_i, job_f, config, tables, aux, scalars, key, scratch, target, keys, items)``
-    starts, resumes and preempts jobs (:func:`decide_builtin`, or a Python callable's adapter under
-    ``advance_preemptive.py_func``). Returns early when no job slot is free; with ``drain`` it
-    ignores the arrivals and serves until no counted job is left.
+    As :func:`advance_dispatch` (returns the arrivals taken; phases ``ARRIVALS``, ``EXTRA``,
+    ``DRAIN``). After each arrival or departure ``decide(t, servers, needs, groups, group_needs,
+    present, state, job_i, job_f, config, tables, key, scratch, target, keys, items)`` starts,
+    resumes and preempts jobs (:func:`decide_ranked`, or a Python callable's adapter under
+    ``advance_preemptive.py_func``); it reads the heap size and the number present in ``state``.
     """
-    t = clock[NOW]
-    n = interarrival.shape[0]
+    heap, n_free, batch, n, pending, seq = (state[HEAP], state[FREE], state[BATCH_NOW], state[PRESENT], state[PENDING],
+                                            state[NEXT_SEQ])
+    t, since, arrived = clock[NOW], clock[AREA_SINCE], clock[ARRIVED]
+    batches = area.shape[0]
+    chunk = interarrival.shape[0]
     j = 0
     while True:
-        _drop_stale(keys, items, state, job_i, job_f)
-        if drain:
-            if state[PENDING] == 0 or state[HEAP] == 0:
+        heap = _drop_stale(keys, items, heap, job_i, job_f)
+        if phase == DRAIN:
+            if pending == 0 or heap == 0:
                 break
             arrival = np.inf
         else:
-            if j >= n:
+            if j >= chunk or (phase == EXTRA and pending == 0):
                 break
-            arrival = clock[ARRIVED] + interarrival[j]
-        if state[HEAP] > 0 and keys[0] <= arrival:
-            t, slot, state[HEAP] = heap_pop(keys, items, state[HEAP])
+            arrival = arrived + interarrival[j]
+        if heap > 0 and keys[0] <= arrival:
+            t, slot, heap = heap_pop(keys, items, heap)
             job_i[slot, SERVING] = 0
-            pos = job_i[slot, POS]
-            last = present[state[PRESENT] - 1]
-            present[pos] = last
-            job_i[last, POS] = pos
-            _job_leaves(t, slot, state, clock, area, free, job_i, job_f, count, response, waited, helped)
-            event = DEPARTURE_EVENT
+            _remove_present(slot, n, present, job_i)
+            _integrate(t, since, batch, n, area)
+            since = t
+            if _tally(t, slot, job_i, job_f, count, response, waited, helped):
+                pending -= 1
+            n -= 1
+            free[n_free] = slot
+            n_free += 1
         else:
-            if state[FREE] == 0:
+            if n_free == 0:
                 break
             t = arrival
-            clock[ARRIVED] = t
-            slot = _new_job(t, job_classes[j], sizes[j], boundaries, state, clock, area, starts, free, job_i, job_f)
-            present[state[PRESENT] - 1] = slot
-            job_i[slot, POS] = state[PRESENT] - 1
+            arrived = t
+            _integrate(t, since, batch, n, area)
+            since = t
+            batch = _next_batch(t, seq, batch, boundaries, starts)
+            counted = 0 <= batch < batches
+            n_free -= 1
+            slot = free[n_free]
+            _admit(slot, t, job_classes[j], sizes[j], seq, batch if counted else -1, job_i, job_f)
+            _add_present(slot, n, present, job_i)
+            seq += 1
+            n += 1
+            pending += counted
             j += 1
-            event = ARRIVAL_EVENT
-        decide(event, slot, t, servers, needs, groups, group_needs, present, state, job_i, job_f, config, tables, aux,
-               scalars, key, scratch, target, keys, items)
-    clock[NOW] = t
+        state[HEAP], state[PRESENT] = heap, n
+        decide(t, servers, needs, groups, group_needs, present, state, job_i, job_f, config, tables, key, scratch, target,
+               keys, items)
+        heap = state[HEAP]
+    state[HEAP], state[FREE], state[BATCH_NOW], state[PRESENT], state[PENDING], state[NEXT_SEQ] = (heap, n_free, batch, n,
+                                                                                                  pending, seq)
+    clock[NOW], clock[AREA_SINCE], clock[ARRIVED] = t, since, arrived
     return j

@@ -332,20 +332,21 @@ class _Loop:
         if isinstance(policy, Policy):
             tables = [gittins_table(cls.law) for cls in classes] if policy.order == "gittins" else []
             offsets = np.cumsum([0] + [ages.size for ages, _ in tables]) if tables else np.zeros(len(classes) + 1)
-            incremental = (policy.order, policy.packing) in (("need", "first-fit"), ("arrival", "server-filling"))
-            self.config = np.concatenate([[_ORDERS[policy.order], _PACKINGS[policy.packing], incremental], offsets])
+            self.grouped = (policy.order, policy.packing) in (("need", "first-fit"), ("arrival", "server-filling"))
+            self.config = np.concatenate([[_ORDERS[policy.order], _PACKINGS[policy.packing], self.grouped], offsets])
             self.config = self.config.astype(np.int64)
             self.tables = (np.vstack([np.concatenate([a for a, _ in tables]), np.concatenate([r for _, r in tables])])
                            if tables else np.zeros((2, 1)))
-            self.decide, self.advance = engine.decide_builtin, engine.advance_preemptive
+            self.decide, self.advance = engine.decide_ranked, engine.advance_preemptive
         else:
+            self.grouped = False
             self.config, self.tables = np.zeros(3, dtype=np.int64), np.zeros((2, 1))
             self.decide, self.advance = _CallableDecision(policy), engine.advance_preemptive.py_func
         self.aux = np.zeros((engine.AUX_GROUP_ROWS, self.group_needs.size), dtype=np.int64)
         self.aux[[engine.HEAD, engine.TAIL, engine.BOUNDARY]] = -1
         self.scalars = np.array([-1, -1, -1, 0], dtype=np.int64)
         self.present = np.empty(0, dtype=np.int64)
-        self.key, self.scratch, self.target = np.empty(0), np.empty((3, 0), dtype=np.int64), np.empty(0, dtype=np.int8)
+        self.key, self.scratch, self.target = np.empty(0), np.empty((4, 0), dtype=np.int64), np.empty(0, dtype=np.int8)
 
     def _grow(self, capacity: int) -> None:
         """Enlarge the job table (and the arrays indexed by jobs present) to ``capacity`` slots."""
@@ -362,32 +363,39 @@ class _Loop:
             present = np.empty(capacity, dtype=np.int64)
             present[:old] = self.present[:old]
             self.present = present
-            self.key, self.scratch = np.empty(capacity), np.empty((3, capacity), dtype=np.int64)
+            self.key, self.scratch = np.empty(capacity), np.empty((4, capacity), dtype=np.int64)
             self.target = np.empty(capacity, dtype=np.int8)
 
-    def run(self, interarrival: np.ndarray, job_classes: np.ndarray, sizes: np.ndarray, drain: bool = False) -> None:
-        """Process a chunk of arrivals (or drain), enlarging the job table whenever it fills."""
+    def run(self, interarrival: np.ndarray, job_classes: np.ndarray, sizes: np.ndarray,
+            phase: int = engine.ARRIVALS) -> None:
+        """Process a chunk of arrivals (in phase ``EXTRA`` until no counted job is left; ``DRAIN``: none),
+        enlarging the job table whenever it fills."""
         taken = 0
         while True:
             chunk = slice(taken, None)
-            taken += self._advance(interarrival[chunk], job_classes[chunk], sizes[chunk], drain)
-            if drain or taken == interarrival.size:
+            taken += self._advance(interarrival[chunk], job_classes[chunk], sizes[chunk], phase)
+            if (phase == engine.DRAIN or taken == interarrival.size
+                    or (phase == engine.EXTRA and self.state[engine.PENDING] == 0)):
                 return
             self._grow(2 * self.job_i.shape[0])
 
-    def _advance(self, interarrival, job_classes, sizes, drain) -> int:
+    def _advance(self, interarrival, job_classes, sizes, phase) -> int:
+        """One call of the policy family's compiled loop (chosen here, outside the loop)."""
         s = self.setup
+        chunk = (interarrival, job_classes, sizes, phase, self.boundaries, self.needs)
         tallies = (self.count, self.response, self.waited, self.helped, self.area, self.starts)
-        if self.preemptive:
-            return self.advance(interarrival, job_classes, sizes, drain, self.boundaries, self.needs, s.servers, self.decide,
-                                self.groups, self.group_needs, self.config, self.tables, self.aux, self.scalars, self.state,
-                                self.clock, self.keys, self.items, self.free, self.job_i, self.job_f, self.present, self.key,
-                                self.scratch, self.target, *tallies)
-        return engine.advance_dispatch(interarrival, job_classes, sizes, drain, self.boundaries, self.needs, self.slots,
-                                       s.helpers, self.setup.policy.rule3, self.mode, self.groups, self.group_needs,
-                                       self.state, self.clock, self.keys, self.items, self.free, self.job_i, self.job_f,
-                                       self.heads, self.tails, self.lengths, self.reserved_busy, self.present_by_class,
-                                       self.scratch_i, self.best, self.keep, *tallies)
+        if not self.preemptive:
+            return engine.advance_dispatch(*chunk, self.slots, s.helpers, s.policy.rule3, self.mode, self.groups,
+                                           self.group_needs, self.state, self.clock, self.keys, self.items, self.free,
+                                           self.job_i, self.job_f, self.heads, self.tails, self.lengths, self.reserved_busy,
+                                           self.present_by_class, self.scratch_i, self.best, self.keep, *tallies)
+        if self.grouped:
+            return engine.advance_grouped(*chunk, s.servers, s.policy.packing == "server-filling", self.groups,
+                                          self.group_needs, self.aux, self.scalars, self.state, self.clock, self.keys,
+                                          self.items, self.free, self.job_i, self.job_f, self.present, *tallies)
+        return self.advance(*chunk, s.servers, self.decide, self.groups, self.group_needs, self.config, self.tables,
+                            self.state, self.clock, self.keys, self.items, self.free, self.job_i, self.job_f, self.present,
+                            self.key, self.scratch, self.target, *tallies)
 
     def tallies(self) -> _Tallies:
         starts = self.starts.copy()
@@ -402,8 +410,8 @@ class _CallableDecision:
     def __init__(self, policy: Callable[[PolicyState], object]) -> None:
         self.policy = policy
 
-    def __call__(self, event, slot, t, servers, needs, groups, group_needs, present, state, job_i, job_f, config, tables,
-                 aux, scalars, key, scratch, target, keys, items) -> None:
+    def __call__(self, t, servers, needs, groups, group_needs, present, state, job_i, job_f, config, tables, key, scratch,
+                 target, keys, items) -> None:
         n = state[engine.PRESENT]
         slots = present[:n]
         order = np.argsort(job_i[slots, engine.SEQ], kind="stable")
@@ -424,7 +432,7 @@ class _CallableDecision:
                                                                f"(at time {t:.6g} they sum to {used})")
         target[:n] = 0
         target[order] = mask.astype(bool)
-        engine.apply_target(t, target, state, keys, items, present, job_i, job_f)
+        state[engine.HEAP] = engine.apply_target(t, target, state[engine.HEAP], n, keys, items, present, job_i, job_f)
 
 
 def _replication(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
@@ -437,25 +445,22 @@ def _replication(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
 
     def chunk(count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         interarrival = arrival_rng.standard_exponential(count) / setup.arrival_rate
-        classes = np.searchsorted(cumulative, class_rng.random(count), side="right").astype(np.int64)
-        np.minimum(classes, len(laws) - 1, out=classes)
-        sizes = np.empty(count)
-        for i, law in enumerate(laws):
-            chosen = classes == i
-            sizes[chosen] = law.sample(size_rng, int(chosen.sum()))
-        return interarrival, classes, sizes
+        classes, counts = engine.draw_classes(class_rng.random(count), cumulative)
+        # each class's sizes in one draw, class after class, then put in arrival order
+        samples = np.concatenate([law.sample(size_rng, int(n)) for law, n in zip(laws, counts, strict=True)])
+        return interarrival, classes, engine.in_arrival_order(classes, counts, samples)
 
     done = 0
     while done < setup.arrivals:
         count = min(CHUNK, setup.arrivals - done)
         loop.run(*chunk(count))
         done += count
-    extra = 0
+    extra = 0  # uncounted arrivals while counted jobs are present: the loop stops when the last one leaves
     while loop.state[engine.PENDING] > 0 and extra < setup.arrivals - setup.warmup:
         count = min(CHUNK, setup.arrivals - setup.warmup - extra)
-        loop.run(*chunk(count))
+        loop.run(*chunk(count), phase=engine.EXTRA)
         extra += count
-    loop.run(np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(0), drain=True)
+    loop.run(np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(0), phase=engine.DRAIN)
     return loop.tallies()
 
 
