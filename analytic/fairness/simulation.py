@@ -241,136 +241,6 @@ class _Tallies:
 
 
 @kernel
-def _touch(label, t, count, last, area, b):
-    """Integrate x_label up to t before it changes."""
-    if b >= 0:
-        area[b, label] += count[label] * (t - last[label])
-    last[label] = t
-
-
-# -- an indexed binary heap of the next event time of every job in service -------------------------
-
-
-@kernel
-def _sift(position, heap_slot, heap_key, heap_pos, size):
-    """Restore the heap order around ``position`` (up, then down)."""
-    slot, key = heap_slot[position], heap_key[position]
-    while position > 0:
-        parent = (position - 1) >> 1
-        if heap_key[parent] <= key:
-            break
-        heap_slot[position], heap_key[position] = heap_slot[parent], heap_key[parent]
-        heap_pos[heap_slot[position]] = position
-        position = parent
-    while True:
-        child = 2 * position + 1
-        if child >= size:
-            break
-        if child + 1 < size and heap_key[child + 1] < heap_key[child]:
-            child += 1
-        if heap_key[child] >= key:
-            break
-        heap_slot[position], heap_key[position] = heap_slot[child], heap_key[child]
-        heap_pos[heap_slot[position]] = position
-        position = child
-    heap_slot[position], heap_key[position] = slot, key
-    heap_pos[slot] = position
-
-
-@kernel
-def _schedule(slot, key, heap_slot, heap_key, heap_pos, state):
-    """Insert, move or (key = inf) remove ``slot``'s next event."""
-    position = heap_pos[slot]
-    if key == np.inf:
-        if position >= 0:
-            size = state[_HEAP] - 1
-            heap_pos[slot] = -1
-            state[_HEAP] = size
-            if position < size:
-                heap_slot[position], heap_key[position] = heap_slot[size], heap_key[size]
-                _sift(position, heap_slot, heap_key, heap_pos, size)
-        return
-    if position < 0:
-        position = state[_HEAP]
-        state[_HEAP] += 1
-    heap_slot[position], heap_key[position] = slot, key
-    _sift(position, heap_slot, heap_key, heap_pos, state[_HEAP])
-
-
-@kernel
-def _set_rate(slot, new_rate, t, rate, since, remaining, to_interrupt, heap_slot, heap_key, heap_pos, state):
-    """Bring ``slot``'s work up to time t at its old rate, then serve it at ``new_rate``."""
-    done = rate[slot] * (t - since[slot])
-    remaining[slot] -= done
-    to_interrupt[slot] -= done
-    since[slot] = t
-    rate[slot] = new_rate
-    key = np.inf
-    if new_rate > 0.0:
-        key = t + max(min(remaining[slot], to_interrupt[slot]), 0.0) / new_rate
-    _schedule(slot, key, heap_slot, heap_key, heap_pos, state)
-
-
-# -- the virtual queue, as one FCFS list per server of the jobs that can use it ---------------------
-# A job holds server s exactly when it heads s's list (Algorithm 1's rule: each server serves the
-# first job of the queue it can serve). Node slot * width + k stands for slot's k-th server.
-
-
-@kernel
-def _append(slot, job_servers, job_width, head, tail, node_next, node_prev, width):
-    """Put ``slot`` at the end of the queue; return the capacity it holds at once (servers it heads)."""
-    for k in range(job_width[slot]):
-        s = job_servers[slot, k]
-        node = slot * width + k
-        node_next[node] = -1
-        node_prev[node] = tail[s]
-        if tail[s] >= 0:
-            node_next[tail[s]] = node
-        else:
-            head[s] = node
-        tail[s] = node
-
-
-@kernel
-def _held(slot, job_servers, job_width, head, capacities, width):
-    """Capacity of the servers that ``slot`` heads."""
-    total = 0.0
-    for k in range(job_width[slot]):
-        if head[job_servers[slot, k]] == slot * width + k:
-            total += capacities[job_servers[slot, k]]
-    return total
-
-
-@kernel
-def _remove(slot, t, job_servers, job_width, head, tail, node_next, node_prev, width, capacities, rate, since,
-            remaining, to_interrupt, heap_slot, heap_key, heap_pos, state):
-    """Take ``slot`` out of every list; the next job of each list it headed gets that server."""
-    for k in range(job_width[slot]):
-        s = job_servers[slot, k]
-        node = slot * width + k
-        before, after = node_prev[node], node_next[node]
-        if before >= 0:
-            node_next[before] = after
-        else:
-            head[s] = after
-        if after >= 0:
-            node_prev[after] = before
-        else:
-            tail[s] = before
-        if before < 0 and after >= 0 and capacities[s] > 0.0:
-            heir = after // width
-            _set_rate(heir, rate[heir] + capacities[s], t, rate, since, remaining, to_interrupt, heap_slot, heap_key,
-                      heap_pos, state)
-
-
-@kernel
-def _work_until_interruption(theta, rng):
-    if theta == np.inf:
-        return np.inf
-    return theta * rng.standard_exponential()
-
-
-@kernel
 def _advance(interarrival, labels, servers, widths, sizes, first, boundaries, capacities, theta, max_jobs, rng,
              clock, state, head, tail, job_label, job_servers, job_width, remaining, to_interrupt, rate, since,
              node_next, node_prev, heap_slot, heap_key, heap_pos, free, count, last, area, start, arrivals, admitted,
@@ -379,65 +249,167 @@ def _advance(interarrival, labels, servers, widths, sizes, first, boundaries, ca
 
     ``clock[0]`` is the time of the last arrival; ``state`` = (jobs in the event heap, free slots,
     batch or -1 during the warm-up, jobs in the system). Batch k starts at arrival ``boundaries[k]``.
+
+    Why one function without helpers: numba counts references to every array handed to another
+    compiled function, inlined or not (an atomic increment and decrement per array per call), and
+    with the heap, the per-server lists and the work of the jobs passed to a helper at every step,
+    that counting took most of the time. Here the arrays are unpacked once per chunk of arrivals
+    and every step of the loop only indexes them.
+
+    The loop is a small state machine so that the heap is updated in one place: a step of Algorithm
+    1 (a job leaving service at the top of the heap, the end of its service or interruption, an
+    arrival) lists the rate changes it causes, each an amount added to a job's rate (a job leaving
+    service: minus its rate; the next job of a list that it headed: the server's capacity; a job
+    joining the end of the queue: the capacity of the servers it heads at once), and the next pass
+    applies them in that order: bring the job's work up to date at its old rate, then move its next
+    event in the heap (remove it when the job holds no server). The changes are those, and in the
+    order, of Algorithm 1 served one at a time, so the numbers do not depend on this arrangement.
     """
     width = job_servers.shape[1]
+    n = interarrival.shape[0]
     t = clock[0]
-    for j in range(interarrival.shape[0]):
-        arrival_time = t + interarrival[j]
-        while state[_HEAP] > 0 and heap_key[0] <= arrival_time:
-            t = heap_key[0]
-            event = heap_slot[0]
-            _set_rate(event, 0.0, t, rate, since, remaining, to_interrupt, heap_slot, heap_key, heap_pos, state)
-            b = state[_BATCH]
-            _remove(event, t, job_servers, job_width, head, tail, node_next, node_prev, width, capacities, rate, since,
-                    remaining, to_interrupt, heap_slot, heap_key, heap_pos, state)
+    heap_size, n_free, b, jobs = state[_HEAP], state[_FREE], state[_BATCH], state[_JOBS]
+    change_slot = np.empty(width + 1, dtype=np.int64)      # pending rate changes: at most one per server, plus one
+    change_rate = np.empty(width + 1)
+    changes = 0
+    retiring = -1                                         # job at the top of the heap, its work up to date
+    j = 0
+    arrival_time = t + interarrival[0] if n > 0 else t
+    while True:
+        for c in range(changes):
+            slot = change_slot[c]
+            new_rate = rate[slot] + change_rate[c]
+            done = rate[slot] * (t - since[slot])
+            remaining[slot] -= done
+            to_interrupt[slot] -= done
+            since[slot] = t
+            rate[slot] = new_rate
+            key = np.inf
+            if new_rate > 0.0:
+                key = t + max(min(remaining[slot], to_interrupt[slot]), 0.0) / new_rate
+            position = heap_pos[slot]
+            if key == np.inf:                             # out of service: the heap's last entry fills its place
+                if position < 0:
+                    continue
+                heap_pos[slot] = -1
+                heap_size -= 1
+                if position == heap_size:
+                    continue
+                slot, key = heap_slot[heap_size], heap_key[heap_size]
+            elif position < 0:
+                position = heap_size
+                heap_size += 1
+            while position > 0:                           # sift (slot, key) up from position, then down
+                parent = (position - 1) >> 1
+                if heap_key[parent] <= key:
+                    break
+                heap_slot[position], heap_key[position] = heap_slot[parent], heap_key[parent]
+                heap_pos[heap_slot[position]] = position
+                position = parent
+            while True:
+                child = 2 * position + 1
+                if child >= heap_size:
+                    break
+                if child + 1 < heap_size and heap_key[child + 1] < heap_key[child]:
+                    child += 1
+                if heap_key[child] >= key:
+                    break
+                heap_slot[position], heap_key[position] = heap_slot[child], heap_key[child]
+                heap_pos[heap_slot[position]] = position
+                position = child
+            heap_slot[position], heap_key[position] = slot, key
+            heap_pos[slot] = position
+        changes = 0
+        entering, label, step = -1, -1, 0                 # a job joining the queue; a class whose count steps
+        if retiring >= 0:
+            # Out of every list: the next job of each list it headed gets that server (node slot * width + k
+            # stands for the job's k-th server; a job holds a server exactly when it heads that server's list).
+            event, retiring = retiring, -1
+            for k in range(job_width[event]):
+                s = job_servers[event, k]
+                node = event * width + k
+                before, after = node_prev[node], node_next[node]
+                if before >= 0:
+                    node_next[before] = after
+                else:
+                    head[s] = after
+                if after >= 0:
+                    node_prev[after] = before
+                else:
+                    tail[s] = before
+                if before < 0 and after >= 0 and capacities[s] > 0.0:
+                    change_slot[changes], change_rate[changes] = after // width, capacities[s]
+                    changes += 1
             if remaining[event] <= to_interrupt[event]:
-                label = job_label[event]
-                _touch(label, t, count, last, area, b)
-                count[label] -= 1
-                state[_JOBS] -= 1
-                free[state[_FREE]] = event
-                state[_FREE] += 1
+                label, step = job_label[event], -1
+                free[n_free] = event
+                n_free += 1
                 if b >= 0:
                     departed[b] += 1
             else:
-                to_interrupt[event] = _work_until_interruption(theta, rng)
-                _append(event, job_servers, job_width, head, tail, node_next, node_prev, width)
-                _set_rate(event, _held(event, job_servers, job_width, head, capacities, width), t, rate, since,
-                          remaining, to_interrupt, heap_slot, heap_key, heap_pos, state)
+                to_interrupt[event] = np.inf if theta == np.inf else theta * rng.standard_exponential()
+                entering = event
                 if b >= 0:
                     interrupted[b] += 1
-        t = arrival_time
-        if first + j == boundaries[state[_BATCH] + 1]:
-            b = state[_BATCH]
-            for label in range(count.shape[0]):
-                _touch(label, t, count, last, area, b)
-            state[_BATCH] = b + 1
-            start[b + 1] = t
-        b = state[_BATCH]
-        label = labels[j]
-        if b >= 0:
-            arrivals[b, label] += 1
-        if state[_JOBS] >= max_jobs:
+        elif j == n:
+            break
+        elif heap_size > 0 and heap_key[0] <= arrival_time:
+            t = heap_key[0]
+            retiring = heap_slot[0]
+            change_slot[0], change_rate[0] = retiring, -rate[retiring]
+            changes = 1
             continue
-        if b >= 0:
-            admitted[b, label] += 1
-        state[_FREE] -= 1
-        slot = free[state[_FREE]]
-        job_label[slot] = label
-        job_width[slot] = widths[j]
-        for k in range(widths[j]):
-            job_servers[slot, k] = servers[j, k]
-        remaining[slot] = sizes[j]
-        to_interrupt[slot] = _work_until_interruption(theta, rng)
-        rate[slot] = 0.0
-        since[slot] = t
-        _append(slot, job_servers, job_width, head, tail, node_next, node_prev, width)
-        _set_rate(slot, _held(slot, job_servers, job_width, head, capacities, width), t, rate, since, remaining,
-                  to_interrupt, heap_slot, heap_key, heap_pos, state)
-        _touch(label, t, count, last, area, b)
-        count[label] += 1
-        state[_JOBS] += 1
+        else:
+            t = arrival_time
+            if first + j == boundaries[b + 1]:
+                for c in range(count.shape[0]):
+                    if b >= 0:
+                        area[b, c] += count[c] * (t - last[c])
+                    last[c] = t
+                b += 1
+                start[b] = t
+            if b >= 0:
+                arrivals[b, labels[j]] += 1
+            if jobs < max_jobs:
+                if b >= 0:
+                    admitted[b, labels[j]] += 1
+                n_free -= 1
+                entering = free[n_free]
+                label, step = labels[j], 1
+                job_label[entering] = label
+                job_width[entering] = widths[j]
+                for k in range(widths[j]):
+                    job_servers[entering, k] = servers[j, k]
+                remaining[entering] = sizes[j]
+                to_interrupt[entering] = np.inf if theta == np.inf else theta * rng.standard_exponential()
+                rate[entering] = 0.0
+                since[entering] = t
+            j += 1
+            if j < n:
+                arrival_time = t + interarrival[j]
+        if entering >= 0:                                 # to the end of the queue, with the servers it heads
+            held = 0.0
+            for k in range(job_width[entering]):
+                s = job_servers[entering, k]
+                node = entering * width + k
+                node_next[node] = -1
+                node_prev[node] = tail[s]
+                if tail[s] >= 0:
+                    node_next[tail[s]] = node
+                else:
+                    head[s] = node
+                tail[s] = node
+                if head[s] == node:
+                    held += capacities[s]
+            change_slot[changes], change_rate[changes] = entering, held
+            changes += 1
+        if step != 0:                                     # ∫ x_label dt up to t, then x_label changes
+            if b >= 0:
+                area[b, label] += count[label] * (t - last[label])
+            last[label] = t
+            count[label] += step
+            jobs += step
+    state[_HEAP], state[_FREE], state[_BATCH], state[_JOBS] = heap_size, n_free, b, jobs
     clock[0] = t
 
 

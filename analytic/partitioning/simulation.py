@@ -246,36 +246,51 @@ def _log_power(x, b):
 
 
 @kernel
+def _weight(f, top, alpha, epsilon, total_slots):
+    """q_j = α max(f^(j), ε/(8M) max_i f^(i)) of eq. (12), from f^(j) and ``top`` = max_i f^(i)."""
+    return alpha * max(f, epsilon / (8.0 * total_slots) * top)
+
+
+@kernel
 def _update_weights(q, queues, frozen, parameters, total_slots):
-    """q_j = α f^(j)(h + Q) of eqs. (11)-(12); ``parameters`` = (α, h, ε, b); frozen weights stay."""
+    """q_j = α f^(j)(h + Q) of eqs. (11)-(12); ``parameters`` = (α, h, ε, b); frozen weights stay.
+
+    Outside the event loop only: the loop repeats these few lines (see :func:`_template_loop`).
+    """
     if frozen:
         return
     alpha, h, epsilon, b = parameters[0], parameters[1], parameters[2], parameters[3]
     top = 0.0
+    for j in range(queues.shape[0]):      # f^(j) once per type: q holds it until the floor is known
+        q[j] = _log_power(h + queues[j], b)
+        top = max(top, q[j])
     for j in range(queues.shape[0]):
-        top = max(top, _log_power(h + queues[j], b))
-    floor = epsilon / (8.0 * total_slots) * top
-    for j in range(queues.shape[0]):
-        q[j] = alpha * max(_log_power(h + queues[j], b), floor)
+        q[j] = _weight(q[j], top, alpha, epsilon, total_slots)
 
 
 @kernel
 def _level_of(levels, cost):
-    """Index of ``cost`` among the sorted cost levels (nearest one)."""
-    i = np.searchsorted(levels, cost)
-    if i == levels.shape[0]:
-        return i - 1
-    if i > 0 and cost - levels[i - 1] < levels[i] - cost:
-        return i - 1
+    """Index of ``cost`` among the sorted cost levels (nearest one), with one way out like :func:`_update_weights`."""
+    i, high = 0, levels.shape[0]          # bisection: the first level >= cost (np.searchsorted's answer)
+    while i < high:
+        middle = (i + high) >> 1
+        if levels[middle] < cost:
+            i = middle + 1
+        else:
+            high = middle
+    if i == levels.shape[0] or (i > 0 and cost - levels[i - 1] < levels[i] - cost):
+        i -= 1
     return i
 
 
 @kernel
-def _accumulate(t0, t1, edges, queues, counts, actual, cost, actual_cost, level, area_q, area_n, area_a, area_cost,
+def _accumulate(t0, t1, k, edges, queues, counts, actual, cost, actual_cost, level, area_q, area_n, area_a, area_cost,
                 area_actual, level_time):
-    """Add the integrals of the state over [t0, t1] to the batches it overlaps (batch k is [edges[k], edges[k+1]))."""
+    """Add the integrals of the state over [t0, t1] to the batches it overlaps (batch k is [edges[k], edges[k+1])).
+
+    ``k`` is the batch of t0 as :func:`_batch_index` gives it.
+    """
     batches = area_cost.shape[0]
-    k = np.searchsorted(edges, t0, side="right") - 1
     while k < batches and t0 < t1:
         if k < 0:
             t0 = min(t1, edges[0])
@@ -310,11 +325,18 @@ def _choose(rates, total, u):
 
 
 @kernel
-def _batch_of(edges, t):
-    """Batch containing time t, or -1 during the warm-up or after the end."""
-    if t < edges[0] or t >= edges[-1]:
-        return -1
-    return np.searchsorted(edges, t, side="right") - 1
+def _batch_index(edges, k, t):
+    """``np.searchsorted(edges, t, side="right") - 1`` (-1 in the warm-up, the number of batches at the end),
+    found by stepping on from ``k``, that of an earlier time: the clock only moves forward."""
+    while k + 1 < edges.shape[0] and edges[k + 1] <= t:
+        k += 1
+    return k
+
+
+@kernel
+def _batch_of(edges, k):
+    """The batch counting an event in batch index ``k`` (:func:`_batch_index`), or -1 during the warm-up or after the end."""
+    return k if k < edges.shape[0] - 1 else -1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -332,6 +354,13 @@ def _template_loop(mode, uniforms, frozen, weight_parameters, beta, clock_rate, 
     ``state`` = (uniforms used, free slots, spare template ids, current cost level); ``times`` =
     (clock, configuration cost, actual cost). ``members[j, :member_count[j, 0]]`` are the actual
     templates of type j, ``members[j, T:T + member_count[j, 1]]`` its virtual ones.
+
+    Shape of the loop: numba counts references to the arrays it hands to a compiled helper that it
+    cannot prove leaves them alone (one with a loop and two ways out, or an exception), an atomic
+    increment and decrement per array per call. So the weights, updated at most events, are written
+    out once in the loop (after the queue changed, whatever the event), the rates of the events are
+    kept up to date rather than rebuilt (ADGP's clocks only when q changed), the batch of the clock
+    is stepped on rather than searched, and the cost level is found only when the cost changes.
     """
     types = arrival.shape[0]
     total_slots = slot_owner.shape[0]
@@ -339,46 +368,50 @@ def _template_loop(mode, uniforms, frozen, weight_parameters, beta, clock_rate, 
     need = 8 + nodes.max()
     position, n_free, n_spare, level = state[0], state[1], state[2], state[3]
     t, cost, actual_cost = times[0], times[1], times[2]
+    alpha, bias, share, exponent = weight_parameters[0], weight_parameters[1], weight_parameters[2], weight_parameters[3]
     counts = np.zeros(types)
     actual = np.zeros(types)
-    rates = np.zeros(3 * types)           # arrival, departure, clock tick of each type
+    rates = np.zeros(3 * types)           # arrival, departure, clock tick of each type, kept up to date
     for j in range(types):
         actual[j] = member_count[j, 0]
         counts[j] = member_count[j, 0] + member_count[j, 1]
+        rates[3 * j] = arrival[j]
+        rates[3 * j + 1] = service[j] * counts[j]
     end = edges_t[edges_t.shape[0] - 1]
+    interval = np.searchsorted(edges_t, t, side="right") - 1    # of t, as _batch_index gives it
+    reweighted = True                     # q changed: the clocks' rates follow
     status = _DONE
     while t < end:
         if position + need > uniforms.shape[0]:
             status = _REFILL
             break
+        if reweighted and mode == _ADGP:
+            for j in range(types):
+                rates[3 * j + 2] = clock_rate * math.exp(q[j] / beta)
+        reweighted = False
         rate = 0.0
         for j in range(types):
-            rates[3 * j] = arrival[j]
-            rates[3 * j + 1] = service[j] * counts[j]
-            rates[3 * j + 2] = clock_rate * math.exp(q[j] / beta) if mode == _ADGP else 0.0
             rate += rates[3 * j] + rates[3 * j + 1] + rates[3 * j + 2]
         if not math.isfinite(rate):
             status = _OVERFLOW
             break
         dt = -math.log(1.0 - uniforms[position]) / rate
         position += 1
-        _accumulate(t, min(t + dt, end), edges_t, queues, counts, actual, cost, actual_cost, level, area_q, area_n, area_a,
-                    area_cost, area_actual, level_time)
+        _accumulate(t, min(t + dt, end), interval, edges_t, queues, counts, actual, cost, actual_cost, level, area_q, area_n,
+                    area_a, area_cost, area_actual, level_time)
         t += dt
         if t >= end:
             break
+        interval = _batch_index(edges_t, interval, t)
         chosen = _choose(rates, rate, uniforms[position])
         position += 1
         j, event = chosen // 3, chosen % 3           # event 0: arrival, 1: departure, 2: clock tick
-        batch = _batch_of(edges_t, t)
-        propose = False
+        batch = _batch_of(edges_t, interval)
+        requeued = event == 0
+        tid = -1
         if event == 0:
             queues[j] += 1
-            _update_weights(q, queues, frozen, weight_parameters, total_slots)
-            propose = mode == _DGP
-        elif event == 2:
-            propose = True
-        else:
+        elif event == 1:
             # a template of type j leaves: uniform among its actual and virtual ones
             k = int(uniforms[position] * counts[j])
             position += 1
@@ -386,11 +419,21 @@ def _template_loop(mode, uniforms, frozen, weight_parameters, beta, clock_rate, 
             if k < member_count[j, 0]:
                 tid = members[j, k]
                 queues[j] -= 1
+                requeued = True
                 if batch >= 0:
                     departures[batch, j] += 1
-                _update_weights(q, queues, frozen, weight_parameters, total_slots)
             else:
                 tid = members[j, capacity + k - member_count[j, 0]]
+        if requeued and not frozen:       # _update_weights, written out
+            top = 0.0
+            for i in range(types):
+                q[i] = _log_power(bias + queues[i], exponent)
+                top = max(top, q[i])
+            for i in range(types):
+                q[i] = _weight(q[i], top, alpha, share, total_slots)
+            reweighted = True
+        propose = event == 2 or (event == 0 and mode == _DGP)
+        if event == 1:
             keep = False
             if mode == _DGP:
                 w = (q[j] - template_cost[tid]) / beta
@@ -405,6 +448,7 @@ def _template_loop(mode, uniforms, frozen, weight_parameters, beta, clock_rate, 
                     template_actual[tid] = False
             else:
                 cost -= template_cost[tid]
+                level = _level_of(levels, cost)
                 _drop(tid, j, template_actual[tid], members, member_pos, member_count, capacity)
                 for x in range(nodes[template_type[tid]]):
                     s = template_slots[tid, x]
@@ -449,6 +493,7 @@ def _template_loop(mode, uniforms, frozen, weight_parameters, beta, clock_rate, 
                 template_cost[tid] = b_cost
                 template_actual[tid] = False
                 cost += b_cost
+                level = _level_of(levels, cost)
                 _add(tid, j, 1, members, member_pos, member_count, capacity)
             position += 1
         # a waiting job takes an idle virtual template of its type (chosen at random)
@@ -461,7 +506,7 @@ def _template_loop(mode, uniforms, frozen, weight_parameters, beta, clock_rate, 
             actual_cost += template_cost[tid]
         actual[j] = member_count[j, 0]
         counts[j] = member_count[j, 0] + member_count[j, 1]
-        level = _level_of(levels, cost)
+        rates[3 * j + 1] = service[j] * counts[j]
     state[0], state[1], state[2], state[3] = position, n_free, n_spare, level
     times[0], times[1], times[2] = t, cost, actual_cost
     return status
@@ -515,6 +560,8 @@ def _frame_loop(uniforms, frame, weight_parameters, arrival, service, packings, 
     actual = np.zeros(types)
     weights = np.zeros(types)
     rates = np.zeros(2 * types)          # arrival, departure of each type
+    interval = np.searchsorted(edges_t, t, side="right") - 1    # of t, as _batch_index gives it
+    level = _level_of(levels, packing_cost[p])
     status = _DONE
     while t < end:
         if position + 4 > uniforms.shape[0]:
@@ -540,10 +587,11 @@ def _frame_loop(uniforms, frame, weight_parameters, arrival, service, packings, 
                 moved = 0
                 for j in range(types):
                     moved += min(queues[j], packings[p, j])
-                batch = _batch_of(edges_t, t)
+                batch = _batch_of(edges_t, interval)
                 if batch >= 0:
                     migrated[batch] += moved
                 p = chosen
+                level = _level_of(levels, packing_cost[p])
             epochs += 1
             epoch += frame
         rate = 0.0
@@ -557,16 +605,17 @@ def _frame_loop(uniforms, frame, weight_parameters, arrival, service, packings, 
         actual_cost = 0.0
         for j in range(types):
             actual_cost += filled_cost[p, j, int(actual[j])]
-        level = _level_of(levels, cost)
         dt = -math.log(1.0 - uniforms[position]) / rate
         position += 1
         stop = min(t + dt, epoch, end)
-        _accumulate(t, stop, edges_t, queues, counts, actual, cost, actual_cost, level, area_q, area_n, area_a, area_cost,
-                    area_actual, level_time)
+        _accumulate(t, stop, interval, edges_t, queues, counts, actual, cost, actual_cost, level, area_q, area_n, area_a,
+                    area_cost, area_actual, level_time)
         if t + dt >= epoch or t + dt >= end:   # memoryless: the clocks restart after the epoch
             t = stop
+            interval = _batch_index(edges_t, interval, t)
             continue
         t += dt
+        interval = _batch_index(edges_t, interval, t)
         chosen = _choose(rates, rate, uniforms[position])
         position += 1
         j = chosen // 2
@@ -574,7 +623,7 @@ def _frame_loop(uniforms, frame, weight_parameters, arrival, service, packings, 
             queues[j] += 1
         else:
             queues[j] -= 1
-            batch = _batch_of(edges_t, t)
+            batch = _batch_of(edges_t, interval)
             if batch >= 0:
                 departures[batch, j] += 1
     state[0], state[1], state[2] = position, p, epochs
