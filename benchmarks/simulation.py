@@ -26,7 +26,9 @@ warm-up, exponential sizes), at k = 2048, load 0.8 with the classes of Figure 1 
 f_2048 = 16 (needs 16, 32, 64, 128) and at k = 16, load 0.9 with the unscaled Figure 1 classes
 (needs 1, 2, 4, 8). Package and loop alternate, best of three, ``--reference-jobs`` arrivals each
 (default 10⁶); the table gives jobs per second of both, their ratio (target >= 1) and both mean
-response times (the package's with its 95 % half-width).
+response times (the package's with its 95 % half-width). ``--only engines`` (also part of the full
+run): Algorithm 1 of Bonald & Comte and the DGP, ADGP and Max-Weight simulators of Ghaderi et al.
+against their plain loops (``benchmarks/simulation_engines.py``).
 """
 
 from __future__ import annotations
@@ -201,10 +203,13 @@ def main() -> None:
     parser.add_argument("--multiserver-jobs", type=int, default=1_000_000, help="jobs per simulate_multiserver run")
     parser.add_argument("--reference-jobs", type=int, default=1_000_000, help="arrivals per run against the plain loops")
     parser.add_argument("--policies", nargs="*", help="policies of the comparison with the plain loops (default all)")
-    parser.add_argument("--only", choices=("moldable", "multiserver", "reference"), help="run one section")
+    parser.add_argument("--only", choices=("moldable", "multiserver", "reference", "engines"), help="run one section")
     args = parser.parse_args()
     if args.only == "reference":
         reference_section(args.reference_jobs, tuple(args.policies or ()))
+        return
+    if args.only == "engines":
+        engines_section()
         return
 
     start = time.perf_counter()
@@ -240,6 +245,16 @@ def main() -> None:
     if args.only is None:
         multiserver_section(baseline, args.multiserver_jobs)
         reference_section(args.reference_jobs, tuple(args.policies or ()))
+        engines_section()
+
+
+def engines_section() -> None:
+    """Algorithm 1 of Bonald & Comte and the partitioning simulators against their plain loops
+    (benchmarks/simulation_engines.py, beside this file)."""
+    from simulation_engines import algorithm1_rows, partitioning_rows
+
+    algorithm1_rows(1_000_000)
+    partitioning_rows(200_000.0)
 
 
 if __name__ == "__main__":
