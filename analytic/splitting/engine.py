@@ -196,6 +196,18 @@ def _start(t, slot, place, heap, keys, items, job_i, job_f):
     return heap_push(keys, items, heap, t + job_f[slot, SIZE], slot)
 
 
+@kernel(inline="always", _nrt=False)
+def _next_arrival(phase, pending, heap, j, arrived, interarrival):
+    """The time of the next arrival the loop takes: ``inf`` while draining, -1 when the loop is done
+    (draining with no counted job left or nothing in service; the chunk used up; in phase ``EXTRA``,
+    no counted job left)."""
+    if phase == DRAIN:
+        return -1.0 if pending == 0 or heap == 0 else np.inf
+    if j >= interarrival.shape[0] or (phase == EXTRA and pending == 0):
+        return -1.0
+    return arrived + interarrival[j]
+
+
 @kernel(inline="always", _nrt=False)  # called once or twice per event: inlined, saves 5-10 % of FCFS's time
 def _oldest(heads, needs, free, fits_only, job_i):
     """The class whose first waiting job arrived first (among those that fit if ``fits_only``), or -1."""
@@ -290,17 +302,11 @@ def advance_dispatch(interarrival, job_classes, sizes, phase, boundaries, needs,
     busy, seq = state[HELPER_BUSY], state[NEXT_SEQ]
     t, since, arrived = clock[NOW], clock[AREA_SINCE], clock[ARRIVED]
     batches = area.shape[0]
-    n = interarrival.shape[0]
     j = 0
     while True:
-        if phase == DRAIN:
-            if pending == 0 or heap == 0:
-                break
-            arrival = np.inf
-        else:
-            if j >= n or (phase == EXTRA and pending == 0):
-                break
-            arrival = arrived + interarrival[j]
+        arrival = _next_arrival(phase, pending, heap, j, arrived, interarrival)
+        if arrival < 0.0:
+            break
         if heap > 0 and keys[0] <= arrival:
             t, slot, heap = heap_pop(keys, items, heap)
             c = job_i[slot, CLASS]
@@ -618,18 +624,12 @@ def advance_grouped(interarrival, job_classes, sizes, phase, boundaries, needs, 
     g_head, g_tail, m_end, m_need = scalars[GHEAD], scalars[GTAIL], scalars[M_END], scalars[M_NEED]
     t, since, arrived = clock[NOW], clock[AREA_SINCE], clock[ARRIVED]
     batches = area.shape[0]
-    chunk = interarrival.shape[0]
     j = 0
     while True:
         heap = _drop_stale(keys, items, heap, job_i, job_f)
-        if phase == DRAIN:
-            if pending == 0 or heap == 0:
-                break
-            arrival = np.inf
-        else:
-            if j >= chunk or (phase == EXTRA and pending == 0):
-                break
-            arrival = arrived + interarrival[j]
+        arrival = _next_arrival(phase, pending, heap, j, arrived, interarrival)
+        if arrival < 0.0:
+            break
         if heap > 0 and keys[0] <= arrival:  # a departure: the job was in its group's served prefix (and in M)
             t, slot, heap = heap_pop(keys, items, heap)
             job_i[slot, SERVING] = 0
@@ -747,18 +747,12 @@ def advance_preemptive(interarrival, job_classes, sizes, phase, boundaries, need
                                             state[NEXT_SEQ])
     t, since, arrived = clock[NOW], clock[AREA_SINCE], clock[ARRIVED]
     batches = area.shape[0]
-    chunk = interarrival.shape[0]
     j = 0
     while True:
         heap = _drop_stale(keys, items, heap, job_i, job_f)
-        if phase == DRAIN:
-            if pending == 0 or heap == 0:
-                break
-            arrival = np.inf
-        else:
-            if j >= chunk or (phase == EXTRA and pending == 0):
-                break
-            arrival = arrived + interarrival[j]
+        arrival = _next_arrival(phase, pending, heap, j, arrived, interarrival)
+        if arrival < 0.0:
+            break
         if heap > 0 and keys[0] <= arrival:
             t, slot, heap = heap_pop(keys, items, heap)
             job_i[slot, SERVING] = 0
