@@ -197,6 +197,19 @@ def _start(t, slot, place, heap, keys, items, job_i, job_f):
 
 
 @kernel(inline="always", _nrt=False)
+def _arrive(t, j, since, batch, present, seq, n_free, area, boundaries, starts, free, job_classes, sizes, job_i, job_f):
+    """Admit arrival ``j`` at time ``t`` into the last free slot (the caller drops it from ``free``):
+    the number present integrated up to ``t``, the arrival's batch, its record. Returns the batch,
+    whether it is counted and the slot."""
+    _integrate(t, since, batch, present, area)
+    batch = _next_batch(t, seq, batch, boundaries, starts)
+    counted = 0 <= batch < area.shape[0]
+    slot = free[n_free - 1]
+    _admit(slot, t, job_classes[j], sizes[j], seq, batch if counted else -1, job_i, job_f)
+    return batch, counted, slot
+
+
+@kernel(inline="always", _nrt=False)
 def _next_arrival(phase, pending, heap, j, arrived, interarrival):
     """The time of the next arrival the loop takes: ``inf`` while draining, -1 when the loop is done
     (draining with no counted job left or nothing in service; the chunk used up; in phase ``EXTRA``,
@@ -301,7 +314,6 @@ def advance_dispatch(interarrival, job_classes, sizes, phase, boundaries, needs,
     heap, n_free, batch, present, pending = state[HEAP], state[FREE], state[BATCH_NOW], state[PRESENT], state[PENDING]
     busy, seq = state[HELPER_BUSY], state[NEXT_SEQ]
     t, since, arrived = clock[NOW], clock[AREA_SINCE], clock[ARRIVED]
-    batches = area.shape[0]
     j = 0
     while True:
         arrival = _next_arrival(phase, pending, heap, j, arrived, interarrival)
@@ -332,13 +344,10 @@ def advance_dispatch(interarrival, job_classes, sizes, phase, boundaries, needs,
             t = arrival
             arrived = t
             c = job_classes[j]
-            _integrate(t, since, batch, present, area)
+            batch, counted, slot = _arrive(t, j, since, batch, present, seq, n_free, area, boundaries, starts, free,
+                                           job_classes, sizes, job_i, job_f)
             since = t
-            batch = _next_batch(t, seq, batch, boundaries, starts)
-            counted = 0 <= batch < batches
             n_free -= 1
-            slot = free[n_free]
-            _admit(slot, t, c, sizes[j], seq, batch if counted else -1, job_i, job_f)
             seq += 1
             present += 1
             pending += counted
@@ -623,7 +632,6 @@ def advance_grouped(interarrival, job_classes, sizes, phase, boundaries, needs, 
                                             state[NEXT_SEQ])
     g_head, g_tail, m_end, m_need = scalars[GHEAD], scalars[GTAIL], scalars[M_END], scalars[M_NEED]
     t, since, arrived = clock[NOW], clock[AREA_SINCE], clock[ARRIVED]
-    batches = area.shape[0]
     j = 0
     while True:
         heap = _drop_stale(keys, items, heap, job_i, job_f)
@@ -671,13 +679,10 @@ def advance_grouped(interarrival, job_classes, sizes, phase, boundaries, needs, 
             t = arrival
             arrived = t
             c = job_classes[j]
-            _integrate(t, since, batch, n, area)
+            batch, counted, slot = _arrive(t, j, since, batch, n, seq, n_free, area, boundaries, starts, free,
+                                           job_classes, sizes, job_i, job_f)
             since = t
-            batch = _next_batch(t, seq, batch, boundaries, starts)
-            counted = 0 <= batch < batches
             n_free -= 1
-            slot = free[n_free]
-            _admit(slot, t, c, sizes[j], seq, batch if counted else -1, job_i, job_f)
             _add_present(slot, n, present, job_i)
             seq += 1
             n += 1
@@ -746,7 +751,6 @@ def advance_preemptive(interarrival, job_classes, sizes, phase, boundaries, need
     heap, n_free, batch, n, pending, seq = (state[HEAP], state[FREE], state[BATCH_NOW], state[PRESENT], state[PENDING],
                                             state[NEXT_SEQ])
     t, since, arrived = clock[NOW], clock[AREA_SINCE], clock[ARRIVED]
-    batches = area.shape[0]
     j = 0
     while True:
         heap = _drop_stale(keys, items, heap, job_i, job_f)
@@ -769,13 +773,10 @@ def advance_preemptive(interarrival, job_classes, sizes, phase, boundaries, need
                 break
             t = arrival
             arrived = t
-            _integrate(t, since, batch, n, area)
+            batch, counted, slot = _arrive(t, j, since, batch, n, seq, n_free, area, boundaries, starts, free,
+                                           job_classes, sizes, job_i, job_f)
             since = t
-            batch = _next_batch(t, seq, batch, boundaries, starts)
-            counted = 0 <= batch < batches
             n_free -= 1
-            slot = free[n_free]
-            _admit(slot, t, job_classes[j], sizes[j], seq, batch if counted else -1, job_i, job_f)
             _add_present(slot, n, present, job_i)
             seq += 1
             n += 1
