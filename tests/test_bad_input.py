@@ -708,6 +708,10 @@ WORK_PROBE = 1.0
 #: Values left out for a parameter: the empty ``select`` of ``collect`` asks for the whole reproduce table
 #: (tens of seconds).
 SKIPPED = {"select": ("",)}
+#: Parameters hypothesis does not draw: any text ``select`` picks the reproduce rows whose name contains
+#: it (a letter or a digit picks dozens, minutes of work), which is its meaning, not a hang; the fixed
+#: table still gives it every wrong type.
+SELECTORS = {"select"}
 #: Parameters that take any hashable value (the state of a chain built from a transition function, the
 #: labels of a chain's states, a reference state and the state looked up: a complex number is a label
 #: like any other, and 0j finds the state 0 as a dict does; NaN is refused, never found again).
@@ -947,7 +951,7 @@ def _explore(key: str, baseline: Call, report: Callable[[str], None], start: Cal
     ``start`` announces each draw to the parent, whose limits count from it; ``report`` a defect.
     """
     signature = inspect.signature(baseline.function)
-    names = [p.name for p in _swept(signature, key) if p.name not in WORK]
+    names = [p.name for p in _swept(signature, key) if p.name not in WORK | SELECTORS]
     if not names:
         return
     arguments = signature.bind_partial(*baseline.args, **baseline.kwargs).arguments

@@ -431,3 +431,17 @@ def test_stationary_result_repr_is_readable():
     assert np.array_equal(np.asarray(pi), pi.probabilities) and len(pi) == 4
     long = birth_death(99, lambda x: 1.0, lambda x: 1.0).stationary()
     assert "probabilities=[0.01, 0.01, 0.01, ..., 0.01, 0.01, 0.01]" in repr(long)     # summarized
+
+
+def test_a_boolean_reward_is_the_indicator_of_a_set():
+    """Birth rate 1, death rate 2 on 0..5: π(x) ∝ 2^-x, so P(X >= 3) = (1/8 + 1/16 + 1/32) / (63/32) = 1/9
+    (exact fractions). A boolean reward, from a lattice function, an array or a list, is that indicator,
+    as numpy counts booleans; the same for a reward over time."""
+    chain = CTMC.from_lattice((5,), [((1,), lambda X: 1.0 * (X[:, 0] < 5)), ((-1,), lambda X: 2.0 * (X[:, 0] > 0))])
+    pi = chain.stationary()
+    for reward in (lambda X: X[:, 0] >= 3, np.arange(6) >= 3, [False, False, False, True, True, True]):
+        assert pi.expected(reward) == pytest.approx(1 / 9, rel=1e-12, abs=0)
+    assert chain.transient_reward(lambda X: X[:, 0] >= 3, 1.0, (0,)) == pytest.approx(
+        chain.transient_reward(lambda X: 1.0 * (X[:, 0] >= 3), 1.0, (0,)), rel=1e-15, abs=0)
+    with pytest.raises(InvalidParameterError, match="reward"):
+        pi.expected([True, False])

@@ -28,6 +28,7 @@ from analytic.ctmc.spaces import (
     enumerate_lower_set,
     plain,
     raise_leaves_space,
+    reward_values,
     validate_moves,
     validate_upper,
     vector_result,
@@ -608,7 +609,7 @@ class CTMC:
         >>> queue.transient_reward(lambda x: x, [0.0, 1e9], 0).round(12).tolist()
         [0.0, 0.571428571429]
         """
-        values = measures.reward_values(self._space, reward, self.n_states)
+        values = reward_values(self._space, reward, self.n_states)
         times = measures.check_times(t)
         p = self._initial_distribution(initial)
         out = measures.transient_reward(self._generator, times.ravel(), p, values, lambda: self._limit(p))
@@ -665,7 +666,7 @@ class CTMC:
         >>> round(1 / 3 - (1 - float(np.exp(-3))) / 9, 12)
         0.227754118708
         """
-        values = measures.reward_values(self._space, reward, self.n_states)
+        values = reward_values(self._space, reward, self.n_states)
         times = measures.check_times(t)
         p = self._initial_distribution(initial)
         out = measures.accumulated_reward(self._generator, times.ravel(), p, values, lambda: self._limit(p))
@@ -839,7 +840,7 @@ class CTMC:
         4.0
         """
         mask = measures.state_set(self._space, target, "target", self.n_states)
-        values = measures.reward_values(self._space, reward, self.n_states)
+        values = reward_values(self._space, reward, self.n_states)
         p = self._initial_distribution(initial)
         tolerance = measures.check_tolerance(tolerance)
         return measures.reward_until(self._generator, p, mask, target, self.states, values, tolerance)

@@ -74,7 +74,7 @@ from analytic._kernels import kernel
 from analytic.ctmc import stationary as stationary_law
 from analytic.ctmc.compensated import two_product, two_sum
 from analytic.ctmc.refinement import DIAGONAL_PIVOTING
-from analytic.ctmc.spaces import LatticeSpace, plain, vector_result
+from analytic.ctmc.spaces import LatticeSpace, plain
 from analytic.ctmc.transient import Uniformization, _poisson_window, reward_settled
 from analytic.ctmc.transient import transient as uniformized
 from analytic.errors import ConvergenceError, InvalidParameterError, describe
@@ -169,46 +169,6 @@ def check_times(t: Any, allow_infinite: bool = False) -> np.ndarray:
     if times.ndim > 1 or np.any(times < 0):
         raise InvalidParameterError("t", t, f"must be {kind} (a scalar or a 1-D sequence)")
     return times
-
-
-def reward_values(space: Any, reward: Any, n: int) -> np.ndarray:
-    """``reward`` as one finite value per state, as :meth:`Stationary.expected` reads it.
-
-    Parameters
-    ----------
-    space : ExplicitSpace or LatticeSpace
-        The chain's states.
-    reward : array or callable
-        One value per state (a scalar for every state), or a function: of the array of all states
-        (lattice chains), of each state (other chains).
-    n : int
-        The number of states.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape (n,).
-
-    Raises
-    ------
-    InvalidParameterError
-        Not one finite value per state, or the function fails.
-
-    Examples
-    --------
-    >>> from analytic.ctmc.spaces import ExplicitSpace
-    >>> reward_values(ExplicitSpace([0, 1, 2]), lambda x: x * x, 3).tolist()
-    [0.0, 1.0, 4.0]
-    """
-    if callable(reward):
-        with user_code("reward", reward, "it must return one finite value per state"):
-            values = space.evaluate(reward)
-    else:
-        values = vector_result(reward, n, "reward")
-    if not np.all(np.isfinite(values)):
-        bad = int(np.flatnonzero(~np.isfinite(values))[0])
-        raise InvalidParameterError("reward", values[bad], f"must be finite (at state {plain(space.states[bad])!r})")
-    return values
 
 
 def state_set(space: Any, value: Any, name: str, n: int) -> np.ndarray:

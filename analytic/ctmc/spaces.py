@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
-from analytic.validation import numeric_array, real_array
+from analytic.validation import numeric_array, real_array, user_code
 
 __all__ = ["ExplicitSpace", "LatticeSpace", "check_rates", "enumerate_lower_set", "plain", "raise_leaves_space",
            "validate_moves", "validate_upper", "vector_result"]
@@ -269,7 +269,8 @@ def vector_result(values: Any, n: int, what: str) -> np.ndarray:
     Parameters
     ----------
     values : object
-        The output: a real scalar or a sequence of n real numbers (``±inf`` allowed, NaN not).
+        The output: a real scalar or a sequence of n real numbers (``±inf`` allowed, NaN not);
+        booleans count as 1 and 0 (the indicator of a set of states).
     n : int
         The number of states.
     what : str
@@ -294,12 +295,68 @@ def vector_result(values: Any, n: int, what: str) -> np.ndarray:
     ...
     analytic.errors.InvalidParameterError: reward = [1., 2.]: must return one value per state: shape (3,), got (2,)
     """
-    array = real_array(what, values, " (one value per state)", allow_infinite=True)
+    array = real_array(what, _indicator_as_numbers(values), " (one value per state)", allow_infinite=True)
     if array.ndim == 0:
         return np.full(n, float(array))
     if array.shape != (n,):
         raise InvalidParameterError(what, array, f"must return one value per state: shape ({n},), got {array.shape}")
     return array
+
+
+def reward_values(space: Any, reward: Any, n: int) -> np.ndarray:
+    """``reward`` as one finite value per state, as :meth:`Stationary.expected` reads it.
+
+    Parameters
+    ----------
+    space : ExplicitSpace or LatticeSpace
+        The chain's states.
+    reward : array or callable
+        One value per state (a scalar for every state), or a function: of the array of all states
+        (lattice chains), of each state (other chains). Booleans count as 1 and 0: the indicator
+        of a set of states.
+    n : int
+        The number of states.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (n,).
+
+    Raises
+    ------
+    InvalidParameterError
+        Not one finite value per state, or the function fails.
+
+    Examples
+    --------
+    >>> from analytic.ctmc.spaces import ExplicitSpace
+    >>> reward_values(ExplicitSpace([0, 1, 2]), lambda x: x * x, 3).tolist()
+    [0.0, 1.0, 4.0]
+    >>> reward_values(ExplicitSpace([0, 1, 2]), [True, False, True], 3).tolist()
+    [1.0, 0.0, 1.0]
+    """
+    if callable(reward):
+        with user_code("reward", reward, "it must return one finite value per state"):
+            values = space.evaluate(reward)
+    else:
+        values = vector_result(reward, n, "reward")
+    if not np.all(np.isfinite(values)):
+        bad = int(np.flatnonzero(~np.isfinite(values))[0])
+        raise InvalidParameterError("reward", values[bad], f"must be finite (at state {plain(space.states[bad])!r})")
+    return values
+
+
+def _indicator_as_numbers(values: Any) -> Any:
+    """Booleans (a scalar, an array or a sequence of them) as 1.0 and 0.0, as numpy counts them: a
+    reward or a rate given as the indicator of a set of states. Anything else unchanged."""
+    if isinstance(values, (bool, np.bool_, list, tuple, np.ndarray)):
+        try:
+            array = np.asarray(values)
+        except ValueError:         # ragged: real_array says what is wrong
+            return values
+        if array.dtype == np.bool_:
+            return array.astype(float)
+    return values
 
 
 def check_rates(rates: np.ndarray, what: str, where: Callable[[int], str]) -> None:

@@ -40,10 +40,10 @@ from analytic.ctmc.certificate import Certificate, certify, normalized_bound, tr
 from analytic.ctmc.multilevel import MULTILEVEL_STATES, aggregation_measure
 from analytic.ctmc.refinement import RESTART, ScaledSolver, refine
 from analytic.ctmc.reversible import detailed_balance, reversible_bound
-from analytic.ctmc.spaces import vector_result
+from analytic.ctmc.spaces import reward_values
 from analytic.errors import ConvergenceError, InvalidParameterError, StateSpaceTooLargeError
 from analytic.memory import UNCHECKED_BYTES, available_bytes, fits, require
-from analytic.validation import integer, option, unit_fraction, user_code
+from analytic.validation import integer, option, unit_fraction
 
 __all__ = ["ACCURACY", "FLOOR", "GTH_FLOPS", "Stationary", "check_tolerance", "solve", "solve_bytes"]
 
@@ -186,15 +186,7 @@ class Stationary:
         >>> round(queue.stationary().expected(lambda x: x), 12)
         0.571428571429
         """
-        if callable(reward):
-            with user_code("reward", reward, "it must return one finite value per state"):
-                values = self._space.evaluate(reward)
-        else:
-            values = vector_result(reward, len(self.probabilities), "reward")
-        if not np.all(np.isfinite(values)):
-            bad = int(np.flatnonzero(~np.isfinite(values))[0])
-            raise InvalidParameterError("reward", values[bad], f"must be finite (at state {self.states[bad]})")
-        return float(self.probabilities @ values)
+        return float(self.probabilities @ reward_values(self._space, reward, len(self.probabilities)))
 
     def probability(self, state: Any) -> float:
         """Stationary probability of one state.
