@@ -334,13 +334,12 @@ def test_jobs_at_the_limit_pass_the_check(monkeypatch):
     class Reached(Exception):
         pass
 
-    def stop(function, *args, **kwargs):
-        setup = function.args[0]
+    def stop(replication, setup, *args, **kwargs):
         boundaries = module._Loop(setup).boundaries
         assert boundaries[0] == 0 and boundaries[-1] == setup.arrivals and np.all(np.diff(boundaries) > 0)
         raise Reached
 
-    monkeypatch.setattr(module, "replicate", stop)
+    monkeypatch.setattr(module, "run_replications", stop)
     # 4.6e17 arrivals span at most 1e12 mean sizes (the clock's horizon) only at λ d >= 4.6e5: 2^20 servers at load 0.48.
     with pytest.raises(Reached):
         simulate_multiserver("fcfs", 2**20, [JobClass(1, 1.0, 1.0)], 5e5, jobs=(2**63 - 20) // 20, warmup=0, seed=0)

@@ -31,7 +31,6 @@ several from the replications. Runs start empty, as the paper's do.
 
 from __future__ import annotations
 
-import functools
 import math
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -49,11 +48,9 @@ from analytic.simulation import (
     SizeLaw,
     check_executor,
     chunks,
-    ratio_estimate,
-    replicate,
-    root_seed,
     size_law,
 )
+from analytic.simulation._runs import column_estimates, pooled, run_control, run_replications, split_jobs, warmup_of
 from analytic.simulation.clock import check_horizon
 from analytic.validation import as_number, confidence, integer, positive
 
@@ -500,28 +497,18 @@ def _replication(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
 def _run(setup: _Setup, replications: int, seed: Any, executor: Executor | None, level: float,
          progress: bool | None, interruptions: float, arrival_rates: np.ndarray, max_jobs: int | None,
          jobs: int) -> InterruptionSimulation:
-    root = root_seed(seed)
-    tallies = replicate(functools.partial(_replication, setup), replications, root, executor, progress,
-                        "Algorithm 1 replications")
-    if replications == 1:
-        method, area, duration = "batch means", tallies[0].area, tallies[0].duration
-        admitted, arrivals = tallies[0].admitted, tallies[0].arrivals
-    else:
-        method = "independent replications"
-        area = np.array([t.area.sum(axis=0) for t in tallies])
-        duration = np.array([t.duration.sum() for t in tallies])
-        admitted = np.array([t.admitted.sum(axis=0) for t in tallies])
-        arrivals = np.array([t.arrivals.sum(axis=0) for t in tallies])
+    root, tallies = run_replications(_replication, setup, replications, seed, executor, progress,
+                                     "Algorithm 1 replications")
+    method, sums = pooled(tallies)
+    area, duration, admitted, arrivals = sums["area"], sums["duration"], sums["admitted"], sums["arrivals"]
     _check_measured(arrivals.sum(axis=0), admitted.sum(axis=0), arrival_rates, max_jobs)
     sigma = setup.law.mean
-    jobs_est = [ratio_estimate(area[:, i], duration, level, method) for i in range(setup.labels)]
-    delay_est = [ratio_estimate(area[:, i], admitted[:, i], level, method) for i in range(setup.labels)]
-    delay = np.array([e.value for e in delay_est])
-    delay_ci = np.array([e.half_width for e in delay_est])
+    mean_jobs, mean_jobs_ci = column_estimates(area, level, method, duration)
+    delay, delay_ci = column_estimates(area, level, method, admitted)
     interrupted = sum(int(t.interrupted.sum()) for t in tallies)
     departed = sum(int(t.departed.sum()) for t in tallies)
     return InterruptionSimulation(
-        np.array([e.value for e in jobs_est]), np.array([e.half_width for e in jobs_est]), delay, delay_ci,
+        mean_jobs, mean_jobs_ci, delay, delay_ci,
         sigma / delay, sigma * delay_ci / delay ** 2, 1 - admitted.sum(axis=0) / arrivals.sum(axis=0),
         interrupted / max(departed, 1), level, method, area.shape[0], jobs, setup.warmup, replications,
         root.entropy, interruptions, setup.law, arrival_rates, max_jobs)
@@ -558,16 +545,11 @@ def _common(size: Any, interruptions: Any, jobs: Any, warmup: Any, replications:
                                     f"the limit of infinitely many is balanced fairness, exact in balanced_fairness()")
     interruptions = float(number)
     theta = law.mean / interruptions if interruptions > 0 else math.inf
-    runs = integer("replications", replications)
-    k = integer("batches", batches, minimum=2)
-    per_run = integer("jobs", jobs) // runs
+    _, runs, k, per_run = split_jobs(jobs, replications, batches)
     if per_run > _MAX_ARRIVALS:
         raise InvalidParameterError("jobs", jobs, f"must be at most {_MAX_ARRIVALS:,} per replication (jobs // replications "
                                                   "= arrivals, counted by the event loop in 64-bit integers)")
-    skip = per_run // 10 if warmup is None else integer("warmup", warmup, minimum=0)
-    if per_run - skip < (k if runs == 1 else 1):
-        raise InvalidParameterError("jobs", jobs, f"must leave at least {k} arrivals per replication after the warm-up "
-                                                  f"of {skip} (jobs // replications = {per_run})")
+    skip = warmup_of(jobs, warmup, per_run, runs, k, needed=None if runs == 1 else 1)
     name, rate = arrival
     check_horizon(jobs, per_run, rate * law.mean, (name, rate))
     check_executor(executor)
@@ -577,6 +559,7 @@ def _common(size: Any, interruptions: Any, jobs: Any, warmup: Any, replications:
     return law, float(interruptions), theta, runs, k, per_run, skip, limit
 
 
+@run_control("arrivals")
 def simulate_interruptions(graph: CompatibilityGraph, arrival_rates: Any, size: SizeLaw | str = "exponential",
                            interruptions: float = 0.0, jobs: int = 1_000_000, warmup: int | None = None,
                            replications: int = 1, seed: Any = None, executor: Executor | None = None, *,
@@ -600,24 +583,19 @@ def simulate_interruptions(graph: CompatibilityGraph, arrival_rates: Any, size: 
         in :data:`analytic.fairness.paper.SIZE_LAWS`.
     interruptions : float
         m >= 0, mean interruptions per job (θ = σ/m); 0 is FCFS per server.
-    jobs : int
-        Arrivals in all, warm-ups included (``jobs // replications`` per replication).
-    warmup : int, optional
-        Arrivals discarded at the start of each replication (default a tenth).
-    replications : int
-        Independent replications (``SeedSequence(seed).spawn``); with one, batch means.
-    seed : int, SeedSequence, Generator or None
-    executor : concurrent.futures.Executor, optional
-        Where replications run (default: a process pool for several).
-    level : float
-        Confidence level of the half-widths.
-    batches : int
-        Batches per replication (>= 2).
+    jobs : (run control)
+        At most 2**62 per replication (the event loop's 64-bit integers).
+    warmup : (run control)
+    replications : (run control)
+    seed : (run control)
+    executor : (run control)
+    level : (run control)
+    batches : (run control)
+        At least 2.
     max_jobs : int, optional
         Arrivals finding this many jobs are lost (the truncation of
         :func:`~analytic.fairness.oi_queue_law`); default none.
-    progress : bool, optional
-        tqdm bar over the replications.
+    progress : (run control)
 
     Returns
     -------

@@ -34,8 +34,6 @@ matter: from empty, the occupancy of a Pareto(1.5) system approaches equilibrium
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 from concurrent.futures import Executor
 from dataclasses import dataclass
 
@@ -54,10 +52,9 @@ from analytic.simulation import (
     heap_pop,
     heap_push,
     ratio_estimate,
-    replicate,
-    root_seed,
     size_law,
 )
+from analytic.simulation._runs import column_estimates, pooled, run_control, run_replications, split_jobs, warmup_of
 from analytic.speedup import SpeedUp
 from analytic.validation import confidence, integer
 
@@ -345,6 +342,7 @@ def _replication(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
     return _Tallies(arrivals, blocked, counted, time_sum, area[:, 1:], duration, completed_sum, completed)
 
 
+@run_control("arrivals")
 def simulate_moldable(speedup: SpeedUp, arrival_rate: float, servers: int, p: object = None,
                       size: SizeLaw | str = "exponential", jobs: int = 1_000_000, warmup: int | None = None,
                       replications: int = 1, seed: int | np.random.SeedSequence | np.random.Generator | None = None,
@@ -370,29 +368,20 @@ def simulate_moldable(speedup: SpeedUp, arrival_rate: float, servers: int, p: ob
         The inherent-size law: a :class:`~analytic.simulation.SizeLaw` (used as is) or one of
         ``"exponential"``, ``"deterministic"``, ``"mixed_erlang"``, ``"pareto"`` (unit mean; see
         :mod:`analytic.simulation.laws`).
-    jobs : int
-        Total number of arrivals, warm-ups included: ``jobs // replications`` per replication.
-    warmup : int, optional
-        Arrivals discarded at the start of each replication; default a tenth of them.
-    replications : int
-        Independent replications (streams ``SeedSequence(seed).spawn(replications)``). With one,
-        the intervals come from batch means.
-    seed : int, SeedSequence, Generator or None
-        The same seed gives the same numbers, serially or through any executor.
-    executor : concurrent.futures.Executor, optional
-        Where the replications run (default: one process per core for several replications; a
-        Dask ``client.get_executor()`` runs them on a cluster).
-    level : float
-        Confidence level of the half-widths.
-    batches : int
-        Batches per replication (>= 2); the intervals use them when ``replications == 1``.
+    jobs : (run control)
+    warmup : (run control)
+    replications : (run control)
+    seed : (run control)
+    executor : (run control)
+    level : (run control)
+    batches : (run control)
+        At least 2.
     start : {"equilibrium", "empty"}
         Initial state (module docstring); ``"empty"`` with ``warmup=0`` is the paper's procedure.
     mean_time_of : {"accepted", "completed"}
         ``E[D]`` over all accepted jobs (unbiased), or over the accepted jobs that completed before
         the last arrival (what a log of departures gives).
-    progress : bool, optional
-        tqdm bar over the replications; default only when standard error is a terminal.
+    progress : (run control)
 
     Returns
     -------
@@ -423,45 +412,32 @@ def simulate_moldable(speedup: SpeedUp, arrival_rate: float, servers: int, p: ob
     require(SLOT_BYTES * n, "simulate_moldable's per-server slots", n)
     probabilities = _resolve_p(speedup, lam, p)
     law = size if isinstance(size, SizeLaw) else size_law(size)
-    total = integer("jobs", jobs)
-    runs = integer("replications", replications)
-    k = integer("batches", batches, minimum=2)
+    _, runs, k, share = split_jobs(jobs, replications, batches)
     confidence("level", level)
     if not isinstance(start, str) or start not in STARTS:
         raise InvalidParameterError("start", start, f"must be one of {STARTS}")
     if not isinstance(mean_time_of, str) or mean_time_of not in MEAN_TIME_OF:
         raise InvalidParameterError("mean_time_of", mean_time_of, f"must be one of {MEAN_TIME_OF}")
     check_executor(executor)
-    share = total // runs
-    skip = share // 10 if warmup is None else integer("warmup", warmup, minimum=0)
-    if share < skip + k:
-        raise InvalidParameterError("jobs", jobs, f"must give each of the {runs} replications at least warmup + batches = "
-                                                  f"{skip + k} arrivals (it gives {share})")
-    root = root_seed(seed)
+    skip = warmup_of(jobs, warmup, share, runs, k)
     setup = _Setup(n, lam, speedup.values.copy(), probabilities, law, share, skip, k, start)
-    tallies = replicate(functools.partial(_replication, setup), runs, root, executor, progress, "simulate_moldable")
-    return _summarize(tallies, setup, runs, level, mean_time_of, root, speedup.d)
+    root, tallies = run_replications(_replication, setup, runs, seed, executor, progress, "simulate_moldable")
+    return _summarize(tallies, setup, runs, level, mean_time_of, root)
 
 
 def _summarize(tallies: list[_Tallies], setup: _Setup, runs: int, level: float, mean_time_of: str,
-               root: np.random.SeedSequence, d: int) -> MoldableSimulation:
+               root: np.random.SeedSequence) -> MoldableSimulation:
     """Estimates from the tallies: over replications when there are several, over batches otherwise."""
-    names = [field.name for field in dataclasses.fields(_Tallies)]
-    if runs > 1:
-        method = "independent replications"
-        sums = {name: np.array([getattr(t, name).sum(axis=0) for t in tallies]) for name in names}
-    else:
-        method = "batch means"
-        sums = {name: getattr(tallies[0], name) for name in names}
+    method, sums = pooled(tallies)
     times, counts = ((sums["time_sum"], sums["counted"]) if mean_time_of == "accepted"
                      else (sums["completed_sum"], sums["completed"]))
     blocking = ratio_estimate(sums["blocked"], sums["arrivals"], level, method)
     mean_time = ratio_estimate(times, counts, level, method)
-    occupancy = [ratio_estimate(sums["area"][:, i] / setup.servers, sums["duration"], level, method) for i in range(d)]
+    occupancy, occupancy_ci = column_estimates(sums["area"] / setup.servers, level, method, sums["duration"])
     measured = int(sums["arrivals"].sum())
     return MoldableSimulation(
         blocking=blocking.value, blocking_ci=blocking.half_width, mean_time=mean_time.value, mean_time_ci=mean_time.half_width,
-        mean_occupancy=np.array([e.value for e in occupancy]), mean_occupancy_ci=np.array([e.half_width for e in occupancy]),
+        mean_occupancy=occupancy, mean_occupancy_ci=occupancy_ci,
         level=level, method=method, samples=blocking.samples, jobs=setup.arrivals * runs, measured=measured,
         replications=runs, warmup=setup.warmup, seed=root.entropy, p=setup.p, size=setup.law, start=setup.start,
         mean_time_of=mean_time_of, servers=setup.servers, arrival_rate=setup.arrival_rate)

@@ -32,7 +32,6 @@ independent replications, or from ``batches`` batch means of a single run.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
@@ -48,7 +47,8 @@ from analytic.partitioning.configurations import state_space
 from analytic.partitioning.model import Cluster, GraphJob, check_jobs
 from analytic.partitioning.static import cheapest_packings
 from analytic.partitioning.weights import _exponent
-from analytic.simulation import CHUNK, Estimate, check_executor, growth_rate, mean_estimate, replicate, root_seed
+from analytic.simulation import CHUNK, Estimate, check_executor, growth_rate
+from analytic.simulation._runs import column_estimates, pooled, run_control, run_replications
 from analytic.validation import confidence, integer, numeric_array, positive, real, real_array
 
 __all__ = ["ALGORITHMS", "PartitioningSimulation", "simulate_adgp", "simulate_dgp", "simulate_max_weight"]
@@ -237,21 +237,27 @@ class PartitioningSimulation:
 # ---------------------------------------------------------------------------------------------
 # Shared pieces of the compiled loops
 # ---------------------------------------------------------------------------------------------
+# Every kernel of this module allocates nothing and is compiled without numba's runtime
+# (``_nrt=False``): numba then counts no references to the arrays a call receives (an atomic
+# increment and decrement per array per call, wherever it cannot prove them useless). The helpers
+# called at every event are also inlined (``inline="always"``): a call passes each array as a
+# handful of arguments. Both together were the larger part of the gap to a plain loop (DGP 0.83x,
+# Max-Weight 0.67x of ``benchmarks/reference_fairness_partitioning.py`` before, 1.1-1.2x and 1.0x after).
 
 
-@kernel
+@kernel(inline="always", _nrt=False)
 def _log_power(x, b):
     """f(x) = log^(1-b)(x) for x >= 1."""
     return math.log(x) ** (1.0 - b)
 
 
-@kernel
+@kernel(inline="always", _nrt=False)
 def _weight(f, top, alpha, epsilon, total_slots):
     """q_j = α max(f^(j), ε/(8M) max_i f^(i)) of eq. (12), from f^(j) and ``top`` = max_i f^(i)."""
     return alpha * max(f, epsilon / (8.0 * total_slots) * top)
 
 
-@kernel
+@kernel(_nrt=False)
 def _update_weights(q, queues, frozen, parameters, total_slots):
     """q_j = α f^(j)(h + Q) of eqs. (11)-(12); ``parameters`` = (α, h, ε, b); frozen weights stay.
 
@@ -268,9 +274,9 @@ def _update_weights(q, queues, frozen, parameters, total_slots):
         q[j] = _weight(q[j], top, alpha, epsilon, total_slots)
 
 
-@kernel
+@kernel(inline="always", _nrt=False)
 def _level_of(levels, cost):
-    """Index of ``cost`` among the sorted cost levels (nearest one), with one way out like :func:`_update_weights`."""
+    """Index of ``cost`` among the sorted cost levels (nearest one)."""
     i, high = 0, levels.shape[0]          # bisection: the first level >= cost (np.searchsorted's answer)
     while i < high:
         middle = (i + high) >> 1
@@ -283,7 +289,7 @@ def _level_of(levels, cost):
     return i
 
 
-@kernel
+@kernel(inline="always", _nrt=False)
 def _accumulate(t0, t1, k, edges, queues, counts, actual, cost, actual_cost, level, area_q, area_n, area_a, area_cost,
                 area_actual, level_time):
     """Add the integrals of the state over [t0, t1] to the batches it overlaps (batch k is [edges[k], edges[k+1])).
@@ -310,7 +316,7 @@ def _accumulate(t0, t1, k, edges, queues, counts, actual, cost, actual_cost, lev
         k += 1
 
 
-@kernel
+@kernel(inline="always", _nrt=False)
 def _choose(rates, total, u):
     """Index of the event drawn with probability ``rates[i] / total`` (``u`` uniform in [0, 1))."""
     pick = u * total
@@ -324,7 +330,7 @@ def _choose(rates, total, u):
     return last                          # rounding at the very end of the range
 
 
-@kernel
+@kernel(inline="always", _nrt=False)
 def _batch_index(edges, k, t):
     """``np.searchsorted(edges, t, side="right") - 1`` (-1 in the warm-up, the number of batches at the end),
     found by stepping on from ``k``, that of an earlier time: the clock only moves forward."""
@@ -333,7 +339,7 @@ def _batch_index(edges, k, t):
     return k
 
 
-@kernel
+@kernel(inline="always", _nrt=False)
 def _batch_of(edges, k):
     """The batch counting an event in batch index ``k`` (:func:`_batch_index`), or -1 during the warm-up or after the end."""
     return k if k < edges.shape[0] - 1 else -1
@@ -344,41 +350,39 @@ def _batch_of(edges, k):
 # ---------------------------------------------------------------------------------------------
 
 
-@kernel
+@kernel(_nrt=False)
 def _template_loop(mode, uniforms, frozen, weight_parameters, beta, clock_rate, arrival, service, nodes, edges, edge_weights,
-                   edge_count, machine, distance, levels, edges_t, state, times, queues, q, slot_owner, free, free_pos,
+                   edge_count, machine, distance, levels, edges_t, state, times, queues, q, scratch, slot_owner, free, free_pos,
                    template_type, template_actual, template_cost, template_slots, members, member_pos, member_count,
                    spare, area_q, area_n, area_a, area_cost, area_actual, level_time, departures):
     """Run DGP (mode 0) or ADGP (mode 1) until time ``edges_t[-1]`` or until the uniforms run short.
 
     ``state`` = (uniforms used, free slots, spare template ids, current cost level); ``times`` =
     (clock, configuration cost, actual cost). ``members[j, :member_count[j, 0]]`` are the actual
-    templates of type j, ``members[j, T:T + member_count[j, 1]]`` its virtual ones.
+    templates of type j, ``members[j, T:T + member_count[j, 1]]`` its virtual ones. ``scratch``
+    (5 zeros per type, from the caller: the loop allocates nothing) holds its per-type numbers.
 
-    Shape of the loop: numba counts references to the arrays it hands to a compiled helper that it
-    cannot prove leaves them alone (one with a loop and two ways out, or an exception), an atomic
-    increment and decrement per array per call. So the weights, updated at most events, are written
-    out once in the loop (after the queue changed, whatever the event), the rates of the events are
-    kept up to date rather than rebuilt (ADGP's clocks only when q changed), the batch of the clock
-    is stepped on rather than searched, and the cost level is found only when the cost changes.
+    Shape of the loop: the weights, updated at most events, are written out once in the loop (after
+    the queue changed, whatever the event), the rates of the events are kept up to date rather than
+    rebuilt (ADGP's clocks only when q changed), the batch of the clock is stepped on rather than
+    searched, and the cost level is found only when the cost changes.
     """
     types = arrival.shape[0]
     total_slots = slot_owner.shape[0]
     capacity = template_type.shape[0]
-    need = 8 + nodes.max()
+    need = 8 + template_slots.shape[1]   # uniforms an event may use: its width is the most nodes of a type
     position, n_free, n_spare, level = state[0], state[1], state[2], state[3]
     t, cost, actual_cost = times[0], times[1], times[2]
     alpha, bias, share, exponent = weight_parameters[0], weight_parameters[1], weight_parameters[2], weight_parameters[3]
-    counts = np.zeros(types)
-    actual = np.zeros(types)
-    rates = np.zeros(3 * types)           # arrival, departure, clock tick of each type, kept up to date
+    counts, actual = scratch[:types], scratch[types:2 * types]
+    rates = scratch[2 * types:]           # arrival, departure, clock tick of each type, kept up to date
     for j in range(types):
         actual[j] = member_count[j, 0]
         counts[j] = member_count[j, 0] + member_count[j, 1]
         rates[3 * j] = arrival[j]
         rates[3 * j + 1] = service[j] * counts[j]
     end = edges_t[edges_t.shape[0] - 1]
-    interval = np.searchsorted(edges_t, t, side="right") - 1    # of t, as _batch_index gives it
+    interval = _batch_index(edges_t, -1, t)
     reweighted = True                     # q changed: the clocks' rates follow
     status = _DONE
     while t < end:
@@ -512,7 +516,7 @@ def _template_loop(mode, uniforms, frozen, weight_parameters, beta, clock_rate, 
     return status
 
 
-@kernel
+@kernel(inline="always", _nrt=False)
 def _add(tid, j, kind, members, member_pos, member_count, capacity):
     k = member_count[j, kind]
     members[j, kind * capacity + k] = tid
@@ -520,7 +524,7 @@ def _add(tid, j, kind, members, member_pos, member_count, capacity):
     member_count[j, kind] = k + 1
 
 
-@kernel
+@kernel(inline="always", _nrt=False)
 def _drop(tid, j, is_actual, members, member_pos, member_count, capacity):
     kind = 0 if is_actual else 1
     k = member_pos[tid]
@@ -531,7 +535,7 @@ def _drop(tid, j, is_actual, members, member_pos, member_count, capacity):
     member_count[j, kind] = last
 
 
-@kernel
+@kernel(inline="always", _nrt=False)
 def _move(tid, j, source, target, members, member_pos, member_count, capacity):
     _drop(tid, j, source == 0, members, member_pos, member_count, capacity)
     _add(tid, j, target, members, member_pos, member_count, capacity)
@@ -542,25 +546,24 @@ def _move(tid, j, source, target, members, member_pos, member_count, capacity):
 # ---------------------------------------------------------------------------------------------
 
 
-@kernel
+@kernel(_nrt=False)
 def _frame_loop(uniforms, frame, weight_parameters, arrival, service, packings, packing_cost, filled_cost, levels, edges_t,
-                state, times, queues, area_q, area_n, area_a, area_cost, area_actual, level_time, departures,
+                state, times, queues, scratch, area_q, area_n, area_a, area_cost, area_actual, level_time, departures,
                 migrated):
     """Run Algorithm 1 until ``edges_t[-1]`` or until the uniforms run short.
 
     ``state`` = (uniforms used, current packing, frames started); ``times`` = (clock, next epoch).
-    ``filled_cost[p, j, a]``: cost of the ``a`` cheapest type-j templates of packing p.
+    ``filled_cost[p, j, a]``: cost of the ``a`` cheapest type-j templates of packing p; ``scratch``
+    (5 entries per type, from the caller: the loop allocates nothing) holds its per-type numbers.
     """
     types = arrival.shape[0]
     position, p, epochs = state[0], state[1], state[2]
     t, epoch = times[0], times[1]
     alpha, b = weight_parameters[0], weight_parameters[3]
     end = edges_t[edges_t.shape[0] - 1]
-    counts = np.zeros(types)
-    actual = np.zeros(types)
-    weights = np.zeros(types)
-    rates = np.zeros(2 * types)          # arrival, departure of each type
-    interval = np.searchsorted(edges_t, t, side="right") - 1    # of t, as _batch_index gives it
+    counts, actual, weights = scratch[:types], scratch[types:2 * types], scratch[2 * types:3 * types]
+    rates = scratch[3 * types:]          # arrival, departure of each type
+    interval = _batch_index(edges_t, -1, t)
     level = _level_of(levels, packing_cost[p])
     status = _DONE
     while t < end:
@@ -704,9 +707,10 @@ def _run_templates(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
                                 setup.clock_rate, arrival, service, nodes, edges, edge_weights,
                                 np.array([len(job.edges) for job in jobs], dtype=np.int64), cluster.machine_of_slot,
                                 np.ascontiguousarray(cluster.distance), setup.levels, setup.edges, state, times, queues, q,
-                                arrays["slot_owner"], arrays["free"], arrays["free_pos"], arrays["template_type"],
-                                arrays["template_actual"], arrays["template_cost"], arrays["template_slots"],
-                                arrays["members"], arrays["member_pos"], arrays["member_count"], arrays["spare"],
+                                np.zeros(5 * types), arrays["slot_owner"], arrays["free"], arrays["free_pos"],
+                                arrays["template_type"], arrays["template_actual"], arrays["template_cost"],
+                                arrays["template_slots"], arrays["members"], arrays["member_pos"], arrays["member_count"],
+                                arrays["spare"],
                                 tallies.area_q, tallies.area_n, tallies.area_a, tallies.area_cost, tallies.area_actual,
                                 tallies.level_time, tallies.departures)
         if status == _DONE:
@@ -743,8 +747,8 @@ def _run_frames(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
         state[0] = 0
         status = _frame_loop(uniforms, setup.frame, setup.weight_parameters, arrival, service,
                              packings.templates.astype(np.int64), packings.cost, filled, setup.levels, setup.edges, state,
-                             times, queues, tallies.area_q, tallies.area_n, tallies.area_a, tallies.area_cost,
-                             tallies.area_actual, tallies.level_time, tallies.departures, tallies.migrated)
+                             times, queues, np.zeros(5 * types), tallies.area_q, tallies.area_n, tallies.area_a,
+                             tallies.area_cost, tallies.area_actual, tallies.level_time, tallies.departures, tallies.migrated)
         if status == _DONE:
             return tallies
 
@@ -756,21 +760,12 @@ def _replication(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
 def _summarise(setup: _Setup, runs: list[_Tallies], level: float, seed: np.random.SeedSequence) -> PartitioningSimulation:
     """Time averages with intervals: over replications when there are several, else over the batches of one."""
     spans = np.diff(setup.edges)
-    names = list(_Tallies.__dataclass_fields__)
-    if len(runs) > 1:
-        method = "independent replications"
-        samples = {name: np.array([getattr(run, name).sum(axis=0) / spans.sum() for run in runs]) for name in names}
-    else:
-        method = "batch means"
-        samples = {name: getattr(runs[0], name) / spans.reshape((-1,) + (1,) * (getattr(runs[0], name).ndim - 1))
-                   for name in names}
+    method, sums = pooled(runs)
+    widths = spans if len(runs) == 1 else np.full(len(runs), spans.sum())    # the time of each sample
 
     def estimate(name: str) -> tuple[np.ndarray, np.ndarray]:
-        values = samples[name]
-        flat = values.reshape(len(values), -1)
-        results = [mean_estimate(flat[:, i], level, method) for i in range(flat.shape[1])]
-        shape = values.shape[1:]
-        return np.array([r.value for r in results]).reshape(shape), np.array([r.half_width for r in results]).reshape(shape)
+        values = sums[name]
+        return column_estimates(values / widths.reshape((-1,) + (1,) * (values.ndim - 1)), level, method)
 
     totals = runs[0].area_q.sum(axis=1) / spans
     growth = growth_rate(totals, 0.5 * (setup.edges[1:] + setup.edges[:-1])) if len(spans) >= 3 else None
@@ -853,9 +848,7 @@ def _simulate(algorithm: str, cluster: Cluster, jobs, alpha: float, beta: float,
         levels = np.unique(state_space(cluster, types).cost)
     setup = _Setup(algorithm=algorithm, cluster=cluster, jobs=types, weight_parameters=parameters, beta=temperature,
                    clock_rate=clock_rate, frozen=frozen, frame=frame, initial_queues=start, levels=levels, edges=edges)
-    root = root_seed(seed)
-    results = replicate(functools.partial(_replication, setup), runs, seed=root, executor=executor, progress=progress,
-                        description=algorithm)
+    root, results = run_replications(_replication, setup, runs, seed, executor, progress, algorithm)
     return _summarise(setup, results, level, root)
 
 
@@ -875,25 +868,18 @@ _COMMON = """
     frozen_queues : sequence of float, optional
         Freeze the weights at ``α f^(j)(h + Q)`` for this queue vector: the configuration then
         evolves as DGP-bar (ADGP-bar) of Section 6 (Appendix B), independently of the queues.
-    time : float
-        Simulated time per replication, warm-up included.
-    warmup : float, optional
-        Time discarded at the start of each replication (default a tenth of ``time``).
-    replications : int
-        Independent replications; with one, the intervals come from ``batches`` batch means.
-    seed : int, SeedSequence, Generator or None
-        The same seed gives the same numbers, serially or through any executor.
-    executor : concurrent.futures.Executor, optional
-        Where the replications run (default: one process per core).
-    level : float
-        Confidence level of the half-widths.
-    batches : int
-        Batches per replication (>= 2 with one replication).
+    time : (run control)
+    warmup : (run control)
+    replications : (run control)
+    seed : (run control)
+    executor : (run control)
+    level : (run control)
+    batches : (run control)
+        At least 2 with one replication, else at least 1.
     initial_queues : sequence of int, optional
         Jobs of each type in the system at time 0 (default none): starting near the operating queue
         (:func:`~.operating.operating_point`) shortens the warm-up.
-    progress : bool, optional
-        tqdm bar over the replications; default only when standard error is a terminal.
+    progress : (run control)
 """
 
 
@@ -903,6 +889,7 @@ def _shared_parameters(function: Callable) -> Callable:
     return function
 
 
+@run_control("time")
 @_shared_parameters
 def simulate_dgp(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], alpha: float, beta: float, *, b: float = 0.5,
                  h: float = math.e, epsilon: float = 0.5, frozen_queues: Sequence[float] | None = None,
@@ -944,6 +931,7 @@ def simulate_dgp(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], alpha: f
                      seed, executor, level, batches, initial_queues, progress)
 
 
+@run_control("time")
 @_shared_parameters
 def simulate_adgp(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], alpha: float, beta: float, clock_rate: float, *,
                   b: float = 0.5, h: float = math.e, epsilon: float = 0.5, frozen_queues: Sequence[float] | None = None,

@@ -25,8 +25,6 @@ is False and ``growth`` holds the rate, in jobs per unit time.
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import math
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor
@@ -44,15 +42,14 @@ from analytic.simulation import (
     check_executor,
     growth_rate,
     ratio_estimate,
-    replicate,
-    root_seed,
 )
+from analytic.simulation._runs import pooled, run_control, run_replications, split_jobs, warmup_of
 from analytic.simulation.clock import check_horizon
 from analytic.splitting import engine
 from analytic.splitting.bounds import split_servers
 from analytic.splitting.classes import JobClass, _classes, _servers, check_load
 from analytic.splitting.policies import Policy, PolicyState, gittins_table, resolve_policy
-from analytic.validation import confidence, integer, user_code
+from analytic.validation import confidence, user_code
 
 __all__ = ["ClassEstimates", "MultiserverSimulation", "simulate_multiserver"]
 
@@ -474,6 +471,7 @@ _BYTES_PER_SERVER = 64
 _INT64_MAX = 2**63 - 1
 
 
+@run_control("arrivals")
 def simulate_multiserver(policy: str | Callable[[PolicyState], object], servers: int, classes: Iterable[JobClass],
                          arrival_rate: float, jobs: int = 1_000_000, warmup: int | None = None, replications: int = 1,
                          seed: int | np.random.SeedSequence | np.random.Generator | None = None,
@@ -498,26 +496,18 @@ def simulate_multiserver(policy: str | Callable[[PolicyState], object], servers:
         Total arrival rate λ, with load λ ϱ / k < 1, and large enough that the arrivals of one
         replication span at most 1e12 of the smallest mean size, (jobs / replications) / λ
         <= 1e12 min_i d_i: the clock then resolves 2e-4 of it.
-    jobs : int
-        Total number of arrivals, warm-ups included: ``jobs // replications`` per replication, at
-        most ``(2**63 - batches) // batches`` (the event loop's 64-bit integers).
-    warmup : int, optional
-        Arrivals discarded at the start of each replication (default a tenth of them).
-    replications : int
-        Independent replications; with one, the intervals come from batch means.
-    seed : int, SeedSequence, Generator or None
-        The same seed gives the same numbers, serially or through any executor, and the same
-        arrivals and sizes to every policy.
-    executor : concurrent.futures.Executor, optional
-        Where the replications run (default: a process per core for several replications, the
-        calling process for a callable policy).
-    level : float
-        Confidence level of the half-widths.
-    batches : int
-        Batches per replication (>= 3): the batch means when ``replications == 1``, and the points
-        of the growth fit.
-    progress : bool, optional
-        tqdm bar over the replications (default: when standard error is a terminal).
+    jobs : (run control)
+        At most ``(2**63 - batches) // batches`` per replication (the event loop's 64-bit integers).
+    warmup : (run control)
+    replications : (run control)
+    seed : (run control)
+        Every policy sees the same arrivals and sizes (common random numbers).
+    executor : (run control)
+        A callable policy runs in the calling process by default.
+    level : (run control)
+    batches : (run control)
+        At least 3: they are also the points of the growth fit.
+    progress : (run control)
 
     Returns
     -------
@@ -551,8 +541,7 @@ def simulate_multiserver(policy: str | Callable[[PolicyState], object], servers:
     require(_BYTES_PER_SERVER * k, f"the state of {k:,} servers", k)
     chosen = resolve_policy(policy, k, classes)
     rate = check_load(k, arrival_rate, classes)
-    total, runs = integer("jobs", jobs), integer("replications", replications)
-    b = integer("batches", batches, minimum=3, meaning=" (the growth fit needs three)")
+    total, runs, b, share = split_jobs(jobs, replications, batches, minimum=3, meaning=" (the growth fit needs three)")
     per_run = (_INT64_MAX + 1 - b) // b   # the last batch boundary, b·arrivals + b - 1, stays below 2**63
     if total > runs * per_run:
         raise InvalidParameterError("jobs", jobs, f"must be at most {runs * per_run:,} = {runs:,} x (2**63 - {b}) // {b}: each "
@@ -562,11 +551,7 @@ def simulate_multiserver(policy: str | Callable[[PolicyState], object], servers:
     confidence("level", level)
     if check_executor(executor) is None and not isinstance(chosen, Policy):
         executor = SerialExecutor()
-    share = total // runs
-    skip = share // 10 if warmup is None else integer("warmup", warmup, minimum=0)
-    if share < skip + b:
-        raise InvalidParameterError("jobs", jobs, f"must give each of the {runs} replications at least warmup + batches = "
-                                                  f"{skip + b} arrivals (it gives {share})")
+    skip = warmup_of(jobs, warmup, share, runs, b)
     check_horizon(jobs, share, rate * min(float(c.mean_size) for c in classes), ("arrival_rate", arrival_rate),
                   "smallest mean size of a class")
     if isinstance(chosen, Policy) and chosen.split:
@@ -574,21 +559,14 @@ def simulate_multiserver(policy: str | Callable[[PolicyState], object], servers:
     else:
         slots, helpers = (0,) * len(classes), k
     setup = _Setup(chosen, k, rate, classes, slots, helpers, share, skip, b)
-    root = root_seed(seed)
-    tallies = replicate(functools.partial(_replication, setup), runs, root, executor, progress, "simulate_multiserver")
+    root, tallies = run_replications(_replication, setup, runs, seed, executor, progress, "simulate_multiserver")
     return _summarize(tallies, setup, runs, level, root)
 
 
 def _summarize(tallies: list[_Tallies], setup: _Setup, runs: int, level: float,
                root: np.random.SeedSequence) -> MultiserverSimulation:
     """Estimates from the tallies: over replications when there are several, over batches otherwise."""
-    names = [field.name for field in dataclasses.fields(_Tallies)]
-    if runs > 1:
-        method = "independent replications"
-        sums = {name: np.array([getattr(t, name).sum(axis=0) for t in tallies]) for name in names}
-    else:
-        method = "batch means"
-        sums = {name: getattr(tallies[0], name) for name in names}
+    method, sums = pooled(tallies)
     split = isinstance(setup.policy, Policy) and setup.policy.split
 
     def ratio(numerators, denominators) -> tuple[float, float]:
