@@ -615,7 +615,9 @@ def user_code(name: str, argument: Any, requirement: str) -> Iterator[None]:
     An exception raised inside becomes :class:`~analytic.errors.InvalidParameterError` naming the
     parameter ``name``, showing the ``argument`` the callable failed on, what it raised and the
     ``requirement`` it must meet, with the original exception chained (as ``CTMC.from_function``
-    does for a transition function). Errors of :mod:`analytic` itself and ``MemoryError`` pass through.
+    does for a transition function). Errors of :mod:`analytic` itself and ``MemoryError`` pass through,
+    and so does an interrupt (``KeyboardInterrupt``) that compiled code reports as the cause of a
+    ``SystemError``.
 
     Parameters
     ----------
@@ -645,5 +647,23 @@ def user_code(name: str, argument: Any, requirement: str) -> Iterator[None]:
     except (AnalyticError, MemoryError):
         raise
     except Exception as error:
+        interrupt = _interrupt(error)
+        if interrupt is not None:
+            raise interrupt from None
         raise InvalidParameterError(name, argument, f"failed on this input ({type(error).__name__}: {error}); "
                                                     f"{requirement}") from error
+
+
+def _interrupt(error: BaseException) -> BaseException | None:
+    """A ``KeyboardInterrupt`` (or another exception outside ``Exception``) chained to ``error``: a
+    signal handler that raised while compiled code returned to Python, which numba reports as
+    ``SystemError: ... returned a result with an exception set`` caused by it. Not the callable's
+    failure: :func:`user_code` re-raises it as it was."""
+    seen: BaseException | None = error
+    for _ in range(16):                       # chains are short; a cycle cannot hold the loop
+        if seen is None:
+            return None
+        if not isinstance(seen, Exception):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None

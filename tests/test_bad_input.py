@@ -868,6 +868,10 @@ def _soft_limit(seconds: float = SOFT_LIMIT) -> Iterator[None]:
         signal.setitimer(signal.ITIMER_PROF, seconds)
         try:
             yield
+        except SystemError as error:   # the alarm went off as compiled code returned: numba reports it so
+            if isinstance(error.__cause__, _Overtime):
+                raise error.__cause__ from None
+            raise
         finally:
             signal.setitimer(signal.ITIMER_PROF, 0)
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from analytic.errors import InvalidParameterError
-from analytic.validation import as_number, integer, numeric_array, positive, real, real_array, unit_fraction
+from analytic.validation import as_number, integer, numeric_array, positive, real, real_array, unit_fraction, user_code
 
 
 @pytest.mark.parametrize("value", [3, np.int64(3)])
@@ -153,3 +153,21 @@ def test_as_number_keeps_a_decimal_beyond_the_float_range_as_a_fraction():
     assert as_number(Decimal("1e-999999999")) == Fraction(1, 10**400)
     with pytest.raises(InvalidParameterError, match=r"about 1e-999999999, underflows"):
         positive("x", Decimal("1e-999999999"))
+
+
+def test_user_code_lets_an_interrupt_through():
+    """A signal handler that raises while compiled code returns surfaces as SystemError caused by the
+    interrupt (numba: 'returned a result with an exception set'); user_code re-raises the interrupt
+    instead of blaming the user's callable, and still wraps a plain SystemError."""
+    def interrupted():
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as cause:
+            raise SystemError("<CPUDispatcher> returned a result with an exception set") from cause
+
+    with pytest.raises(KeyboardInterrupt):
+        with user_code("policy", 0, "it must return a mask"):
+            interrupted()
+    with pytest.raises(InvalidParameterError, match=r"policy = 0: failed on this input \(SystemError: broken\)"):
+        with user_code("policy", 0, "it must return a mask"):
+            raise SystemError("broken")
