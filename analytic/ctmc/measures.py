@@ -75,7 +75,7 @@ from analytic.ctmc import stationary as stationary_law
 from analytic.ctmc.compensated import two_product, two_sum
 from analytic.ctmc.refinement import DIAGONAL_PIVOTING
 from analytic.ctmc.spaces import LatticeSpace, plain
-from analytic.ctmc.transient import Uniformization, _poisson_window, reward_settled
+from analytic.ctmc.transient import Uniformization, _poisson_window
 from analytic.ctmc.transient import transient as uniformized
 from analytic.errors import ConvergenceError, InvalidParameterError, describe
 from analytic.validation import integer, numeric_array, real_array, user_code
@@ -330,11 +330,7 @@ def accumulated_reward(generator: sp.csr_array, times: np.ndarray, initial: np.n
         means = sweep.rate * times
         _, right = _poisson_window(means)
     last = float(right.max())
-    settle, target = None, None
-    if last > min(2000, sweep.budget):
-        law = limit()
-        target = np.asarray(law, dtype=float)
-        settle = reward_settled(target, getattr(law, "error_bounds", None), r)
+    target, settle = sweep.steady_state(last, limit, r)
     rewards, settled = [], False
     for _, v, done in sweep.iterates(initial, last, settle):
         rewards.append(float(np.einsum("i,i->", v, r)))   # not BLAS: its threads stall on a busy machine

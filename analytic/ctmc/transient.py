@@ -183,6 +183,46 @@ class Uniformization:
         self._step = (sp.identity(n, format="csr") + generator / self.rate).T.tocsr() if self.rate > 0 else None
         self.budget = int(MAX_WORK / ((self._step.nnz if self._step is not None else n) + _STEP_OVERHEAD))
 
+    def steady_state(self, last: float, stationary: Callable[[], Any],
+                     reward: np.ndarray | None = None) -> tuple[np.ndarray | None, Callable[[np.ndarray], bool] | None]:
+        """The limiting law and the steady-state test of a sum up to iterate ``last``: the law's test
+        (:func:`law_settled`), or a reward's (:func:`reward_settled`) when ``reward`` is given; both
+        None when the sum is short (at most 2000 iterates, or the budget if fewer) and ``stationary``
+        is not called.
+
+        Parameters
+        ----------
+        last : float
+            The last iterate the sum needs.
+        stationary : callable
+            Returns the limiting law, as an array or a :class:`~analytic.ctmc.Stationary`.
+        reward : numpy.ndarray, optional
+            One value per state.
+
+        Returns
+        -------
+        target : numpy.ndarray or None
+            The limiting law, shape (n,).
+        test : callable or None
+            ``test(v)`` says whether iterate ``v`` has settled (for every later one too).
+
+        Examples
+        --------
+        >>> sweep = Uniformization(sp.csr_array([[-1.0, 1.0], [1.0, -1.0]]))
+        >>> sweep.steady_state(100, lambda: np.array([0.5, 0.5]))
+        (None, None)
+        >>> target, test = sweep.steady_state(1e4, lambda: np.array([0.5, 0.5]))
+        >>> target.tolist(), test(np.array([0.5, 0.5]))
+        ([0.5, 0.5], True)
+        """
+        if last <= min(2000, self.budget):
+            return None, None
+        limit = stationary()
+        target = np.asarray(limit, dtype=float)
+        if reward is None:
+            return target, law_settled(target)
+        return target, reward_settled(target, getattr(limit, "error_bounds", None), reward)
+
     def iterates(self, initial: np.ndarray, last: float,
                  settled: Callable[[np.ndarray], bool] | None) -> Iterator[tuple[int, np.ndarray, bool]]:
         """``(k, v_k, settled)`` for ``k = 0, 1, ...`` up to ``last`` (at most ``budget``); ``settled``
@@ -311,12 +351,7 @@ def transient(generator: sp.csr_array, times: np.ndarray, initial: np.ndarray,
         return out if reward is None else out[:, 0]
     left, right = _poisson_window(means)
     last = float(right.max())
-    settled, target = None, None
-    if last > min(2000, sweep.budget):
-        limit = stationary()
-        target = np.asarray(limit, dtype=float)
-        settled = (law_settled(target) if reward is None
-                   else reward_settled(target, getattr(limit, "error_bounds", None), reward))
+    target, settled = sweep.steady_state(last, stationary, reward)
     if last > sweep.budget:
         mixed = _mixed(generator, times, target)
         out[mixed] = project(target)
