@@ -197,6 +197,19 @@ def _start(t, slot, place, heap, keys, items, job_i, job_f):
 
 
 @kernel(inline="always", _nrt=False)
+def _depart(keys, items, heap, n_present, since, batch, area, job_i, job_f, count, response, waited, helped, free,
+            n_free):
+    """The next departure, common to every loop: off the heap, the ``n_present`` jobs integrated up to
+    its time, its response tallied, its slot returned to ``free[n_free]``. Returns its time, its slot,
+    the heap's size and whether it was counted."""
+    t, slot, heap = heap_pop(keys, items, heap)
+    _integrate(t, since, batch, n_present, area)
+    counted = _tally(t, slot, job_i, job_f, count, response, waited, helped)
+    free[n_free] = slot
+    return t, slot, heap, counted
+
+
+@kernel(inline="always", _nrt=False)
 def _arrive(t, j, since, batch, present, seq, n_free, area, boundaries, starts, free, job_classes, sizes, job_i, job_f):
     """Admit arrival ``j`` at time ``t`` into the last free slot (the caller drops it from ``free``):
     the number present integrated up to ``t``, the arrival's batch, its record. Returns the batch,
@@ -320,17 +333,16 @@ def advance_dispatch(interarrival, job_classes, sizes, phase, boundaries, needs,
         if arrival < 0.0:
             break
         if heap > 0 and keys[0] <= arrival:
-            t, slot, heap = heap_pop(keys, items, heap)
+            t, slot, heap, counted = _depart(keys, items, heap, present, since, batch, area, job_i, job_f, count,
+                                             response, waited, helped, free, n_free)
+            since = t
+            if counted:
+                pending -= 1
+            present -= 1
+            n_free += 1
             c = job_i[slot, CLASS]
             place = job_i[slot, PLACE]
             present_by_class[c] -= 1
-            _integrate(t, since, batch, present, area)
-            since = t
-            if _tally(t, slot, job_i, job_f, count, response, waited, helped):
-                pending -= 1
-            present -= 1
-            free[n_free] = slot
-            n_free += 1
             if place >= 0:  # a reserved set A_c
                 if rule3 and lengths[c] > 0:  # rule 3: the oldest class-c job waiting in H takes the servers
                     heap = _start(t, _pop_front(heads, tails, lengths, c, job_i), c, heap, keys, items, job_i, job_f)
@@ -639,15 +651,14 @@ def advance_grouped(interarrival, job_classes, sizes, phase, boundaries, needs, 
         if arrival < 0.0:
             break
         if heap > 0 and keys[0] <= arrival:  # a departure: the job was in its group's served prefix (and in M)
-            t, slot, heap = heap_pop(keys, items, heap)
+            t, slot, heap, counted = _depart(keys, items, heap, n, since, batch, area, job_i, job_f, count,
+                                             response, waited, helped, free, n_free)
+            since = t
+            if counted:
+                pending -= 1
             job_i[slot, SERVING] = 0
             _remove_present(slot, n, present, job_i)
-            _integrate(t, since, batch, n, area)
-            since = t
-            if _tally(t, slot, job_i, job_f, count, response, waited, helped):
-                pending -= 1
             n -= 1
-            free[n_free] = slot
             n_free += 1
             g = groups[job_i[slot, CLASS]]
             _unlink(slot, g, aux, job_i)
@@ -758,15 +769,14 @@ def advance_preemptive(interarrival, job_classes, sizes, phase, boundaries, need
         if arrival < 0.0:
             break
         if heap > 0 and keys[0] <= arrival:
-            t, slot, heap = heap_pop(keys, items, heap)
+            t, slot, heap, counted = _depart(keys, items, heap, n, since, batch, area, job_i, job_f, count,
+                                             response, waited, helped, free, n_free)
+            since = t
+            if counted:
+                pending -= 1
             job_i[slot, SERVING] = 0
             _remove_present(slot, n, present, job_i)
-            _integrate(t, since, batch, n, area)
-            since = t
-            if _tally(t, slot, job_i, job_f, count, response, waited, helped):
-                pending -= 1
             n -= 1
-            free[n_free] = slot
             n_free += 1
         else:
             if n_free == 0:
