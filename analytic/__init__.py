@@ -6,3 +6,7 @@ computation. Modules are imported on demand: ``from analytic.ctmc import CTMC``.
 """
 
 __version__ = "0.1.0"
+
+from . import _deprecation
+
+_deprecation.install()

@@ -13,6 +13,7 @@ from numbers import Rational
 import numpy as np
 
 __all__ = [
+    "AnalyticDeprecationWarning",
     "AnalyticError",
     "ConvergenceError",
     "InvalidParameterError",
@@ -80,6 +81,13 @@ def scientific(number: Rational | Decimal) -> str:
     with localcontext(prec=3, Emax=MAX_EMAX, Emin=MIN_EMIN):
         exact = +number if isinstance(number, Decimal) else Decimal(number.numerator) / number.denominator
         return f"{exact.normalize():.3g}"
+
+
+class AnalyticDeprecationWarning(DeprecationWarning):
+    """Warning for a name that was renamed: the old name works for one more release.
+
+    The message gives the new name; CHANGELOG.md lists every rename.
+    """
 
 
 class AnalyticError(Exception):

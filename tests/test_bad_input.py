@@ -514,8 +514,8 @@ BASELINES: dict[str, Any] = {
     "analytic.partitioning.chain.SpectralGap": RESULT,
     "analytic.partitioning.chain.adgp_chain": call(_CLUSTER, _JOB, 2.0, 1.5, 0.5),
     "analytic.partitioning.chain.dgp_chain": call(_CLUSTER, _JOB, 1.5, 0.5),
-    "analytic.partitioning.chain.lemma1_log_bound": call(_CLUSTER, _JOB, 1.5, 0.5),
-    "analytic.partitioning.chain.lemma1_log_k0": call(_CLUSTER, _JOB),
+    "analytic.partitioning.chain.log_relaxation_bound": call(_CLUSTER, _JOB, 1.5, 0.5),
+    "analytic.partitioning.chain.log_mixing_constant": call(_CLUSTER, _JOB),
     "analytic.partitioning.chain.loss_chain": call(_CLUSTER, _JOB),
     "analytic.partitioning.chain.lump": call(S("space"), [(0, (0, 2))]),
     "analytic.partitioning.chain.spectral_gap": call(S("chain"), 6.0),
@@ -570,20 +570,20 @@ BASELINES: dict[str, Any] = {
     "analytic.partitioning.templates.template_classes": call(_CLUSTER, _JOB),
     "analytic.partitioning.templates.template_count": call(_CLUSTER, _JOB),
     "analytic.partitioning.templates.templates": call(_CLUSTER, _JOB),
-    "analytic.partitioning.variational.Corollary2": RESULT,
+    "analytic.partitioning.variational.WeightGapBound": RESULT,
     "analytic.partitioning.variational.VariationalSolution": RESULT,
-    "analytic.partitioning.variational.corollary2": call(_CLUSTER, _JOB, 1.5, 0.2),
+    "analytic.partitioning.variational.weight_gap_bound": call(_CLUSTER, _JOB, 1.5, 0.2),
     "analytic.partitioning.variational.solve_variational": call(_CLUSTER, _JOB, 1.5, 0.5),
     "analytic.partitioning.variational.variational_objective": call(_CLUSTER, _JOB, S("law_probabilities"), 0.0, 1.0),
     "analytic.partitioning.variational.variational_optimum": call(_CLUSTER, _JOB, 3.0, 0.5),
-    "analytic.partitioning.weights.Corollary1Parameters": RESULT,
-    "analytic.partitioning.weights.Theorem2Bounds": RESULT,
-    "analytic.partitioning.weights.Theorem2Conditions": RESULT,
-    "analytic.partitioning.weights.corollary1_parameters": call(0.1, 0.5),
+    "analytic.partitioning.weights.DGPParameters": RESULT,
+    "analytic.partitioning.weights.DGPBounds": RESULT,
+    "analytic.partitioning.weights.DGPConditions": RESULT,
+    "analytic.partitioning.weights.dgp_parameters": call(0.1, 0.5),
     "analytic.partitioning.weights.dgp_queue_weights": call([0, 1000], 1.0, 1.0, 0.9, 1, 0.0),
     "analytic.partitioning.weights.log_power": call(np.e**4, 0.5),
-    "analytic.partitioning.weights.theorem2_bounds": call(_CLUSTER, _JOB, 0.1, 0.1, 0.5, 10.0, 0.5),
-    "analytic.partitioning.weights.theorem2_conditions": call(_CLUSTER, _JOB, 0.1, 0.1, 0.5, 10.0, 0.5),
+    "analytic.partitioning.weights.dgp_bounds": call(_CLUSTER, _JOB, 0.1, 0.1, 0.5, 10.0, 0.5),
+    "analytic.partitioning.weights.dgp_conditions": call(_CLUSTER, _JOB, 0.1, 0.1, 0.5, 10.0, 0.5),
     # simulation
     "analytic.simulation.comparison.Comparison": RESULT,
     "analytic.simulation.comparison.compare": call(np.linspace(0.0, 2.0, 400), 1.0),
@@ -1346,11 +1346,11 @@ def test_falling_factorial_of_a_huge_n_with_few_factors_is_exact():
 def test_thresholds_beyond_double_precision_are_infinite_not_an_overflow():
     """Theorem 2's h threshold C_0 β⁻¹ ε^(-(2-b+1/b)/(1-b)) at ε = 1e-300 and Corollary 1's log h = β^(-1/(1-b)) at
     β = 1e-300 exceed double precision: inf (the hypothesis (28) then fails), where they raised OverflowError."""
-    conditions = P.theorem2_conditions(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 0.5, 1.0), 0.1, 0.5, 1e-300, 10.0, 0.5)
+    conditions = P.dgp_conditions(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 0.5, 1.0), 0.1, 0.5, 1e-300, 10.0, 0.5)
     assert conditions.log_h_required == math.inf and not conditions.holds
-    assert P.corollary1_parameters(1e-300, 0.5).log_h == math.inf
-    assert P.corollary1_parameters(1.4e154, 0.5).alpha == math.inf                           # β² (an OverflowError before)
-    assert P.corollary1_parameters(0.5, 0.5).log_h == pytest.approx(4.0, rel=1e-15, abs=0)      # (1/2)^(-2), by hand
+    assert P.dgp_parameters(1e-300, 0.5).log_h == math.inf
+    assert P.dgp_parameters(1.4e154, 0.5).alpha == math.inf                           # β² (an OverflowError before)
+    assert P.dgp_parameters(0.5, 0.5).log_h == pytest.approx(4.0, rel=1e-15, abs=0)      # (1/2)^(-2), by hand
 
 
 # --------------------------------------------------------------------------------------------------

@@ -17,8 +17,8 @@ from analytic.partitioning import (
     Cluster,
     GraphJob,
     dgp_chain,
-    lemma1_log_bound,
-    lemma1_log_k0,
+    log_mixing_constant,
+    log_relaxation_bound,
     loss_chain,
     spectral_gap,
     state_space,
@@ -84,7 +84,7 @@ def test_mm11_gap():
 def test_lemma1_bound_holds_on_the_paper_chain(q, beta):
     chain = dgp_chain(SMALL, PATH3, q, beta, reduce="none")
     actual = spectral_gap(chain, uniformization_rate(SMALL, PATH3)).relaxation_time
-    assert math.log(actual) < lemma1_log_bound(SMALL, PATH3, q, beta)
+    assert math.log(actual) < log_relaxation_bound(SMALL, PATH3, q, beta)
 
 
 def test_lemma1_constants_by_hand():
@@ -92,18 +92,18 @@ def test_lemma1_constants_by_hand():
     assert uniformization_rate(FIGURE1_CLUSTER, FIGURE1_JOB) == xi
     configurations = 1 + math.perm(12, 5) + math.perm(12, 5) * math.perm(7, 5) // 2
     log_k0 = 12 * math.log(1.0) + math.log(1.0) - math.log(configurations) - 2 * math.lgamma(13)
-    assert lemma1_log_k0(FIGURE1_CLUSTER, FIGURE1_JOB) == pytest.approx(log_k0, rel=1e-14, abs=0)
+    assert log_mixing_constant(FIGURE1_CLUSTER, FIGURE1_JOB) == pytest.approx(log_k0, rel=1e-14, abs=0)
     bound = math.log(2 * xi**2) - 2 * log_k0 + 2 * 13 / 0.5 * (1.5 + 5.0)     # b_max = 5
-    assert lemma1_log_bound(FIGURE1_CLUSTER, FIGURE1_JOB, 1.5, 0.5) == pytest.approx(bound, rel=1e-14, abs=0)
+    assert log_relaxation_bound(FIGURE1_CLUSTER, FIGURE1_JOB, 1.5, 0.5) == pytest.approx(bound, rel=1e-14, abs=0)
     two = [GraphJob(3, [(0, 1)], 0.5, 2.0), GraphJob(2, [(0, 1)], 3.0, 0.5)]
     k0 = 5 * math.log(0.25 / 6.0) + math.log(0.5) - state_space(Cluster([3, 2]), two).log_configuration_count - 2 * math.lgamma(6)
-    assert lemma1_log_k0(Cluster([3, 2]), two) == pytest.approx(k0, rel=1e-14, abs=0)
+    assert log_mixing_constant(Cluster([3, 2]), two) == pytest.approx(k0, rel=1e-14, abs=0)
 
 
 def test_errors():
     with pytest.raises(InvalidParameterError, match="reduce = 'all': must be one of"):
         dgp_chain(SMALL, PATH3, 1.0, 0.5, reduce="all")
     with pytest.raises(InvalidParameterError, match="must be >= 0 for Lemma 1"):
-        lemma1_log_bound(SMALL, PATH3, -1.0, 0.5)
+        log_relaxation_bound(SMALL, PATH3, -1.0, 0.5)
     with pytest.raises(InvalidParameterError, match="xi = 0: must be positive"):
         spectral_gap(loss_chain(SMALL, PATH3), 0.0)

@@ -19,13 +19,13 @@ from analytic.errors import InvalidParameterError
 from analytic.partitioning import (
     Cluster,
     GraphJob,
-    corollary2,
     dgp_distribution,
     loss_distribution,
     max_weight,
     solve_variational,
     variational_objective,
     variational_optimum,
+    weight_gap_bound,
 )
 from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
 
@@ -73,7 +73,7 @@ def test_no_law_beats_pi_star(raw, beta, q):
 @pytest.mark.parametrize("q", [0.5, 1.5, 3.0, [2.0, 0.5], [0.2, 1.0]])
 def test_corollary2_holds(q, beta):
     jobs = JOBS if isinstance(q, list) else FIGURE1_JOB
-    check = corollary2(FIGURE1_CLUSTER, jobs, q, beta)
+    check = weight_gap_bound(FIGURE1_CLUSTER, jobs, q, beta)
     assert check.holds
     assert check.bound <= check.objective + 1e-12 <= check.max_weight + 2e-12
     assert check.objective <= check.expected_weight + 1e-12        # F = E[W] - β KL with KL >= 0
@@ -131,7 +131,7 @@ SMALL = (Cluster([2, 2]), GraphJob(2, [(0, 1)], arrival_rate=1.0, service_rate=1
 def test_corollary2_at_the_ends_of_the_double_range_against_exact_rationals(system, q, beta):
     cluster, jobs = system
     best, mean, objective = exact_corollary2(cluster, [jobs] if isinstance(jobs, GraphJob) else jobs, q, beta)
-    check = corollary2(cluster, jobs, q, beta)
+    check = weight_gap_bound(cluster, jobs, q, beta)
     assert check.max_weight == pytest.approx(best, rel=1e-15, abs=0)
     assert check.expected_weight == pytest.approx(mean, rel=1e-12, abs=1e-300)
     assert check.objective == pytest.approx(objective, rel=1e-12, abs=1e-300)
@@ -139,7 +139,7 @@ def test_corollary2_at_the_ends_of_the_double_range_against_exact_rationals(syst
     assert check.holds and math.isfinite(check.bound)
 
 
-@pytest.mark.parametrize("call", [corollary2, variational_optimum])
+@pytest.mark.parametrize("call", [weight_gap_bound, variational_optimum])
 def test_a_heaviest_weight_beyond_the_double_range_is_refused(call):
     with pytest.raises(InvalidParameterError, match=r"queue_weights = \[1.7e\+308\]: must keep the heaviest configuration's "
                                                     r"weight .* within the double range \(it is about 3.400e\+308\)"):

@@ -14,12 +14,12 @@ import pytest
 from analytic.errors import InvalidParameterError
 from analytic.partitioning import (
     GraphJob,
-    corollary1_parameters,
+    dgp_bounds,
+    dgp_conditions,
+    dgp_parameters,
     dgp_queue_weights,
     log_power,
     loss_distribution,
-    theorem2_bounds,
-    theorem2_conditions,
 )
 from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
 
@@ -53,28 +53,28 @@ def test_dgp_queue_weights_floor_for_any_number_of_slots(slots):
 
 
 def test_corollary1_parameters():
-    p = corollary1_parameters(0.2, 0.4)
+    p = dgp_parameters(0.2, 0.4)
     assert (p.alpha, p.log_h, p.epsilon) == pytest.approx((0.04, 0.2 ** (-1 / 0.6), 0.2 ** (0.16 / 4)), rel=1e-14, abs=0)
 
 
 def test_conditions_name_the_failing_hypothesis():
     job = GraphJob(5, FIGURE1_JOB.edges, arrival_rate=1.5, service_rate=1.0)          # δ_max = 1/3
-    good = theorem2_conditions(FIGURE1_CLUSTER, job, alpha=0.1, beta=0.2, epsilon=0.3, log_h=1e15, b=0.5)
+    good = dgp_conditions(FIGURE1_CLUSTER, job, alpha=0.1, beta=0.2, epsilon=0.3, log_h=1e15, b=0.5)
     assert good.holds and good.failures == () and good.delta_star == pytest.approx(1 / 3, rel=1e-12, abs=0)
-    bad = theorem2_conditions(FIGURE1_CLUSTER, job, alpha=0.3, beta=1.5, epsilon=0.5, log_h=10.0, b=0.5)
+    bad = dgp_conditions(FIGURE1_CLUSTER, job, alpha=0.3, beta=1.5, epsilon=0.5, log_h=10.0, b=0.5)
     assert not bad.holds
     assert bad.failures == ("β < 1: β = 1.5",
                             "ε <= δ*: ε = 0.5, δ* = 0.333333",
                             f"h >= exp(C_0 β⁻¹ ε^-(2-b+1/b)/(1-b)) (28): log h = 10 < {bad.log_h_required:.4g}")
-    assert theorem2_conditions(FIGURE1_CLUSTER, job, 0.5, 0.2, 0.3, 1e15, 0.5).failures == ("α <= β: α = 0.5, β = 0.2",)
+    assert dgp_conditions(FIGURE1_CLUSTER, job, 0.5, 0.2, 0.3, 1e15, 0.5).failures == ("α <= β: α = 0.5, β = 0.2",)
     outside = GraphJob(5, FIGURE1_JOB.edges, arrival_rate=2.0, service_rate=1.0)     # on the boundary of Λ
-    assert "ρ(1 + δ*) ∈ Λ for some δ* > 0: largest δ = 0" in theorem2_conditions(
+    assert "ρ(1 + δ*) ∈ Λ for some δ* > 0: largest δ = 0" in dgp_conditions(
         FIGURE1_CLUSTER, outside, 0.1, 0.2, 0.3, 1e15, 0.5).failures[0]
 
 
 def test_h_threshold_formula():
     """log h >= C_0 β⁻¹ ε^(-(2 - b + 1/b)/(1 - b)) with the proof's C_0, recomputed here in mpmath."""
-    check = theorem2_conditions(FIGURE1_CLUSTER, FIGURE1_JOB, 0.1, 0.2, 0.3, 1.0, 0.5)
+    check = dgp_conditions(FIGURE1_CLUSTER, FIGURE1_JOB, 0.1, 0.2, 0.3, 1.0, 0.5)
     with mpmath.workdps(50):
         m, b = 12, mpmath.mpf("0.5")
         xi = mpmath.mpf(26)
@@ -87,7 +87,7 @@ def test_h_threshold_formula():
 
 def test_bounds_formula():
     alpha, beta, epsilon, log_h, b = 0.1, 0.2, 0.3, 50.0, 0.5
-    bounds = theorem2_bounds(FIGURE1_CLUSTER, FIGURE1_JOB, alpha, beta, epsilon, log_h, b)
+    bounds = dgp_bounds(FIGURE1_CLUSTER, FIGURE1_JOB, alpha, beta, epsilon, log_h, b)
     log_gamma_min = loss_distribution(FIGURE1_CLUSTER, FIGURE1_JOB).min_log_probability
     with mpmath.workdps(50):
         h = mpmath.exp(log_h)
@@ -109,9 +109,9 @@ def test_bounds_formula():
     # α f(h + Q) = 1.7e308 log(1001) overflows: it was returned as inf
     (lambda: dgp_queue_weights([0, 1000], 1.7e308, 1.0, 0.9, 1, 0.0),
      "alpha = 1.7e\\+308: times f\\^\\(j\\)\\(h \\+ Q\\) up to 6.90875 must stay within the double range"),
-    (lambda: theorem2_conditions(FIGURE1_CLUSTER, FIGURE1_JOB, 0.1, 0.2, 0.3, 10.0, 0.0), "b = 0: must lie in \\(0, 1\\)"),
-    (lambda: theorem2_conditions(FIGURE1_CLUSTER, FIGURE1_JOB, 0.0, 0.2, 0.3, 10.0, 0.5), "alpha = 0: must be positive"),
-    (lambda: corollary1_parameters(-0.1, 0.5), "beta = -0.1: must be positive"),
+    (lambda: dgp_conditions(FIGURE1_CLUSTER, FIGURE1_JOB, 0.1, 0.2, 0.3, 10.0, 0.0), "b = 0: must lie in \\(0, 1\\)"),
+    (lambda: dgp_conditions(FIGURE1_CLUSTER, FIGURE1_JOB, 0.0, 0.2, 0.3, 10.0, 0.5), "alpha = 0: must be positive"),
+    (lambda: dgp_parameters(-0.1, 0.5), "beta = -0.1: must be positive"),
 ])
 def test_errors(call, message):
     with pytest.raises(InvalidParameterError, match=message):

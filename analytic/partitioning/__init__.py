@@ -34,12 +34,13 @@ Examples
 1.239348
 """
 
+from analytic import _deprecation
 from analytic.partitioning.chain import (
     SpectralGap,
     adgp_chain,
     dgp_chain,
-    lemma1_log_bound,
-    lemma1_log_k0,
+    log_mixing_constant,
+    log_relaxation_bound,
     loss_chain,
     lump,
     spectral_gap,
@@ -78,22 +79,22 @@ from analytic.partitioning.templates import (
     templates,
 )
 from analytic.partitioning.variational import (
-    Corollary2,
     VariationalSolution,
-    corollary2,
+    WeightGapBound,
     solve_variational,
     variational_objective,
     variational_optimum,
+    weight_gap_bound,
 )
 from analytic.partitioning.weights import (
-    Corollary1Parameters,
-    Theorem2Bounds,
-    Theorem2Conditions,
-    corollary1_parameters,
+    DGPBounds,
+    DGPConditions,
+    DGPParameters,
+    dgp_bounds,
+    dgp_conditions,
+    dgp_parameters,
     dgp_queue_weights,
     log_power,
-    theorem2_bounds,
-    theorem2_conditions,
 )
 
 __all__ = [
@@ -103,8 +104,9 @@ __all__ = [
     "ConfigurationCount",
     "ConfigurationLaw",
     "Configurations",
-    "Corollary1Parameters",
-    "Corollary2",
+    "DGPBounds",
+    "DGPConditions",
+    "DGPParameters",
     "GraphJob",
     "MaxWeight",
     "OperatingPoint",
@@ -114,9 +116,8 @@ __all__ = [
     "StaticPartition",
     "TemplateClasses",
     "TemplateCosts",
-    "Theorem2Bounds",
-    "Theorem2Conditions",
     "VariationalSolution",
+    "WeightGapBound",
     "adgp_chain",
     "adgp_distribution",
     "capacity_margin",
@@ -124,15 +125,16 @@ __all__ = [
     "class_table",
     "configuration_count",
     "configurations",
-    "corollary1_parameters",
-    "corollary2",
     "cost_distribution",
+    "dgp_bounds",
     "dgp_chain",
+    "dgp_conditions",
     "dgp_distribution",
+    "dgp_parameters",
     "dgp_queue_weights",
-    "lemma1_log_bound",
-    "lemma1_log_k0",
+    "log_mixing_constant",
     "log_power",
+    "log_relaxation_bound",
     "loss_chain",
     "loss_distribution",
     "lump",
@@ -152,9 +154,18 @@ __all__ = [
     "template_classes",
     "template_count",
     "templates",
-    "theorem2_bounds",
-    "theorem2_conditions",
     "uniformization_rate",
     "variational_objective",
     "variational_optimum",
+    "weight_gap_bound",
 ]
+
+# Names before issue 32's vocabulary (a function is named for what it computes, not for its theorem):
+# they warn, and go in version 0.3.
+__getattr__ = _deprecation.old_names(globals(), {
+    "theorem2_bounds": "dgp_bounds", "Theorem2Bounds": "DGPBounds",
+    "theorem2_conditions": "dgp_conditions", "Theorem2Conditions": "DGPConditions",
+    "corollary1_parameters": "dgp_parameters", "Corollary1Parameters": "DGPParameters",
+    "corollary2": "weight_gap_bound", "Corollary2": "WeightGapBound",
+    "lemma1_log_k0": "log_mixing_constant", "lemma1_log_bound": "log_relaxation_bound",
+})

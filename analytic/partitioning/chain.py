@@ -49,8 +49,17 @@ from analytic.partitioning.model import Cluster, GraphJob, check_jobs
 from analytic.partitioning.templates import max_template_cost, partition_cost
 from analytic.validation import option, positive
 
-__all__ = ["SpectralGap", "adgp_chain", "dgp_chain", "lemma1_log_bound", "lemma1_log_k0", "loss_chain", "lump",
-           "spectral_gap", "uniformization_rate"]
+__all__ = [
+    "SpectralGap",
+    "adgp_chain",
+    "dgp_chain",
+    "log_mixing_constant",
+    "log_relaxation_bound",
+    "loss_chain",
+    "lump",
+    "spectral_gap",
+    "uniformization_rate",
+]
 
 _REDUCTIONS = ("none", "slots", "machines")
 
@@ -374,7 +383,7 @@ def uniformization_rate(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -
     return 2.0 * (sum(job.arrival_rate for job in types) + cluster.total_slots * sum(job.service_rate for job in types))
 
 
-def lemma1_log_k0(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -> float:
+def log_mixing_constant(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -> float:
     """``log K_0`` of Lemma 1: ``K_0 = ((ρ_min ∧ 1)/(ρ_max ∨ 1))^M ∧_j(μ_j ∧ λ_j) / (|𝒞| (M!)²)``.
 
     Parameters
@@ -391,7 +400,7 @@ def lemma1_log_k0(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -> floa
     Examples
     --------
     >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
-    >>> round(lemma1_log_k0(FIGURE1_CLUSTER, FIGURE1_JOB), 6)   # -log(119845441) - 2 log(12!)
+    >>> round(log_mixing_constant(FIGURE1_CLUSTER, FIGURE1_JOB), 6)   # -log(119845441) - 2 log(12!)
     -58.576142
     """
     types = check_jobs(cluster, jobs)
@@ -402,7 +411,7 @@ def lemma1_log_k0(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -> floa
                  - state_space(cluster, types).log_configuration_count - 2.0 * gammaln(slots + 1.0))
 
 
-def lemma1_log_bound(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], queue_weights: Sequence[float] | float,
+def log_relaxation_bound(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], queue_weights: Sequence[float] | float,
                      beta: float) -> float:
     """Logarithm of the right-hand side of (21), Lemma 1's bound on ``1/(1 - θ_2)``.
 
@@ -434,7 +443,7 @@ def lemma1_log_bound(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], queu
     Examples
     --------
     >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
-    >>> round(lemma1_log_bound(FIGURE1_CLUSTER, FIGURE1_JOB, 1.5, 0.5) / 2.302585092994046, 3)   # log10 of the bound
+    >>> round(log_relaxation_bound(FIGURE1_CLUSTER, FIGURE1_JOB, 1.5, 0.5) / 2.302585092994046, 3)   # log10 of the bound
     200.801
     """
     types = check_jobs(cluster, jobs)
@@ -443,7 +452,7 @@ def lemma1_log_bound(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], queu
         raise InvalidParameterError("queue_weights", queue_weights, "must be >= 0 for Lemma 1 (DGP's α f^(j)(h + Q) are)")
     temperature = positive("beta", beta)
     exponent = 2.0 * (cluster.total_slots + 1) / temperature * (q.max() + max_template_cost(cluster, types))
-    return float(np.log(2.0) + 2.0 * np.log(uniformization_rate(cluster, types)) - 2.0 * lemma1_log_k0(cluster, types)
+    return float(np.log(2.0) + 2.0 * np.log(uniformization_rate(cluster, types)) - 2.0 * log_mixing_constant(cluster, types)
                  + exponent)
 
 

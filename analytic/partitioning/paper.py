@@ -25,7 +25,7 @@ from scipy.stats import skellam
 from analytic.partitioning.chain import (
     adgp_chain,
     dgp_chain,
-    lemma1_log_bound,
+    log_relaxation_bound,
     loss_chain,
     spectral_gap,
     uniformization_rate,
@@ -37,13 +37,13 @@ from analytic.partitioning.model import Cluster, GraphJob
 from analytic.partitioning.operating import operating_point
 from analytic.partitioning.static import capacity_margin, cheapest_packings, static_partitioning
 from analytic.partitioning.templates import cost_distribution, max_template_cost, partition_cost, template_count, templates
-from analytic.partitioning.variational import corollary2, solve_variational, variational_optimum
+from analytic.partitioning.variational import solve_variational, variational_optimum, weight_gap_bound
 from analytic.partitioning.weights import (
-    corollary1_parameters,
+    dgp_bounds,
+    dgp_conditions,
+    dgp_parameters,
     dgp_queue_weights,
     log_power,
-    theorem2_bounds,
-    theorem2_conditions,
 )
 from analytic.reproduce import Row, reproduces
 
@@ -148,8 +148,8 @@ def _proposition4() -> list[Row]:
 @reproduces
 def _corollary2() -> list[Row]:
     betas = (5.0, 1.0, 0.3, 0.1, 0.03, 0.01)
-    checks = [corollary2(FIGURE1_CLUSTER, [FIGURE1_JOB, TRIANGLE], [1.5, 0.8], beta) for beta in betas]
-    limit = corollary2(FIGURE1_CLUSTER, [FIGURE1_JOB, TRIANGLE], [1.5, 0.8], 1e-4)
+    checks = [weight_gap_bound(FIGURE1_CLUSTER, [FIGURE1_JOB, TRIANGLE], [1.5, 0.8], beta) for beta in betas]
+    limit = weight_gap_bound(FIGURE1_CLUSTER, [FIGURE1_JOB, TRIANGLE], [1.5, 0.8], 1e-4)
     return [
         Row(PAPER + ", Cor. 2", f"E_π*[W] >= W* + β min log γ at β = {', '.join(map(str, betas))} (two types)",
             len(betas), sum(check.holds for check in checks), 0),
@@ -185,10 +185,10 @@ def _definition2() -> list[Row]:
 def _lemma1() -> list[Row]:
     small = dgp_chain(SMALL_CLUSTER, SMALL_JOB, 1.0, 0.5, reduce="none")
     actual = spectral_gap(small, uniformization_rate(SMALL_CLUSTER, SMALL_JOB)).relaxation_time
-    bound = lemma1_log_bound(SMALL_CLUSTER, SMALL_JOB, 1.0, 0.5)
+    bound = log_relaxation_bound(SMALL_CLUSTER, SMALL_JOB, 1.0, 0.5)
     figure = spectral_gap(dgp_chain(FIGURE1_CLUSTER, FIGURE1_JOB, 1.5, 0.5, reduce="slots"),
                           uniformization_rate(FIGURE1_CLUSTER, FIGURE1_JOB)).relaxation_time
-    figure_bound = lemma1_log_bound(FIGURE1_CLUSTER, FIGURE1_JOB, 1.5, 0.5)
+    figure_bound = log_relaxation_bound(FIGURE1_CLUSTER, FIGURE1_JOB, 1.5, 0.5)
     return [
         Row(PAPER + ", Lemma 1", "1/(1 - θ_2) <= (21) on the chain of explicit templates (3 x 2 slots, path graph, "
             "q = 1, β = 0.5)", True, bool(math.log(actual) <= bound),
@@ -386,7 +386,7 @@ def _definition1() -> list[Row]:
 
 def _corollary1_threshold(b: float) -> tuple[float, float]:
     """(β_0, C_0): Corollary 1's parameters meet ε <= δ* and (28) on the two types exactly when β <= β_0."""
-    c0 = theorem2_conditions(FIGURE1_CLUSTER, list(_TWO_TYPES), 0.01, 0.1, 0.1, 1.0, b).c0
+    c0 = dgp_conditions(FIGURE1_CLUSTER, list(_TWO_TYPES), 0.01, 0.1, 0.1, 1.0, b).c0
     delta = min(capacity_margin(FIGURE1_CLUSTER, list(_TWO_TYPES)), 1.0)
     exponent = b**2 / 4 * (2 - b + 1 / b) / (1 - b)
     # log h = β^(-1/(1-b)) >= C_0 β^(-1 - exponent)  <=>  β^(-(1/(1-b) - 1 - exponent)) >= C_0
@@ -405,13 +405,13 @@ def _corollary1_bounds() -> list[Row]:
     betas = (1e-10, 1e-40, 1e-100)
     bounds = {}
     for beta in betas:
-        p = corollary1_parameters(beta, b)
-        bounds[beta] = theorem2_bounds(FIGURE1_CLUSTER, jobs, p.alpha, beta, p.epsilon, p.log_h, b)
+        p = dgp_parameters(beta, b)
+        bounds[beta] = dgp_bounds(FIGURE1_CLUSTER, jobs, p.alpha, beta, p.epsilon, p.log_h, b)
     threshold, c0 = _corollary1_threshold(b)
 
     def meets(beta: float) -> bool:
-        p = corollary1_parameters(beta, b)
-        return theorem2_conditions(FIGURE1_CLUSTER, jobs, p.alpha, beta, p.epsilon, p.log_h, b).holds
+        p = dgp_parameters(beta, b)
+        return dgp_conditions(FIGURE1_CLUSTER, jobs, p.alpha, beta, p.epsilon, p.log_h, b).holds
 
     return [
         Row(PAPER + ", Cor. 1", "queue side Θ(β^-2): β² × Theorem 2's queue bound at α = β², h = e^(β^(-1/(1-b))), "

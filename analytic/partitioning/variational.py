@@ -40,8 +40,14 @@ from analytic.partitioning.distributions import (
 from analytic.partitioning.model import Cluster, GraphJob
 from analytic.validation import positive, real_array
 
-__all__ = ["Corollary2", "VariationalSolution", "corollary2", "solve_variational", "variational_objective",
-           "variational_optimum"]
+__all__ = [
+    "VariationalSolution",
+    "WeightGapBound",
+    "solve_variational",
+    "variational_objective",
+    "variational_optimum",
+    "weight_gap_bound",
+]
 
 
 #: Largest |W|/β handed to the conic solver (Clarabel solved Figure 1's problem up to 1e6).
@@ -246,7 +252,7 @@ def solve_variational(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], que
 
 
 @dataclass(frozen=True)
-class Corollary2:
+class WeightGapBound:
     """Corollary 2: the mean weight under π* against its lower bound.
 
     Attributes
@@ -267,8 +273,8 @@ class Corollary2:
     Examples
     --------
     >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
-    >>> from analytic.partitioning import corollary2
-    >>> corollary2(FIGURE1_CLUSTER, FIGURE1_JOB, 1.5, 0.2).holds
+    >>> from analytic.partitioning import weight_gap_bound
+    >>> weight_gap_bound(FIGURE1_CLUSTER, FIGURE1_JOB, 1.5, 0.2).holds
     True
     """
 
@@ -280,8 +286,8 @@ class Corollary2:
     holds: bool
 
 
-def corollary2(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], queue_weights: Sequence[float] | float,
-               beta: float) -> Corollary2:
+def weight_gap_bound(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], queue_weights: Sequence[float] | float,
+               beta: float) -> WeightGapBound:
     """Evaluate both sides of Corollary 2 for fixed weights ``w_A = q_j - b_A``.
 
     Parameters
@@ -297,7 +303,7 @@ def corollary2(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], queue_weig
 
     Returns
     -------
-    Corollary2
+    WeightGapBound
         ``E_π*[W] = W* + β E_π*[(W - W*)/β]`` with ``(W - W*)/β`` from exact rationals, so that
         it holds for any β > 0 and any weights whose maximum ``W*`` is a double.
 
@@ -309,7 +315,7 @@ def corollary2(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], queue_weig
     Examples
     --------
     >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
-    >>> check = corollary2(FIGURE1_CLUSTER, FIGURE1_JOB, 1.5, 0.2)
+    >>> check = weight_gap_bound(FIGURE1_CLUSTER, FIGURE1_JOB, 1.5, 0.2)
     >>> check.holds, round(check.max_weight, 12), round(check.expected_weight, 6), round(check.bound, 6)
     (True, 1.0, 0.042362, -3.042072)
     """
@@ -319,5 +325,5 @@ def corollary2(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], queue_weig
     mean = best + temperature * float(p[support] @ tilt[support])
     log_min = gamma.min_log_probability
     bound = best + temperature * log_min
-    return Corollary2(expected_weight=mean, max_weight=best, log_gamma_min=log_min, bound=bound,
+    return WeightGapBound(expected_weight=mean, max_weight=best, log_gamma_min=log_min, bound=bound,
                       objective=variational_optimum(cluster, jobs, queue_weights, beta), holds=bool(mean >= bound))

@@ -13,8 +13,8 @@ with δ*). The proof needs
 
     C_0 >= 8M (8M b_max + 2 ``|log(512 ξ² / K_0²)|`` + 2 + (8M)^(2/b) μ_max^((1-b)/b)).
 
-:func:`theorem2_conditions` evaluates each condition with that C_0 and says which fail;
-:func:`theorem2_bounds` evaluates the two bounds of the theorem with ``K̂_2 = f'(h)(M + Σ ρ_j)``
+:func:`dgp_conditions` evaluates each condition with that C_0 and says which fail;
+:func:`dgp_bounds` evaluates the two bounds of the theorem with ``K̂_2 = f'(h)(M + Σ ρ_j)``
 and ``K̂_3 = f(M + h) M``. The thresholds are astronomically large, so ``h`` enters as ``log h``.
 """
 
@@ -27,15 +27,23 @@ from fractions import Fraction
 import numpy as np
 
 from analytic.errors import InvalidParameterError
-from analytic.partitioning.chain import lemma1_log_k0, uniformization_rate
+from analytic.partitioning.chain import log_mixing_constant, uniformization_rate
 from analytic.partitioning.distributions import loss_distribution
 from analytic.partitioning.model import Cluster, GraphJob, check_jobs
 from analytic.partitioning.static import capacity_margin, static_partitioning
 from analytic.partitioning.templates import max_template_cost
 from analytic.validation import integer, positive, real, real_array
 
-__all__ = ["Corollary1Parameters", "Theorem2Bounds", "Theorem2Conditions", "corollary1_parameters", "dgp_queue_weights",
-           "log_power", "theorem2_bounds", "theorem2_conditions"]
+__all__ = [
+    "DGPBounds",
+    "DGPConditions",
+    "DGPParameters",
+    "dgp_bounds",
+    "dgp_conditions",
+    "dgp_parameters",
+    "dgp_queue_weights",
+    "log_power",
+]
 
 
 def _exponent(b: float) -> tuple[float, float]:
@@ -134,7 +142,7 @@ def dgp_queue_weights(queues: Sequence[float], alpha: float, h: float, epsilon: 
 
 
 @dataclass(frozen=True)
-class Theorem2Conditions:
+class DGPConditions:
     """Theorem 2's hypotheses for given parameters, each checked.
 
     Attributes
@@ -152,8 +160,8 @@ class Theorem2Conditions:
     Examples
     --------
     >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
-    >>> from analytic.partitioning import theorem2_conditions
-    >>> theorem2_conditions(FIGURE1_CLUSTER, FIGURE1_JOB, 0.01, 0.1, 0.5, 100.0, 0.5).holds
+    >>> from analytic.partitioning import dgp_conditions
+    >>> dgp_conditions(FIGURE1_CLUSTER, FIGURE1_JOB, 0.01, 0.1, 0.5, 100.0, 0.5).holds
     False
     """
 
@@ -173,8 +181,8 @@ class Theorem2Conditions:
         return tuple(text for text, ok in self.conditions if not ok)
 
 
-def theorem2_conditions(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], alpha: float, beta: float,
-                        epsilon: float, log_h: float, b: float) -> Theorem2Conditions:
+def dgp_conditions(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], alpha: float, beta: float,
+                        epsilon: float, log_h: float, b: float) -> DGPConditions:
     """Check Theorem 2's hypotheses (ρ inside Λ, α <= β < 1, ε <= δ*, h above (28)) and say which fail.
 
     Parameters
@@ -192,7 +200,7 @@ def theorem2_conditions(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], a
 
     Returns
     -------
-    Theorem2Conditions
+    DGPConditions
 
     Examples
     --------
@@ -202,8 +210,8 @@ def theorem2_conditions(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], a
     >>> from analytic.partitioning.model import GraphJob
     >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
     >>> job = GraphJob(5, FIGURE1_JOB.edges, arrival_rate=1.5, service_rate=1.0)
-    >>> p = corollary1_parameters(0.1, 0.5)
-    >>> for failure in theorem2_conditions(FIGURE1_CLUSTER, job, p.alpha, 0.1, p.epsilon, p.log_h, 0.5).failures:
+    >>> p = dgp_parameters(0.1, 0.5)
+    >>> for failure in dgp_conditions(FIGURE1_CLUSTER, job, p.alpha, 0.1, p.epsilon, p.log_h, 0.5).failures:
     ...     print(failure)
     ε <= δ*: ε = 0.865964, δ* = 0.333333
     h >= exp(C_0 β⁻¹ ε^-(2-b+1/b)/(1-b)) (28): log h = 100 < 2.233e+11
@@ -219,7 +227,7 @@ def theorem2_conditions(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], a
     b_max = max_template_cost(cluster, types)
     mu_max = max(job.service_rate for job in types)
     xi = uniformization_rate(cluster, types)
-    log_k0 = lemma1_log_k0(cluster, types)
+    log_k0 = log_mixing_constant(cluster, types)
     log_h = real("log_h", log_h, allow_infinite=True)
     with np.errstate(over="ignore"):        # at small b or ε the threshold exceeds double precision: inf
         c0 = 8 * slots * (8 * slots * b_max + 2 * abs(np.log(512.0) + 2 * np.log(xi) - 2 * log_k0) + 2
@@ -234,11 +242,11 @@ def theorem2_conditions(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], a
         (f"h >= exp(C_0 β⁻¹ ε^-(2-b+1/b)/(1-b)) (28): log h = {log_h:.6g} < {required:.4g}" if log_h < required
          else f"h >= exp(C_0 β⁻¹ ε^-(2-b+1/b)/(1-b)) (28): log h = {log_h:.6g} >= {required:.4g}", bool(log_h >= required)),
     )
-    return Theorem2Conditions(delta_star=delta, log_h_required=float(required), c0=float(c0), conditions=conditions)
+    return DGPConditions(delta_star=delta, log_h_required=float(required), c0=float(c0), conditions=conditions)
 
 
 @dataclass(frozen=True)
-class Corollary1Parameters:
+class DGPParameters:
     """Corollary 1's choice for a given β and b: α = β², h = exp(β^(-1/(1-b))), ε = β^(b²/4).
 
     Attributes
@@ -249,8 +257,8 @@ class Corollary1Parameters:
 
     Examples
     --------
-    >>> from analytic.partitioning import corollary1_parameters
-    >>> round(corollary1_parameters(0.1, 0.5).alpha, 12)   # α = β²
+    >>> from analytic.partitioning import dgp_parameters
+    >>> round(dgp_parameters(0.1, 0.5).alpha, 12)   # α = β²
     0.01
     """
 
@@ -259,7 +267,7 @@ class Corollary1Parameters:
     epsilon: float
 
 
-def corollary1_parameters(beta: float, b: float) -> Corollary1Parameters:
+def dgp_parameters(beta: float, b: float) -> DGPParameters:
     """The parameters of Corollary 1 (α = β², h = exp((1/β)^(1/(1-b))), ε = β^(b²/4)).
 
     Parameters
@@ -271,24 +279,24 @@ def corollary1_parameters(beta: float, b: float) -> Corollary1Parameters:
 
     Returns
     -------
-    Corollary1Parameters
+    DGPParameters
 
 
     Examples
     --------
-    >>> corollary1_parameters(0.1, 0.5)
-    Corollary1Parameters(alpha=0.010000000000000002, log_h=99.99999999999999, epsilon=0.8659643233600653)
+    >>> dgp_parameters(0.1, 0.5)
+    DGPParameters(alpha=0.010000000000000002, log_h=99.99999999999999, epsilon=0.8659643233600653)
     """
     t = positive("beta", beta)
     b, power = _exponent(b)
     with np.errstate(over="ignore", under="ignore"):       # log h = β^(-1/(1-b)) and α = β² are inf beyond double precision
         log_h = float(np.float64(t) ** (-1 / power))
         alpha = float(np.float64(t) ** 2)
-    return Corollary1Parameters(alpha=alpha, log_h=log_h, epsilon=t ** (b**2 / 4))
+    return DGPParameters(alpha=alpha, log_h=log_h, epsilon=t ** (b**2 / 4))
 
 
 @dataclass(frozen=True)
-class Theorem2Bounds:
+class DGPBounds:
     """The right-hand sides of Theorem 2.
 
     Attributes
@@ -305,8 +313,8 @@ class Theorem2Bounds:
     Examples
     --------
     >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
-    >>> from analytic.partitioning import theorem2_bounds
-    >>> theorem2_bounds(FIGURE1_CLUSTER, FIGURE1_JOB, 0.1, 0.1, 0.5, 10.0, 0.5).static_cost
+    >>> from analytic.partitioning import dgp_bounds
+    >>> dgp_bounds(FIGURE1_CLUSTER, FIGURE1_JOB, 0.1, 0.1, 0.5, 10.0, 0.5).static_cost
     1.0
     """
 
@@ -316,8 +324,8 @@ class Theorem2Bounds:
     log_gamma_min: float
 
 
-def theorem2_bounds(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], alpha: float, beta: float, epsilon: float,
-                    log_h: float, b: float) -> Theorem2Bounds:
+def dgp_bounds(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], alpha: float, beta: float, epsilon: float,
+                    log_h: float, b: float) -> DGPBounds:
     """Evaluate Theorem 2's bounds with ``K̂_2 = f'(h)(M + Σ_j ρ_j)``, ``K̂_3 = f(M + h) M``, ``δ* = min(δ_max, 1)``.
 
     queue: ``(2/(ρ_min δ*)) (K̂_2 + K̂_3 - (β/α) log γ_min + (1 + δ*/2) G(x*)/α + ε b_max/α)``;
@@ -338,13 +346,13 @@ def theorem2_bounds(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], alpha
 
     Returns
     -------
-    Theorem2Bounds
+    DGPBounds
 
 
     Examples
     --------
     >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
-    >>> bounds = theorem2_bounds(FIGURE1_CLUSTER, FIGURE1_JOB, 0.1, 0.1, 0.5, 10.0, 0.5)
+    >>> bounds = dgp_bounds(FIGURE1_CLUSTER, FIGURE1_JOB, 0.1, 0.1, 0.5, 10.0, 0.5)
     >>> round(bounds.static_cost, 12), round(bounds.cost, 4)
     (1.0, 9.3159)
     """
@@ -363,5 +371,5 @@ def theorem2_bounds(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], alpha
     k3 = (log_bias + np.log1p(slots * np.exp(-log_bias))) ** power * slots  # f(M + h) M
     queue = 2 / (loads.min() * delta) * (k2 + k3 - t / a * log_gamma_min + (1 + delta / 2) * static.cost / a + e * b_max / a)
     cost = static.cost + a * (k2 + k3) - t * log_gamma_min + e * b_max
-    return Theorem2Bounds(queue=float(queue), cost=float(cost), static_cost=static.cost, log_gamma_min=log_gamma_min)
+    return DGPBounds(queue=float(queue), cost=float(cost), static_cost=static.cost, log_gamma_min=log_gamma_min)
 

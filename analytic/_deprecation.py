@@ -1,0 +1,122 @@
+"""Old names kept for one release after a rename, each use warning with the new name.
+
+Three kinds of rename, one warning (:class:`~analytic.errors.AnalyticDeprecationWarning`):
+
+- an argument: :func:`renamed_arguments` on the function;
+- a function, class or constant of a module: :func:`old_names`, the module's ``__getattr__``;
+- a module: an entry of :data:`MOVED_MODULES`, served by an import hook installed by
+  ``analytic/__init__.py`` (``import analytic.old`` returns the new module itself).
+
+Every rename is listed in CHANGELOG.md; the old names work through version 0.2 and go in 0.3.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.machinery
+import sys
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any
+
+#: Old module name -> new module name.
+MOVED_MODULES: dict[str, str] = {}
+
+
+def warn(old: str, new: str, stacklevel: int = 3) -> None:
+    """Warn that ``old`` is renamed ``new``."""
+    from .errors import AnalyticDeprecationWarning  # here: it imports numpy, which `import analytic` does not
+
+    warnings.warn(f"{old} is renamed {new}; the old name will be removed in version 0.3",
+                  AnalyticDeprecationWarning, stacklevel=stacklevel)
+
+
+def renamed_arguments(**renames: str) -> Callable:
+    """Decorator: accept each old keyword argument (``old="new"``) under its new name, with a warning.
+
+    Passing both names is an error. The wrapped function keeps its signature (the new names only).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> @renamed_arguments(beta="theta")
+    ... def f(theta):
+    ...     return theta
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     f(beta=0.5), caught[0].category.__name__
+    (0.5, 'AnalyticDeprecationWarning')
+    """
+    def decorate(function: Callable) -> Callable:
+        @functools.wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            for old, new in renames.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        from .errors import InvalidParameterError
+
+                        raise InvalidParameterError(old, kwargs[old], f"not given together with {new} (its new name)")
+                    warn(f"argument {old} of {function.__qualname__}", new)
+                    kwargs[new] = kwargs.pop(old)
+            return function(*args, **kwargs)
+        return wrapper
+    return decorate
+
+
+def old_names(namespace: dict, renames: Mapping[str, str]) -> Callable[[str], object]:
+    """A module ``__getattr__`` serving each old name ``renames[old] = new`` as ``namespace[new]``.
+
+    Call it with the module's ``globals()``.
+    """
+    module = namespace["__name__"]
+
+    def __getattr__(name: str) -> object:
+        if name not in renames:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        warn(f"{module}.{name}", f"{module}.{renames[name]}")
+        return namespace[renames[name]]
+    return __getattr__
+
+
+class renamed_attribute:
+    """A read-only attribute of a result class kept under its old name, warning with ``new``.
+
+    ``get`` reads the value (default: the attribute named ``new``).
+    """
+
+    def __init__(self, new: str, get: Callable[[Any], object] | None = None) -> None:
+        self.new, self.get = new, get or (lambda owner: getattr(owner, new))
+        self.__doc__ = f"Deprecated: use ``{new}``."
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.old = f"{owner.__name__}.{name}"
+
+    def __get__(self, instance: object, owner: type | None = None) -> object:
+        if instance is None:
+            return self
+        warn(self.old, self.new)
+        return self.get(instance)
+
+
+class _MovedModuleFinder:
+    """Serves ``import <old module>`` with the new module object, warning once per import."""
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> object:
+        if fullname not in MOVED_MODULES:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self)
+
+    def create_module(self, spec: Any) -> object:
+        new = MOVED_MODULES[spec.name]
+        warn(f"module {spec.name}", new)   # warnings skips the import machinery's frames
+        return importlib.import_module(new)
+
+    def exec_module(self, module: object) -> None:
+        """The new module is already executed."""
+
+
+def install() -> None:
+    """Put the moved-module hook on ``sys.meta_path`` (once)."""
+    if not any(isinstance(finder, _MovedModuleFinder) for finder in sys.meta_path):
+        sys.meta_path.append(_MovedModuleFinder())
