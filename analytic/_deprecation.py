@@ -65,17 +65,23 @@ def renamed_arguments(**renames: str) -> Callable:
 
 
 def old_names(namespace: dict, renames: Mapping[str, str]) -> Callable[[str], object]:
-    """A module ``__getattr__`` serving each old name ``renames[old] = new`` as ``namespace[new]``.
+    """A module ``__getattr__`` serving each old name ``renames[old] = new``.
 
-    Call it with the module's ``globals()``.
+    Call it with the module's ``globals()``; ``new`` is a name in that module, or a full dotted name
+    (``"analytic.speedup.as_curve"``) for a name that moved to another module.
     """
     module = namespace["__name__"]
 
     def __getattr__(name: str) -> object:
         if name not in renames:
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
-        warn(f"{module}.{name}", f"{module}.{renames[name]}")
-        return namespace[renames[name]]
+        new = renames[name]
+        if "." not in new:
+            warn(f"{module}.{name}", f"{module}.{new}")
+            return namespace[new]
+        home, _, attribute = new.rpartition(".")
+        warn(f"{module}.{name}", new)
+        return getattr(importlib.import_module(home), attribute)
     return __getattr__
 
 

@@ -439,7 +439,7 @@ BASELINES: dict[str, Any] = {
     "analytic.fairness.oi_queue.orderings": call(_GRAPH, _RATES, [1, 1]),
     "analytic.fairness.oi_queue.permutation_rates": call(_GRAPH, _RATES, [1, 1]),
     "analytic.fairness.oi_queue.sequence_measure": call(_GRAPH, _RATES, [0, 1]),
-    "analytic.fairness.three_servers.SymbolicCheck": RESULT,
+    "analytic.fairness.three_servers.ThreeServerCheck": RESULT,
     "analytic.fairness.three_servers.symbolic_check": call(),
     "analytic.fairness.three_servers.three_server_graph": call((1.0, 0.0, 1.0)),
     "analytic.fairness.three_servers.three_server_rates": call((1.0, 1.0, 1.0), (1.0, 1.0)),
@@ -451,7 +451,7 @@ BASELINES: dict[str, Any] = {
     "analytic.fairness.paper.simulate_point": call(S("figure"), 0.5, "exponential", 1.0, 2000, seed=3),
     # hesrpt
     "analytic.hesrpt.closed_form.HesrptFlowTime": RESULT,
-    "analytic.hesrpt.closed_form.SymbolicCheck": RESULT,
+    "analytic.hesrpt.closed_form.ClosedFormCheck": RESULT,
     "analytic.hesrpt.closed_form.helrpt_allocation": call([1.0, 2.0], 0.5),
     "analytic.hesrpt.closed_form.hesrpt_allocation": call(3, 0.5),
     "analytic.hesrpt.closed_form.hesrpt_flow_time": call([1.0, 2.0], 0.5, 10),
@@ -469,7 +469,6 @@ BASELINES: dict[str, Any] = {
     "analytic.hesrpt.policies.Trajectory.remaining_at": method("trajectory", [0.0, 0.5]),
     "analytic.hesrpt.policies.flow_time": call([1.0, 2.0], "equi", 0.5, 10),
     "analytic.hesrpt.policies.knee_search": call([1.0, 2.0, 4.0], 0.5, 100),
-    "analytic.hesrpt.speedups.as_speedup": call(0.5, servers=10),
     # speedup
     "analytic.speedup.ConcaveSpeedup": RESULT,
     "analytic.speedup.ConcaveSpeedup.derivative": method("curve", [1.0, 2.0]),

@@ -22,12 +22,13 @@ from typing import Any
 
 import numpy as np
 
+from analytic import _deprecation
 from analytic.errors import InvalidParameterError
 from analytic.fairness.graph import CompatibilityGraph, check_rates
 from analytic.fairness.stability import unstable_error
 from analytic.validation import real_array
 
-__all__ = ["SymbolicCheck", "symbolic_check", "three_server_graph", "three_server_rates"]
+__all__ = ["ThreeServerCheck", "symbolic_check", "three_server_graph", "three_server_rates"]
 
 
 def three_server_graph(capacities: Sequence[float] | None = (1.0, 1.0, 1.0)) -> CompatibilityGraph:
@@ -108,7 +109,7 @@ def three_server_rates(capacities: Sequence[float] | None, arrival_rates: Any) -
 
 
 @dataclass(frozen=True)
-class SymbolicCheck:
+class ThreeServerCheck:
     """γ_i from the subset recursion, as sympy expressions, and their simplified difference from (10)–(11).
 
     Attributes
@@ -131,7 +132,7 @@ class SymbolicCheck:
     differences: tuple[Any, Any]
 
 
-def symbolic_check() -> SymbolicCheck:
+def symbolic_check() -> ThreeServerCheck:
     """Derive γ_1, γ_2 symbolically from the subset recursion and compare with eqs. (10)–(11).
 
     With G(∅) = 1, G({i}) = λ_i/(μ({i}) − λ_i), G({1, 2}) = (λ_1 G({2}) + λ_2 G({1}))/(μ − λ_1 − λ_2)
@@ -140,7 +141,7 @@ def symbolic_check() -> SymbolicCheck:
 
     Returns
     -------
-    SymbolicCheck
+    ThreeServerCheck
 
 
     Examples
@@ -166,4 +167,8 @@ def symbolic_check() -> SymbolicCheck:
     printed = (1 / (1 / (mu * (1 - r)) + m2 / (m1 + m3) * (1 - r2) / (1 - r1) / d),
                1 / (1 / (mu * (1 - r)) + m1 / (m2 + m3) * (1 - r1) / (1 - r2) / d))
     differences = tuple(sympy.cancel(sympy.together(1 / a - 1 / b)) for a, b in zip(recursion, printed, strict=True))
-    return SymbolicCheck(recursion, printed, differences)
+    return ThreeServerCheck(recursion, printed, differences)
+
+
+# Names before issue 32's vocabulary: they warn, and go in version 0.3.
+__getattr__ = _deprecation.old_names(globals(), {"SymbolicCheck": "ThreeServerCheck"})

@@ -30,9 +30,10 @@ array([0.25, 0.75])
 0.8639503235
 """
 
+from analytic import _deprecation
 from analytic.hesrpt.closed_form import (
+    ClosedFormCheck,
     HesrptFlowTime,
-    SymbolicCheck,
     helrpt_allocation,
     hesrpt_allocation,
     hesrpt_flow_time,
@@ -44,21 +45,19 @@ from analytic.hesrpt.comparison import FIGURE4_P, FIGURE4_POLICIES, PolicyCompar
 from analytic.hesrpt.optimal import OptimalAllocation, optimal_allocation
 from analytic.hesrpt.policies import POLICIES, FlowTime, KneeSearch, Trajectory, flow_time, knee_search
 from analytic.speedup import ConcaveSpeedup
-from analytic.speedup import as_curve as as_speedup
 
 __all__ = [
     "FIGURE4_P",
     "FIGURE4_POLICIES",
     "POLICIES",
+    "ClosedFormCheck",
     "ConcaveSpeedup",
     "FlowTime",
     "HesrptFlowTime",
     "KneeSearch",
     "OptimalAllocation",
     "PolicyComparison",
-    "SymbolicCheck",
     "Trajectory",
-    "as_speedup",
     "compare_policies",
     "flow_time",
     "helrpt_allocation",
@@ -71,3 +70,7 @@ __all__ = [
     "scale_free_constants",
     "symbolic_check",
 ]
+
+# Names before issue 32's vocabulary: they warn, and go in version 0.3.
+__getattr__ = _deprecation.old_names(globals(), {"SymbolicCheck": "ClosedFormCheck",
+                                                 "as_speedup": "analytic.speedup.as_curve"})

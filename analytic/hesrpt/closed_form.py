@@ -35,8 +35,8 @@ if TYPE_CHECKING:  # sympy is imported by the symbolic check only (it takes ~0.7
     import sympy
 
 __all__ = [
+    "ClosedFormCheck",
     "HesrptFlowTime",
-    "SymbolicCheck",
     "helrpt_allocation",
     "hesrpt_allocation",
     "hesrpt_flow_time",
@@ -395,7 +395,7 @@ def optimal_makespan(sizes: object, p: float, servers: float) -> float:
 
 
 @dataclass(frozen=True)
-class SymbolicCheck:
+class ClosedFormCheck:
     """Residuals of heSRPT's closed forms, simplified by sympy with p symbolic (all should be 0).
 
     Attributes
@@ -432,7 +432,7 @@ class SymbolicCheck:
         return all(r == 0 for r in residuals)
 
 
-def symbolic_check(m: int) -> SymbolicCheck:
+def symbolic_check(m: int) -> ClosedFormCheck:
     """Verify Theorem 7's allocation and Theorem 5's first-order conditions symbolically in p.
 
     With p a positive symbol (0 < p < 1 enters through c = 1/(1-p) > 0) and m fixed, sympy simplifies
@@ -447,7 +447,7 @@ def symbolic_check(m: int) -> SymbolicCheck:
 
     Returns
     -------
-    SymbolicCheck
+    ClosedFormCheck
         The simplified residuals; ``holds`` is True when all are zero.
 
     Raises
@@ -483,5 +483,5 @@ def symbolic_check(m: int) -> SymbolicCheck:
     powers = [sympy.Integer(k) ** c for k in range(m + 1)]
     coefficients = tuple(simplify(k * powers[k] ** p - (k - 1) * powers[k - 1] ** p - (powers[k] - powers[k - 1]))
                          for k in range(2, m + 1))
-    return SymbolicCheck(m=m, sum_minus_one=simplify(sum(theta) - 1), first_order_conditions=conditions,
+    return ClosedFormCheck(m=m, sum_minus_one=simplify(sum(theta) - 1), first_order_conditions=conditions,
                          scale_free_ratios=ratios, coefficients=coefficients)
