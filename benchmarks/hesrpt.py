@@ -100,7 +100,7 @@ def main():
 
     p = 0.5
     start = time.perf_counter()
-    compare_policies(p=(p,))
+    compare_policies(exponents=(p,))
     batched = time.perf_counter() - start
     start = time.perf_counter()
     for seed in range(10):

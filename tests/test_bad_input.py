@@ -1248,7 +1248,7 @@ def test_greedy_chain_refuses_a_billion_servers_before_allocating():
      r"^record = 'yes': must be True or False$"),
     (lambda: __import__("analytic.hesrpt", fromlist=["x"]).pareto_sizes(3, 1e-300, 0),
      r"^shape = 1e-300: is so small that Pareto sizes overflow double precision"),
-    (lambda: __import__("analytic.hesrpt", fromlist=["x"]).compare_policies(p=(0.5,), servers=100, jobs=5, seeds=(-1,)),
+    (lambda: __import__("analytic.hesrpt", fromlist=["x"]).compare_policies(exponents=(0.5,), servers=100, jobs=5, seeds=(-1,)),
      r"^seeds = \(-1,\): must be integers >= 0"),
     # partitioning
     (lambda: P.Cluster([2, 2], distance="abc"), r"^distance = 'abc': must be a real number or an array"),

@@ -14,7 +14,7 @@ import pytest
 import sympy
 
 from analytic.hesrpt import (
-    FIGURE4_P,
+    FIGURE4_EXPONENTS,
     ConcaveSpeedup,
     flow_time,
     hesrpt_allocation,
@@ -207,7 +207,7 @@ def test_much_more_counts_from_closed_forms():
     above 1.3, 3 of 10 at least 2."""
     sets = [np.sort(pareto_sizes(500, 1.5, seed)) for seed in range(10)]
     cells = []
-    for p in FIGURE4_P:
+    for p in FIGURE4_EXPONENTS:
         srpt = [np.cumsum(y).mean() / 1e6 ** p for y in sets]
         equi = [np.cumsum(np.diff(y, prepend=0.0) / (1e6 / np.arange(500, 0, -1)) ** p).mean() for y in sets]
         optimum = np.median([hesrpt_flow_time(y, p, 1e6).mean for y in sets])

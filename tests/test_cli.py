@@ -70,7 +70,7 @@ SMALL = {
     "multiserver-simulate": ["fcfs", "--servers", "2", "--class", "1:1:1", "--load", "0.5", "--jobs", "2000", "--seed", "1"],
     "multiserver-exact": ["fcfs", "--servers", "2", "--class", "1:1:1", "--load", "0.5"],
     "multiserver-saturation": ["--servers", "2", "--class", "1:0.5:1", "--class", "2:0.5:1"],
-    "hesrpt": ["--sizes", "1", "2", "--p", "0.5", "--servers", "10"],
+    "hesrpt": ["--sizes", "1", "2", "--exponent", "0.5", "--servers", "10"],
     "fairness-stability": ["--servers-of", "0,2", "1,2", "--capacities", "1", "1", "1", "--arrival-rates", "1", "1"],
     "fairness-metrics": ["--servers-of", "0,2", "1,2", "--capacities", "1", "1", "1", "--arrival-rates", "1", "1"],
     "graph-gamma": ["--slots", "2", "2", "--nodes", "2", "--edges", "0-1"],

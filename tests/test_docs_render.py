@@ -250,7 +250,8 @@ def test_the_checks_find_what_they_look_for(tmp_path):
         "<div><table><tr><td style='white-space:nowrap'>" + "verdict " * 80 + "</td></tr></table></div>"
         "<div class='highlight'><pre style='white-space:pre;overflow:auto'>" + "x = 1  # output " * 20 + "</pre></div>"
         "<p><span class='math'>\\(M\\)</span> served at rate s(k) = k^p, <code>E_s(a) = a^s / s!</code></p>"
-        "<dl class='py data'><dt id='analytic.hesrpt.FIGURE4_P'>FIGURE4_P</dt><dd><p>Built-in immutable sequence.</p></dd></dl>"
+        "<dl class='py data'><dt id='analytic.hesrpt.FIGURE4_EXPONENTS'>FIGURE4_EXPONENTS</dt>"
+        "<dd><p>Built-in immutable sequence.</p></dd></dl>"
         "</div></body></html>", encoding="utf-8")
     report = render(page)
     assert overflowing_tables(report) and hidden_code(report) and raw_maths(report)

@@ -294,9 +294,9 @@ def test_scale_free_constants_reach_the_subnormals(p):
     (lambda: hesrpt_allocation(0, 0.5), "m = 0: must be a positive integer"),
     (lambda: hesrpt_allocation(2.5, 0.5), "m = 2.5"),
     (lambda: hesrpt_allocation(True, 0.5), "m = True"),
-    (lambda: hesrpt_allocation(3, 1.0), r"p = 1: must lie in the open interval \(0, 1\)"),
-    (lambda: scale_free_constants(3, 0.0), "p = 0"),
-    (lambda: scale_free_constants(3, float("nan")), "p = nan"),
+    (lambda: hesrpt_allocation(3, 1.0), r"exponent = 1: must lie in the open interval \(0, 1\)"),
+    (lambda: scale_free_constants(3, 0.0), "exponent = 0"),
+    (lambda: scale_free_constants(3, float("nan")), "exponent = nan"),
     (lambda: hesrpt_flow_time([], 0.5, 1), "sizes = .*non-empty 1-D"),
     (lambda: hesrpt_flow_time([[1.0, 2.0]], 0.5, 1), "non-empty 1-D"),
     (lambda: hesrpt_flow_time([1.0, 0.0], 0.5, 1), r"finite and > 0 \(found 0\)"),
@@ -304,7 +304,7 @@ def test_scale_free_constants_reach_the_subnormals(p):
     (lambda: hesrpt_flow_time([1.0], 0.5, 0), "servers = 0: must be positive and finite"),
     (lambda: hesrpt_flow_time([1.0], 0.5, float("inf")), "servers = inf"),
     (lambda: helrpt_allocation([1.0, -2.0], 0.5), "found -2"),
-    (lambda: optimal_makespan([1.0], -0.5, 1), "p = -0.5"),
+    (lambda: optimal_makespan([1.0], -0.5, 1), "exponent = -0.5"),
     (lambda: symbolic_check(13), "m = 13: must be at most 12"),
 ])
 def test_invalid_input_raises_a_named_error(call, match):

@@ -64,7 +64,7 @@ def knee_mean(sizes, p, servers, alpha):
 
 @pytest.fixture(scope="module")
 def small():
-    return compare_policies(p=(0.3, 0.9), servers=SERVERS, jobs=JOBS, seeds=SEEDS)
+    return compare_policies(exponents=(0.3, 0.9), servers=SERVERS, jobs=JOBS, seeds=SEEDS)
 
 
 def test_pareto_sizes_have_the_pareto_tail():
@@ -79,7 +79,7 @@ def test_pareto_sizes_have_the_pareto_tail():
 
 def test_each_column_agrees_with_an_independent_evaluation(small):
     sets = [pareto_sizes(JOBS, 1.5, seed) for seed in SEEDS]
-    for row, p in enumerate(small.p):
+    for row, p in enumerate(small.exponents):
         np.testing.assert_allclose(small.per_set[row, 0], [theorem8_mean(x, p, SERVERS) for x in sets], rtol=1e-13, atol=0)
         srpt = [np.mean(np.cumsum(np.sort(x))) / SERVERS ** p for x in sets]
         np.testing.assert_allclose(small.per_set[row, 1], srpt, rtol=1e-13, atol=0)
@@ -95,11 +95,11 @@ def test_hesrpt_is_never_beaten(small):
     assert small.policies == ("hesrpt", "srpt", "equi", "hell", "knee")
     assert np.all(small.ratio() >= 1.0 - 1e-12)
     np.testing.assert_array_equal(small.ratio()[:, 0], 1.0)
-    assert repr(small) == "PolicyComparison(p=(0.3, 0.9), policies=('hesrpt', 'srpt', 'equi', 'hell', 'knee'), sets=3)"
+    assert repr(small) == "PolicyComparison(exponents=(0.3, 0.9), policies=('hesrpt', 'srpt', 'equi', 'hell', 'knee'), sets=3)"
 
 
 def test_a_subset_of_policies_skips_knee():
-    subset = compare_policies(p=(0.5,), servers=100, jobs=10, seeds=(1,), policies=("equi", "hesrpt"))
+    subset = compare_policies(exponents=(0.5,), servers=100, jobs=10, seeds=(1,), policies=("equi", "hesrpt"))
     assert subset.policies == ("equi", "hesrpt")
     assert subset.ratio()[0, 1] == 1.0 and subset.ratio()[0, 0] > 1.0
     assert np.isnan(subset.knee_alpha).all()
@@ -112,7 +112,7 @@ def test_a_subset_of_policies_skips_knee():
     (lambda: compare_policies(policies=("srpt", "equi")), "policies = .*include 'hesrpt'"),
     (lambda: compare_policies(policies=("hesrpt", "lrpt")), "policies = "),
     (lambda: compare_policies(servers=10.5), "servers = 10.5"),
-    (lambda: compare_policies(p=(1.2,), jobs=3, seeds=(0,)), "p = 1.2"),
+    (lambda: compare_policies(exponents=(1.2,), jobs=3, seeds=(0,)), "p = 1.2"),
 ])
 def test_invalid_input_raises_a_named_error(call, match):
     with pytest.raises(InvalidParameterError, match=match):

@@ -271,7 +271,7 @@ def test_pareto_sizes_and_compare_policies_refuse_sets_beyond_memory(jobs, writt
         pareto_sizes(jobs, 1.5, 0)
     with pytest.raises(StateSpaceTooLargeError, match=rf"^evaluating 34 runs of the jobs at once \(an entry per run "
                                                       rf"and job\) needs {evaluated} states"):
-        compare_policies(p=(0.5,), servers=100, jobs=jobs, seeds=(0, 1))
+        compare_policies(exponents=(0.5,), servers=100, jobs=jobs, seeds=(0, 1))
 
 
 def peak_bytes(call):
@@ -291,6 +291,6 @@ def test_the_memory_estimates_cover_the_measured_peaks():
     assert peak_bytes(lambda: pareto_sizes(m, 1.5, 0)) <= comparison._DRAW_BYTES * m
     for policy in ("srpt", "equi", "hell", "knee"):
         runs = 2 * (policies._KNEE_COARSE if policy == "knee" else 1)
-        used = peak_bytes(lambda chosen=policy: compare_policies(p=(0.5,), servers=100, jobs=400, seeds=(0, 1),
+        used = peak_bytes(lambda chosen=policy: compare_policies(exponents=(0.5,), servers=100, jobs=400, seeds=(0, 1),
                                                                  policies=("hesrpt", chosen)))
         assert used <= policies._RUN_BYTES * runs * 400, policy

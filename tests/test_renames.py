@@ -31,7 +31,27 @@ RENAMED = [
     ("analytic.hesrpt", "as_speedup", "analytic.speedup.as_curve"),
     ("analytic.hesrpt.speedups", "as_speedup", "analytic.speedup.as_curve"),
     ("analytic.hesrpt.speedups", "ConcaveSpeedup", "analytic.speedup.ConcaveSpeedup"),
+    ("analytic.hesrpt", "FIGURE4_P", "FIGURE4_EXPONENTS"),
+    ("analytic.hesrpt.comparison", "FIGURE4_P", "FIGURE4_EXPONENTS"),
 ]
+
+#: (module, function, old keyword, new keyword, the other arguments): the old keyword gives the same value.
+RENAMED_ARGUMENTS = [
+    ("analytic.hesrpt", "scale_free_constants", "p", "exponent", {"m": 4}),
+    ("analytic.hesrpt", "hesrpt_allocation", "p", "exponent", {"m": 4}),
+    ("analytic.hesrpt", "hesrpt_flow_time", "p", "exponent", {"sizes": [1.0, 2.0], "servers": 10}),
+    ("analytic.hesrpt", "helrpt_allocation", "p", "exponent", {"sizes": [1.0, 2.0]}),
+    ("analytic.hesrpt", "optimal_makespan", "p", "exponent", {"sizes": [1.0, 2.0], "servers": 10}),
+]
+
+#: (a result, its old attribute, the new one)
+def _policy_comparison() -> object:
+    from analytic.hesrpt import compare_policies
+
+    return compare_policies(exponents=(0.5,), servers=10, jobs=3, seeds=(0,), policies=("hesrpt", "equi"))
+
+
+RENAMED_ATTRIBUTES = [(_policy_comparison, "p", "exponents")]
 
 CHANGELOG = " ".join((Path(__file__).parents[1] / "CHANGELOG.md").read_text().split())   # lines joined
 
@@ -46,6 +66,30 @@ def test_old_name_warns_and_gives_the_new_object(module: str, old: str, new: str
     assert old not in package.__all__ and name in importlib.import_module(home).__all__
     assert f"`{old}` → `{name}`" in CHANGELOG or f"`{module}.{old}` → `{new}`" in CHANGELOG, \
         f"CHANGELOG.md lists no rename {old} → {new}"
+
+
+def _same(first: object, second: object) -> bool:
+    import numpy as np
+
+    return repr(first) == repr(second) if not isinstance(first, np.ndarray) else np.array_equal(first, second)
+
+
+@pytest.mark.parametrize(("module", "function", "old", "new", "others"), RENAMED_ARGUMENTS)
+def test_old_keyword_warns_and_means_the_same(module: str, function: str, old: str, new: str, others: dict) -> None:
+    call = getattr(importlib.import_module(module), function)
+    with pytest.warns(AnalyticDeprecationWarning, match=rf"argument {old} of {function} is renamed {new}\b"):
+        before = call(**others, **{old: 0.5})
+    assert _same(before, call(**others, **{new: 0.5}))
+    assert f"`{old}` → `{new}`" in CHANGELOG
+
+
+@pytest.mark.parametrize(("make", "old", "new"), RENAMED_ATTRIBUTES)
+def test_old_attribute_warns_and_reads_the_new_one(make, old: str, new: str) -> None:
+    result = make()
+    with pytest.warns(AnalyticDeprecationWarning, match=rf"\.{old} is renamed {new}\b"):
+        value = getattr(result, old)
+    assert value is getattr(result, new)
+    assert f"`{type(result).__name__}.{old}` → `{new}`" in CHANGELOG
 
 
 def test_an_unknown_name_is_still_an_attribute_error() -> None:

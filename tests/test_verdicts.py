@@ -204,7 +204,7 @@ def test_equi_and_knee_against_hesrpt_in_figure4():
         assert hesrpt == pytest.approx([hesrpt_flow_time(x, p, 1e6).mean for x in sets], rel=1e-12, abs=0)
         ratios.append(np.median([_equi_mean(x, p, 1e6) for x in sets]) / np.median(hesrpt))
     assert [round(r, 3) for r in ratios] == [1.0, 1.012, 1.06]
-    figure = compare_policies(p=(0.3, 0.5), seeds=(0, 1))
+    figure = compare_policies(exponents=(0.3, 0.5), seeds=(0, 1))
     column = figure.policies.index("knee")
     for row, p in enumerate((0.3, 0.5)):
         for s in (0, 1):

@@ -14,6 +14,7 @@ import argparse
 import dataclasses
 import json
 import math
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 
@@ -110,6 +111,18 @@ def add_command(commands: argparse._SubParsersAction, name: str, summary: str, d
                              help="relative accuracy the chain's probabilities must reach (default 1e-10)")
     command.set_defaults(run=run)
     return command
+
+
+class Renamed(argparse.Action):
+    """Store an option given under its new or its old spelling (``add_argument(new, old, action=Renamed)``);
+    the old one, kept for one release, prints a note to stderr."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        if option_string != self.option_strings[0]:
+            sys.stderr.write(f"{parser.prog}: {option_string} is renamed {self.option_strings[0]}; "
+                             "the old name will be removed in version 0.3\n")
+        setattr(namespace, self.dest, values)
 
 
 def integers(text: str) -> tuple[int, ...]:

@@ -24,9 +24,9 @@ larger and finishes later. :func:`hesrpt_flow_time`, :func:`optimal_allocation` 
 Examples
 --------
 >>> from analytic.hesrpt import hesrpt_allocation, hesrpt_flow_time, optimal_allocation
->>> hesrpt_allocation(2, p=0.5)
+>>> hesrpt_allocation(2, exponent=0.5)
 array([0.25, 0.75])
->>> round(hesrpt_flow_time([1.0, 1.0], p=0.5, servers=10).total, 10)
+>>> round(hesrpt_flow_time([1.0, 1.0], exponent=0.5, servers=10).total, 10)
 0.8639503235
 """
 
@@ -41,13 +41,13 @@ from analytic.hesrpt.closed_form import (
     scale_free_constants,
     symbolic_check,
 )
-from analytic.hesrpt.comparison import FIGURE4_P, FIGURE4_POLICIES, PolicyComparison, compare_policies, pareto_sizes
+from analytic.hesrpt.comparison import FIGURE4_EXPONENTS, FIGURE4_POLICIES, PolicyComparison, compare_policies, pareto_sizes
 from analytic.hesrpt.optimal import OptimalAllocation, optimal_allocation
 from analytic.hesrpt.policies import POLICIES, FlowTime, KneeSearch, Trajectory, flow_time, knee_search
 from analytic.speedup import ConcaveSpeedup
 
 __all__ = [
-    "FIGURE4_P",
+    "FIGURE4_EXPONENTS",
     "FIGURE4_POLICIES",
     "POLICIES",
     "ClosedFormCheck",
@@ -72,5 +72,5 @@ __all__ = [
 ]
 
 # Names before issue 32's vocabulary: they warn, and go in version 0.3.
-__getattr__ = _deprecation.old_names(globals(), {"SymbolicCheck": "ClosedFormCheck",
+__getattr__ = _deprecation.old_names(globals(), {"SymbolicCheck": "ClosedFormCheck", "FIGURE4_P": "FIGURE4_EXPONENTS",
                                                  "as_speedup": "analytic.speedup.as_curve"})

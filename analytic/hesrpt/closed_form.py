@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from analytic._deprecation import renamed_arguments
 from analytic.errors import InvalidParameterError
 from analytic.memory import require
 from analytic.validation import integer, positive, real_array, unit_fraction
@@ -103,7 +104,8 @@ def log_hesrpt_share(i: np.ndarray, m: np.ndarray, c: float) -> np.ndarray:
     return c * log_fraction + _log_gap(i, c)
 
 
-def scale_free_constants(m: int, p: float) -> np.ndarray:
+@renamed_arguments(p="exponent")
+def scale_free_constants(m: int, exponent: float) -> np.ndarray:
     """The scale-free constants ω*_1, ..., ω*_m of heSRPT.
 
     ω*_1 = 0 and ω*_k = 1/((k/(k-1))^(1/(1-p)) - 1) for k > 1 (Berg et al., *heSRPT*, Theorem 5 and
@@ -117,8 +119,8 @@ def scale_free_constants(m: int, p: float) -> np.ndarray:
     ----------
     m : int
         Number of jobs, m >= 1.
-    p : float
-        Speed-up exponent, 0 < p < 1.
+    exponent : float
+        p, the speed-up exponent, 0 < p < 1.
 
     Returns
     -------
@@ -137,12 +139,13 @@ def scale_free_constants(m: int, p: float) -> np.ndarray:
     >>> scale_free_constants(3, 0.5)
     array([0.        , 0.33333333, 0.8       ])
     """
-    m, p = _jobs(m), unit_fraction("p", p)
-    exponent = np.log1p(-1.0 / np.arange(2, m + 1, dtype=float)) / (1.0 - p)      # -L < 0
-    return np.concatenate([[0.0], np.exp(exponent) / -np.expm1(exponent)])
+    m, p = _jobs(m), unit_fraction("exponent", exponent)
+    minus_l = np.log1p(-1.0 / np.arange(2, m + 1, dtype=float)) / (1.0 - p)      # -L < 0
+    return np.concatenate([[0.0], np.exp(minus_l) / -np.expm1(minus_l)])
 
 
-def hesrpt_allocation(m: int, p: float) -> np.ndarray:
+@renamed_arguments(p="exponent")
+def hesrpt_allocation(m: int, exponent: float) -> np.ndarray:
     """heSRPT's fractions of the system θ*_1, ..., θ*_m when m jobs remain.
 
     θ*_i = (i/m)^(1/(1-p)) - ((i-1)/m)^(1/(1-p)) (Berg et al., *heSRPT*, Theorem 7), where job 1 is
@@ -156,8 +159,8 @@ def hesrpt_allocation(m: int, p: float) -> np.ndarray:
     ----------
     m : int
         Number of remaining jobs, m >= 1.
-    p : float
-        Speed-up exponent of s(k) = k^p, 0 < p < 1.
+    exponent : float
+        p, the speed-up exponent of s(k) = k^p, 0 < p < 1.
 
     Returns
     -------
@@ -178,7 +181,7 @@ def hesrpt_allocation(m: int, p: float) -> np.ndarray:
     >>> hesrpt_allocation(2, 0.5)
     array([0.25, 0.75])
     """
-    m, p = _jobs(m), unit_fraction("p", p)
+    m, p = _jobs(m), unit_fraction("exponent", exponent)
     c = 1.0 / (1.0 - p)
     return np.exp(log_hesrpt_share(np.arange(1, m + 1), m, c))
 
@@ -214,7 +217,8 @@ class HesrptFlowTime:
                 f"completion_times={times})")
 
 
-def hesrpt_flow_time(sizes: object, p: float, servers: float) -> HesrptFlowTime:
+@renamed_arguments(p="exponent")
+def hesrpt_flow_time(sizes: object, exponent: float, servers: float) -> HesrptFlowTime:
     """Total flow time of heSRPT and each job's completion time, in O(M log M).
 
     T* = N^-p Σ_k x_k (k^c - (k-1)^c)^(1-p) with c = 1/(1-p) and x_1 >= ... >= x_M (Berg et al.,
@@ -234,8 +238,8 @@ def hesrpt_flow_time(sizes: object, p: float, servers: float) -> HesrptFlowTime:
     ----------
     sizes : sequence of float
         Job sizes x_i > 0, any order (time a job needs on one server).
-    p : float
-        Speed-up exponent of s(k) = k^p, 0 < p < 1.
+    exponent : float
+        p, the speed-up exponent of s(k) = k^p, 0 < p < 1.
     servers : float
         Number of servers N > 0 (need not be an integer: the system is one divisible resource).
 
@@ -251,27 +255,27 @@ def hesrpt_flow_time(sizes: object, p: float, servers: float) -> HesrptFlowTime:
 
     Examples
     --------
-    >>> result = hesrpt_flow_time([1.0, 1.0], p=0.5, servers=10)
+    >>> result = hesrpt_flow_time([1.0, 1.0], exponent=0.5, servers=10)
     >>> round(result.total, 12), result.completion_times.round(6)
     (0.863950323522, array([0.498802, 0.365148]))
     """
     x = check_sizes(sizes)
-    p = unit_fraction("p", p)
+    p = unit_fraction("exponent", exponent)
     n = positive("servers", servers)
     c, q = 1.0 / (1.0 - p), p / (1.0 - p)
     order = np.argsort(-x, kind="stable")
-    mantissa, exponent = np.frexp(x[order])                      # exact: x = mantissa 2^exponent
+    mantissa, binade = np.frexp(x[order])                        # exact: x = mantissa 2^binade
     k = np.arange(1, x.size + 1)
     gap_c, gap_q = _log_gap(k, c), _log_gap(k, q)
     speed, shift = _power(n, p)                                  # N^p = speed 2^shift
     # T* = N^-p Σ x_k (k^c - (k-1)^c)^(1-p) with (k^c - (k-1)^c)^(1-p) = k e^((1-p) gap_c) in [1, k];
     # k^q D_k = x_k N^-p e^(-p gap_c) (factor in [1, k]) and D_j (j^q - (j-1)^q) = x_j N^-p e^(gap_q - p gap_c)
     # (factor <= 1, tiny for p -> 0): since cp = q, the powers of k cancel exactly.
-    top = int(exponent[0])
-    terms = np.ldexp(mantissa * k * np.exp((1.0 - p) * gap_c), exponent - top)   # terms far below the largest: 0
+    top = int(binade[0])
+    terms = np.ldexp(mantissa * k * np.exp((1.0 - p) * gap_c), binade - top)   # terms far below the largest: 0
     total = float(np.sum(terms)) / speed
-    tail, scale = _suffix_sums(mantissa * np.exp(gap_q - p * gap_c), exponent)
-    own = np.ldexp(mantissa * np.exp(-p * gap_c), exponent - scale)
+    tail, scale = _suffix_sums(mantissa * np.exp(gap_q - p * gap_c), binade)
+    own = np.ldexp(mantissa * np.exp(-p * gap_c), binade - scale)
     completion = np.empty_like(x)
     with np.errstate(over="ignore"):                              # a result beyond 1.8e308 is inf
         completion[order] = np.ldexp((own + tail) / speed, scale - shift)
@@ -317,7 +321,8 @@ def _suffix_sums(factors: np.ndarray, exponents: np.ndarray) -> tuple[np.ndarray
     return sums, scale
 
 
-def helrpt_allocation(sizes: object, p: float) -> np.ndarray:
+@renamed_arguments(p="exponent")
+def helrpt_allocation(sizes: object, exponent: float) -> np.ndarray:
     """heLRPT's constant fractions γ*_i = x_i^(1/p) / Σ_j x_j^(1/p), minimizing the makespan.
 
     Berg et al., *heSRPT*, Theorem 2. Every job then finishes at the same time (Theorem 1). Computed
@@ -327,8 +332,8 @@ def helrpt_allocation(sizes: object, p: float) -> np.ndarray:
     ----------
     sizes : sequence of float
         Job sizes x_i > 0.
-    p : float
-        Speed-up exponent of s(k) = k^p, 0 < p < 1.
+    exponent : float
+        p, the speed-up exponent of s(k) = k^p, 0 < p < 1.
 
     Returns
     -------
@@ -342,16 +347,17 @@ def helrpt_allocation(sizes: object, p: float) -> np.ndarray:
 
     Examples
     --------
-    >>> helrpt_allocation([1.0, 2.0], p=0.5)
+    >>> helrpt_allocation([1.0, 2.0], exponent=0.5)
     array([0.2, 0.8])
     """
     x = check_sizes(sizes)
-    p = unit_fraction("p", p)
+    p = unit_fraction("exponent", exponent)
     weights = (x / x.max()) ** (1.0 / p)
     return weights / weights.sum()
 
 
-def optimal_makespan(sizes: object, p: float, servers: float) -> float:
+@renamed_arguments(p="exponent")
+def optimal_makespan(sizes: object, exponent: float, servers: float) -> float:
     """The optimal makespan ||x||_(1/p) / N^p with N servers (heLRPT).
 
     Berg et al., *heSRPT*, Theorem 2, with the dimension restored: job i holds γ_i N servers, so it
@@ -362,8 +368,8 @@ def optimal_makespan(sizes: object, p: float, servers: float) -> float:
     ----------
     sizes : sequence of float
         Job sizes x_i > 0.
-    p : float
-        Speed-up exponent, 0 < p < 1.
+    exponent : float
+        p, the speed-up exponent, 0 < p < 1.
     servers : float
         Number of servers N > 0.
 
@@ -379,19 +385,19 @@ def optimal_makespan(sizes: object, p: float, servers: float) -> float:
 
     Examples
     --------
-    >>> optimal_makespan([3.0, 4.0], p=0.5, servers=1.0)
+    >>> optimal_makespan([3.0, 4.0], exponent=0.5, servers=1.0)
     5.0
-    >>> optimal_makespan([3.0, 4.0], p=0.5, servers=100.0)
+    >>> optimal_makespan([3.0, 4.0], exponent=0.5, servers=100.0)
     0.5
     """
     x = check_sizes(sizes)
-    p = unit_fraction("p", p)
+    p = unit_fraction("exponent", exponent)
     n = positive("servers", servers)
     top = x.max()
-    mantissa, exponent = math.frexp(top)
+    mantissa, binade = math.frexp(top)
     speed, shift = _power(n, p)
     with np.errstate(over="ignore"):                              # a makespan beyond 1.8e308 is inf
-        return float(np.ldexp(mantissa * float(np.sum((x / top) ** (1.0 / p))) ** p / speed, exponent - shift))
+        return float(np.ldexp(mantissa * float(np.sum((x / top) ** (1.0 / p))) ** p / speed, binade - shift))
 
 
 @dataclass(frozen=True)

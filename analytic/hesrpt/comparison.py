@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from analytic._deprecation import old_names, renamed_arguments, renamed_attribute
 from analytic.errors import InvalidParameterError
 from analytic.hesrpt.closed_form import hesrpt_flow_time
 from analytic.hesrpt.policies import (
@@ -29,10 +30,10 @@ from analytic.simulation import root_seed
 from analytic.speedup import ConcaveSpeedup
 from analytic.validation import instances, integer, positive, real_array
 
-__all__ = ["FIGURE4_P", "FIGURE4_POLICIES", "PolicyComparison", "compare_policies", "pareto_sizes"]
+__all__ = ["FIGURE4_EXPONENTS", "FIGURE4_POLICIES", "PolicyComparison", "compare_policies", "pareto_sizes"]
 
 #: The speed-up exponents of Figure 4.
-FIGURE4_P = (0.05, 0.3, 0.5, 0.9, 0.99)
+FIGURE4_EXPONENTS = (0.05, 0.3, 0.5, 0.9, 0.99)
 
 #: Policies of Figure 4, heSRPT first.
 FIGURE4_POLICIES = ("hesrpt", "srpt", "equi", "hell", "knee")
@@ -93,36 +94,37 @@ class PolicyComparison:
 
     Attributes
     ----------
-    p : tuple of float
-        Speed-up exponents, one per row.
+    exponents : tuple of float
+        Speed-up exponents p, one per row.
     policies : tuple of str
         Policy names, one per column (heSRPT first).
-    per_set : numpy.ndarray, shape (len(p), len(policies), sets)
+    per_set : numpy.ndarray, shape (len(exponents), len(policies), sets)
         Mean flow time of each policy on each set of sizes.
-    median : numpy.ndarray, shape (len(p), len(policies))
+    median : numpy.ndarray, shape (len(exponents), len(policies))
         Median over the sets (what Figure 4 plots).
-    knee_alpha : numpy.ndarray, shape (len(p), sets)
+    knee_alpha : numpy.ndarray, shape (len(exponents), sets)
         KNEE's best threshold on each set (NaN when KNEE is not compared).
 
     Examples
     --------
     >>> from analytic.hesrpt import compare_policies
-    >>> small = compare_policies(p=(0.5,), servers=100, jobs=5, seeds=(0, 1))
+    >>> small = compare_policies(exponents=(0.5,), servers=100, jobs=5, seeds=(0, 1))
     >>> small.policies
     ('hesrpt', 'srpt', 'equi', 'hell', 'knee')
     """
 
-    p: tuple
+    exponents: tuple
     policies: tuple
     per_set: np.ndarray
     median: np.ndarray
     knee_alpha: np.ndarray
+    p = renamed_attribute("exponents")
 
     def __repr__(self) -> str:
-        return f"PolicyComparison(p={self.p}, policies={self.policies}, sets={self.per_set.shape[2]})"
+        return f"PolicyComparison(exponents={self.exponents}, policies={self.policies}, sets={self.per_set.shape[2]})"
 
     def ratio(self) -> np.ndarray:
-        """Each policy's median mean flow time divided by heSRPT's, shape (len(p), len(policies)).
+        """Each policy's median mean flow time divided by heSRPT's, shape (len(exponents), len(policies)).
 
         Returns
         -------
@@ -132,27 +134,28 @@ class PolicyComparison:
         Examples
         --------
         >>> from analytic.hesrpt import compare_policies
-        >>> compare_policies(p=(0.5,), servers=100, jobs=5, seeds=(0, 1)).ratio()[0].tolist()[0]
+        >>> compare_policies(exponents=(0.5,), servers=100, jobs=5, seeds=(0, 1)).ratio()[0].tolist()[0]
         1.0
         """
         column = self.policies.index("hesrpt")
         return self.median / self.median[:, column:column + 1]
 
 
-def compare_policies(p: Sequence[float] = FIGURE4_P, servers: int = 10**6, jobs: int = 500, shape: float = 1.5,
+@renamed_arguments(p="exponents")
+def compare_policies(exponents: Sequence[float] = FIGURE4_EXPONENTS, servers: int = 10**6, jobs: int = 500, shape: float = 1.5,
                      seeds: Sequence[int] = tuple(range(10)),
                      policies: Sequence[str] = FIGURE4_POLICIES) -> PolicyComparison:
     """Figure 4 of Berg et al., *heSRPT*: median mean flow time of heSRPT, SRPT, EQUI, HELL and KNEE.
 
-    For each seed, ``pareto_sizes(jobs, shape, seed)`` is one set of sizes, used for every p. heSRPT
+    For each seed, ``pareto_sizes(jobs, shape, seed)`` is one set of sizes, used for every exponent. heSRPT
     by Theorem 8; SRPT, EQUI, HELL and KNEE (best α per set, :func:`~analytic.hesrpt.knee_search`)
     exactly, departure by departure, all sets at once. The defaults are the paper's setting; they
     compute in about 25 s on this machine, KNEE's search taking nine tenths (``benchmarks/hesrpt.py``).
 
     Parameters
     ----------
-    p : sequence of float
-        Speed-up exponents, each in (0, 1).
+    exponents : sequence of float
+        Speed-up exponents p, each in (0, 1).
     servers : int
         N, an integer >= 1 (HELL and KNEE allocate whole servers).
     jobs : int
@@ -179,12 +182,12 @@ def compare_policies(p: Sequence[float] = FIGURE4_P, servers: int = 10**6, jobs:
 
     Examples
     --------
-    >>> small = compare_policies(p=(0.5,), servers=1000, jobs=20, seeds=(0, 1, 2))
+    >>> small = compare_policies(exponents=(0.5,), servers=1000, jobs=20, seeds=(0, 1, 2))
     >>> bool(small.ratio().min(axis=1)[0] >= 1.0)
     True
     """
     n = _whole_servers(positive("servers", servers), "hell")
-    p = real_array("p", p, " (speed-up exponents)", ndim=1, allow_empty=False)
+    p = real_array("exponents", exponents, " (speed-up exponents)", ndim=1, allow_empty=False)
     seeds = instances("seeds", seeds, (int, np.integer, np.random.SeedSequence, np.random.Generator))
     if any(isinstance(seed, int | np.integer) and seed < 0 for seed in seeds):
         raise InvalidParameterError("seeds", seeds, "must be integers >= 0, SeedSequences or Generators")
@@ -210,5 +213,9 @@ def compare_policies(p: Sequence[float] = FIGURE4_P, servers: int = 10**6, jobs:
             else:
                 completion, _ = _simulate(sizes, _allocator(policy, curve, n, jobs, None), n)
                 per_set[row, column] = completion.mean(axis=1)
-    return PolicyComparison(p=tuple(float(v) for v in p), policies=tuple(policies), per_set=per_set,
+    return PolicyComparison(exponents=tuple(float(v) for v in p), policies=tuple(policies), per_set=per_set,
                             median=np.median(per_set, axis=2), knee_alpha=alphas)
+
+
+# Names before issue 32's vocabulary: they warn, and go in version 0.3.
+__getattr__ = old_names(globals(), {"FIGURE4_P": "FIGURE4_EXPONENTS"})

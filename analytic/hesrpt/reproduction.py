@@ -29,7 +29,7 @@ from analytic.hesrpt.closed_form import (
     scale_free_constants,
     symbolic_check,
 )
-from analytic.hesrpt.comparison import FIGURE4_P, compare_policies, pareto_sizes
+from analytic.hesrpt.comparison import FIGURE4_EXPONENTS, compare_policies, pareto_sizes
 from analytic.hesrpt.optimal import optimal_allocation
 from analytic.hesrpt.policies import flow_time
 from analytic.reproduce import Row, reproduces
@@ -134,17 +134,17 @@ def _figure4_rows() -> list[Row]:
     figure = compare_policies()
     ratio = figure.ratio()
     column = {name: j for j, name in enumerate(figure.policies)}
-    low, high = 0, len(FIGURE4_P) - 1
+    low, high = 0, len(FIGURE4_EXPONENTS) - 1
     knee, equi = ratio[:, column["knee"]], ratio[:, column["equi"]]
     competitors = [j for name, j in column.items() if name != "hesrpt"]
-    knee_best = [float(p) for i, p in enumerate(FIGURE4_P) if knee[i] <= ratio[i, competitors].min()]
+    knee_best = [float(p) for i, p in enumerate(FIGURE4_EXPONENTS) if knee[i] <= ratio[i, competitors].min()]
     per_set = figure.per_set / figure.per_set[:, column["hesrpt"]:column["hesrpt"] + 1, :]
-    worst_per_set = [float(FIGURE4_P[j]) for j in np.argmax(per_set[:, column["knee"], :], axis=0)]
-    at_03 = FIGURE4_P.index(0.3)
+    worst_per_set = [float(FIGURE4_EXPONENTS[j]) for j in np.argmax(per_set[:, column["knee"], :], axis=0)]
+    at_03 = FIGURE4_EXPONENTS.index(0.3)
     equi_at_03 = per_set[at_03, column["equi"]]
     equi_below = np.sum(per_set[:, column["equi"]] < per_set[:, column["knee"]], axis=1)   # sets where EQUI beats KNEE
     numbers = ("KNEE / heSRPT " + ", ".join(f"{v:.3f}" for v in knee) + "; EQUI / heSRPT " + ", ".join(f"{v:.3f}" for v in equi)
-               + f" at p = {', '.join(f'{p:g}' for p in FIGURE4_P)} (medians over the paper's 10 sets of 500 Pareto(1.5) "
+               + f" at p = {', '.join(f'{p:g}' for p in FIGURE4_EXPONENTS)} (medians over the paper's 10 sets of 500 Pareto(1.5) "
                "sizes, N = 1e6)")
     return [
         Row(PAPER + ", Fig. 4", "heSRPT has the lowest median mean flow time against SRPT, EQUI, HELL for every p",
@@ -165,18 +165,19 @@ def _figure4_rows() -> list[Row]:
                  "500 Pareto(1.5) sizes, N = 1e6): two orders of magnitude, so the sentence holds as a lower bound "
                  "and not as an estimate."),
         Row(PAPER + ", Sec. 4.2 (Fig. 4)", "'The KNEE policy is by far the best of the competitor policies that we consider': "
-            "the p where KNEE has the lowest median among SRPT, EQUI, HELL and KNEE", ", ".join(f"{p:g}" for p in FIGURE4_P),
+            "the p where KNEE has the lowest median among SRPT, EQUI, HELL and KNEE",
+            ", ".join(f"{p:g}" for p in FIGURE4_EXPONENTS),
             ", ".join(f"{p:g}" for p in knee_best) or "none", expect_agreement=False, kind="not reproduced",
             note=f"{KNEE_RECONSTRUCTION}. With it, {numbers}: EQUI is below KNEE at p = "
-                 + ", ".join(f"{p:g}" for i, p in enumerate(FIGURE4_P) if equi[i] < knee[i])
+                 + ", ".join(f"{p:g}" for i, p in enumerate(FIGURE4_EXPONENTS) if equi[i] < knee[i])
                  + " (per set: " + "; ".join(f"p = {p:g} in {equi_below[i]} of {per_set.shape[2]} sets"
-                                              for i, p in enumerate(FIGURE4_P) if equi[i] < knee[i])
+                                              for i, p in enumerate(FIGURE4_EXPONENTS) if equi[i] < knee[i])
                  + "). A different KNEE may rank otherwise: no verdict on the paper (but see the row on EQUI)."),
         Row(PAPER + ", Sec. 4.2 (Fig. 4)", "'In the worst case, when p = 0.3, KNEE is roughly 30% worse than heSRPT': the p "
-            "where KNEE's median ratio to heSRPT is largest", 0.3, float(FIGURE4_P[int(np.argmax(knee))]), 0.0,
+            "where KNEE's median ratio to heSRPT is largest", 0.3, float(FIGURE4_EXPONENTS[int(np.argmax(knee))]), 0.0,
             expect_agreement=False, kind="not reproduced",
             note=f"{KNEE_RECONSTRUCTION}. With it, {numbers}: 'roughly 30% worse' holds at p = 0.3 ({knee[at_03]:.3f}) but "
-                 f"the worst case is p = {FIGURE4_P[int(np.argmax(knee))]:g} ({knee.max():.3f}); per set, the worst p is "
+                 f"the worst case is p = {FIGURE4_EXPONENTS[int(np.argmax(knee))]:g} ({knee.max():.3f}); per set, the worst p is "
                  + ", ".join(f"{p:g}" for p in sorted(set(worst_per_set))) + f" ({worst_per_set.count(0.5)} of "
                  f"{len(worst_per_set)} sets at p = 0.5). No verdict on the paper's KNEE."),
         Row(PAPER + ", Sec. 4.2 (Fig. 4)", "'KNEE is by far the best of the competitor policies' together with 'when p = 0.3, "
@@ -202,7 +203,7 @@ def _much_more_rows(ratio: np.ndarray, column: dict[str, int]) -> list[Row]:
     exact = ratio[:, [column["srpt"], column["equi"]]]
     every = ratio[:, [j for name, j in column.items() if name != "hesrpt"]]
     cells = ", ".join(f"{name} {' '.join(f'{v:.4g}' for v in ratio[:, j])}" for name, j in column.items() if name != "hesrpt")
-    note = (f"Competitor / heSRPT medians at p = {', '.join(f'{p:g}' for p in FIGURE4_P)}: {cells}. SRPT and EQUI: "
+    note = (f"Competitor / heSRPT medians at p = {', '.join(f'{p:g}' for p in FIGURE4_EXPONENTS)}: {cells}. SRPT and EQUI: "
             f"{int((exact > 1.3).sum())} of {exact.size} cells above 1.3, {int((exact >= 2).sum())} at least 2; with the "
             f"reconstructed HELL and KNEE: {int((every > 1.3).sum())} and {int((every >= 2).sum())} of {every.size}.")
     return [
