@@ -119,7 +119,7 @@ def applications() -> None:
         start = time.perf_counter()
         bounds = fcfs_bounds(servers, classes, arrival_rate, width=1e-6, max_states=3_000_000)
         print(f"{f'FCFS, k = {servers}, needs {needs}, 0.9 of saturation':58s} {bounds.states:10,d} "
-              f"{time.perf_counter() - start:8.1f} {bounds.width:8.1e} {_peak_gb():8.2f}")
+              f"{time.perf_counter() - start:8.1f} {bounds.relative_width:8.1e} {_peak_gb():8.2f}")
     for n in (50, 100, 150, 200):
         start = time.perf_counter()
         bounds = greedy_bounds(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.8, n, max_states=60_000_000)

@@ -81,7 +81,7 @@ def main() -> None:
             seconds = time.perf_counter() - start
             base = base or (bounds.states, seconds)
             print(f"{f'fcfs, k={k}':24} {name:12} {bounds.states:9,} {bounds.states / base[0]:6.1f} {seconds:8.2f} "
-                  f"{'':8} {seconds / base[1]:6.1f} {bounds.response_time[1]:10.6f} {bounds.width:9.2e}")
+                  f"{'':8} {seconds / base[1]:6.1f} {bounds.response_time[1]:10.6f} {bounds.relative_width:9.2e}")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import pkgutil
 from pathlib import Path
 
 #: Top-level modules and packages in the order of the reference: the core first, then the papers.
-ORDER = ("erlang", "speedup", "ctmc", "simulation", "moldable", "splitting", "hesrpt", "fairness", "partitioning",
+ORDER = ("erlang", "intervals", "speedup", "ctmc", "simulation", "moldable", "splitting", "hesrpt", "fairness", "partitioning",
          "reproduce", "errors", "validation", "memory")
 
 

@@ -299,6 +299,54 @@ def test_light_loads_against_the_exact_law(lam, n, p):
         assert metrics.mean_time == pytest.approx(limit, rel=1e-15, abs=0)
 
 
+# -- the accuracy each result carries ---------------------------------------------------------------------
+
+
+def within(value, exact, accuracy):
+    """``|value - exact| <= accuracy |value|``: what GreedyMetrics.accuracy promises."""
+    return abs(value - exact) <= accuracy * abs(value)
+
+
+@pytest.mark.parametrize("speedup,lam,n,p", [(THREE, 0.8, 6, None), (THREE, 0.95, 9, [0.2, 0.3, 0.5]),
+                                             (SUBLINEAR, 0.8, 7, None), (SUBLINEAR, 0.5, 8, "greedy")])
+def test_the_chain_accuracy_bounds_the_error_against_the_exact_law(speedup, lam, n, p):
+    """The whole chain's metrics against its law in exact rationals (exact_metrics): each error within
+    ``accuracy`` relative, and the accuracy small (the per-state bounds of the solver are about 1e-14)."""
+    metrics, exact = greedy_metrics(speedup, lam, n, p), exact_metrics(speedup, lam, n, p)
+    assert 0 < metrics.accuracy <= 1e-12
+    assert within(metrics.blocking, exact["blocking"], metrics.accuracy)
+    assert within(metrics.mean_time, exact["mean_time"], metrics.accuracy)
+    assert within(metrics.distance, exact["distance"], metrics.accuracy)
+    for value, reference in zip(metrics.mean_occupancy, exact["occupancy"], strict=True):
+        assert within(value, reference, metrics.accuracy)
+
+
+@pytest.mark.parametrize("n,lam,tolerance", [(20, 0.9, 1e-10), (400, 1.0, 1e-10), (400, 0.95, 2.0**-50)])
+def test_the_erlang_accuracy_bounds_the_error_against_mpmath(n, lam, tolerance):
+    """The closed form (linear speed-up, d = 4, n/4 slots) against Erlang B by its recursion at 50 digits."""
+    metrics = greedy_metrics(SpeedUp.linear(4), lam, n, tolerance=tolerance)
+    with mpmath.workdps(50):
+        load, blocking = mpmath.mpf(n) * lam / 4, mpmath.mpf(1)
+        for k in range(1, n // 4 + 1):
+            blocking = load * blocking / (k + load * blocking)
+        assert 0 < metrics.accuracy <= 1e-12
+        assert abs(metrics.blocking - blocking) <= metrics.accuracy * metrics.blocking
+        assert abs(metrics.mean_occupancy[3] - load * (1 - blocking) / n) <= metrics.accuracy * metrics.mean_occupancy[3]
+
+
+def test_a_shifted_value_falls_outside_the_accuracy():
+    """The check above can fail: the exact blocking moved by ten times the accuracy is refused."""
+    metrics, exact = greedy_metrics(THREE, 0.8, 6), exact_metrics(THREE, 0.8, 6)
+    assert not within(metrics.blocking, exact["blocking"] * (1 + 10 * metrics.accuracy), metrics.accuracy)
+
+
+def test_the_empty_system_limit_carries_its_deviation():
+    """λ = 1e-300: E[D] = Σ p_i / s_i (1/s_3 = 0.4), the accuracy its proven deviation, far below 1e-12."""
+    metrics = greedy_metrics(THREE, 1e-300, 10)
+    assert metrics.n_states == 1 and 0 < metrics.accuracy <= 1e-14
+    assert abs(metrics.mean_time - 0.4) <= metrics.accuracy * 0.4
+
+
 @pytest.mark.parametrize("lam,n", [(1e-300, 10), (1e-305, 10), (1e-305, 20)])
 def test_the_chain_route_leaves_unvouched_states_out(monkeypatch, lam, n):
     """Below the empty-system limit, the chain route itself (forced here) is right: the solver vouches for no

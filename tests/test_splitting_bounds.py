@@ -41,7 +41,7 @@ def test_one_class_is_erlang_c(arrival_rate):
     wait = float(erlang_c(3, arrival_rate))
     assert _contains(bounds.wait_probability, wait)
     assert _contains(bounds.response_time, 1 + wait / (3 - arrival_rate))
-    assert bounds.width <= 1e-8
+    assert bounds.relative_width <= 1e-8
 
 
 def test_one_class_with_unequal_rates_is_erlang_c():
@@ -59,7 +59,7 @@ def test_many_servers_is_erlang_c():
     wait = float(erlang_c(2000, 1900.0))
     assert _contains(bounds.response_time, 1 + wait / 100.0)
     assert _contains(bounds.wait_probability, wait)
-    assert bounds.width <= 1e-8
+    assert bounds.relative_width <= 1e-8
 
 
 @pytest.mark.parametrize("arrival_rate", [1.0, 1.5])
@@ -68,7 +68,7 @@ def test_two_classes_contain_the_exact_chain(arrival_rate):
     exact, slack = _exact(arrival_rate)
     assert _contains(bounds.response_time, exact.mean_response_time, slack)
     assert _contains(bounds.wait_probability, exact.wait_probability, slack)
-    assert bounds.width <= 1e-8
+    assert bounds.relative_width <= 1e-8
     assert bounds.neglected_mass < 1e-8 and bounds.states > bounds.levels
 
 
@@ -76,7 +76,7 @@ def test_intervals_narrow_as_the_width_shrinks():
     """Each interval contains the exact value; the narrower ones lie inside the wider ones."""
     exact, slack = _exact(1.5)
     wide, narrow = fcfs_bounds(SERVERS, CLASSES, 1.5, width=1e-3), fcfs_bounds(SERVERS, CLASSES, 1.5, width=1e-8)
-    assert narrow.width < 1e-8 < 1e-5 < wide.width <= 1e-3
+    assert narrow.relative_width < 1e-8 < 1e-5 < wide.relative_width <= 1e-3
     assert narrow.levels > wide.levels
     for name, value in (("response_time", exact.mean_response_time), ("wait_probability", exact.wait_probability)):
         outer, inner = getattr(wide, name), getattr(narrow, name)
@@ -186,4 +186,4 @@ def test_three_classes_contain_the_exact_chain(load):
     slack = 1e-9 + exact.lost_fraction * (300 + 8) / arrival_rate
     assert _contains(bounds.response_time, exact.mean_response_time, slack)
     assert _contains(bounds.wait_probability, exact.wait_probability, slack)
-    assert bounds.width <= 1e-6
+    assert bounds.relative_width <= 1e-6

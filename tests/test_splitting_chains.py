@@ -10,6 +10,7 @@ runs of class-1 draws (j of them, then a class-n draw, with probability p^j (1 -
 """
 
 import math
+from fractions import Fraction
 
 import mpmath as mp
 import numpy as np
@@ -124,6 +125,65 @@ def test_truncation_error_is_reported_and_negligible(policy, classes, load):
     assert deep.lost_fraction < 1e-9
     assert deep.mean_response_time == pytest.approx(deeper.mean_response_time, rel=1e-8, abs=0)
     assert deep.residual < 1e-10
+
+
+def mmck(c, waiting, rate, mean):
+    """M/M/c with at most ``waiting`` jobs waiting (capacity K = c + waiting), its law in exact rationals
+    (π_j ∝ a^j / j! up to c, then a^c / c! (a/c)^{j-c}): E[R] (Little's law over the admitted rate), P(wait)
+    of an admitted job (PASTA) and the lost fraction π_K."""
+    a = Fraction(rate) * Fraction(mean)
+    weights = [a**j / math.factorial(j) if j <= c else a**c / math.factorial(c) * (a / c) ** (j - c)
+               for j in range(c + waiting + 1)]
+    pi = [w / sum(weights) for w in weights]
+    admitted = 1 - pi[-1]
+    response = sum(j * q for j, q in enumerate(pi)) / (Fraction(rate) * admitted)
+    return response, sum(pi[c:-1]) / admitted, pi[-1]
+
+
+@pytest.mark.parametrize("policy,representation", [("fcfs", "lumped"), ("fcfs", "sequence"), ("msf", None)])
+@pytest.mark.parametrize("k,waiting,rate,mean", [(3, 4, 2.0, 1.0), (2, 6, 1.5, 1.25), (4, 3, 3.5, 1.0)])
+def test_accuracy_bounds_the_error_against_the_truncated_mmc_queue(policy, representation, k, waiting, rate, mean):
+    """One class needing 1 of k servers, at most ``waiting`` waiting: the truncated chain is M/M/k/(k + waiting),
+    whose law is known in exact rationals (mmck); each reported value is within ``accuracy`` of it, relative
+    (``lost_fraction`` absolute), and the accuracy is small."""
+    result = exact_multiserver(policy, k, [JobClass(1, 1.0, mean)], rate, max_waiting=waiting, representation=representation)
+    response, wait, lost = mmck(k, waiting, rate, mean)
+    assert 0 < result.accuracy <= 1e-12
+    for value, exact in [(result.mean_response_time, response), (result.per_class_response_time[0], response),
+                         (result.wait_probability, wait), (result.per_class_wait_probability[0], wait)]:
+        assert abs(Fraction(value) - exact) <= Fraction(result.accuracy) * Fraction(value)
+    assert abs(Fraction(result.lost_fraction) - lost) <= Fraction(result.accuracy)
+    # the check can fail: the exact value moved by ten times the accuracy is outside it
+    moved = response * (1 + 10 * Fraction(result.accuracy))
+    assert abs(Fraction(result.mean_response_time) - moved) > Fraction(result.accuracy) * Fraction(result.mean_response_time)
+
+
+def _jobs(state):
+    """Jobs present in a state ``(reserved, serving, waiting)`` of the sequence chain (module docstring of chains)."""
+    reserved, serving, waiting = state
+    return sum(reserved) + sum(serving) + len(waiting)
+
+
+def test_accuracy_of_two_classes_bounds_the_error_against_mpmath():
+    """BS-FCFS with two classes (k = 4, at most 2 waiting): the chain's generator solved by mpmath at 50 digits,
+    E[R] by Little's law (E[jobs present] / admitted rate, the jumps that add a job)."""
+    classes = [JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5)]
+    result = exact_multiserver("bs-fcfs", 4, classes, 1.2, max_waiting=2)
+    chain = multiserver_chain("bs-fcfs", 4, classes, 1.2, max_waiting=2)
+    assert chain.n_states == result.n_states <= 200
+    Q = chain.generator.toarray()
+    with mp.workdps(50):
+        A = mp.matrix([[mp.mpf(float(Q[j, i])) for j in range(len(Q))] for i in range(len(Q))])
+        for j in range(len(Q)):
+            A[len(Q) - 1, j] = 1
+        b = mp.matrix([0] * (len(Q) - 1) + [1])
+        pi = mp.lu_solve(A, b)
+        jobs = [_jobs(state) for state in chain.states]
+        arrivals = sum(pi[i] * mp.mpf(float(Q[i, j])) for i in range(len(Q)) for j in range(len(Q))
+                       if Q[i, j] > 0 and jobs[j] == jobs[i] + 1)
+        response = sum(pi[i] * jobs[i] for i in range(len(Q))) / arrivals
+        assert 0 < result.accuracy <= 1e-12
+        assert abs(result.mean_response_time - response) <= result.accuracy * result.mean_response_time
 
 
 def test_msf_serves_the_widest_class_as_a_preemptive_priority_mm1():

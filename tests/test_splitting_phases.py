@@ -127,7 +127,7 @@ def test_fcfs_bounds_contain_pollaczek_khinchine(name):
     expected = d + rate * second(d) / (2 * (1 - rho))
     assert bounds.response_time[0] <= expected <= bounds.response_time[1]
     assert bounds.wait_probability[0] <= rho <= bounds.wait_probability[1]
-    assert bounds.width <= 1e-7
+    assert bounds.relative_width <= 1e-7
 
 
 def m_ph_2(alpha, generator, rate, max_waiting):

@@ -51,6 +51,7 @@ from analytic.ctmc.truncation import (
     truncate_lattice,
 )
 from analytic.errors import ConvergenceError, InvalidParameterError, ReducibleChainError, StateSpaceTooLargeError
+from analytic.intervals import Interval
 from analytic.validation import integer, option
 
 __all__ = ["Interval", "StationaryBounds", "stationary_bounds"]
@@ -58,36 +59,6 @@ __all__ = ["Interval", "StationaryBounds", "stationary_bounds"]
 _UNIT = 2.0**-53
 #: Rounds of widening the kept set before the intervals are returned as wide as they came.
 MAX_ROUNDS = 6
-
-
-@dataclass(frozen=True)
-class Interval:
-    """A certified interval ``[low, high]`` that contains an exact value.
-
-    Attributes
-    ----------
-    low, high : float
-
-    Examples
-    --------
-    >>> interval = Interval(0.25, 0.75)
-    >>> 0.5 in interval, interval.width
-    (True, 0.5)
-    """
-
-    low: float
-    high: float
-
-    @property
-    def width(self) -> float:
-        """``high - low``."""
-        return self.high - self.low
-
-    def __contains__(self, value: float) -> bool:
-        return self.low <= value <= self.high
-
-    def __repr__(self) -> str:
-        return f"[{self.low:.12g}, {self.high:.12g}]"
 
 
 @dataclass(frozen=True, repr=False)

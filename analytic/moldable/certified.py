@@ -44,6 +44,7 @@ from analytic.ctmc.truncation import (
     truncate_lattice,
 )
 from analytic.errors import StateSpaceTooLargeError
+from analytic.intervals import Interval
 from analytic.memory import require
 from analytic.moldable.greedy import (
     _empty_limit,
@@ -85,11 +86,10 @@ class GreedyBounds:
 
     Attributes
     ----------
-    blocking : (float, float)
-        ``P_b`` (the stationary probability that all servers are busy; blocking by PASTA) lies in
-        ``[low, high]``.
-    mean_time : (float, float)
-        ``E[D] = Σ E[x_i] / (λ (1 - P_b))`` (Little's law, eq. 4) lies in ``[low, high]``.
+    blocking : Interval
+        Contains ``P_b`` (the stationary probability that all servers are busy; blocking by PASTA).
+    mean_time : Interval
+        Contains ``E[D] = Σ E[x_i] / (λ (1 - P_b))`` (Little's law, eq. 4).
     neglected_mass : float
         A proven bound on the stationary probability of the states left out (0 when the whole
         chain was solved; all but the empty system in the empty-system limit of
@@ -109,12 +109,12 @@ class GreedyBounds:
     >>> from analytic.moldable import greedy_bounds
     >>> from analytic.speedup import SpeedUp
     >>> b = greedy_bounds(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.99, 200)
-    >>> b.blocking[1] - b.blocking[0] < 1e-8, b.neglected_mass < 1e-10
+    >>> b.blocking.width < 1e-8, b.neglected_mass < 1e-10
     (True, True)
     """
 
-    blocking: tuple[float, float]
-    mean_time: tuple[float, float]
+    blocking: Interval
+    mean_time: Interval
     neglected_mass: float
     states: int
     method: str
@@ -124,14 +124,13 @@ class GreedyBounds:
     arrival_rate: float
 
     def __repr__(self) -> str:
-        return (f"GreedyBounds(servers={self.servers}, blocking=[{self.blocking[0]:.12g}, {self.blocking[1]:.12g}], "
-                f"mean_time=[{self.mean_time[0]:.12g}, {self.mean_time[1]:.12g}], neglected_mass={self.neglected_mass:.3g}, "
-                f"states={self.states:,})")
+        return (f"GreedyBounds(servers={self.servers}, blocking={self.blocking!r}, mean_time={self.mean_time!r}, "
+                f"neglected_mass={self.neglected_mass:.3g}, states={self.states:,})")
 
     @property
     def width(self) -> float:
-        """The larger width of the two intervals."""
-        return max(self.blocking[1] - self.blocking[0], self.mean_time[1] - self.mean_time[0])
+        """The larger (absolute) width of the two intervals."""
+        return max(self.blocking.width, self.mean_time.width)
 
 
 def greedy_bounds(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float, servers: int, p: object = None,
@@ -162,7 +161,7 @@ def greedy_bounds(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: floa
     p : None, "greedy" or array_like
         ``None``: p* of Theorem 1; ``"greedy"``: always ``d``; or a probability vector.
     width : float
-        Largest width wanted for each interval, in ``[1e-13, 1)`` (default 1e-8); the stationary
+        Largest absolute width wanted for each interval, in ``[1e-13, 1)`` (default 1e-8); the stationary
         solves are asked for a componentwise relative accuracy of ``min(1e-10, width / 8)``.
     max_states : int
         Most states to handle: of the chain solved (whole, or the kept box), and, for two
@@ -204,8 +203,8 @@ def greedy_bounds(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: floa
     probabilities = _resolve_p(speedup, lam, p)
     limit = _empty_limit(speedup.values, lam, n, probabilities)
     if limit is not None:
-        return GreedyBounds(blocking=(0.0, limit.occupied),
-                            mean_time=(limit.mean_time - limit.deviation, limit.mean_time + limit.deviation),
+        return GreedyBounds(blocking=Interval(0.0, limit.occupied),
+                            mean_time=Interval(limit.mean_time - limit.deviation, limit.mean_time + limit.deviation),
                             neglected_mass=limit.occupied, states=1, method=(
                                 f"the empty-system limit: nλ/s_1 <= {limit.occupied:.3g} bounds the mass of the states "
                                 "with jobs (cut equations), no chain solved"),
@@ -227,18 +226,18 @@ def greedy_bounds(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: floa
 
 
 def _intervals(truncation: Truncation, n: int, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray
-               ) -> tuple[tuple[float, float], tuple[float, float]]:
+               ) -> tuple[Interval, Interval]:
     """Intervals for ``P_b = π(I = 0)`` and ``E[D] = π(g) / (1 - P_b)``, ``g = Σ_k A_{c_k} / s_{c_k}``:
     Little's law (eq. 4) for the jobs on each allocation size ``c_k``, which arrive at rate
     ``nλ π(A_{c_k})`` (eq. 10) and stay ``1/s_{c_k}``. Scale-free: ``π(Σ X_i / n) / λ`` would
     divide the interval of a mass of order λ by λ. ``E[D]``, a mean of the ``1/s_{c_k}``, also lies
     between the least and the largest of them."""
-    blocking = truncation.interval(lambda X: 1.0 * (X @ sizes == n), 0.0, 1.0)
+    blocking = Interval(*truncation.interval(lambda X: 1.0 * (X @ sizes == n), 0.0, 1.0))
     served = truncation.interval(lambda X: allocation_probabilities(n - X @ sizes, p)[:, sizes] @ (1 / speeds),
                                  0.0, 1 / float(speeds[0]))
     fastest, slowest = 1 / float(speeds[-1]) * (1 - 2 * _UNIT), 1 / float(speeds[0]) * (1 + 2 * _UNIT)
     high = served[1] / (1 - blocking[1]) * (1 + 8 * _UNIT) if blocking[1] < 1 else slowest
-    mean_time = (max(served[0] / (1 - blocking[0]) * (1 - 8 * _UNIT), fastest), min(high, slowest))
+    mean_time = Interval(max(served[0] / (1 - blocking[0]) * (1 - 8 * _UNIT), fastest), min(high, slowest))
     return blocking, mean_time
 
 
@@ -418,7 +417,7 @@ def _truncated(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.
         truncation = solve_truncated(chain, drift, tolerance=tolerance)
         blocking, mean_time = _intervals(truncation, n, p, sizes, speeds)
         last = box
-        if whole or max(blocking[1] - blocking[0], mean_time[1] - mean_time[0]) <= target:
+        if whole or max(blocking.width, mean_time.width) <= target:
             break
     how = ("the whole chain solved (the kept box is the simplex)" if whole else
            f"kept box X_{c2} <= {box.top_b}, I <= {box.top_i} ({box.states:,} of the {total:,} states); drift of "

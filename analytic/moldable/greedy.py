@@ -54,10 +54,23 @@ class GreedyMetrics:
     n_states : int
         States of the chain (the states reachable from the empty system); 1 in the empty-system
         limit, where no chain is built.
+    accuracy : float
+        A bound on the relative error of every reported quantity (``blocking``, ``mean_time``, each
+        entry of ``mean_occupancy`` and ``small_jobs``, ``distance``) against the exact stationary
+        value: ``|q - q_exact| <= accuracy |q|``. On a solved chain it is proven, from the per-state
+        bounds of :attr:`Stationary.error_bounds <analytic.ctmc.Stationary.error_bounds>` (a sum
+        ``Σ_x π(x) r(x)`` of non-negative terms inherits their largest relative error ``ε``; a
+        ratio such as ``E[D]``, about ``2 ε``) and the rounding of the sums (Higham, *Accuracy and
+        Stability of Numerical Algorithms*, 2002, Lemma 3.1), apart from the states whose
+        probabilities lie below the solver's floor, left out as in :attr:`Stationary.accuracy
+        <analytic.ctmc.Stationary.accuracy>` (each adds at most ``1e-290`` times its reward,
+        absolute). In Erlang's closed form it is the accuracy of :func:`~analytic.erlang.erlang_b`
+        and :func:`~analytic.erlang.loss_occupancy` measured against mpmath (``benchmarks/erlang.py``,
+        not a proof), propagated; in the empty-system limit, the proven deviation of its Returns.
     residual : float
-        ``||pi Q||_1`` of the stationary solution (for information: the accuracy comes from the
-        solver's contract, not from the residual); 0 where no chain is solved (Erlang's closed form,
-        the empty-system limit).
+        ``||pi Q||_1`` of the stationary solution, for information only: it certifies nothing (the
+        accuracy is :attr:`accuracy`); 0 where no chain is solved (Erlang's closed form, the
+        empty-system limit).
     p : numpy.ndarray
         The allocation probabilities used.
     i1 : int
@@ -80,6 +93,7 @@ class GreedyMetrics:
     distance: float
     small_jobs: np.ndarray
     n_states: int
+    accuracy: float
     residual: float
     p: np.ndarray
     i1: int
@@ -535,9 +549,14 @@ def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: flo
     limit = _empty_limit(speedup.values, lam, n, probabilities)
     if limit is not None:
         occupancy = lam * probabilities / speedup.values
+        distance = float(occupancy.sum() + optimum.y.sum())
+        # E[x] and the distance within (d + 2) z λ (Returns), E[D] within the deviation; P_b = 0 within z <= FLOOR
+        spread = (speedup.d + 2) * limit.occupied * lam
+        accuracy = max(limit.deviation / limit.mean_time, limit.occupied, _ratio(spread, distance) + _gamma(2 * speedup.d),
+                       *(_ratio(spread, x) + _gamma(2) for x in occupancy[probabilities > 0]))
         return GreedyMetrics(
-            blocking=0.0, mean_time=limit.mean_time, mean_occupancy=occupancy, distance=float(occupancy.sum() + optimum.y.sum()),
-            small_jobs=np.ones(1), n_states=1, residual=0.0, p=probabilities, i1=optimum.i1, servers=n, arrival_rate=lam)
+            blocking=0.0, mean_time=limit.mean_time, mean_occupancy=occupancy, distance=distance, small_jobs=np.ones(1),
+            n_states=1, accuracy=float(accuracy), residual=0.0, p=probabilities, i1=optimum.i1, servers=n, arrival_rate=lam)
     loss = greedy_chain(speedup, lam, n, probabilities, max_states=max_states, size=size)
     with _rates_in_range(p, lam):
         stationary = loss.chain.stationary(method=method, reference=loss.chain.states[loss.equilibrium],
@@ -618,9 +637,14 @@ def _chain_metrics(loss: LossChain, stationary: Stationary, speedup: SpeedUp, la
     bounds = stationary.error_bounds
     vouched = bounds <= tolerance
     pi = np.where(vouched, stationary.probabilities, 0.0)
-    # per state and unit reward, a bound on |exact - pi|: the proven error on the vouched states; on the others,
-    # left out, the exact probability itself, below FLOOR / (1 - tolerance) (the solver's contract)
-    slack = np.where(vouched, pi * np.minimum(bounds, tolerance), FLOOR / (1 - tolerance))
+    # per state and unit reward, a bound on |exact - pi|: the proven error on the vouched states (relative to the
+    # exact probability, hence e / (1 - e) relative to pi); on the others, left out, the exact probability itself,
+    # below FLOOR / (1 - tolerance) (the solver's contract)
+    relative = np.where(vouched, bounds / (1 - np.minimum(bounds, 0.5)), 0.0)
+    slack = np.where(vouched, pi * relative, FLOOR / (1 - tolerance))
+    rounding = _gamma(len(pi) + 1)              # a dot product of len(pi) non-negative terms
+    # each sum π(r) of non-negative terms over the vouched states, relative to the computed sum
+    sums = (float(relative.max(initial=0.0)) + rounding) / (1 - rounding)
     allocation = allocation_probabilities(n - X @ sizes, p)[:, np.concatenate([[0], sizes])]
     a, a_error = pi @ allocation, slack @ allocation
     occupancy = np.zeros(speedup.d)
@@ -628,17 +652,38 @@ def _chain_metrics(loss: LossChain, stationary: Stationary, speedup: SpeedUp, la
     y = optimum.y[sizes - 1]
     deviation, shortfall = np.abs(X / n - y), np.maximum(y - X / n, 0.0)
     direct, short = pi @ deviation, pi @ shortfall
-    direct_error = slack @ deviation + 4 * _UNIT * direct
-    # Little's form E|x_i - y_i| = E[x_i] - y_i + 2 E[(y_i - x_i)^+], exact where the states with jobs are left out
     mean = occupancy[sizes - 1]
+    # |x_i - y_i| is rounded within 2u (x_i + y_i) per state, absolute
+    direct_error = slack @ deviation + rounding * direct + 4 * _UNIT * (mean + y)
+    # Little's form E|x_i - y_i| = E[x_i] - y_i + 2 E[(y_i - x_i)^+], exact where the states with jobs are left out
     little = mean - y + 2 * short
-    little_error = lam * a_error[1:] / speeds + 2 * (slack @ shortfall) + 4 * _UNIT * (mean + y + 2 * short)
-    distance = np.where(little_error < direct_error, little, direct).sum() + np.delete(optimum.y, sizes - 1).sum()
+    little_error = (lam * a_error[1:] / speeds + 2 * (slack @ shortfall)
+                    + (rounding + 4 * _UNIT) * (mean + y + 2 * short))
+    use_little = little_error < direct_error
+    distance = np.where(use_little, little, direct).sum() + np.delete(optimum.y, sizes - 1).sum()
+    distance_error = np.where(use_little, little_error, direct_error).sum() + _gamma(speedup.d) * distance
+    served = sums + _gamma(len(sizes) + 1)      # Σ_i a_i / s_i: a division and a sum more
+    accepted = sums + _gamma(len(sizes))
+    accuracy = max(sums + _gamma(2),            # P_b, the small-jobs law, E[x_i] = λ a_i / s_i
+                   (served + accepted) / (1 - accepted) + 2 * _UNIT,       # E[D], a ratio
+                   _ratio(distance_error, distance))
     small = X[:, sizes < optimum.i1].sum(axis=1)
     return GreedyMetrics(
         blocking=float(a[0]), mean_time=float((a[1:] / speeds).sum() / a[1:].sum()), mean_occupancy=occupancy,
         distance=float(distance), small_jobs=np.bincount(small, weights=pi), n_states=loss.chain.n_states,
-        residual=stationary.residual, p=p, i1=optimum.i1, servers=n, arrival_rate=lam)
+        accuracy=float(accuracy), residual=stationary.residual, p=p, i1=optimum.i1, servers=n, arrival_rate=lam)
+
+
+def _gamma(terms: int) -> float:
+    """``γ_k = k u / (1 - k u)``: the relative rounding error of a sum of ``k`` non-negative products of
+    doubles, or of ``k`` operations in a row (Higham, *Accuracy and Stability of Numerical Algorithms*,
+    2002, Lemma 3.1)."""
+    return terms * _UNIT / (1 - terms * _UNIT)
+
+
+def _ratio(error: float, value: float) -> float:
+    """``error / |value|``, 0 for an exact zero and ``inf`` for an uncertain one."""
+    return error / abs(value) if value else (0.0 if error == 0 else math.inf)
 
 
 #: Relative accuracy of erlang_b in double precision (4.0e-15 at most on the grid of benchmarks/erlang.py);
@@ -668,25 +713,42 @@ def _loss_system_metrics(speedup: SpeedUp, lam: float, n: int, p: np.ndarray, m:
         with mpmath.workdps(20):
             blocking_mp = erlang_b(slots, load, precision=20)
             blocking, served = float(blocking_mp), float(load * (1 - blocking_mp))
+        accurate = _UNIT
     else:
         blocking, served = erlang_b(slots, load), load * loss_response_time(slots, load, 1.0)
+        accurate = _ERLANG_ACCURACY
     target = n * optimum.y[m - 1]
     gap = target - load  # E[X] - c = -gap - a P_b, written so that c = a (p* of a linear speed-up) cancels nothing
+    # absolute errors of the terms of the deviation (gap: the rounding of c and of the subtraction)
+    error = 2 * _UNIT * (target + load) + load * blocking * (accurate + _gamma(2))
     if target >= slots:
         deviation = gap + load * blocking
     else:
         below = math.floor(target)
-        deviation = 2 * loss_occupancy(slots, load, below) * (gap / erlang_b(below, load) + load) - gap - load * blocking
+        mass = loss_occupancy(slots, load, below)
+        first = 2 * mass * (gap / erlang_b(below, load) + load)
+        deviation = first - gap - load * blocking
+        error += 2 * mass * (abs(gap) / erlang_b(below, load) + load) * (_occupancy_accuracy(mass) + _ERLANG_ACCURACY
+                                                                         + _gamma(4))
+    error += _gamma(3) * abs(deviation)
     occupancy = np.zeros(speedup.d)
     occupancy[m - 1] = served / n
     others = np.ones(speedup.d, dtype=bool)
     others[m - 1] = False
     if m >= optimum.i1:
-        small = np.ones(1)
+        small, small_accuracy = np.ones(1), 0.0
     else:  # every job holds fewer than i1 servers: their number's law is X's, C + 1 values
         require(400.0 * (slots + 1), f"the law of the jobs on fewer than i1 = {optimum.i1} servers", slots + 1)
         small = loss_occupancy(slots, load, np.arange(slots + 1))
+        small_accuracy = float(_occupancy_accuracy(small[small > 0]).max())
+    distance = float(deviation / n + optimum.y[others].sum())
+    accuracy = max(accurate + _gamma(2), small_accuracy, _ratio(error / n + _gamma(speedup.d + 1) * distance, distance))
     return GreedyMetrics(
-        blocking=blocking, mean_time=1.0 / speed, mean_occupancy=occupancy,
-        distance=float(deviation / n + optimum.y[others].sum()), small_jobs=small, n_states=slots + 1, residual=0.0,
-        p=p, i1=optimum.i1, servers=n, arrival_rate=lam)
+        blocking=blocking, mean_time=1.0 / speed, mean_occupancy=occupancy, distance=distance, small_jobs=small,
+        n_states=slots + 1, accuracy=float(accuracy), residual=0.0, p=p, i1=optimum.i1, servers=n, arrival_rate=lam)
+
+
+def _occupancy_accuracy(probability: float | np.ndarray) -> float | np.ndarray:
+    """The relative accuracy of :func:`~analytic.erlang.loss_occupancy`, ``1e-14 + 5e-16 |log P|`` (measured
+    against mpmath at 50 digits, ``tests/test_erlang.py``)."""
+    return 1e-14 + 5e-16 * np.abs(np.log(probability))

@@ -54,6 +54,7 @@ from analytic.ctmc.truncation import (
     truncate_function,
 )
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError, UnstableSystemError
+from analytic.intervals import Interval
 from analytic.splitting.chains import _System, fcfs_saturation
 from analytic.splitting.classes import JobClass, _classes
 
@@ -81,10 +82,10 @@ class FCFSBounds:
 
     Attributes
     ----------
-    response_time : (float, float)
-        ``E[R] = Σ α_i d_i + E[waiting jobs] / λ`` (Little's law) lies in ``[low, high]``, time units.
-    wait_probability : (float, float)
-        The probability that an arrival does not enter service at once (PASTA) lies in ``[low, high]``.
+    response_time : Interval
+        Contains ``E[R] = Σ α_i d_i + E[waiting jobs] / λ`` (Little's law), time units.
+    wait_probability : Interval
+        Contains the probability that an arrival does not enter service at once (PASTA).
     levels : int
         ``L``: the kept states are those with at most ``L`` waiting jobs.
     states : int
@@ -102,12 +103,12 @@ class FCFSBounds:
     --------
     >>> from analytic.splitting import JobClass, fcfs_bounds
     >>> b = fcfs_bounds(2, [JobClass(1, 1.0, 1.0)], 1.0)            # M/M/2 at load 1/2: E[R] = 4/3
-    >>> bool(b.response_time[0] <= 4 / 3 <= b.response_time[1]), b.width < 1e-8
+    >>> 4 / 3 in b.response_time, b.width < 1e-8
     (True, True)
     """
 
-    response_time: tuple[float, float]
-    wait_probability: tuple[float, float]
+    response_time: Interval
+    wait_probability: Interval
     levels: int
     states: int
     neglected_mass: float
@@ -116,15 +117,21 @@ class FCFSBounds:
     method: str
 
     def __repr__(self) -> str:
-        return (f"FCFSBounds(response_time=[{self.response_time[0]:.12g}, {self.response_time[1]:.12g}], "
-                f"wait_probability=[{self.wait_probability[0]:.12g}, {self.wait_probability[1]:.12g}], "
+        return (f"FCFSBounds(response_time={self.response_time!r}, wait_probability={self.wait_probability!r}, "
                 f"levels={self.levels}, states={self.states:,}, neglected_mass={self.neglected_mass:.3g})")
 
     @property
     def width(self) -> float:
-        """The larger of the width of ``E[R]`` relative to its upper end and the width of ``P(wait)``."""
-        low, high = self.response_time
-        return max((high - low) / high, self.wait_probability[1] - self.wait_probability[0])
+        """The larger (absolute) width of the two intervals, as :attr:`GreedyBounds.width
+        <analytic.moldable.GreedyBounds.width>` and :attr:`StationaryBounds.width
+        <analytic.ctmc.bounds.StationaryBounds.width>`."""
+        return max(self.response_time.width, self.wait_probability.width)
+
+    @property
+    def relative_width(self) -> float:
+        """The larger of the width of ``E[R]`` relative to its upper end and the (absolute) width of
+        ``P(wait)``: what the ``width`` argument of :func:`fcfs_bounds` bounds."""
+        return max(self.response_time.width / self.response_time.high, self.wait_probability.width)
 
 
 def fcfs_bounds(servers: int, classes: Iterable[JobClass], arrival_rate: float, width: float = 1e-8,
@@ -148,19 +155,21 @@ def fcfs_bounds(servers: int, classes: Iterable[JobClass], arrival_rate: float, 
     arrival_rate : float
         λ > 0, below the throughput of saturated FCFS (:func:`fcfs_saturation`).
     width : float
-        In ``[1e-13, 1)``: the largest width of the ``E[R]`` interval relative to its upper end and
-        of the ``P(wait)`` interval (default 1e-8); the stationary solves are asked for a relative
-        accuracy of ``min(1e-10, width / 8)``.
+        In ``[1e-13, 1)`` (default 1e-8): the largest :attr:`FCFSBounds.relative_width` wanted, that
+        is, the width of the ``E[R]`` interval *relative to its upper end* and the *absolute* width of
+        the ``P(wait)`` interval, both at most ``width``; the stationary solves are asked for a
+        componentwise relative accuracy of ``min(1e-10, width / 8)``.
     max_states : int
         Most kept states.
 
     Returns
     -------
     FCFSBounds
-        Intervals that contain the exact values whatever their width. They are at most ``width``
-        wide unless the growth of ``L`` stopped helping (the accuracy of the stationary solve is
-        the limit, e.g. probabilities of a queue below the solver's floor at a load near 0) or
-        ``L`` stopped after 12 rounds: :attr:`FCFSBounds.width` says how wide they are.
+        Intervals that contain the exact values whatever their width. Their
+        :attr:`~FCFSBounds.relative_width` is at most ``width`` unless the growth of ``L`` stopped
+        helping (the accuracy of the stationary solve is the limit, e.g. probabilities of a queue
+        below the solver's floor at a load near 0) or ``L`` stopped after 12 rounds: then it says
+        how wide they are.
 
     Raises
     ------
@@ -185,7 +194,7 @@ def fcfs_bounds(servers: int, classes: Iterable[JobClass], arrival_rate: float, 
 
     >>> from analytic.splitting import JobClass, fcfs_bounds
     >>> b = fcfs_bounds(8, [JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5)], 16 / 9, width=1e-6)
-    >>> b.width <= 1e-6, round(b.response_time[0], 4)
+    >>> b.relative_width <= 1e-6, round(b.response_time.low, 4)
     (True, 1.2415)
 
     Erlang-2 sizes: one class needing 2 of 3 servers is an M/E2/1 queue, whose E[R] is
@@ -193,7 +202,7 @@ def fcfs_bounds(servers: int, classes: Iterable[JobClass], arrival_rate: float, 
 
     >>> from analytic.simulation import erlang
     >>> b = fcfs_bounds(3, [JobClass(2, 1.0, 1.5, size=erlang(2))], 0.5)
-    >>> bool(b.response_time[0] <= 4.875 <= b.response_time[1]), b.width < 1e-8
+    >>> 4.875 in b.response_time, b.relative_width < 1e-8
     (True, True)
     """
     target, tolerance = checked_width(width)
@@ -210,10 +219,10 @@ def fcfs_bounds(servers: int, classes: Iterable[JobClass], arrival_rate: float, 
         result = FCFSBounds(response, wait, levels, truncation.chain.n_kept, truncation.neglected_mass,
                             truncation.entry_cost, theta, _describe(tail, truncation, levels, theta))
         tail_part = truncation.neglected_mass * (1 + truncation.entry_cost) * (levels + 1)
-        if result.width <= target or tail_part < target * 1e-3:
+        if result.relative_width <= target or tail_part < target * 1e-3:
             break
         # each level more divides the neglected mass by about e^θ; grow by half at least
-        levels += max(levels // 2, math.ceil(math.log(max(tail_part, result.width) / target) / theta))
+        levels += max(levels // 2, math.ceil(math.log(max(tail_part, result.relative_width) / target) / theta))
     return result
 
 
@@ -358,8 +367,7 @@ def _drift(tail: _Tail, low: list, theta: float, levels: int, kept: TruncatedCha
         return None
 
 
-def _intervals(truncation: Truncation, system: _System, theta: float
-               ) -> tuple[tuple[float, float], tuple[float, float]]:
+def _intervals(truncation: Truncation, system: _System, theta: float) -> tuple[Interval, Interval]:
     """``E[R] = Σ α_i d_i + E[ℓ] / λ`` (the part of ``ℓ`` above the kept levels by the drift) and ``P(wait)``
     (a reward in [0, 1])."""
     levels = max(level for *_, level in truncation.states)
@@ -370,7 +378,7 @@ def _intervals(truncation: Truncation, system: _System, theta: float
     queue = truncation.interval(lambda state: state[2], outside=(0.0, drift.outside_expectation(ratio)))
     lam = sum(system.arrival_rates)
     size = math.fsum(rate / mu for rate, mu in zip(system.arrival_rates, system.service_rates, strict=True)) / lam
-    response = ((size + max(queue[0], 0.0) / lam) * (1 - 4 * _UNIT), (size + queue[1] / lam) * (1 + 4 * _UNIT))
+    response = Interval((size + max(queue[0], 0.0) / lam) * (1 - 4 * _UNIT), (size + queue[1] / lam) * (1 + 4 * _UNIT))
     alpha = [rate / lam for rate in system.arrival_rates]
 
     def waits(state: tuple) -> float:
@@ -378,7 +386,7 @@ def _intervals(truncation: Truncation, system: _System, theta: float
         free = system._free(serving)
         return 1.0 if level else sum(a for a, n in zip(alpha, system.needs, strict=True) if free < n)
 
-    return response, truncation.interval(waits, 0.0, 1.0)
+    return response, Interval(*truncation.interval(waits, 0.0, 1.0))
 
 
 def _describe(tail: _Tail, truncation: Truncation, levels: int, theta: float) -> str:
