@@ -1,8 +1,9 @@
 """The numbers of the Balanced Splitting rows added for the claims without a row (Anselmi & Doncel), a second way.
 
-Each test recomputes what a row of ``analytic reproduce`` (analytic/splitting/paper.py) states, by another method:
-mpmath at 50 digits for Erlang's formulas and Halfin–Whitt's limit, the exact BS-FCFS chain for the M/M/c
-comparison behind the bounds, closed forms, and counting arguments.
+Each test recomputes what a row of ``analytic reproduce`` (analytic/splitting/paper.py; figures.py for every point
+of Figures 1-2) states, by another method: mpmath at 50 digits for Erlang's formulas and Halfin–Whitt's limit, the
+exact BS-FCFS chain for the M/M/c comparison behind the bounds, exact rationals, closed forms, counting arguments,
+and, for the simulated rows, reduced sweeps.
 """
 
 import itertools
@@ -254,3 +255,165 @@ def test_new_rows_pass():
     for rows in (paper._theorem2_own_rows(), paper._eq13_row(), paper._table1_rows()):
         assert all(r.passed for r in (rows if isinstance(rows, list) else [rows]))
     assert "202.5" in paper._theorem2_own_rows()[1].note
+
+
+# -- every point of Figures 1-2 (figures._figure_point_rows) -----------------------------------------------------
+
+def _figure_points():
+    """The 20 points of Figures 1-2 as the rows take them: (panel, system), listed here independently of the sweeps."""
+    from analytic.splitting import FIGURE1_READINGS, figure1_systems, figure2_heavy_traffic, figure2_subcritical
+
+    points = [(f"Fig. 1, {r}", s) for r in FIGURE1_READINGS for s in figure1_systems(reading=r)]
+    points += [("Fig. 2a", s) for s in figure2_heavy_traffic(2048, (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.98))]
+    return points + [("Fig. 2b", s) for s in figure2_subcritical(0.8)]
+
+
+def _condition5_exactly(system):
+    """Left side of (5), λ/|H| Σ_i α_i n_i d_i E_(s_i)(λ α_i d_i), in exact rationals (λ the double the system holds,
+    Erlang B by its recursion E_j = a E_(j-1) / (j + a E_(j-1)))."""
+    partition = balanced_partition(system.servers, system.classes)
+    rate = Fraction(system.arrival_rate)
+    total = Fraction(0)
+    for c, s in zip(system.classes, partition.servers_per_class, strict=True):
+        a, e = rate * Fraction(c.probability) * Fraction(c.mean_size), Fraction(1)
+        for j in range(1, s + 1):
+            e = a * e / (j + a * e)
+        total += Fraction(c.probability) * c.need * Fraction(c.mean_size) * e
+    return rate * total / partition.helpers
+
+
+def test_condition5_at_every_figure_point_in_exact_rationals():
+    """Condition (5) rows: the left side at every point of Figures 1-2 in exact rationals against stability_margin, and
+    where it holds (the rows' table of expected verdicts): only Figure 1 as printed at k = 16384 (0.7521), Figure 2a at
+    ρ = 0.5 and 0.6 (0.348, 0.6991) and Figure 2b at k = 32 (0.9035); under scaling (8b) 1.0254, 1.2924, 3.3382,
+    4.7944 (docs)."""
+    from analytic.splitting import figures, stability_margin
+
+    margins = {}
+    for panel, system in _figure_points():
+        exact = _condition5_exactly(system)
+        assert stability_margin(system.servers, system.arrival_rate, system.classes).margin == pytest.approx(
+            float(exact), rel=1e-12, abs=0)
+        margins.setdefault(panel, []).append((system.x, exact))
+    assert {panel: tuple(x for x, m in xs if m < 1) for panel, xs in margins.items()} == figures._CONDITION5_HOLDS
+    margins = {panel: [round(float(m), 4) for _, m in xs] for panel, xs in margins.items()}
+    assert margins["Fig. 1, scaling (8b)"] == [1.0254, 1.2924, 3.3382, 4.7944]
+    assert margins["Fig. 1, as printed"] == [1.0254, 1.0659, 1.6128, 0.7521]
+    assert margins["Fig. 2a"] == [0.348, 0.6991, 1.2431, 1.9956, 2.445, 2.9372, 3.4672, 3.8012]
+    assert margins["Fig. 2b"] == [0.9035, 1.0038, 1.9956, 2.1337]
+
+
+def test_eq16_at_every_figure_point_with_mpmath():
+    """Condition (5) rows' eq. (16), P_H of ModifiedBS-π = Σ_i α_i E_(s_i)(a_i), with Erlang B at 50 digits from the
+    incomplete gamma function (E_s(a) = a^s e^-a / Γ(s+1, a)) against helper_probability_bound; the docs' values:
+    0.334, 0.2276, 0.1321, 0.0991 under scaling (8b), 0.0039 as printed at k = 16384, 0.0037 to 0.1539 in Figure 2a."""
+    from analytic.splitting import helper_probability_bound
+
+    values = {}
+    with mpmath.workdps(50):
+        for panel, system in _figure_points():
+            slots = balanced_partition(system.servers, system.classes).servers_per_class
+            p = mpmath.mpf(0)
+            for c, s in zip(system.classes, slots, strict=True):
+                a = mpmath.mpf(system.arrival_rate) * _mp(Fraction(c.probability)) * _mp(Fraction(c.mean_size))
+                p += _mp(Fraction(c.probability)) * mpmath.exp(s * mpmath.log(a) - a) / mpmath.gammainc(s + 1, a)
+            assert helper_probability_bound(system.servers, system.arrival_rate, system.classes) == pytest.approx(
+                float(p), rel=1e-12, abs=0)
+            values.setdefault(panel, []).append(round(float(p), 4))
+    assert values["Fig. 1, scaling (8b)"] == [0.334, 0.2276, 0.1321, 0.0991]
+    assert values["Fig. 1, as printed"][-1] == 0.0039
+    assert values["Fig. 2a"][0] == 0.0037 and values["Fig. 2a"][-1] == 0.1539
+
+
+@pytest.fixture(scope="module")
+def small_sweep():
+    """Figure 1 as printed at k = 32 and 256 (condition (5) fails at both), three policies, 20 000 arrivals."""
+    from analytic.simulation import SerialExecutor
+    from analytic.splitting import figure1_systems, sweep
+
+    return sweep(figure1_systems((32, 256), reading="as printed"), ("bs-fcfs", "fcfs", "server-filling"), jobs=20_000,
+                 executor=SerialExecutor())
+
+
+def test_point_rows_carry_the_exact_condition5_and_eq16(small_sweep):
+    """The rows built from a reduced sweep: the condition (5) row's value is the rational computation's verdict, its note
+    the rational margin to 4 digits, and the BS-FCFS helper probabilities of the sweep."""
+    from analytic.splitting import figures
+
+    for i, system in enumerate(small_sweep.systems):
+        condition, _ = figures._point_rows("Fig. 1, as printed", "Figure 1", small_sweep, i)
+        exact = _condition5_exactly(system)
+        assert condition.value is bool(exact < 1) is False and condition.passed
+        assert condition.verdict == "assumption fails"
+        assert f"Left side of (5) = {float(exact):.4f}" in condition.note
+        assert f"sent to H {small_sweep.result('bs-fcfs', i).helper_probability:.4f}" in condition.note
+
+
+def test_per_class_means_recombine_into_the_overall_mean(small_sweep):
+    """Per-class rows: the per-class means weighted by the classes' counted jobs give the overall estimate to rounding
+    (both are averages over the same jobs), and weighted by the class probabilities α_i they fall within the overall
+    95% interval."""
+    for policy in small_sweep.policies:
+        for i, system in enumerate(small_sweep.systems):
+            run = small_sweep.result(policy, i)
+            counted = sum(c.jobs for c in run.per_class)
+            assert counted == run.measured
+            assert sum(c.jobs * c.mean_response_time for c in run.per_class) / counted == pytest.approx(
+                run.mean_response_time, rel=1e-12, abs=0)
+            weighted = sum(float(k.probability) * c.mean_response_time for k, c in zip(system.classes, run.per_class,
+                                                                                       strict=True))
+            assert abs(weighted - run.mean_response_time) < run.mean_response_time_ci
+
+
+def _with_run(sw, policy, i, **changes):
+    """The sweep with the run of ``policy`` at point i given ``changes`` (fields of MultiserverSimulation)."""
+    import dataclasses
+
+    p = sw.policies.index(policy)
+    row = list(sw.results[p])
+    row[i] = dataclasses.replace(row[i], **changes)
+    results = list(sw.results)
+    results[p] = tuple(row)
+    return dataclasses.replace(sw, results=tuple(results))
+
+
+def _with_class_mean(sw, policy, i, c, mean, half):
+    """The sweep with class c of ``policy`` at point i given the estimate mean ± half."""
+    import dataclasses
+
+    classes = list(sw.result(policy, i).per_class)
+    classes[c] = dataclasses.replace(classes[c], mean_response_time=mean, mean_response_time_ci=half)
+    return _with_run(sw, policy, i, per_class=tuple(classes))
+
+
+def test_gain_verdict_flips_when_an_interval_overlaps(small_sweep):
+    """Which classes gain: an interval of a rival moved to just above BS-FCFS's makes the class gain, to overlap it makes
+    it not resolved, below it makes it lose; a sweep where every class gains turns the per-class row (which expects that
+    some class does not) into a failure."""
+    from analytic.splitting import figures
+
+    sw = small_sweep
+    bs = sw.result("bs-fcfs", 1).per_class[0]
+    top = bs.mean_response_time + bs.mean_response_time_ci
+    cases = {"gains": top + 0.2, "not resolved": top + 0.05, "loses": bs.mean_response_time - bs.mean_response_time_ci - 0.2}
+    for expected, mean in cases.items():
+        moved = _with_class_mean(sw, "fcfs", 1, 0, mean, 0.1)
+        assert figures._class_gains(moved, 1, "fcfs")[0] == expected
+    every = sw
+    for c, e in enumerate(sw.result("bs-fcfs", 1).per_class):
+        for rival in figures._GAIN_RIVALS:
+            every = _with_class_mean(every, rival, 1, c, e.mean_response_time + e.mean_response_time_ci + 1.0, 0.5)
+    _, before = figures._point_rows("Fig. 1, as printed", "Figure 1", sw, 1)
+    _, after = figures._point_rows("Fig. 1, as printed", "Figure 1", every, 1)
+    assert before.passed and before.value != before.paper_value
+    assert after.value == after.paper_value == "n = 4, 8, 16, 32" and after.verdict == "FAILS (now agrees)"
+    assert "Not stationary" not in before.note
+
+
+def test_point_rows_name_a_run_that_is_not_stationary(small_sweep):
+    """A rival's run flagged as growing is named in the per-class row's note (its E[R_i] describe a transient)."""
+    from analytic.splitting import figures
+
+    growing = _with_run(small_sweep, "fcfs", 0, stationary=False)
+    _, classes = figures._point_rows("Fig. 1, as printed", "Figure 1", growing, 0)
+    assert classes.note.endswith("Not stationary (a transient): fcfs")

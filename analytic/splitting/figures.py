@@ -25,7 +25,9 @@ policy of a system (common random numbers) — through an executor, one task per
 The rows of ``analytic reproduce`` for Figures 1–3 simulate the paper's 10⁶ arrivals per point for
 the policies each sentence names (a few minutes on two cores): Figure 1's sentences under both
 readings of its load, Section 6.1's on Figure 2, and Figure 3's as *not reproduced* (class models
-instead of the traces).
+instead of the traces). Every point of Figures 1-2 gets two more rows from the same runs (each sweep
+runs once per process): condition (5) of Proposition 1 with the helpers' load and eq. (16), and the
+classes whose mean response time under BS-FCFS lies below FCFS's and ServerFilling's.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from tqdm import tqdm
 from analytic.errors import InvalidParameterError
 from analytic.reproduce import Row, reproduces
 from analytic.simulation import SerialExecutor, check_executor
+from analytic.splitting.bounds import helper_probability_bound, stability_margin
 from analytic.splitting.classes import JobClass, _classes, _server_count, _servers, _total_rate
 from analytic.splitting.limits import subcritical_system
 from analytic.splitting.paper import figure1_classes, figure1_need_scale
@@ -441,11 +444,35 @@ _PAPER = "Anselmi & Doncel"
 _FIGURE1_POLICIES = ("bs-fcfs", "fcfs", "server-filling", "server-filling-srpt", "ff-srpt")
 
 
+@functools.cache
+def _figure1_sweep(reading: str) -> Sweep:
+    """Figure 1 under one reading of its load, the policies of its sentences: run once per process, for every row."""
+    return sweep(figure1_systems(reading=reading), _FIGURE1_POLICIES, jobs=10**6, seed=1, progress=False)
+
+
+@functools.cache
+def _figure2_sweeps() -> tuple[Sweep, Sweep, Sweep]:
+    """Figure 2a at loads up to 0.9 (every policy) and at 0.95, 0.98 (BS-FCFS and the three rivals of Section 6.1),
+    Figure 2b (BS-FCFS, the two SRPT policies of Section 6.1, FCFS and ServerFilling): run once per process."""
+    moderate = sweep(figure2_heavy_traffic(2048, (0.5, 0.6, 0.7, 0.8, 0.85, 0.9)), FIGURE_POLICIES, jobs=10**6, seed=1,
+                     progress=False)
+    high = sweep(figure2_heavy_traffic(2048, (0.95, 0.98)), ("bs-fcfs", "fcfs", "msf", "server-filling"), jobs=10**6,
+                 seed=1, progress=False)
+    sub = sweep(figure2_subcritical(0.8), ("bs-fcfs", "server-filling-srpt", "ff-srpt", "fcfs", "server-filling"),
+                jobs=10**6, seed=1, progress=False)
+    return moderate, high, sub
+
+
+def _below(a: float, a_ci: float, b: float, b_ci: float) -> bool:
+    """Estimate a below estimate b, their 95 % intervals disjoint (False when either is NaN)."""
+    return bool(a + a_ci < b - b_ci)
+
+
 def _lower(sw: Sweep, a: str, b: str, i: int) -> bool:
     """E[R] of policy a below b's at point i, the 95 % intervals disjoint."""
     r, ci = sw.mean_response_time, sw.mean_response_time_ci
     pa, pb = sw.policies.index(a), sw.policies.index(b)
-    return bool(r[pa, i] + ci[pa, i] < r[pb, i] - ci[pb, i])
+    return _below(r[pa, i], ci[pa, i], r[pb, i], ci[pb, i])
 
 
 def _ratio(sw: Sweep, a: str, others: Sequence[str], i: int) -> float:
@@ -472,8 +499,7 @@ def _numbers(sw: Sweep, policy: str) -> str:
 @reproduces
 def _figure1_rows() -> list[Row]:
     """Figure 1's three sentences under both readings of its load (Section 1.3 as printed, scaling (8b))."""
-    sweeps = {reading: sweep(figure1_systems(reading=reading), _FIGURE1_POLICIES, jobs=10**6, seed=1, progress=False)
-              for reading in FIGURE1_READINGS}
+    sweeps = {reading: _figure1_sweep(reading) for reading in FIGURE1_READINGS}
     facts = {}
     for reading, sw in sweeps.items():
         n = range(len(sw.systems))
@@ -522,12 +548,8 @@ def _figure1_rows() -> list[Row]:
 @reproduces
 def _figure2_rows() -> list[Row]:
     """Section 6.1 on Figure 2: heavy traffic at k = 2048, the subcritical scaling (7) at ρ = 0.8."""
-    moderate = sweep(figure2_heavy_traffic(2048, (0.5, 0.6, 0.7, 0.8, 0.85, 0.9)), FIGURE_POLICIES, jobs=10**6, seed=1,
-                     progress=False)
+    moderate, high, sub = _figure2_sweeps()
     rivals = ("fcfs", "msf", "server-filling")
-    high = sweep(figure2_heavy_traffic(2048, (0.95, 0.98)), ("bs-fcfs", *rivals), jobs=10**6, seed=1, progress=False)
-    sub = sweep(figure2_subcritical(0.8), ("bs-fcfs", "server-filling-srpt", "ff-srpt"), jobs=10**6, seed=1,
-                progress=False)
     both = ("The same under both readings of Figure 1's load: Figure 2 fixes k (a) or the load (b), so the critical "
             "scaling does not enter; the paper states neither, k = 2048 (f_k = 16) and ρ = 0.8 are the package's. ")
     optimal = [_ratio(moderate, "bs-fcfs", FIGURE_POLICIES, i) for i in range(len(moderate.systems))]
@@ -559,6 +581,104 @@ def _figure2_rows() -> list[Row]:
             note=both + "E[R] of BS-FCFS over the better SRPT policy: " + ", ".join(f"{c:.2f}" for c in close)
                  + f" at k = {_everywhere(sub)}: the distance shrinks as k grows, as Theorem 1 predicts."),
     ]
+
+
+# -- every simulated point of Figures 1-2: condition (5), the helpers, the classes ------------------------------
+
+#: The rivals each class of BS-FCFS is held against, as Section 1.3 names them: "outperforms FCFS ... better than
+#: ServerFilling".
+_GAIN_RIVALS = ("fcfs", "server-filling")
+
+#: Exact (the paper's formula (5), no simulation): the points of each panel where condition (5) holds; it fails at
+#: every other point.
+_CONDITION5_HOLDS = {"Fig. 1, scaling (8b)": (), "Fig. 1, as printed": (16384,), "Fig. 2a": (0.5, 0.6), "Fig. 2b": (32,)}
+
+#: Simulated (10^6 arrivals, seed 1): the points of each panel where every class gains under BS-FCFS against both
+#: rivals (none: at most the smallest class does).
+_EVERY_CLASS_GAINS: dict[str, tuple[float, ...]] = {"Fig. 1, scaling (8b)": (), "Fig. 1, as printed": (), "Fig. 2a": (),
+                                                    "Fig. 2b": ()}
+
+
+def _figure_panels() -> list[tuple[str, str, Sweep]]:
+    """Every simulated point of Figures 1-2 in the sweeps of their rows: (panel, where in words, sweep)."""
+    moderate, high, sub = _figure2_sweeps()
+    panels = [(f"Fig. 1, {reading}", f"Figure 1, load read as {reading} "
+               f"({'(1 - ρ)√(k/f_k) = θ' if reading == FIGURE1_READINGS[0] else '(1 - ρ)√k/f_k = θ, Sec. 1.3'})",
+               _figure1_sweep(reading)) for reading in FIGURE1_READINGS]
+    return [*panels, ("Fig. 2a", "Figure 2a, k = 2048", moderate), ("Fig. 2a", "Figure 2a, k = 2048", high),
+            ("Fig. 2b", "Figure 2b, ρ = 0.8", sub)]
+
+
+def _class_gains(sw: Sweep, i: int, rival: str) -> tuple[str, ...]:
+    """Per class at point i, BS-FCFS against ``rival``: "gains" or "loses" (E[R_i] intervals disjoint), or "not resolved"."""
+    result = []
+    for a, b in zip(sw.result("bs-fcfs", i).per_class, sw.result(rival, i).per_class, strict=True):
+        ours, theirs = (a.mean_response_time, a.mean_response_time_ci), (b.mean_response_time, b.mean_response_time_ci)
+        result.append("gains" if _below(*ours, *theirs) else "loses" if _below(*theirs, *ours) else "not resolved")
+    return tuple(result)
+
+
+def _classes_text(needs: Sequence[int]) -> str:
+    """Classes named by their needs: "n = 16, 32", or "none"."""
+    return f"n = {', '.join(map(str, needs))}" if needs else "none"
+
+
+def _point_rows(panel: str, where: str, sw: Sweep, i: int) -> list[Row]:
+    """Point i of a figure's sweep: condition (5) of Proposition 1 with the helpers' load and eq. (16) (Anselmi & Doncel,
+    Sections 4.2 and 5.2), and which classes gain under BS-FCFS on the rivals Section 1.3 names."""
+    system = sw.systems[i]
+    at = f"{where}, {system.label} (ρ = {system.load:.4f})"
+    stability = stability_margin(system.servers, system.arrival_rate, system.classes)
+    partition = stability.partition
+    needs = [c.need for c in system.classes]
+    bs = sw.result("bs-fcfs", i)
+    holds = system.x in _CONDITION5_HOLDS[panel]
+    empty = [n for n, s in zip(needs, partition.servers_per_class, strict=True) if s == 0]
+    eq16 = helper_probability_bound(system.servers, system.arrival_rate, system.classes)
+    helpers = (f"Left side of (5) = {stability.margin:.4f}, the helpers' load under ModifiedBS-π (Sec. 5.2): |H| = "
+               f"{partition.helpers}, s_i = {', '.join(map(str, partition.servers_per_class))} for n_i = "
+               f"{', '.join(map(str, needs))}. Eq. (16), P_H of ModifiedBS-π (Erlang's loss formula, exact by Property 1) "
+               f"and Corollary 1's bound for BS-π: {eq16:.4f}; "
+               f"BS-FCFS simulated: sent to H {bs.helper_probability:.4f} ± {bs.helper_probability_ci:.1g}, served on H "
+               f"{bs.helper_service_probability:.4f} ± {bs.helper_service_probability_ci:.1g}, E[R] "
+               f"{bs.mean_response_time:.3g} ± {bs.mean_response_time_ci:.2g}, the run "
+               f"{'stationary' if bs.stationary else 'growing (a transient, not a steady state)'}. "
+               + (f"s_i = 0 for n_i = {', '.join(map(str, empty))}: no reserved server (Sec. 3.2 assumes a_i > 0), "
+                  "E_0 = 1. " if empty else "")
+               + ("" if stability.stable else "(5) is sufficient, not necessary: where it fails, ModifiedBS-π overloads "
+                  "its helpers (unstable under any π) and Proposition 1 says nothing of BS-π; it does not make BS-π "
+                  "unstable. The paper says only that (5) holds once k is large enough (Sec. 4.2). ")
+               + "π = FCFS is not throughput optimal (Table 1), so Proposition 1 does not cover the simulated BS-FCFS "
+                 "even where (5) holds.")
+    gains = {rival: _class_gains(sw, i, rival) for rival in _GAIN_RIVALS}
+    both = [n for c, n in enumerate(needs) if all(g[c] == "gains" for g in gains.values())]
+    numbers = "; ".join(f"{policy}: " + ", ".join(f"{e.mean_response_time:.3g} ± {e.mean_response_time_ci:.2g} / "
+                                                  f"{e.wait_probability:.3g} ± {e.wait_probability_ci:.1g}"
+                                                  for e in sw.result(policy, i).per_class)
+                        for policy in sw.policies)
+    return [
+        Row(f"{_PAPER}, Prop. 1 / {panel}", "Condition (5) of Proposition 1, (λ/|H|) Σ_i ϱ_i E_(s_i)(λ α_i d_i) < 1, "
+            "the paper's sufficient condition for a finite E[R] of BS-π (π throughput optimal), at a point where the "
+            f"figure plots BS-FCFS's E[R]: {at}", True, stability.stable, expect_agreement=holds,
+            kind="reading" if holds else "assumption fails", note=helpers),
+        Row(f"{_PAPER}, Sec. 1.3 / {panel}", "'BalancedSplitting-π outperforms FCFS. It also performs better than "
+            "ServerFilling', read per class: E[R_i] of BS-FCFS below FCFS's and ServerFilling's, 95% intervals "
+            f"disjoint, 10^6 arrivals, {at}: the classes (by need n_i) where it holds", _classes_text(needs),
+            _classes_text(both), expect_agreement=system.x in _EVERY_CLASS_GAINS[panel], kind="reading",
+            note="; ".join(f"against {rival}: " + ", ".join(f"n = {n} {g}" for n, g in zip(needs, gains[rival], strict=True))
+                           for rival in _GAIN_RIVALS)
+                 + f". Per class (n_i = {', '.join(map(str, needs))}), E[R_i] / P(wait_i), each ± its 95% half-width: "
+                 + numbers + "".join(f". Not stationary (a transient): {policy}" for policy in sw.policies
+                                     if not sw.result(policy, i).stationary)),
+    ]
+
+
+@reproduces
+def _figure_point_rows() -> list[Row]:
+    """Every point of Figures 1-2, both readings of Figure 1's load: condition (5), the helpers and the classes that
+    gain, from the sweeps of the figures' rows (no run of its own)."""
+    return [row for panel, where, sw in _figure_panels() for i in range(len(sw.systems))
+            for row in _point_rows(panel, where, sw, i)]
 
 
 @reproduces
