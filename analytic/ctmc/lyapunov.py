@@ -25,8 +25,12 @@ The search is numerical; only the proof vouches
 
       ``GV(x, p) <= β^x D̃_p(x)``,  ``D̃_p(x) = Σ_k r_k(x, p) a_k``,
 
-  a polynomial with rational coefficients. It is proved ``<= -m_p < 0`` on all real ``x >= L + 1``
-  by exact real-root counting (sympy), so ``GV <= -η`` outside with ``η = β^{L+1} min_p m_p``. Rates
+  a polynomial with rational coefficients. A rational rate (a Hill function) is replaced by its
+  polynomial envelopes ``l_k <= r_k <= u_k`` beyond the threshold
+  (:func:`~analytic.ctmc.tails.envelope`): ``r_k a_k <= u_k a_k`` where the exact ``a_k >= 0`` (the
+  jump raises ``V``) and ``<= l_k a_k`` where ``a_k < 0``, so ``D̃_p`` stays a polynomial bound
+  (its envelopes taken from ``x = L + 1``, where they are tightest). It is proved ``<= -m_p < 0``
+  on all real ``x >= L + 1`` by exact real-root counting (sympy), so ``GV <= -η`` outside with ``η = β^{L+1} min_p m_p``. Rates
   are checked ``>= 0`` on the same range the same way. On the kept levels ``GV`` is evaluated state
   by state with the rounding of each sum bounded
   (``lattice_generator_drift`` of :mod:`analytic.ctmc.truncation`), which gives ``c``.
@@ -44,7 +48,7 @@ import sympy
 from scipy.optimize import linprog
 
 from analytic.ctmc.population import PopulationModel, lattice_points
-from analytic.ctmc.tails import eventual_polynomial, last_root_bound, level_after
+from analytic.ctmc.tails import envelope, eventual_rational, last_root_bound, level_after
 from analytic.ctmc.truncation import Drift, TruncatedChain, lattice_generator_drift
 from analytic.errors import ConvergenceError, InvalidParameterError, StateSpaceTooLargeError, UnstableSystemError
 
@@ -172,24 +176,26 @@ def phase_index(model: PopulationModel, states: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class TailDrift:
-    """The polynomials the model's rates equal in each phase, far along the unbounded count.
+    """The polynomials the model's rates equal (or lie between) in each phase, far along the unbounded count.
 
     Attributes
     ----------
     axis : int
     phases : numpy.ndarray
         Every assignment of the bounded counts, shape (P, d) (the unbounded column is 0).
-    rates : list of list of (int, int, sympy.Poly)
+    rates : list of list of (int, int, Envelope)
         Per phase, each transition taken in that phase: its change of the unbounded count, the
-        index of the phase it leads to, and the polynomial its rate equals beyond ``threshold``.
+        index of the phase it leads to, and the polynomials its rate lies between on every real
+        ``x`` from the least integer beyond ``threshold`` (one polynomial, its rate, unless the rate
+        divides: :class:`~analytic.ctmc.tails.Envelope`).
     threshold : sympy.Rational
-        Beyond it every rate is its polynomial and ``>= 0``, in every phase.
+        Beyond it every rate is within its envelope and ``>= 0``, in every phase.
 
     Examples
     --------
     >>> x = sympy.Symbol("x")
     >>> tail = tail_drift(PopulationModel([x], [((1,), 2), ((-1,), sympy.Min(x, 3))]))
-    >>> [(jump, poly.as_expr()) for jump, _, poly in tail.rates[0]], tail.threshold >= 3
+    >>> [(jump, rate.upper.as_expr()) for jump, _, rate in tail.rates[0]], tail.threshold >= 3
     ([(1, 2), (-1, 3)], True)
     """
 
@@ -198,8 +204,10 @@ class TailDrift:
     rates: list
     threshold: sympy.Rational
 
-    def factor(self, base: sympy.Rational, weights: np.ndarray, phase: int) -> sympy.Poly:
-        """``D̃_p``: the bound on ``GV / β^x`` in ``phase`` beyond the threshold (module docstring).
+    def factor(self, base: sympy.Rational, weights: np.ndarray, phase: int, start: int | None = None) -> sympy.Poly:
+        """``D̃_p``: the bound on ``GV / β^x`` in ``phase`` beyond the threshold, or on every real
+        ``x >= start`` (an integer beyond the threshold: the envelopes of rates that divide are
+        taken from there) (module docstring).
 
         Parameters
         ----------
@@ -209,6 +217,7 @@ class TailDrift:
             ``g``, exact doubles.
         phase : int
             An index into :attr:`phases`.
+        start : int, optional
 
         Returns
         -------
@@ -222,9 +231,11 @@ class TailDrift:
         -0.1666666666666615
         """
         g = [sympy.Rational(float(w)) for w in weights]
-        total = sympy.Poly(0, self._symbol(phase), domain="QQ")
-        for jump, target, poly in self.rates[phase]:
-            total += poly * rounded_gain(base, jump, g[target], g[phase])
+        x = self._symbol(phase)
+        total = sympy.Poly(0, x, domain="QQ")
+        for jump, target, rate in self.rates[phase]:
+            within = rate if start is None else rate.beyond({x: start})
+            total += within.times(rounded_gain(base, jump, g[target], g[phase]))
         return total
 
     def push(self, phase: int) -> sympy.Poly:
@@ -245,10 +256,11 @@ class TailDrift:
         >>> tail_drift(PopulationModel([x], [((1,), 1), ((-1,), x)])).push(0).as_expr()
         1 - x
         """
-        return sum((poly * jump for jump, _, poly in self.rates[phase]), sympy.Poly(0, self._symbol(phase), domain="QQ"))
+        return sum((rate.asymptote * jump for jump, _, rate in self.rates[phase]),
+                   sympy.Poly(0, self._symbol(phase), domain="QQ"))
 
     def _symbol(self, phase: int) -> sympy.Symbol:
-        return self.rates[phase][0][2].gens[0] if self.rates[phase] else sympy.Symbol("x")
+        return self.rates[phase][0][2].upper.gens[0] if self.rates[phase] else sympy.Symbol("x")
 
 
 def tail_drift(model: PopulationModel) -> TailDrift:
@@ -303,15 +315,17 @@ def tail_drift(model: PopulationModel) -> TailDrift:
             target[axis] = 0
             if not model.feasible(target[None, :])[0]:
                 continue
-            poly, t = eventual_polynomial(rate.subs(values), x)
-            threshold = max(threshold, t)
-            if poly.is_zero:
+            numerator, denominator, found = eventual_rational(rate.subs(values), (x,))
+            if numerator.is_zero:
+                threshold = max(threshold, found.get(x, threshold))
                 continue
-            if poly.LC() < 0:
+            if numerator.LC() < 0:
                 raise InvalidParameterError("transitions", rate, f"is negative for every large {x} in phase "
                                                                  f"{_phase_text(model, phase)}: a rate must be >= 0")
-            taken.append((change[axis], int(phase_index(model, target[None, :])[0]), poly))
-            threshold = max(threshold, last_root_bound(poly))
+            t = max(found.get(x, sympy.S.NegativeInfinity), last_root_bound(numerator))
+            threshold = max(threshold, t)
+            taken.append((change[axis], int(phase_index(model, target[None, :])[0]),
+                          envelope(numerator, denominator, {x: level_after(t)})))
         per_phase.append(taken)
     return TailDrift(axis, phases, per_phase, threshold)
 
@@ -341,20 +355,30 @@ def check_recurrent(model: PopulationModel, tail: TailDrift) -> None:
         stationary law of the phases far out is ``>= 0`` (Neuts' condition for a
         quasi-birth-and-death tail, *Matrix-Geometric Solutions in Stochastic Models*, 1981,
         Thm. 1.7.1): the chain is not positive recurrent.
+    ConvergenceError
+        As above with a drift that tends to 0, where a rate divides: the drift's polynomial part
+        vanishes and the remainders decide (births 1 and deaths ``1 + 3 / (1 + x)`` make a
+        positive recurrent chain with a tail like ``x^-3``, which no geometric ``V`` controls).
     """
     x = model.variables[tail.axis]
     pushes = [tail.push(p) for p in range(len(tail.phases))]
     lead = [sympy.Integer(0) if q.is_zero else q.LC() for q in pushes]
     failing = [p for p, c in enumerate(lead) if c >= 0]
+    rational = any(not rate.is_exact for rates in tail.rates for _, _, rate in rates)
     if len(failing) == len(pushes):
         p = max(failing, key=lambda i: lead[i])
         where = f" in phase {_phase_text(model, tail.phases[p])}" if len(pushes) > 1 else ""
+        if rational and lead[p] == 0:
+            raise ConvergenceError(f"no Lyapunov function found: the mean drift of {x} tends to 0 far out{where} (its "
+                                   f"polynomial part is {pushes[p].as_expr()}), so no V = β^{x} g(phase) has a negative "
+                                   "drift there; whether the chain is positive recurrent depends on the remainders of "
+                                   "its rational rates")
         raise UnstableSystemError(f"the leading coefficient of {x}'s mean drift {pushes[p].as_expr()} for large {x}{where}",
                                   float(lead[p]), 0.0, context="arrivals are not outweighed by departures far out, so "
                                   "the chain is not positive recurrent and has no stationary law")
-    if failing and all(poly.degree() <= 0 for rates in tail.rates for _, _, poly in rates):
+    if failing and all(rate.asymptote.degree() <= 0 for rates in tail.rates for _, _, rate in rates):
         drift = _mean_phase_drift(tail, pushes)
-        if drift is not None and drift >= 0:
+        if drift is not None and (drift > 0 or (drift == 0 and not rational)):
             raise UnstableSystemError(f"the mean drift of {x} far out, averaged over the stationary law of the phases",
                                       float(drift), 0.0, context="Neuts' condition for a level-independent tail fails, "
                                       "so the chain is not positive recurrent")
@@ -368,10 +392,10 @@ def _mean_phase_drift(tail: TailDrift, pushes: list) -> sympy.Rational | None:
         return None
     generator = sympy.zeros(P, P)
     for p, rates in enumerate(tail.rates):
-        for _, target, poly in rates:
+        for _, target, rate in rates:
             if target != p:
-                generator[p, target] += poly.as_expr()
-                generator[p, p] -= poly.as_expr()
+                generator[p, target] += rate.asymptote.as_expr()
+                generator[p, p] -= rate.asymptote.as_expr()
     null = generator.T.nullspace()
     if len(null) != 1:
         return None
@@ -434,12 +458,12 @@ def phase_weights(tail: TailDrift, base: sympy.Rational) -> np.ndarray | None:
     for p, rates in enumerate(tail.rates):
         if not rates:
             return None
-        top = max(poly.degree() for _, _, poly in rates)
+        top = max(rate.asymptote.degree() for _, _, rate in rates)
         row = np.zeros(P)
         scale = 0.0
-        for jump, target, poly in rates:
-            if poly.degree() == top:
-                lc = float(poly.LC())
+        for jump, target, rate in rates:
+            if rate.asymptote.degree() == top:
+                lc = float(rate.asymptote.LC())
                 row[target] += lc * b**jump
                 row[p] -= lc
                 scale += lc
@@ -584,7 +608,7 @@ def prove_geometric(model: PopulationModel, tail: TailDrift, lyapunov: Geometric
         return None
     least = None
     for p in range(len(tail.phases)):
-        margin = _negative_margin(tail.factor(lyapunov.base, lyapunov.weights, p), start)
+        margin = _negative_margin(tail.factor(lyapunov.base, lyapunov.weights, p, int(start)), start)
         if margin is None:
             return None
         least = margin if least is None else min(least, margin)

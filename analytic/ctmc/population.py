@@ -13,7 +13,9 @@ Kuntz, Thomas, Stan & Barahona, SIAM Rev. 63 (2021).
 One convention keeps models short: a transition is *not taken* where its target would leave the
 lattice (a count below 0 or above its bound); there its rate counts as 0, whatever the expression
 says. Everywhere else the rate must be finite and ``>= 0``; the package checks that on every state
-it evaluates, and on the infinite remainder symbolically.
+it evaluates, and on the infinite remainder symbolically. A rate may divide by a polynomial (a Hill
+function ``a / (1 + y^2)``): a denominator that vanishes where the transition is taken is refused
+when the model is built.
 """
 
 from __future__ import annotations
@@ -113,6 +115,48 @@ def _bounds(name: str, value: object, d: int, default: object, allow_none: bool)
                  for i, v in enumerate(entries))
 
 
+def _check_poles(name: str, rate: sympy.Expr, change: tuple, symbols: tuple, upper: tuple) -> None:
+    """Refuse a rate that divides by zero at a state of the lattice where its transition is taken.
+
+    Each denominator (a negative power of a polynomial) is checked exactly: in one unbounded count,
+    with the bounded counts set to each of their values, through its rational roots; in several
+    unbounded counts, it must have non-negative coefficients and a positive constant term.
+    """
+    bounded = [i for i, u in enumerate(upper) if u is not None]
+    for power in rate.atoms(sympy.Pow):
+        if not (power.exp.is_Integer and power.exp < 0) or not power.base.is_polynomial(*symbols):
+            continue
+        base = power.base
+        free = [i for i, v in enumerate(symbols) if v in base.free_symbols and upper[i] is None]
+        if len(free) > 1:
+            poly = sympy.Poly(base, *symbols)
+            if any(c < 0 for c in poly.coeffs()) or poly.coeff_monomial(1) <= 0:
+                raise InvalidParameterError(name, rate, f"divides by {base}, which may vanish on the lattice (a "
+                                                        "denominator in several unbounded counts needs non-negative "
+                                                        "coefficients and a positive constant term)")
+            continue
+        used = [i for i in bounded if symbols[i] in base.free_symbols]
+        if math.prod(upper[i] + 1 for i in used) > 4096:
+            continue                                      # the states evaluated are checked numerically
+        for values in itertools.product(*(range(upper[i] + 1) for i in used)):
+            state = dict(zip(used, values, strict=True))
+            if any(not 0 <= state[i] + change[i] <= upper[i] for i in used):
+                continue                                  # the transition is not taken there
+            fixed = base.subs({symbols[i]: v for i, v in state.items()})
+            if not free:
+                poles = [None] if fixed == 0 else []
+            else:
+                i = free[0]
+                roots = sympy.Poly(fixed, symbols[i]).ground_roots() if not fixed.is_zero else {0: 1}
+                poles = [int(r) for r in roots if r.is_integer and r >= 0 and r + change[i] >= 0]
+            if poles:
+                where = {str(symbols[i]): v for i, v in state.items()}
+                if free and poles[0] is not None:
+                    where[str(symbols[free[0]])] = poles[0]
+                raise InvalidParameterError(name, rate, f"divides by zero at {where or 'every state'} (a pole of "
+                                                        f"1/({base}) on the lattice)")
+
+
 def _symbols(variables: object) -> tuple[sympy.Symbol, ...]:
     if isinstance(variables, sympy.Symbol):
         variables = [variables]
@@ -193,6 +237,8 @@ class PopulationModel:
                                                                                 f"length {d}")
             classes.append((tuple(int(c) for c in vector), expression(f"transitions[{k}] rate", rate, symbols)))
         upper = _bounds("upper", self.upper, d, None, allow_none=True)
+        for k, (change, rate) in enumerate(classes):
+            _check_poles(f"transitions[{k}] rate", rate, change, symbols, upper)
         initial = _bounds("initial", self.initial, d, 0, allow_none=False)
         for i, (v, u) in enumerate(zip(initial, upper, strict=True)):
             if u is not None and v > u:
@@ -262,17 +308,24 @@ class PopulationModel:
         """The transition classes as ``(displacement, rate(X))`` for :mod:`analytic.ctmc.truncation`
         and :meth:`CTMC.from_lattice`: the rate is vectorised over the rows of ``X`` and 0 where the
         target leaves the lattice."""
-        return [(change, self._numeric(change, rate)) for change, rate in self.transitions]
+        return [(change, self._numeric(k, change, rate)) for k, (change, rate) in enumerate(self.transitions)]
 
-    def _numeric(self, change: tuple[int, ...], rate: sympy.Expr):
+    def _numeric(self, k: int, change: tuple[int, ...], rate: sympy.Expr):
         function = sympy.lambdify(self.variables, rate, "numpy")
         shift = np.asarray(change, dtype=np.int64)
+        name = f"transitions[{k}] rate"
 
         def evaluate(X: np.ndarray) -> np.ndarray:
             X = np.asarray(X)
             with np.errstate(all="ignore"):
                 values = np.broadcast_to(np.asarray(function(*X.astype(float).T), dtype=float), (len(X),))
-            return np.where(self.feasible(X + shift), values, 0.0)
+            taken = self.feasible(X + shift)
+            bad = taken & self.feasible(X) & ~(values >= 0) | taken & np.isinf(values)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise InvalidParameterError(name, rate, f"is {values[i]} at the state {X[i].tolist()}: a rate must be "
+                                                        "finite and >= 0 wherever its transition is taken")
+            return np.where(taken, values, 0.0)
 
         return evaluate
 

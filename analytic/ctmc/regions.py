@@ -12,7 +12,9 @@ With unbounded counts ``x_1, ..., x_d`` (and bounded ones, the phase), the packa
   (``x_i >= T_i``), and fixes the phase. There, every rate is a polynomial ``r_k(x)`` in the large
   counts, with exact rational coefficients. The drift factor ``GV / β^{w·x} <= D(x) =
   Σ_k r_k(x) (β^{w·v_k} (1 + 2^-50) - (1 - 2^-50))`` (the rounding of the doubles ``V`` takes,
-  bounded as in :mod:`analytic.ctmc.lyapunov`) is a polynomial too.
+  bounded as in :mod:`analytic.ctmc.lyapunov`) is a polynomial too. A rate that divides (a Hill
+  function) lies between two polynomials in the region (:func:`region_envelope`): ``D`` takes the
+  upper one where ``β^{w·v_k} (1 + 2^-50) - (1 - 2^-50) >= 0`` and the lower one elsewhere.
 * Write ``x_j = T_j + y_j`` for the large counts, with ``y >= 0``. If every coefficient of ``D`` in
   ``y`` of degree two and more is ``<= 0``, and every linear one ``a_j <= 0``, then
   ``D <= p_0 + Σ_j a_j y_j``. On the states of the region outside ``K`` (``w·x >= L + 1``) this is
@@ -39,12 +41,12 @@ from scipy.optimize import linprog
 
 from analytic.ctmc.lyapunov import LARGEST_LOG2_V, SEARCH_BASES, proved_drift, rounded_gain
 from analytic.ctmc.population import PopulationModel, lattice_points
-from analytic.ctmc.tails import eventual_form, level_after
+from analytic.ctmc.tails import Envelope, envelope, eventual_form, eventual_rational, level_after
 from analytic.ctmc.truncation import Drift, TruncatedChain, lattice_generator_drift
 from analytic.errors import ConvergenceError, StateSpaceTooLargeError
 
-__all__ = ["LinearGeometric", "Region", "affine_bound", "find_linear_geometric", "prove_linear_geometric", "region_form",
-           "regions"]
+__all__ = ["LinearGeometric", "Region", "affine_bound", "find_linear_geometric", "prove_linear_geometric",
+           "region_envelope", "region_form", "regions"]
 
 #: Regions (small values times phases) the proof enumerates at most.
 MAX_REGIONS = 100_000
@@ -62,16 +64,17 @@ class Region:
         The counts fixed in the region (unbounded ones below their threshold, and the phase).
     large : tuple of int
         The unbounded counts at or beyond their threshold.
-    rates : list of (numpy.ndarray, sympy.Poly)
+    rates : list of (numpy.ndarray, Envelope)
         Each transition taken in the region: its change vector and its rate, a polynomial in the
-        shifts ``y_j = x_j - T_j >= 0`` of the large counts.
+        shifts ``y_j = x_j - T_j >= 0`` of the large counts (or, for a rate that divides, the
+        polynomials it lies between there: :class:`~analytic.ctmc.tails.Envelope`).
 
     Examples
     --------
     >>> x, y = sympy.symbols("x y")
     >>> T, found = regions(PopulationModel([x, y], [((1, 0), 1), ((0, -1), sympy.Min(y, 2))]))
     >>> region = found[-1]                                   # both counts large
-    >>> region.fixed, region.large, [poly.as_expr() for _, poly in region.rates]
+    >>> region.fixed, region.large, [rate.upper.as_expr() for _, rate in region.rates]
     ({}, (0, 1), [1, 2])
     """
 
@@ -193,7 +196,7 @@ def _thresholds(model: PopulationModel, phases: list[dict], extra: list) -> dict
     thresholds = {i: max(0, max(-c[i] for c, _ in model.transitions)) for i in model.unbounded}
     for values in phases:
         for expression in [rate for _, rate in model.transitions] + list(extra):
-            _, found = eventual_form(expression.subs(values), tuple(unbounded))
+            _, _, found = eventual_rational(expression.subs(values), tuple(unbounded))
             for v, t in found.items():
                 i = model.variables.index(v)
                 thresholds[i] = max(thresholds[i], level_after(t))
@@ -247,9 +250,9 @@ def regions(model: PopulationModel, extra: list = ()) -> tuple[dict[int, int], l
             region = Region(fixed, large, [])
             for change, rate in model.transitions:
                 if _stays(model, fixed, change):
-                    poly = region_form(model, region, thresholds, rate)
-                    if not poly.is_zero:
-                        region.rates.append((np.asarray(change), poly))
+                    bounds = region_envelope(model, region, thresholds, rate)
+                    if not (bounds.is_exact and bounds.upper.is_zero):
+                        region.rates.append((np.asarray(change), bounds))
             found.append(region)
     return thresholds, found
 
@@ -277,11 +280,48 @@ def region_form(model: PopulationModel, region: Region, thresholds: dict, expres
     >>> region_form(model, found[-1], T, sympy.Min(x, 3) + y).as_expr()      # y counts from T_y = 1
     y + 4
     """
+    poly, _ = eventual_form(*_shifted(model, region, thresholds, expression))
+    return poly
+
+
+def region_envelope(model: PopulationModel, region: Region, thresholds: dict, expression: sympy.Expr) -> Envelope:
+    """``expression`` in ``region`` between two polynomials in the shifts ``y_j = x_j - T_j >= 0`` of its
+    large counts (:func:`~analytic.ctmc.tails.envelope`; one polynomial for a polynomial rate).
+
+    Parameters
+    ----------
+    model : PopulationModel
+    region : Region
+    thresholds : dict
+        From :func:`regions`.
+    expression : sympy expression
+        A rate of ``model``.
+
+    Returns
+    -------
+    Envelope
+
+    Examples
+    --------
+    The repressed production of a toggle switch, with ``y`` large (``y >= T_y = 1``):
+
+    >>> x, y = sympy.symbols("x y")
+    >>> model = PopulationModel([x, y], [((1, 0), 10 / (1 + y**2)), ((-1, 0), x), ((0, 1), 1), ((0, -1), y)])
+    >>> T, found = regions(model)
+    >>> bounds = region_envelope(model, found[-1], T, 10 / (1 + y**2))
+    >>> bounds.lower.as_expr(), bounds.upper.as_expr()                      # 10 / (1 + 1) at y = T_y
+    (0, 5)
+    """
+    numerator, denominator, _ = eventual_rational(*_shifted(model, region, thresholds, expression))
+    return envelope(numerator, denominator)
+
+
+def _shifted(model: PopulationModel, region: Region, thresholds: dict, expression: sympy.Expr) -> tuple:
+    """``expression`` with the region's fixed counts set and its large counts shifted, and the shifts' symbols."""
     values = {model.variables[i]: v for i, v in region.fixed.items()}
     shift = {model.variables[i]: model.variables[i] + thresholds[i] for i in region.large}
     gens = tuple(model.variables[i] for i in region.large) or (sympy.Dummy("none"),)
-    poly, _ = eventual_form(expression.subs(values).subs(shift, simultaneous=True), gens)
-    return poly
+    return expression.subs(values).subs(shift, simultaneous=True), gens
 
 
 def _stays(model: PopulationModel, fixed: dict, change: tuple) -> bool:
@@ -334,9 +374,9 @@ def affine_bound(poly: sympy.Poly) -> tuple[sympy.Rational, list] | None:
 
 def _factor(region: Region, base: sympy.Rational, weights: dict) -> sympy.Poly:
     """``Σ_k r_k (β^{w·v_k} (1 + 2^-50) - (1 - 2^-50))`` in the region (module docstring)."""
-    total = sympy.Poly(0, *region.rates[0][1].gens, domain="QQ")
-    for change, poly in region.rates:
-        total += poly * rounded_gain(base, sum(weights[i] * int(change[i]) for i in weights))
+    total = sympy.Poly(0, *region.rates[0][1].upper.gens, domain="QQ")
+    for change, rate in region.rates:
+        total += rate.times(rounded_gain(base, sum(weights[i] * int(change[i]) for i in weights)))
     return total
 
 
@@ -360,6 +400,7 @@ class _Numeric:
     """The regions' rate polynomials as float coefficient arrays, for the search."""
 
     jumps: np.ndarray         # (transitions, d): change of the unbounded counts
+    side: np.ndarray          # 0: the rate; 1 (-1): its upper (lower) envelope, for jumps that raise (lower) V
     owner: np.ndarray         # region of each transition
     constant: np.ndarray      # constant coefficient of each transition's rate
     linear: np.ndarray        # (transitions, d): linear coefficients in the large counts
@@ -371,7 +412,7 @@ class _Numeric:
 def _numeric(model: PopulationModel, found: list[Region]) -> _Numeric:
     d = len(model.unbounded)
     position = {i: k for k, i in enumerate(model.unbounded)}
-    jumps, owner, constant, linear = [], [], [], []
+    jumps, side, owner, constant, linear = [], [], [], [], []
     rows, cols, values, keys = [], [], [], {}
     corner = np.zeros((len(found), d))
     large = np.zeros((len(found), d), dtype=bool)
@@ -381,25 +422,28 @@ def _numeric(model: PopulationModel, found: list[Region]) -> _Numeric:
                 corner[r, position[i]] = v
         for j in region.large:
             large[r, position[j]] = True
-        for change, poly in region.rates:
-            k = len(jumps)
-            jumps.append([int(change[i]) for i in model.unbounded])
-            owner.append(r)
-            row, c0 = np.zeros(d), 0.0
-            for monomial, coefficient in poly.terms():
-                order = sum(monomial) if region.large else 0
-                if order == 0:
-                    c0 += float(coefficient)
-                elif order == 1:
-                    row[position[region.large[monomial.index(1)]]] += float(coefficient)
-                else:
-                    rows.append(keys.setdefault((r, monomial), len(keys)))
-                    cols.append(k)
-                    values.append(float(coefficient))
-            constant.append(c0)
-            linear.append(row)
+        for change, rate in region.rates:
+            for which, poly in [(0, rate.upper)] if rate.is_exact else [(1, rate.upper), (-1, rate.lower)]:
+                k = len(jumps)
+                jumps.append([int(change[i]) for i in model.unbounded])
+                side.append(which)
+                owner.append(r)
+                row, c0 = np.zeros(d), 0.0
+                for monomial, coefficient in poly.terms():
+                    order = sum(monomial) if region.large else 0
+                    if order == 0:
+                        c0 += float(coefficient)
+                    elif order == 1:
+                        row[position[region.large[monomial.index(1)]]] += float(coefficient)
+                    else:
+                        rows.append(keys.setdefault((r, monomial), len(keys)))
+                        cols.append(k)
+                        values.append(float(coefficient))
+                constant.append(c0)
+                linear.append(row)
     higher = sp.csr_array((values, (rows, cols)), shape=(len(keys), len(jumps)))
-    return _Numeric(np.array(jumps, dtype=float).reshape(-1, d), np.array(owner, dtype=np.int64), np.array(constant),
+    return _Numeric(np.array(jumps, dtype=float).reshape(-1, d), np.array(side, dtype=np.int64),
+                    np.array(owner, dtype=np.int64), np.array(constant),
                     np.array(linear).reshape(-1, d), higher, corner, large)
 
 
@@ -426,8 +470,10 @@ def _descent(numeric: _Numeric) -> list[np.ndarray]:
     regions = numeric.large.shape[0]
     constant = np.zeros((regions, d))
     slopes = np.zeros((regions, d, d))
-    np.add.at(constant, numeric.owner, numeric.constant[:, None] * numeric.jumps)
-    np.add.at(slopes, numeric.owner, numeric.linear[:, :, None] * numeric.jumps[:, None, :])
+    # an envelope's side by the sign of the jump's total (w is not chosen yet; the exact test decides)
+    use = (numeric.side == 0) | (numeric.side == np.where(numeric.jumps.sum(axis=1) >= 0, 1, -1))
+    np.add.at(constant, numeric.owner, (use * numeric.constant)[:, None] * numeric.jumps)
+    np.add.at(slopes, numeric.owner, (use[:, None] * numeric.linear)[:, :, None] * numeric.jumps[:, None, :])
     grows = np.zeros((regions, d), dtype=bool)
     np.logical_or.at(grows, numeric.owner, numeric.linear != 0)
     rows, margin = [], []
@@ -514,6 +560,7 @@ def find_linear_geometric(model: PopulationModel, found: list[Region], threshold
                 factor = float(base) ** exponent - 1.0
             if not np.all(np.isfinite(factor)):
                 continue
+            factor = np.where(numeric.side * exponent >= 0, factor, 0.0)      # upper envelopes up, lower down
             if numeric.higher.shape[0] and np.any(numeric.higher @ factor > 0):
                 continue
             constant = np.bincount(numeric.owner, weights=numeric.constant * factor, minlength=len(found))

@@ -8,9 +8,11 @@ kept set is the box ``max_i x_i <= L``.
 
 The proof reuses the regions of :mod:`analytic.ctmc.regions`. In a region, count ``i`` contributes
 ``β^{x_i} D_i(y)``, where ``D_i = Σ_k r_k (β^{v_{k,i}} (1 + 2^-50) - (1 - 2^-50))``: the rounding of
-the doubles ``V`` takes, bounded above as there. A large count ``j`` needs ``D_j <= -m_j < 0``: a
-negative constant, and no positive slope or higher-order coefficient. A fixed count ``i`` needs its
-``D_i`` bounded above by its constant ``c_i`` (no positive slope or higher coefficient). Outside
+the doubles ``V`` takes, bounded above as there (a rate that divides enters by its upper envelope
+where the bound on its term's increment is ``>= 0``, by its lower one elsewhere). A large count
+``j`` needs ``D_j <= -m_j < 0``: a negative constant, and no positive slope or higher-order
+coefficient. A fixed count ``i`` needs its ``D_i`` bounded above by its constant ``c_i`` (no
+positive slope or higher coefficient). Outside
 the box some large count exceeds ``L``, so
 
     ``GV <= Σ_{i fixed} β^{x_i} max(c_i, 0) - β^{L+1} min_{j large} m_j``,
@@ -126,11 +128,11 @@ class SumGeometric:
 
 def _count_factors(region: Region, base: sympy.Rational, unbounded: tuple) -> dict[int, sympy.Poly]:
     """``D_i`` per unbounded count ``i`` in the region (module docstring)."""
-    gens = region.rates[0][1].gens
+    gens = region.rates[0][1].upper.gens
     factors = {i: sympy.Poly(0, *gens, domain="QQ") for i in unbounded}
-    for change, poly in region.rates:
+    for change, rate in region.rates:
         for i in unbounded:
-            factors[i] += poly * rounded_gain(base, int(change[i]))
+            factors[i] += rate.times(rounded_gain(base, int(change[i])))
     return factors
 
 

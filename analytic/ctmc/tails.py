@@ -1,4 +1,5 @@
-"""What a symbolic rate becomes far out: the polynomial it equals beyond a proven threshold.
+"""What a symbolic rate becomes far out: the polynomial it equals beyond a proven threshold, or
+polynomials that enclose it.
 
 A rate a researcher writes for a population model (:mod:`analytic.ctmc.population`) is built from
 polynomials, ``Min``, ``Max``, ``Abs``, ``Heaviside`` and ``Piecewise`` with polynomial conditions.
@@ -9,15 +10,25 @@ coefficients and a rational ``t`` above every root that matters (isolating inter
 exact real-root isolation, not floating-point roots), which is what the symbolic half of a drift
 proof needs (:mod:`analytic.ctmc.lyapunov`): on ``x > t`` the sign of a polynomial is decided by
 exact arithmetic.
+
+A rate may also divide: the Hill functions of gene regulation (``a / (1 + y^n)``,
+``a x^n / (K^n + x^n)``) are rational. :func:`eventual_rational` returns the quotient ``n / d`` it
+equals far out, and :func:`envelope` polynomials ``lower <= n / d <= upper`` on a range of the
+counts, proved by exact root counting (an :class:`Envelope`). A drift proof then uses ``upper``
+for a transition that raises ``V`` and ``lower`` for one that lowers it (:meth:`Envelope.times`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
 import sympy
 
 from analytic.errors import InvalidParameterError
 
-__all__ = ["eventual_form", "eventual_polynomial", "exact", "last_root_bound", "level_after"]
+__all__ = ["Envelope", "envelope", "eventual_form", "eventual_polynomial", "eventual_rational", "exact", "last_root_bound",
+           "level_after"]
 
 
 def exact(expr: object) -> sympy.Expr:
@@ -127,9 +138,9 @@ def _truth(condition: object, gens: tuple) -> tuple[bool, Thresholds]:
         combine = all if isinstance(condition, sympy.And) else any
         return combine(v for v, _ in parts), _merge(*(t for _, t in parts))
     if isinstance(condition, sympy.core.relational.Relational):
-        left, t_left = _eventual(condition.lhs, gens)
-        right, t_right = _eventual(condition.rhs, gens)
-        sign, t = _sign_beyond(left - right)
+        left, right = _rational(condition.lhs, gens), _rational(condition.rhs, gens)
+        t_left, t_right = left[2], right[2]
+        sign, t = _sign_beyond(_compare(left, right))
         holds = {sympy.StrictLessThan: sign < 0, sympy.LessThan: sign <= 0, sympy.StrictGreaterThan: sign > 0,
                  sympy.GreaterThan: sign >= 0, sympy.Eq: sign == 0, sympy.Ne: sign != 0}.get(type(condition))
         if holds is None:
@@ -202,52 +213,361 @@ def eventual_form(expr: object, variables: tuple) -> tuple[sympy.Poly, dict]:
     return _eventual(expr, tuple(variables))
 
 
+def eventual_rational(expr: object, variables: tuple) -> tuple[sympy.Poly, sympy.Poly, dict]:
+    """Polynomials ``n``, ``d`` (rational coefficients) and thresholds ``t_v`` with ``expr = n / d`` and
+    ``d > 0`` wherever every variable ``v`` exceeds ``t_v``: :func:`eventual_form` for expressions
+    that may also divide (a Hill rate ``a / (1 + y^2)``, a Michaelis–Menten rate ``x / (K + x)``).
+
+    A denominator in one variable is positive beyond its last real root (exact root isolation); a
+    denominator in several must have non-negative coefficients and a positive constant term, so
+    that it is positive on the whole orthant of counts. ``d = 1`` for a polynomial.
+
+    Parameters
+    ----------
+    expr : sympy expression
+        Built as for :func:`eventual_polynomial`, with integer powers of any sign.
+    variables : tuple of sympy.Symbol
+
+    Returns
+    -------
+    (sympy.Poly, sympy.Poly, dict)
+
+    Raises
+    ------
+    InvalidParameterError
+        A construct the analysis does not know, a comparison of two variables, or a denominator in
+        several variables with a negative coefficient.
+
+    Examples
+    --------
+    >>> x, y = sympy.symbols("x y")
+    >>> n, d, t = eventual_rational(3 * sympy.Min(x, 2) / (1 + y**2), (x, y))
+    >>> n.as_expr(), d.as_expr(), t[x] >= 2
+    (6, y**2 + 1, True)
+    """
+    return _rational(expr, tuple(variables))
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """Polynomials ``lower <= r <= upper`` around a rate ``r`` on a range of its variables.
+
+    The drift of a positive ``V`` is bounded above through ``r (V(x + v) - V(x)) <= r a <=
+    upper · a`` where the proved bound ``a`` on the increment is ``>= 0``, and ``<= lower · a``
+    where it is negative (:meth:`times`): the sign of ``a``, an exact rational, decides.
+
+    Attributes
+    ----------
+    lower, upper : sympy.Poly
+        The same generators, rational coefficients.
+    asymptote : sympy.Poly or None
+        The polynomial part of ``r`` (``r`` minus it is bounded) when the denominator has one
+        variable; None otherwise.
+    fraction : (sympy.Poly, sympy.Poly) or None
+        ``r = n / d`` when ``d`` has one variable (:meth:`beyond` tightens the envelope from it).
+
+    Examples
+    --------
+    >>> x = sympy.Symbol("x")
+    >>> e = envelope(sympy.Poly(x**2, x), sympy.Poly(x**2 + 4, x))          # x^2 / (4 + x^2) on x >= 0
+    >>> e.lower.as_expr(), e.upper.as_expr(), e.times(-1) == -e.lower
+    (0, 1, True)
+    """
+
+    lower: sympy.Poly
+    upper: sympy.Poly
+    asymptote: sympy.Poly | None
+    fraction: tuple | None = None
+
+    @classmethod
+    def of_polynomial(cls, poly: sympy.Poly) -> Envelope:
+        """The envelope of a polynomial rate: itself on both sides.
+
+        Parameters
+        ----------
+        poly : sympy.Poly
+
+        Returns
+        -------
+        Envelope
+
+        Examples
+        --------
+        >>> x = sympy.Symbol("x")
+        >>> Envelope.of_polynomial(sympy.Poly(2 * x, x)).is_exact
+        True
+        """
+        return cls(poly, poly, poly)
+
+    @property
+    def is_exact(self) -> bool:
+        """Whether ``lower == upper`` (a polynomial rate)."""
+        return self.lower == self.upper
+
+    def beyond(self, shifts: dict) -> Envelope:
+        """The envelope on the part of its range where every generator ``v >= shifts[v]``: tighter
+        there when the rate divides (a saturating rate is nearer its limit far out).
+
+        Parameters
+        ----------
+        shifts : dict of sympy.Symbol to int
+
+        Returns
+        -------
+        Envelope
+
+        Examples
+        --------
+        >>> x = sympy.Symbol("x")
+        >>> e = envelope(sympy.Poly(2 * x, x), sympy.Poly(x + 5, x))              # 2x / (5 + x) on x >= 0
+        >>> e.lower.as_expr(), e.beyond({x: 15}).lower.as_expr()
+        (0, 3/2)
+        """
+        return self if self.fraction is None else envelope(*self.fraction, shifts)
+
+    def times(self, gain: object) -> sympy.Poly:
+        """An upper bound on ``r · gain``: ``upper · gain`` if ``gain >= 0``, else ``lower · gain``.
+
+        Parameters
+        ----------
+        gain : rational
+            A proved upper bound on the increment of ``V`` (over its scale) along the transition.
+
+        Returns
+        -------
+        sympy.Poly
+
+        Examples
+        --------
+        >>> x = sympy.Symbol("x")
+        >>> e = envelope(sympy.Poly(2 * x, x), sympy.Poly(x + 5, x), {x: 15})
+        >>> e.times(-1).as_expr(), e.times(1).as_expr()
+        (-3/2, 2)
+        """
+        gain = sympy.Rational(gain)
+        return (self.upper if gain >= 0 else self.lower) * gain
+
+
+def envelope(numerator: sympy.Poly, denominator: sympy.Poly, shifts: dict | None = None) -> Envelope:
+    """Polynomial envelopes of ``n / d`` wherever every generator ``v >= s_v`` (real; ``s_v = 0``
+    without ``shifts``), with exact rational coefficients.
+
+    * ``d`` in one generator ``v``: each group of terms of ``n`` with one monomial ``μ`` in the
+      other generators is divided, ``n_μ = q_μ d + r_μ`` with ``deg r_μ < deg d``, and
+      ``r_μ / d`` lies in ``[lo_μ, hi_μ]`` on ``v >= s_v``. The bounds are estimated in floating
+      point and proved by exact real-root counting: ``hi d - r`` and ``r - lo d`` have no root on
+      ``(s_v, ∞)``, are ``>= 0`` at ``s_v`` and positive at ``s_v + 1``. So
+      ``Σ μ (q_μ + lo_μ) <= n / d <= Σ μ (q_μ + hi_μ)`` (``μ >= 0`` on the orthant).
+    * ``d`` in several generators (non-negative coefficients, positive constant): each term
+      ``c y^α`` of ``n`` over ``d`` lies between 0 and ``c y^{α-β} / d_β``, with ``d_β y^β`` a term
+      of ``d`` that divides ``y^α``.
+
+    Parameters
+    ----------
+    numerator, denominator : sympy.Poly
+        The same generators; ``d > 0`` on the range (checked: exact root counting, or the signs of
+        the coefficients).
+    shifts : dict of sympy.Symbol to int, optional
+        ``s_v >= 0`` per generator.
+
+    Returns
+    -------
+    Envelope
+
+    Raises
+    ------
+    InvalidParameterError
+        ``d`` not positive on the range (a pole, or a sign change).
+
+    Examples
+    --------
+    >>> x = sympy.Symbol("x")
+    >>> e = envelope(sympy.Poly(x, x), sympy.Poly(x + 2, x), {x: 2})           # x / (2 + x) on x >= 2
+    >>> e.lower.as_expr(), e.upper.as_expr(), e.asymptote.as_expr()
+    (1/2, 1, 1)
+    """
+    gens = numerator.gens
+    shifts = {v: sympy.Integer(s) for v, s in (shifts or {}).items() if s}
+    if denominator.is_ground:
+        poly = numerator.quo_ground(denominator.LC()) if not denominator.is_one else numerator
+        return Envelope.of_polynomial(poly)
+    used = [g for g, degree in zip(gens, denominator.degree_list(), strict=True) if degree > 0]
+    if len(used) > 1:
+        return _monomial_envelope(numerator, denominator, shifts)
+    v = used[0]
+    k = gens.index(v)
+    d = sympy.Poly(denominator.as_expr(), v, domain="QQ")
+    start = shifts.get(v, sympy.S.Zero)
+    if not (d.eval(start) > 0 and d.count_roots(start, None) == 0):
+        raise InvalidParameterError("rate", numerator.as_expr() / denominator.as_expr(),
+                                    f"has a denominator that is not positive for every {v} >= {start} (a pole)")
+    groups: dict[tuple, dict[int, object]] = {}
+    for monomial, coefficient in numerator.terms():
+        rest = (*monomial[:k], 0, *monomial[k + 1:])
+        groups.setdefault(rest, {})[monomial[k]] = coefficient
+    zero = sympy.Poly(0, *gens, domain="QQ")
+    lower, upper, asymptote = zero, zero, zero
+    for rest, coefficients in groups.items():
+        n = sympy.Poly(sum(c * v**e for e, c in coefficients.items()), v, domain="QQ")
+        q, r = n.div(d)
+        low, high = _remainder_range(r, d, start)
+        mono = sympy.Poly(sympy.Mul(*(g**e for g, e in zip(gens, rest, strict=True))), *gens, domain="QQ")
+        whole = sympy.Poly(q.as_expr(), *gens, domain="QQ") * mono
+        lower, upper, asymptote = lower + whole + mono * low, upper + whole + mono * high, asymptote + whole
+    return Envelope(lower, upper, asymptote, (numerator, denominator))
+
+
+#: Relative slack added to a floating-point estimate of a bound before it is proved exactly.
+_SLACK = sympy.Rational(1, 2**30)
+
+
+def _remainder_range(r: sympy.Poly, d: sympy.Poly, start: sympy.Integer) -> tuple[sympy.Rational, sympy.Rational]:
+    """Rationals ``lo <= r / d <= hi`` on ``[start, ∞)`` (``deg r < deg d``, ``d > 0`` there), proved
+    by exact root counting of ``hi d - r`` and ``r - lo d`` (a bound attained at ``start`` is exact)."""
+    if r.is_zero:
+        return sympy.S.Zero, sympy.S.Zero
+    rf = np.array([float(c) for c in r.all_coeffs()])
+    df = np.array([float(c) for c in d.all_coeffs()])
+    critical = np.roots(np.polysub(np.polymul(np.polyder(rf), df), np.polymul(rf, np.polyder(df))))
+    s = float(start)
+    points = [s] + [z.real for z in critical if abs(z.imag) < 1e-9 * (1 + abs(z)) and z.real > s]
+    points += list(s + np.geomspace(1e-3, 1e12, 400))
+    with np.errstate(all="ignore"):
+        values = [np.polyval(rf, p) / np.polyval(df, p) for p in points]
+    finite = [value for value in values if np.isfinite(value)] + [0.0]          # r / d -> 0 far out
+    ends = []
+    for estimate, side in ((max(finite), 1), (min(finite), -1)):
+        guess = sympy.Rational(estimate)
+        for k in range(13):                               # the estimate itself, then with growing slack
+            bound = guess + side * (abs(guess) + 1) * _SLACK * 16 ** (k - 1) if k else guess
+            gap = (bound * d - r) * side                # >= 0 on [start, ∞): no root beyond start, positive after
+            at_start = gap.eval(start)
+            if at_start >= 0 and gap.count_roots(start, None) == (at_start == 0) and gap.eval(start + 1) > 0:
+                break
+        else:
+            raise InvalidParameterError("rate", r.as_expr() / d.as_expr(), f"could not be bounded on [{start}, ∞)")
+        ends.append(bound)
+    return ends[1], ends[0]
+
+
+def _monomial_envelope(numerator: sympy.Poly, denominator: sympy.Poly, shifts: dict) -> Envelope:
+    """The envelope of ``n / d`` with ``d`` in several generators (:func:`envelope`), on the orthant."""
+    if shifts:
+        raise InvalidParameterError("shifts", shifts, "must be empty for a denominator in several counts")
+    terms = dict(denominator.terms())
+    if any(c < 0 for c in terms.values()) or denominator.coeff_monomial(1) <= 0:
+        raise InvalidParameterError("rate", numerator.as_expr() / denominator.as_expr(), "has a denominator in several "
+                                    "counts with a negative coefficient or no positive constant term: its sign on the "
+                                    "lattice is not decided")
+    gens = numerator.gens
+    lower = upper = sympy.Poly(0, *gens, domain="QQ")
+    for alpha, c in numerator.terms():
+        beta = max((b for b in terms if all(bi <= ai for bi, ai in zip(b, alpha, strict=True))), key=sum)
+        bound = sympy.Poly(sympy.Mul(*(g**(a - b) for g, a, b in zip(gens, alpha, beta, strict=True))) * c / terms[beta],
+                           *gens, domain="QQ")
+        if c > 0:
+            upper += bound
+        else:
+            lower += bound
+    return Envelope(lower, upper, None)
+
+
 def _eventual(expr: object, gens: tuple) -> tuple[sympy.Poly, Thresholds]:
+    """:func:`_rational` for expressions that must be polynomials far out."""
+    numerator, denominator, thresholds = _rational(expr, gens)
+    if not denominator.is_ground:
+        raise InvalidParameterError("rate", exact(expr), "is a rational function of the counts, not a polynomial far out "
+                                                         "(rewards, and the comparisons inside rates, must be)")
+    return numerator, thresholds
+
+
+def _one(gens: tuple) -> sympy.Poly:
+    return sympy.Poly(1, *gens, domain="QQ")
+
+
+def _positive(numerator: sympy.Poly, denominator: sympy.Poly, thresholds: Thresholds
+              ) -> tuple[sympy.Poly, sympy.Poly, Thresholds]:
+    """``n / d`` with common factors cancelled and ``d`` made positive far out (``d = 1`` if constant)."""
+    if denominator.is_zero:
+        raise InvalidParameterError("rate", numerator.as_expr(), "divides by zero")
+    if not denominator.is_ground:
+        numerator, denominator = numerator.cancel(denominator, include=True)
+    if denominator.is_ground:
+        return numerator.quo_ground(denominator.LC()), _one(numerator.gens), thresholds
+    used = [g for g, degree in zip(denominator.gens, denominator.degree_list(), strict=True) if degree > 0]
+    if len(used) > 1:
+        if all(c <= 0 for _, c in denominator.terms()):
+            numerator, denominator = -numerator, -denominator
+        if any(c < 0 for _, c in denominator.terms()) or denominator.coeff_monomial(1) <= 0:
+            raise InvalidParameterError("rate", numerator.as_expr() / denominator.as_expr(), "has a denominator in "
+                                        "several counts with a negative coefficient or no positive constant term: its "
+                                        "sign on the lattice is not decided")
+        return numerator, denominator, thresholds
+    sign, t = _sign_beyond(denominator)
+    if sign < 0:
+        numerator, denominator = -numerator, -denominator
+    return numerator, denominator, _merge(thresholds, t)
+
+
+def _compare(left: tuple, right: tuple) -> sympy.Poly:
+    """A polynomial with the sign of ``left - right`` (fractions with positive denominators)."""
+    return left[0] * right[1] - right[0] * left[1]
+
+
+def _rational(expr: object, gens: tuple) -> tuple[sympy.Poly, sympy.Poly, Thresholds]:
     expr = exact(expr)
     if expr.is_Number:
         if not expr.is_Rational:
             raise InvalidParameterError("rate", expr, "must be a finite real number")
-        return sympy.Poly(expr, *gens, domain="QQ"), {}
+        return sympy.Poly(expr, *gens, domain="QQ"), _one(gens), {}
     if expr in gens:
-        return sympy.Poly(expr, *gens, domain="QQ"), {}
+        return sympy.Poly(expr, *gens, domain="QQ"), _one(gens), {}
     if isinstance(expr, sympy.Add | sympy.Mul):
-        parts = [_eventual(a, gens) for a in expr.args]
-        poly = parts[0][0]
-        for p, _ in parts[1:]:
-            poly = poly + p if isinstance(expr, sympy.Add) else poly * p
-        return poly, _merge(*(t for _, t in parts))
-    if isinstance(expr, sympy.Pow) and expr.exp.is_Integer and expr.exp >= 0:
-        base, t = _eventual(expr.base, gens)
-        return base ** int(expr.exp), t
+        parts = [_rational(a, gens) for a in expr.args]
+        n, d, threshold = parts[0]
+        for pn, pd, t in parts[1:]:
+            threshold = _merge(threshold, t)
+            if isinstance(expr, sympy.Mul):
+                n, d = n * pn, d * pd
+            elif d == pd:
+                n = n + pn
+            else:
+                n, d = n * pd + pn * d, d * pd
+            n, d, threshold = _positive(n, d, threshold)
+        return n, d, threshold
+    if isinstance(expr, sympy.Pow) and expr.exp.is_Integer:
+        n, d, t = _rational(expr.base, gens)
+        k = int(expr.exp)
+        return _positive(n ** k, d ** k, t) if k >= 0 else _positive(d ** -k, n ** -k, t)
     if isinstance(expr, sympy.Min | sympy.Max):
-        parts = [_eventual(a, gens) for a in expr.args]
-        best = parts[0][0]
-        threshold = _merge(*(t for _, t in parts))
-        for p, _ in parts[1:]:
-            sign, t = _sign_beyond(p - best)
+        parts = [_rational(a, gens) for a in expr.args]
+        best = parts[0]
+        threshold = _merge(*(t for _, _, t in parts))
+        for part in parts[1:]:
+            sign, t = _sign_beyond(_compare(part, best))
             threshold = _merge(threshold, t)
             if (sign < 0) if isinstance(expr, sympy.Min) else (sign > 0):
-                best = p
-        return best, threshold
+                best = part
+        return best[0], best[1], threshold
     if isinstance(expr, sympy.Abs):
-        p, t = _eventual(expr.args[0], gens)
-        sign, t_sign = _sign_beyond(p)
-        return (-p if sign < 0 else p), _merge(t, t_sign)
+        n, d, t = _rational(expr.args[0], gens)
+        sign, t_sign = _sign_beyond(n)
+        return (-n if sign < 0 else n), d, _merge(t, t_sign)
     if isinstance(expr, sympy.Heaviside):
-        p, t = _eventual(expr.args[0], gens)
-        sign, t_sign = _sign_beyond(p)
+        n, _, t = _rational(expr.args[0], gens)
+        sign, t_sign = _sign_beyond(n)
         if sign == 0:
-            return _eventual(expr.args[1] if len(expr.args) > 1 else sympy.Rational(1, 2), gens)
-        return sympy.Poly(1 if sign > 0 else 0, *gens, domain="QQ"), _merge(t, t_sign)
+            return _rational(expr.args[1] if len(expr.args) > 1 else sympy.Rational(1, 2), gens)
+        return sympy.Poly(1 if sign > 0 else 0, *gens, domain="QQ"), _one(gens), _merge(t, t_sign)
     if isinstance(expr, sympy.Piecewise):
         threshold: Thresholds = {}
         for value, condition in expr.args:
             holds, t = _truth(condition, gens)
             threshold = _merge(threshold, t)
             if holds:
-                p, t_value = _eventual(value, gens)
-                return p, _merge(threshold, t_value)
+                n, d, t_value = _rational(value, gens)
+                return n, d, _merge(threshold, t_value)
         raise InvalidParameterError("rate", expr, "is undefined for large values (no branch of the Piecewise holds)")
     names = ", ".join(map(str, gens))
-    raise InvalidParameterError("rate", expr, "must be built from polynomials, Min, Max, Abs, Heaviside and Piecewise "
-                                              f"in {names} for the drift to be proved symbolically")
+    raise InvalidParameterError("rate", expr, "must be built from polynomials, quotients of them, Min, Max, Abs, "
+                                              f"Heaviside and Piecewise in {names} for the drift to be proved symbolically")
