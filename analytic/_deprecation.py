@@ -21,7 +21,22 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 #: Old module name -> new module name.
-MOVED_MODULES: dict[str, str] = {}
+MOVED_MODULES: dict[str, str] = {
+    "analytic.ctmc.compensated": "analytic._double_double",
+    "analytic.ctmc.balance": "analytic.ctmc._balance",
+    "analytic.ctmc.certificate": "analytic.ctmc._certificate",
+    "analytic.ctmc.extended": "analytic.ctmc._extended",
+    "analytic.ctmc.gth": "analytic.ctmc._gth",
+    "analytic.ctmc.krylov": "analytic.ctmc._krylov",
+    "analytic.ctmc.multilevel": "analytic.ctmc._multilevel",
+    "analytic.ctmc.ordering": "analytic.ctmc._ordering",
+    "analytic.ctmc.preconditioner": "analytic.ctmc._preconditioner",
+    "analytic.ctmc.refinement": "analytic.ctmc._refinement",
+    "analytic.ctmc.reversible": "analytic.ctmc._reversible",
+    "analytic.ctmc.rounding": "analytic.ctmc._rounding",
+    "analytic.ctmc.spanning": "analytic.ctmc._spanning",
+    "analytic.splitting.engine": "analytic.splitting._engine",
+}
 
 
 def warn(old: str, new: str, stacklevel: int = 3) -> None:

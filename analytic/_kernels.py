@@ -21,6 +21,8 @@ from typing import Any
 import numba
 from numba.core import event
 
+from analytic import _double_double
+
 _log = logging.getLogger(__name__)
 NOTICE = ("analytic is compiling its numba kernels on first use (once per install: about 20 s of CPU for the exact "
           "solver or a simulator); later runs load them from numba's cache")
@@ -36,6 +38,11 @@ def kernel(function: Any = None, **options: Any) -> Any:
     compiled = numba.njit(cache=True, **options)(function)
     _KERNELS.add(compiled)
     return compiled
+
+
+#: :func:`analytic._double_double.two_sum` and ``two_product`` compiled for kernels (inlined where called).
+two_sum = kernel(inline="always")(_double_double.two_sum)
+two_product = kernel(inline="always")(_double_double.two_product)
 
 
 class _FirstCompile(event.Listener):

@@ -64,18 +64,14 @@ would need more memory than is available (about 320 bytes of work arrays a value
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from fractions import Fraction
-from functools import cache
 from typing import Any
 
-import mpmath
 import numpy as np
 from scipy import special
 
+from analytic._incomplete_gamma import deviance, erlang_b_exact, erlang_parts, log_poisson, stirlerr
 from analytic.errors import ConvergenceError, InvalidParameterError, UnstableSystemError, describe
 from analytic.memory import available_bytes, fits
-from analytic.reproduce import Row, reproduces
 from analytic.validation import integer, real_array
 
 __all__ = [
@@ -90,440 +86,8 @@ __all__ = [
     "loss_response_time",
 ]
 
-#: Temme's expansion is used for s >= _TEMME_SERVERS and load/servers in _TEMME_RATIO.
-_TEMME_SERVERS = 20.0
-_TEMME_RATIO = (0.35, 2.0)
-#: Terms in 1/s (k < _TEMME_TERMS) and Taylor terms in η (n < _TEMME_ORDER) of Temme's sum.
-_TEMME_TERMS = 13
-_TEMME_ORDER = 30
-#: (smallest s, terms used): the first omitted term |c_K(η)| s^{-K} stays below 3e-19 for |η| < 1.
-_TEMME_TIERS = ((1e6, 3), (1e4, 4), (1e3, 5), (200.0, 7), (_TEMME_SERVERS, _TEMME_TERMS))
 #: Largest server count accepted (accuracy is measured up to 1e9 and spot-checked at 1e15).
 MAX_SERVERS = 1e15
-#: bd0 is refined to double-double between these values (see _deviance).
-_DOUBLE_DEVIANCE = (3.0, 750.0)
-#: Iteration cap of the series and the continued fraction (they need at most about 110).
-_MAX_TERMS = 500
-
-_LN2_HI = 6.93147180369123816490e-01  # fdlibm's split of log 2: _LN2_HI has 32 trailing zero bits
-_LN2_LO = 1.90821492927058770002e-10
-_SQRT_HALF = math.sqrt(0.5)
-_LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
-
-
-# ---------------------------------------------------------------------------------------------
-# Double-double arithmetic (Dekker, Knuth): a value is an unevaluated sum hi + lo of two doubles.
-# ---------------------------------------------------------------------------------------------
-
-
-def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """hi + lo = a + b exactly."""
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
-
-
-def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    t = 134217729.0 * a  # 2^27 + 1
-    hi = t - (t - a)
-    return hi, a - hi
-
-
-def _two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """hi + lo = a * b exactly (barring overflow)."""
-    p = a * b
-    ah, al = _split(a)
-    bh, bl = _split(b)
-    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
-
-
-def _dd_mul(a_hi: np.ndarray, a_lo: np.ndarray, b_hi: np.ndarray, b_lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    p, e = _two_prod(a_hi, b_hi)
-    return _two_sum(p, e + a_hi * b_lo + a_lo * b_hi)
-
-
-def _dd_div(a_hi: np.ndarray, a_lo: np.ndarray, b_hi: np.ndarray, b_lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    q = a_hi / b_hi
-    p_hi, p_lo = _two_prod(q, b_hi)
-    return _two_sum(q, ((a_hi - p_hi) - p_lo + a_lo - q * b_lo) / b_hi)
-
-
-def _dd_log(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """log x in double-double for positive finite x (relative error about 1e-19).
-
-    x = m 2^e with m in [√½, √2); log m = 2 atanh(w), w = (m-1)/(m+1), |w| <= 0.172: the leading
-    2w is carried in double-double, the rest of the atanh series (at most 1% of it) in double.
-    """
-    m, e = np.frexp(x)
-    low = m < _SQRT_HALF
-    m = np.where(low, 2 * m, m)
-    e = (e - low).astype(float)
-    num = m - 1.0  # exact (Sterbenz)
-    den_hi, den_lo = _two_sum(m, np.ones_like(m))
-    w = num / den_hi
-    p_hi, p_lo = _two_prod(w, den_hi)
-    w_lo = ((num - p_hi) - p_lo - w * den_lo) / den_hi
-    tail = w * w * _atanh_tail(w * w, last=11)  # sum_{j>=1} w^{2j} / (2j+1), w^2 <= 0.0295: 0.0295^11 < 2e-17
-    hi, lo = _two_sum(e * _LN2_HI, 2 * w)
-    return _two_sum(hi, lo + e * _LN2_LO + 2 * w_lo + 2 * w * tail)
-
-
-def _deviance(s: np.ndarray, a: np.ndarray, exact: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """bd0(s, a) = s log(s/a) + a - s >= 0 for s > 0 and a > 0, as hi + lo.
-
-    Loader, *Fast and accurate computation of binomial probabilities* (2000): near a = s,
-    bd0 = (s-a) v + 2 s sum_{j>=1} v^{2j+1}/(2j+1) with v = (s-a)/(s+a), else
-    s log(s/a) + a - s. In double (lo = 0) when ``exact`` is False, and where bd0 <= 3 near a = s
-    (absolute error below 1e-15) or bd0 >= 750 (then E < 1e-300 and only log E matters, to
-    relative precision); in double-double (:func:`_deviance_dd`) elsewhere.
-    """
-    hi = np.empty_like(s)
-    near = np.abs(s - a) <= 0.25 * (s + a)
-    x, m = s[near], a[near]
-    v = (x - m) / (x + m)
-    hi[near] = (x - m) * v + 2 * x * v**3 * _atanh_tail(v * v)
-    x, m = s[~near], a[~near]
-    with np.errstate(over="ignore", under="ignore", divide="ignore"):
-        ratio = x / m
-        log_ratio = np.where((ratio > 0) & (ratio < np.inf), np.log(ratio), np.log(x) - np.log(m))
-    hi[~near] = x * log_ratio + (m - x)
-    lo = np.zeros_like(s)
-    if exact:
-        refine = (hi < _DOUBLE_DEVIANCE[1]) & (~near | (hi > _DOUBLE_DEVIANCE[0]))
-        if refine.any():
-            hi[refine], lo[refine] = _deviance_dd(s[refine], a[refine])
-    return hi, lo
-
-
-def _atanh_tail(v2: np.ndarray, first: int = 1, last: int = 14) -> np.ndarray:
-    """sum_{first<=j<=last} v^{2(j-first)} / (2j+1): to 1e-17 relative for v^2 <= 1/16 with last = 14."""
-    total = np.zeros_like(v2)
-    for j in range(last, first - 1, -1):
-        total = total * v2 + 1.0 / (2 * j + 1)
-    return total
-
-
-def _deviance_dd(s: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """bd0(s, a) in double-double (relative error about 1e-18).
-
-    Near a = s the terms (s-a) v and 2 s v^3/3 of Loader's series are carried in double-double,
-    the rest (below 0.4% of bd0) in double; elsewhere bd0 = s (log s - log a) + (a - s) with
-    double-double logarithms.
-    """
-    hi = np.empty_like(s)
-    lo = np.empty_like(s)
-    near = np.abs(s - a) <= 0.25 * (s + a)
-    if near.any():
-        x, m = s[near], a[near]
-        d = x - m  # exact: m lies within [0.6 x, 1.67 x]
-        zero = np.zeros_like(d)
-        total = _two_sum(x, m)
-        lead = _dd_div(*_two_prod(d, d), *total)  # (s-a)^2/(s+a) = (s-a) v
-        v = _dd_div(d, zero, *total)
-        v3 = _dd_mul(*_dd_mul(*v, *v), *v)
-        cube = _dd_div(*_dd_mul(*v3, 2 * x, zero), np.full_like(x, 3.0), zero)
-        h, low = _two_sum(lead[0], cube[0])
-        rest = 2 * x * v3[0] * v[0] * v[0] * _atanh_tail(v[0] * v[0], first=2)
-        hi[near], lo[near] = _two_sum(h, low + lead[1] + cube[1] + rest)
-    far = ~near
-    if far.any():
-        x, m = s[far], a[far]
-        ls_hi, ls_lo = _dd_log(x)
-        la_hi, la_lo = _dd_log(m)
-        l_hi, l_lo = _two_sum(ls_hi, -la_hi)
-        l_lo = l_lo + (ls_lo - la_lo)
-        p_hi, p_lo = _two_prod(x, l_hi)
-        d_hi, d_lo = _two_sum(m, -x)
-        h, low = _two_sum(p_hi, d_hi)
-        hi[far], lo[far] = _two_sum(h, low + p_lo + x * l_lo + d_lo)
-    return hi, lo
-
-
-# ---------------------------------------------------------------------------------------------
-# Exact rational coefficients: Stirling series and Temme's c_k(η)
-# ---------------------------------------------------------------------------------------------
-
-
-def _bernoulli(count: int) -> list[Fraction]:
-    """B_0, ..., B_{count-1} (Akiyama–Tanigawa algorithm, B_1 = +1/2)."""
-    row: list[Fraction] = []
-    numbers = []
-    for m in range(count):
-        row.append(Fraction(1, m + 1))
-        for j in range(m, 0, -1):
-            row[j - 1] = j * (row[j - 1] - row[j])
-        numbers.append(row[0])
-    return numbers
-
-
-#: stirlerr(s) = log Γ(s+1) - (s+½) log s + s - ½ log 2π ~ sum_m B_2m / (2m (2m-1) s^(2m-1)).
-_STIRLING_SERIES = tuple(float(b / (2 * m * (2 * m - 1))) for m, b in enumerate(_bernoulli(18)[2::2], start=1))
-
-
-def _stirlerr(s: np.ndarray) -> np.ndarray:
-    """log Γ(s+1) - (s+½) log s + s - ½ log 2π for s >= 1 (absolute error below 3e-15)."""
-    out = np.empty_like(s)
-    large = s >= 10
-    x = s[large]
-    inv2 = (1.0 / x) ** 2
-    acc = np.zeros_like(x)
-    for c in reversed(_STIRLING_SERIES):  # 8 terms: next one is below 2e-18 for s >= 10
-        acc = acc * inv2 + c
-    out[large] = acc / x
-    x = s[~large]
-    out[~large] = special.gammaln(x + 1) - (x + 0.5) * np.log(x) + x - _LOG_SQRT_2PI
-    return out
-
-
-@cache
-def _temme_coefficients(terms: int = _TEMME_TERMS, order: int = _TEMME_ORDER) -> np.ndarray:
-    """Taylor coefficients d[k, n] of Temme's c_k(η) = sum_n d[k, n] η^n, exact then rounded.
-
-    With λ = a/s and ½η² = λ - 1 - log λ (DLMF 8.12.1): μ = λ - 1 = sum_j m_j η^j solves
-    μ μ' = η (1 + μ); c_0 = 1/μ - 1/η and c_k = (1/η) c_{k-1}' + (-1)^k g_k / μ (DLMF 8.12.7-8.12.9),
-    g_k the Stirling coefficients, Γ(z) ~ √(2π/z) (z/e)^z sum_k g_k z^{-k}. Each step loses two
-    orders, so the series start 2·terms longer. The poles at η = 0 cancel exactly (asserted).
-    """
-    size = order + 2 * terms + 2
-    mu = [Fraction(0), Fraction(1)] + [Fraction(0)] * size
-    for n in range(2, size + 1):  # coefficient of η^n in μ μ' = η + η μ gives (n+1) m_n = ...
-        mu[n] = (mu[n - 1] - sum(mu[i] * (n + 1 - i) * mu[n + 1 - i] for i in range(2, n))) / (n + 1)
-    recip = [Fraction(1)] + [Fraction(0)] * size  # η/μ = 1 / (1 + m_2 η + m_3 η^2 + ...)
-    for n in range(1, size + 1):
-        recip[n] = -sum(mu[j + 1] * recip[n - j] for j in range(1, n + 1))
-    # g_k from log sum g_k x^k = sum_m B_2m/(2m(2m-1)) x^(2m-1) (exponentiated series)
-    bern = _bernoulli(terms + 3)
-    log_series = [Fraction(0)] * (terms + 1)
-    for m in range(1, terms // 2 + 2):
-        if 2 * m - 1 <= terms:
-            log_series[2 * m - 1] = bern[2 * m] / (2 * m * (2 * m - 1))
-    g = [Fraction(1)] + [Fraction(0)] * terms
-    for n in range(1, terms + 1):
-        g[n] = sum(j * log_series[j] * g[n - j] for j in range(1, n + 1)) / n
-    c = recip[1:size + 1]  # c_0 = 1/μ - 1/η
-    table = [c[:order]]
-    for k in range(1, terms):
-        sign = (-1) ** k
-        assert c[1] + sign * g[k] == 0, "Temme coefficients: pole at η = 0 does not cancel"
-        c = [(j + 2) * c[j + 2] + sign * g[k] * recip[j + 1] for j in range(len(c) - 2)]
-        table.append(c[:order])
-    return np.array([[float(x) for x in row] for row in table])
-
-
-def _truncated(table: np.ndarray, eta_max: float, inv_servers: float) -> np.ndarray:
-    """The columns (powers of η) of the table that matter: the dropped ones sum to below 1e-19."""
-    weights = inv_servers ** np.arange(table.shape[0])[:, None] * eta_max ** np.arange(table.shape[1])
-    tail = np.cumsum((np.abs(table) * weights).max(axis=0)[::-1])[::-1]
-    needed = np.flatnonzero(tail >= 1e-19)
-    return table[:, :needed[-1] + 1]
-
-
-def _temme_sum(eta: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """sum_{k<K} c_k(η) s^{-k}, K from _TEMME_TIERS: Horner in η for all c_k at once, then in 1/s."""
-    coefficients = _temme_coefficients()
-    out = np.empty_like(s)
-    pending = np.ones(s.shape, dtype=bool)
-    for lowest, terms in _TEMME_TIERS:
-        tier = pending & (s >= lowest)
-        pending &= ~tier
-        e, inv = eta[tier], 1.0 / s[tier]
-        table = _truncated(coefficients[:terms], float(np.abs(e).max(initial=0.0)), 1.0 / lowest)
-        by_term = np.repeat(table[:, -1:], e.size, axis=1)  # row k: c_k(η) for every element
-        for n in range(table.shape[1] - 2, -1, -1):
-            by_term *= e
-            by_term += table[:, n:n + 1]
-        total = by_term[-1]
-        for k in range(terms - 2, -1, -1):
-            total = total * inv + by_term[k]
-        out[tier] = total
-    return out
-
-
-# ---------------------------------------------------------------------------------------------
-# The evaluation regions. Each returns, for its subset, either x = 1/E - 1 (when a > s, E is not
-# small) or the pair (log p as double-double, Q(s+1, a)) with E = p / Q(s+1, a).
-# ---------------------------------------------------------------------------------------------
-
-
-def _log_poisson(s: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """log(a^s e^{-a} / Γ(s+1)) as double-double (s > 0, a > 0)."""
-    hi = np.empty_like(s)
-    lo = np.zeros_like(s)
-    small = s < 1  # no cancellation: every term is O(1) or O(a) with a <= 3 or a <= s
-    x, m = s[small], a[small]
-    hi[small] = x * np.log(m) - m - special.gammaln(1 + x)
-    big = ~small
-    if big.any():
-        x = s[big]
-        hi[big], lo[big] = _saddle_point(x, *_deviance(x, a[big]), _stirlerr(x))
-    return hi, lo
-
-
-def _saddle_point(s: np.ndarray, dev_hi: np.ndarray, dev_lo: np.ndarray,
-                  stirling: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """log p = -bd0 - ½ log(2πs) - stirlerr(s) as double-double (Loader's saddle-point form)."""
-    hi, lo = _two_sum(-dev_hi, -(0.5 * np.log(s) + _LOG_SQRT_2PI + stirling))
-    return hi, lo - dev_lo
-
-
-def _until_converged(step, arrays: tuple[np.ndarray, ...], what: str) -> np.ndarray:
-    """Iterate ``arrays, done = step(n, *arrays)`` for n = 1, 2, ... until every element is done.
-
-    Returns arrays[0] of each element once it is done. Elements that are done keep iterating
-    (harmlessly) until half of the active ones are, then the arrays shrink to the rest.
-    """
-    out = np.empty_like(arrays[0])
-    index = np.arange(out.size)
-    finished = np.zeros(out.size, dtype=bool)
-    for n in range(1, _MAX_TERMS):
-        arrays, done = step(n, *arrays)
-        finished |= done
-        count = np.count_nonzero(finished)
-        if count and 2 * count >= index.size:
-            out[index[finished]] = arrays[0][finished]
-            keep = ~finished
-            index, finished, arrays = index[keep], finished[keep], tuple(x[keep] for x in arrays)
-            if index.size == 0:
-                return out
-    raise ConvergenceError(f"Erlang B {what} did not converge in {_MAX_TERMS} terms")
-
-
-def _lower_gamma(s: np.ndarray, a: np.ndarray, poisson: np.ndarray) -> np.ndarray:
-    """P(s+1, a) = p sum_{n>=1} a^n / ((s+1)(s+2)...(s+n)) for a <= s, to absolute 1e-17.
-
-    At most about 60 terms; fewer where the Poisson term p is small (only p T matters, against
-    Q(s+1, a) = 1 - p T >= ½).
-    """
-
-    def step(n, total, term, s, a):
-        term = term * (a / (s + n))
-        total = total + term
-        return (total, term, s, a), term <= 1e-17 * np.minimum(total, 1.0)
-
-    return _until_converged(step, (np.zeros_like(s), poisson, s, a), "power series")
-
-
-def _continued_fraction(s: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """1/E - 1 from Legendre's continued fraction for Γ(s+1, a) (DLMF 8.9.2, even part).
-
-    Γ(s+1, a) e^a / a^{s+1} = 1/(a - s + s/K_1), K_j = a - s + 2j + (j+1)(s-j)/K_{j+1};
-    so 1/E - 1 = s (1 - 1/K_1) / (a - s + s/K_1). K_1 by the modified Lentz algorithm.
-    """
-    gap = a - s
-
-    def step(n, value, c, d, s, gap):
-        j = n + 1
-        numerator = j * (s - j + 1)
-        b = gap + 2 * j
-        d = b + numerator * d
-        d[d == 0] = 1e-300
-        c = b + numerator / c
-        c[c == 0] = 1e-300
-        d = 1.0 / d
-        delta = c * d
-        return (value * delta, c, d, s, gap), np.abs(delta - 1) <= 2.3e-16  # one unit in the last place of 1
-
-    start = gap + 2.0
-    inv = 1.0 / _until_converged(step, (start, start.copy(), np.zeros_like(s), s, gap), "continued fraction")
-    return s * (1 - inv) / (gap + s * inv)
-
-
-@dataclass(frozen=True)
-class _Parts:
-    """E_s(a) in the two well-conditioned forms, per element (see _erlang_parts)."""
-
-    ratio: np.ndarray      # bool: E = 1 / (1 + x); else E = exp(log_p) / q
-    x: np.ndarray          # 1/E - 1 where ratio
-    log_p_hi: np.ndarray   # log p (double-double) where not ratio
-    log_p_lo: np.ndarray
-    q: np.ndarray          # Q(s+1, a) where not ratio
-
-    def value(self) -> np.ndarray:
-        with np.errstate(under="ignore"):
-            by_p = np.exp(self.log_p_hi) * (1 + self.log_p_lo) / self.q
-        return np.where(self.ratio, 1.0 / (1.0 + self.x), by_p)
-
-    def log(self) -> np.ndarray:
-        return np.where(self.ratio, -np.log1p(self.x), self.log_p_hi + (self.log_p_lo - np.log(self.q)))
-
-    def complement(self) -> np.ndarray:
-        """1 - E without cancellation."""
-        return np.where(self.ratio, self.x / (1.0 + self.x), 1.0 - self.value())
-
-
-def _erlang_parts(s: np.ndarray, a: np.ndarray) -> _Parts:
-    """Dispatch every (s, a) to its region; s, a are validated 1-d float arrays."""
-    n = s.size
-    parts = _Parts(np.zeros(n, dtype=bool), np.zeros(n), np.zeros(n), np.zeros(n), np.ones(n))
-    trivial = (s == 0) | (a == 0)  # E_0(a) = 1; E_s(0) = 0 for s > 0
-    parts.ratio[s == 0] = True
-    parts.log_p_hi[(a == 0) & (s > 0)] = -np.inf
-    temme = ~trivial & (s >= _TEMME_SERVERS) & (a >= _TEMME_RATIO[0] * s) & (a <= _TEMME_RATIO[1] * s)
-    series = ~trivial & ~temme & (a <= s)
-    small_order = ~trivial & ~temme & ~series & (a < 1) & (s != np.floor(s))
-    ratio_regions = ((temme & (a >= s), _temme_ratio), (small_order, _small_order),
-                     (~trivial & ~temme & ~series & ~small_order, _continued_fraction))
-    for region, method in ratio_regions:
-        if region.any():
-            parts.ratio[region] = True
-            parts.x[region] = method(s[region], a[region])
-    for region, method in ((temme & (a < s), _temme_quotient), (series, _series_quotient)):
-        if region.any():
-            parts.log_p_hi[region], parts.log_p_lo[region], parts.q[region] = method(s[region], a[region])
-    return parts
-
-
-def _temme_ratio(s: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """1/E - 1 = Q(s, a)/p = e^{stirlerr(s)} (√(πs/2) erfcx(y) + sum_k c_k(η) s^{-k}) for a >= s."""
-    y = np.sqrt(_deviance(s, a, exact=False)[0])
-    return np.exp(_stirlerr(s)) * (np.sqrt(np.pi * s / 2) * special.erfcx(y) + _temme_sum(y * np.sqrt(2 / s), s))
-
-
-def _temme_quotient(s: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """log p and Q(s+1, a) = Q(s, a) + p = 1 - ½ erfc(|y|) + e^{-y²} (sum_k c_k(η) s^{-k} + e^{-stirlerr}) / √(2πs)."""
-    dev_hi, dev_lo = _deviance(s, a)
-    stirling = _stirlerr(s)
-    y = -np.sqrt(dev_hi)
-    upper = (1 - 0.5 * special.erfc(-y)
-             + np.exp(-dev_hi) * (_temme_sum(y * np.sqrt(2 / s), s) + np.exp(-stirling)) / np.sqrt(2 * np.pi * s))
-    return (*_saddle_point(s, dev_hi, dev_lo, stirling), upper)
-
-
-def _series_quotient(s: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """log p and Q(s+1, a) = 1 - p T for a <= s."""
-    hi, lo = _log_poisson(s, a)
-    return hi, lo, 1 - _lower_gamma(s, a, np.exp(hi) * (1 + lo))
-
-
-def _small_order(s: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """1/E - 1 = s e^a a^{-s} Γ(s, a) for non-integer s < a < 1, to full relative precision as s -> 0.
-
-    Γ(s, a) = (Γ(1+s) - 1)/s - (a^s - 1)/s - a^s sum_{n>=1} (-a)^n / (n! (s+n)) (from
-    Γ(s) - γ(s, a)); each piece stays O(1) as s -> 0, where their sum tends to E_1(a).
-    """
-    log_a = np.log(a)
-    term = np.ones_like(a)
-    series = np.zeros_like(a)
-    for n in range(1, 24):  # a < 1: 1/24! < 1.7e-24
-        term = term * (-a / n)
-        series += term / (s + n)
-    upper = np.expm1(_lgamma1p(s)) / s - np.expm1(s * log_a) / s - np.exp(s * log_a) * series
-    return s * np.exp(a - s * log_a) * upper
-
-
-#: ζ(k) for k = 2..56: log Γ(1+s) = -γ s + sum_k ζ(k) (-s)^k / k.
-_ZETA = special.zeta(np.arange(2, 57), 1)
-
-
-def _lgamma1p(s: np.ndarray) -> np.ndarray:
-    """log Γ(1+s) for 0 <= s < 1 with full relative precision as s -> 0 (Taylor series for s <= ½)."""
-    acc = np.zeros_like(s)
-    for k in range(len(_ZETA) + 1, 1, -1):  # 0.5^56/56 < 3e-19
-        acc = acc * (-s) + _ZETA[k - 2] / k
-    out = s * (-np.euler_gamma + s * acc)
-    large = s > 0.5
-    out[large] = special.gammaln(1 + s[large])
-    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -641,7 +205,7 @@ def erlang_b(servers: Any, load: Any, precision: int | None = None) -> Any:
     if precision is not None:
         return _erlang_b_mpmath(s, a, precision)
     shape, (s, a) = _broadcast(s, a)
-    return _shaped(_erlang_parts(s, a).value(), shape)
+    return _shaped(erlang_parts(s, a).value(), shape)
 
 
 def log_erlang_b(servers: Any, load: Any) -> Any:
@@ -673,171 +237,19 @@ def log_erlang_b(servers: Any, load: Any) -> Any:
     """
     shape, (s, a) = _broadcast(_server_count("servers", servers), _nonnegative("load", load))
     with np.errstate(divide="ignore"):
-        return _shaped(_erlang_parts(s, a).log(), shape)
+        return _shaped(erlang_parts(s, a).log(), shape)
 
 
 #: Most decimal digits erlang_b evaluates with mpmath.
 MAX_PRECISION = 1000
-#: Guard bits of the exact sums: n terms carry at most n²/2 units of truncation error plus a dropped
-#: tail of at most s + n units (n < 2**24 by the budget, s <= 1e15 < 2**50), so 112 bits leave the
-#: requested digits exact.
-_GUARD_BITS = 112
-#: Seconds per term of the exact sums: 0.45 µs plus 0.1 ns per bit (0.47 µs at 230 bits, 0.79 µs at 3400).
-_SECONDS_PER_TERM = (0.45e-6, 1e-10)
-#: Seconds of :func:`_quadrature` at s = a = 1e9 to 1e12 by decimal digits (measured; log-log interpolated).
-_QUADRATURE_SECONDS = ((50, 0.07), (100, 0.17), (300, 2.7), (500, 22.0), (1000, 550.0))
-#: The exact sums are used when they take at most this long, or less than the quadrature would.
-_SUM_SECONDS = 2.0
 
 
 def _erlang_b_mpmath(s: np.ndarray, a: np.ndarray, digits: Any) -> Any:
-    """E_s(a) at ``digits`` decimal digits for every broadcast pair (see :func:`erlang_b_exact`)."""
+    """E_s(a) at ``digits`` decimal digits for every broadcast pair (see ``analytic._incomplete_gamma.erlang_b_exact``)."""
     if integer("precision", digits, meaning=" (decimal digits)") > MAX_PRECISION:
         raise InvalidParameterError("precision", digits, f"must be at most {MAX_PRECISION} decimal digits")
     _broadcast_shape(s, a, bytes_per_value=_BYTES_PER_VALUE + int(digits))
-    return np.frompyfunc(lambda si, ai: _erlang_b_exact(float(si), float(ai), int(digits)), 2, 1)(s, a)
-
-
-def _erlang_b_exact(s: float, a: float, digits: int) -> mpmath.mpf:
-    """E_s(a) to ``digits`` decimal digits (mpmath ``mpf``), by exact sums in integer fixed point.
-
-    Both inputs are dyadic rationals, so every ratio of the sums below is a quotient of integers:
-    they are summed in fixed point with ``bits`` = digits·log2(10) + 112 fractional bits, then
-    mpmath supplies the one transcendental factor each needs (a Poisson term, a power, an
-    exponential). s >= 1 and a <= s: :func:`_lower_sum`; s >= 1 and a > s: :func:`_upper_sum`;
-    s < 1: :func:`_small_order_inverse`. The sums need about √(2 s bits log 2) terms near a = s
-    (:func:`_sum_terms`); where they would take more than two seconds and more than the quadrature
-    (s above about 4e10 near a = s at 50 digits, above 6e13 at 1000), :func:`_quadrature`.
-    """
-    if s == 0 or a == 0:
-        return mpmath.mpf(1 if s == 0 else 0)
-    bits = math.ceil(digits * math.log2(10)) + _GUARD_BITS
-    sum_seconds = _sum_terms(s, a, bits) * (_SECONDS_PER_TERM[0] + _SECONDS_PER_TERM[1] * bits)
-    digit_points, seconds = zip(*_QUADRATURE_SECONDS, strict=True)
-    quadrature_seconds = math.exp(np.interp(math.log(digits), np.log(digit_points), np.log(seconds)))
-    with mpmath.workprec(bits):
-        if s < 1:
-            value = 1 / _small_order_inverse(s, a, bits)
-        elif sum_seconds <= max(_SUM_SECONDS, quadrature_seconds):
-            value = _lower_sum(s, a, bits) if a <= s else _upper_sum(s, a, bits)
-        else:
-            value = 1 / _quadrature(mpmath.mpf(s), mpmath.mpf(a))
-    with mpmath.workdps(digits):
-        return +value
-
-
-def _sum_terms(s: float, a: float, bits: int) -> float:
-    """Terms of :func:`_lower_sum` (a <= s) or :func:`_upper_sum` (a > s) before they fall below 2**-bits.
-
-    Their n-th term is at most min(r^n, exp(-n²/(2(s+n)))) with r = a/s (lower) or s/a (upper), so
-    n >= min(L / log(1/r), L + √(L² + 2Ls)), L = bits·log 2, suffices; the upper sum also stops at
-    n = ⌊s⌋ + 1.
-    """
-    budget = bits * math.log(2)
-    ratio = abs(math.log(a) - math.log(s))
-    needed = min(budget / ratio if ratio > 0 else math.inf, budget + math.sqrt(budget * budget + 2 * budget * s))
-    return needed if a <= s else min(needed, math.floor(s) + 1)
-
-
-def _fixed_point(s: float, a: float) -> tuple[int, int, int]:
-    """Integers (S, A, N) with s = S/N, a = A/N and N a power of two (floats are dyadic rationals)."""
-    (s_num, s_den), (a_num, a_den) = s.as_integer_ratio(), a.as_integer_ratio()
-    unit = max(s_den, a_den)
-    return s_num * (unit // s_den), a_num * (unit // a_den), unit
-
-
-def _rising_sum(term: int, numerator: int, bottom: int, unit: int) -> int:
-    """Σ_{n>=0} t_n with t_0 = term, t_{n+1} = ⌊t_n · numerator / (bottom + (n+1) unit)⌋, to its first zero term."""
-    total, n = 0, 0
-    while term:
-        total += term
-        n += 1
-        term = term * numerator // (bottom + n * unit)
-    return total
-
-
-def _falling_sum(term: int, top: int, unit: int, denominator: int, count: int) -> tuple[int, int]:
-    """(Σ_{j<count} t_j, t_count) with t_0 = term, t_{j+1} = ⌊t_j (top - j unit) / denominator⌋; (sum, 0) once a term is 0."""
-    total = 0
-    for j in range(count):
-        total += term
-        term = term * (top - j * unit) // denominator
-        if not term:
-            break
-    return total, term
-
-
-def _lower_sum(s: float, a: float, bits: int) -> mpmath.mpf:
-    """E_s(a) for 1 <= s, a <= s: E = p / (1 - p T), p = a^s e^{-a}/Γ(s+1), T = Σ_{n>=1} Π_{j<=n} a/(s+j).
-
-    T is summed in fixed point to its last positive term; 1 - pT = Q(s+1, a) >= ½ here, so the
-    subtraction keeps every digit. p comes from mpmath with the bits its exponent needs.
-    """
-    S, A, N = _fixed_point(s, a)
-    total = _rising_sum(1 << bits, A, S, N) - (1 << bits)
-    magnitude = abs(s * math.log(a)) + a + math.lgamma(s + 1) + 1
-    with mpmath.extraprec(8 + math.ceil(math.log2(magnitude))):
-        p = mpmath.exp(s * mpmath.log(a) - a - mpmath.loggamma(mpmath.mpf(s) + 1))
-    return p / (1 - p * mpmath.ldexp(total, -bits))
-
-
-def _upper_sum(s: float, a: float, bits: int) -> mpmath.mpf:
-    """E_s(a) for 1 <= s < a from the terminating form of Legendre's continued fraction.
-
-    Unrolling 1/E_s = 1 + (s/a)/E_{s-1} m = ⌊s⌋ times: 1/E_s = Σ_{j<m} P_j + P_m / E_{s-m}(a) with
-    P_j = Π_{i<j} (s-i)/a, decreasing, and E_0 = 1 (integer s); for s - m in (0, 1),
-    :func:`_small_order_inverse`. The sum stops at its first zero term: the rest, at most
-    P_j (s-j)/(a-s+j) plus P_m/E_{s-m} <= 2 P_m, is below the guard bits.
-    """
-    S, A, N = _fixed_point(s, a)
-    whole = math.floor(s)
-    total, last = _falling_sum(1 << bits, S, N, A, whole)
-    if last and s > whole:
-        return mpmath.ldexp(1, bits) / (total + last * _small_order_inverse(s - whole, a, bits))
-    return mpmath.ldexp(1, bits) / (total + last)
-
-
-def _small_order_inverse(order: float, a: float, bits: int) -> mpmath.mpf:
-    """1/E_σ(a) = e^a a^{-σ} Γ(σ+1, a) for 0 < σ < 1 and a > 0, with ``bits`` fractional bits.
-
-    For a >= X = bits·log 2 + 16: the asymptotic series Σ_k Π_{i<k} (σ-i)/a (DLMF 8.11.2), whose
-    terms alternate from k = 1 on, so the error is below the first term dropped, and they fall below
-    2**-bits before they grow again. For a < X: Γ(σ+1, a) = γ(σ+1, X) + Γ(σ+1, X) - γ(σ+1, a) with
-    γ(z, x) = x^z e^{-x} Σ_{n>=0} x^n / (z(z+1)...(z+n)) (positive terms) and Γ(σ+1, X) from the
-    series above; the subtraction cancels about a·log2(e) bits, carried as extra bits.
-    """
-    cut = math.ceil(bits * math.log(2)) + 16
-    if a >= cut:
-        order_n, load, unit = _fixed_point(order, a)
-        return mpmath.ldexp(_falling_sum(1 << bits, order_n, unit, load, math.floor(a))[0], -bits)
-    extra = math.ceil(a * math.log2(math.e)) + 16
-    wide = bits + extra
-    order_n, load, unit = _fixed_point(order, a)
-    far = cut * unit
-    first = order_n + unit  # z = σ + 1
-    series_far = _rising_sum((unit << wide) // first, far, first, unit)      # Σ X^n / (z)_{n+1}, times 2**wide
-    series_near = _rising_sum((unit << wide) // first, load, first, unit)
-    tail_far = _falling_sum(1 << wide, order_n, unit, far, cut)[0]          # e^X X^{-σ} Γ(z, X), times 2**wide
-    with mpmath.extraprec(extra):
-        scale = mpmath.power(mpmath.mpf(cut) / a, order) * mpmath.exp(mpmath.mpf(a) - cut)
-        value = scale * mpmath.ldexp(cut * series_far + tail_far, -wide) - a * mpmath.ldexp(series_near, -wide)
-    return +value
-
-
-def _quadrature(s: mpmath.mpf, a: mpmath.mpf) -> mpmath.mpf:
-    """1/E_s(a) = ∫_0^∞ exp(s log(1 + u/a) - u) du by mpmath's tanh-sinh quadrature, at the working precision.
-
-    The integrand is scaled by its value at the maximum u* = max(s - a, 0) and the interval is
-    split at u* - (8, 2) and u* + (2, 8, 32) widths √(s + 1) + 1, so that every piece is smooth. Its cost grows
-    faster than the cube of the digits: 0.07 s at 50 digits, 3 s at 300, 22 s at 500, about ten minutes at 1000
-    (:data:`_QUADRATURE_SECONDS`).
-    """
-    peak = max(s - a, mpmath.mpf(0))
-    exponent = lambda u: s * mpmath.log1p(u / a) - u  # noqa: E731
-    top = exponent(peak)
-    width = mpmath.sqrt(s + 1) + 1
-    points = sorted(u for u in {mpmath.mpf(0), peak, *(peak + k * width for k in (-8, -2, 2, 8, 32))} if u >= 0)
-    return mpmath.exp(top) * mpmath.quad(lambda u: mpmath.exp(exponent(u) - top), [*points, mpmath.inf])
+    return np.frompyfunc(lambda si, ai: erlang_b_exact(float(si), float(ai), int(digits)), 2, 1)(s, a)
 
 
 def erlang_c(servers: Any, load: Any) -> Any:
@@ -876,7 +288,7 @@ def erlang_c(servers: Any, load: Any) -> Any:
         i = int(np.flatnonzero(unstable)[0])
         raise UnstableSystemError("load", float(a[i]), float(s[i]),
                                   "Erlang C needs load < servers (the M/M/s queue is otherwise unstable)")
-    blocking = _erlang_parts(s, a).value()
+    blocking = erlang_parts(s, a).value()
     return _shaped(s * blocking / ((s - a) + a * blocking), shape)
 
 
@@ -933,7 +345,7 @@ def loss_occupancy(servers: Any, load: Any, busy: Any) -> Any:
     out = (k == 0).astype(float)  # load 0: every server idle
     loaded = a > 0
     s, a, k = s[loaded], a[loaded], k[loaded]
-    parts = _erlang_parts(s, a)
+    parts = erlang_parts(s, a)
     # Where E = 1/(1+x) (a >= s): P = (π_k/π_s) / (1+x), the ratio from the deviance of k against s,
     # log(π_k/π_s) = -bd0(k, s) - (k-s) log(s/a) - ½ log(k/s) - stirlerr(k) + stirlerr(s): terms of one sign,
     # so no digit is lost to a difference of two large logarithms. Elsewhere P = π_k / Q(s+1, a)
@@ -942,9 +354,9 @@ def loss_occupancy(servers: Any, load: Any, busy: Any) -> Any:
     ratio = parts.ratio
     near = ratio & (s > 0)
     x, m, load = np.maximum(k[near], 1.0), s[near], a[near]
-    log_law[near] = (-_deviance(x, m)[0] - (x - m) * _log_ratio(m, load) - 0.5 * _log_ratio(x, m)
-                     - (_stirlerr(x) - _stirlerr(m)) - np.log1p(parts.x[near]) - np.where(k[near] == 0, np.log(load), 0.0))
-    here_hi, here_lo = _log_poisson(k[~ratio], a[~ratio])
+    log_law[near] = (-deviance(x, m)[0] - (x - m) * _log_ratio(m, load) - 0.5 * _log_ratio(x, m)
+                     - (stirlerr(x) - stirlerr(m)) - np.log1p(parts.x[near]) - np.where(k[near] == 0, np.log(load), 0.0))
+    here_hi, here_lo = log_poisson(k[~ratio], a[~ratio])
     log_law[~ratio] = here_hi + (here_lo - np.log(parts.q[~ratio]))
     with np.errstate(under="ignore"):
         out[loaded] = np.exp(log_law)
@@ -994,7 +406,7 @@ def loss_response_time(servers: Any, arrival_rate: Any, mean_size: Any) -> Any:
     shape, (s, lam, d) = _broadcast(_server_count("servers", servers), rate, size)
     with np.errstate(over="ignore"):
         load = _nonnegative("arrival_rate * mean_size", lam * d)
-    return _shaped(d * _erlang_parts(s, load).complement(), shape)
+    return _shaped(d * erlang_parts(s, load).complement(), shape)
 
 
 def erlang_b_servers(load: Any, target: Any) -> Any:
@@ -1038,7 +450,7 @@ def erlang_b_servers(load: Any, target: Any) -> Any:
             break
         mid = np.floor((lo[active] + hi[active]) / 2)
         with np.errstate(divide="ignore"):
-            meets = _erlang_parts(mid, a[active]).log() <= log_target[active]
+            meets = erlang_parts(mid, a[active]).log() <= log_target[active]
         hi[active[meets]] = mid[meets]
         lo[active[~meets]] = mid[~meets]
     return _shaped(hi.astype(np.int64), shape)
@@ -1088,7 +500,7 @@ def erlang_b_load(servers: Any, target: Any) -> Any:
     active = np.arange(s.size)
     for _ in range(200):
         ua = u[active]
-        parts = _erlang_parts(s[active], np.exp(ua))
+        parts = erlang_parts(s[active], np.exp(ua))
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # an infinite step bisects
             f = parts.log() - log_target[active]
             step = f / (s[active] - np.exp(ua) * parts.complement())
@@ -1112,7 +524,7 @@ def _polished_load(s: np.ndarray, a: np.ndarray, log_target: np.ndarray) -> np.n
     """Two Newton steps a <- a exp(-f/f') on the load itself: log a resolves a only to ulp(log a),
     about 7e-15 relative at a = 1e15; the steps (clipped to 1e-12) recover full precision."""
     for _ in range(2):
-        parts = _erlang_parts(s, a)
+        parts = erlang_parts(s, a)
         slope = s - a * parts.complement()
         # skip subnormal loads, and slopes lost to cancellation (target near 1: the root is then
         # ill-conditioned and the bracketed iteration has already located it as well as it can be)
@@ -1256,16 +668,3 @@ def _one_minus_sqrtpi_x_erfcx(x: np.ndarray) -> np.ndarray:
         g = (k / 2) / (xb + g)
     out[big] = g / (xb + g)
     return out
-
-
-@reproduces
-def _lemma1_rows() -> list[Row]:
-    """Lemma 1: √s E_s(s - θ√s) approaches φ(θ)/Φ(θ); the gap shrinks like 1/√s."""
-    theta, rows = 0.7, []
-    for s in (1e4, 1e8, 1e12):
-        value = math.sqrt(s) * erlang_b(s, s - theta * math.sqrt(s))
-        rows.append(Row(paper="Anselmi & Doncel, Lemma 1",
-                        statement=f"√s E_s(a) -> φ(θ)/Φ(θ): (1 - a/s)√s = {theta}, s = {s:.0e} (tolerance 1/(4√s))",
-                        paper_value=float(halfin_whitt_blocking(theta)), value=value,
-                        tolerance=0.25 / math.sqrt(s)))
-    return rows

@@ -87,6 +87,17 @@ class AnalyticDeprecationWarning(DeprecationWarning):
     """Warning for a name that was renamed: the old name works for one more release.
 
     The message gives the new name; CHANGELOG.md lists every rename.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import analytic.speedup
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     analytic.speedup.SpeedUp is analytic.speedup.SpeedupTable
+    True
+    >>> print(caught[0].message)
+    analytic.speedup.SpeedUp is renamed analytic.speedup.SpeedupTable; the old name will be removed in version 0.3
     """
 
 

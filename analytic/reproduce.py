@@ -221,7 +221,7 @@ class Outcome:
     --------
     >>> outcome = collect("_gth_row")[0]
     >>> outcome.source, outcome.passed
-    ('analytic.ctmc.chain._gth_row', True)
+    ('analytic.ctmc._published._gth_row', True)
     """
 
     source: str
@@ -270,7 +270,7 @@ def _import_all() -> None:
             importlib.import_module(module.name)
 
 
-def _source(function: Callable[[], Row | Iterable[Row]]) -> str:
+def source_name(function: Callable[[], Row | Iterable[Row]]) -> str:
     return f"{function.__module__}.{function.__name__}"
 
 
@@ -284,11 +284,11 @@ def sources() -> list[str]:
 
     Examples
     --------
-    >>> "analytic.erlang._lemma1_rows" in sources()
+    >>> "analytic.splitting.paper._lemma1_rows" in sources()
     True
     """
     _import_all()
-    return [_source(function) for function in _REGISTRY]
+    return [source_name(function) for function in _REGISTRY]
 
 
 def collect(select: str = "") -> list[Outcome]:
@@ -317,17 +317,17 @@ def collect(select: str = "") -> list[Outcome]:
     """
     if not isinstance(select, str):
         raise InvalidParameterError("select", select, "must be a string (part of a module or function name)")
-    return [_run(function) for function in _selected(select)]
+    return [run_function(function) for function in selected_functions(select)]
 
 
-def _selected(select: str) -> list[Callable[[], Row | Iterable[Row]]]:
+def selected_functions(select: str) -> list[Callable[[], Row | Iterable[Row]]]:
     """The registered functions whose ``module.function`` contains ``select`` (``analytic reproduce``
     runs them one by one to show its progress)."""
     _import_all()
-    return [function for function in _REGISTRY if select in _source(function)]
+    return [function for function in _REGISTRY if select in source_name(function)]
 
 
-def _run(function: Callable[[], Row | Iterable[Row]]) -> Outcome:
+def run_function(function: Callable[[], Row | Iterable[Row]]) -> Outcome:
     """The outcome of one registered function: its rows, its time, or its error."""
     start = time.perf_counter()
     try:
@@ -336,4 +336,4 @@ def _run(function: Callable[[], Row | Iterable[Row]]) -> Outcome:
         error = ""
     except Exception as exc:  # a failing row is reported, not fatal to the table
         rows, error = (), f"{type(exc).__name__}: {exc}"
-    return Outcome(_source(function), rows, time.perf_counter() - start, error)
+    return Outcome(source_name(function), rows, time.perf_counter() - start, error)

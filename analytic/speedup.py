@@ -3,11 +3,11 @@
 A job that holds k servers runs s(k) times as fast as on one server (s(0) = 0). The papers use two
 forms of the same object:
 
-* :class:`SpeedUp`, the table ``s_1, ..., s_d`` of Ghanbarian, Mukhopadhyay, Mazumdar & Guillemin,
+* :class:`SpeedupTable`, the table ``s_1, ..., s_d`` of Ghanbarian, Mukhopadhyay, Mazumdar & Guillemin,
   *On Optimal Server Allocation for Moldable Jobs with Concave Speed-Up*, Section 2, which requires
   **P1** (eq. 1) ``0 = s_0 < 1 = s_1 < s_2 < ... < s_d`` and **P2** (eq. 2) concavity, which implies
   ``1 = s_1/1 >= s_2/2 >= ... >= s_d/d``; a job uses at most ``d`` servers.
-* :class:`ConcaveSpeedup`, the curve s(k) on a real number k >= 0 of servers of Berg, Vesilo &
+* :class:`SpeedupCurve`, the curve s(k) on a real number k >= 0 of servers of Berg, Vesilo &
   Harchol-Balter, *heSRPT*, Section 1 ("Our Model": s(k) = k^p, 0 < p < 1), extended to any
   increasing concave s with s(0) = 0, such as Amdahl's law 1/((1 - f) + f/k).
 
@@ -15,8 +15,8 @@ One function, :func:`check_shape`, validates both: finite values, s(0) = 0, mono
 P1), concave (slopes between consecutive points non-increasing), so both forms report a defect in
 the same words. The conversions go both ways:
 
-* :meth:`SpeedUp.from_curve` samples a curve at ``1, ..., d`` and normalises it to ``s_1 = 1``;
-* :meth:`ConcaveSpeedup.from_discrete` is the piecewise-linear interpolation through
+* :meth:`SpeedupTable.from_curve` samples a curve at ``1, ..., d`` and normalises it to ``s_1 = 1``;
+* :meth:`SpeedupCurve.from_discrete` is the piecewise-linear interpolation through
   ``(0, 0), (1, s_1), ..., (d, s_d)``, flat beyond ``d``. It is the rate a job actually gets with a
   real number k of servers: holding ``i`` servers for a fraction ``i + 1 - k`` of the time and
   ``i + 1`` for the rest gives the chord; more than ``d`` servers do not help.
@@ -33,11 +33,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from analytic import _deprecation
 from analytic.errors import InvalidParameterError
 from analytic.memory import require
 from analytic.validation import as_number, integer, positive, real_array, unit_fraction, user_code
 
-__all__ = ["TOLERANCE", "ConcaveSpeedup", "SpeedUp", "as_curve", "as_discrete", "check_shape"]
+__all__ = ["TOLERANCE", "SpeedupCurve", "SpeedupTable", "as_curve", "as_discrete", "check_shape"]
 
 #: Relative slack of every comparison of :func:`check_shape`, so that values computed in floating
 #: point (Amdahl's law, powers, a user's callable) are not rejected for round-off.
@@ -117,7 +118,7 @@ def check_shape(points: np.ndarray, values: np.ndarray, *, strict: bool, unit: b
 
 
 @dataclass(frozen=True, repr=False)
-class SpeedUp:
+class SpeedupTable:
     """A speed-up table ``(s_1, ..., s_d)`` satisfying P1 and concavity (Ghanbarian et al., eqs. 1–2).
 
     Parameters
@@ -139,10 +140,10 @@ class SpeedUp:
 
     Examples
     --------
-    >>> s = SpeedUp([1, 1.8, 2.5, 3, 3.4])
+    >>> s = SpeedupTable([1, 1.8, 2.5, 3, 3.4])
     >>> s.d, s.efficiency.round(3).tolist()
     (5, [1.0, 0.9, 0.833, 0.75, 0.68])
-    >>> SpeedUp([1, 1.8, 2.7])
+    >>> SpeedupTable([1, 1.8, 2.7])
     Traceback (most recent call last):
     ...
     analytic.errors.InvalidParameterError: speedup = [1. , 1.8, 2.7]: must be concave: the slope rises at k = 2, from 0.8 to 0.9
@@ -159,7 +160,7 @@ class SpeedUp:
     # -- constructors -----------------------------------------------------------------------------
 
     @classmethod
-    def linear(cls, d: int) -> SpeedUp:
+    def linear(cls, d: int) -> SpeedupTable:
         """The linear speed-up ``s_i = i`` up to ``d`` servers.
 
         Parameters
@@ -169,17 +170,17 @@ class SpeedUp:
 
         Returns
         -------
-        SpeedUp
+        SpeedupTable
 
         Examples
         --------
-        >>> SpeedUp.linear(3).values.tolist()
+        >>> SpeedupTable.linear(3).values.tolist()
         [1.0, 2.0, 3.0]
         """
         return cls(_servers(d))
 
     @classmethod
-    def amdahl(cls, parallel_fraction: float, d: int) -> SpeedUp:
+    def amdahl(cls, parallel_fraction: float, d: int) -> SpeedupTable:
         """Amdahl's law ``s_i = 1 / ((1 - f) + f / i)`` for a parallel fraction ``f`` in (0, 1].
 
         Parameters
@@ -191,11 +192,11 @@ class SpeedUp:
 
         Returns
         -------
-        SpeedUp
+        SpeedupTable
 
         Examples
         --------
-        >>> SpeedUp.amdahl(0.5, 3).values.round(4).tolist()
+        >>> SpeedupTable.amdahl(0.5, 3).values.round(4).tolist()
         [1.0, 1.3333, 1.5]
         """
         f = unit_fraction("parallel_fraction", parallel_fraction, closed=True,
@@ -203,7 +204,7 @@ class SpeedUp:
         return _table("parallel_fraction", parallel_fraction, 1.0 / ((1.0 - f) + f / _servers(d)))
 
     @classmethod
-    def power(cls, exponent: float, d: int) -> SpeedUp:
+    def power(cls, exponent: float, d: int) -> SpeedupTable:
         """The power law ``s_i = i ** exponent`` for an exponent in (0, 1].
 
         Parameters
@@ -215,18 +216,18 @@ class SpeedUp:
 
         Returns
         -------
-        SpeedUp
+        SpeedupTable
 
         Examples
         --------
-        >>> SpeedUp.power(0.5, 4).values.tolist()
+        >>> SpeedupTable.power(0.5, 4).values.tolist()
         [1.0, 1.4142135623730951, 1.7320508075688772, 2.0]
         """
         a = unit_fraction("exponent", exponent, closed=True, meaning=" (increasing and concave)")
         return _table("exponent", exponent, _servers(d) ** a)
 
     @classmethod
-    def from_curve(cls, curve: ConcaveSpeedup | float | Callable, d: int | None = None) -> SpeedUp:
+    def from_curve(cls, curve: SpeedupCurve | float | Callable, d: int | None = None) -> SpeedupTable:
         """A continuous curve sampled at ``1, ..., d`` and normalised: ``s_i = s(i) / s(1)``.
 
         The table of a job that can use at most ``d`` servers and gets ``s(k)`` on ``k`` of them
@@ -234,16 +235,16 @@ class SpeedUp:
 
         Parameters
         ----------
-        curve : ConcaveSpeedup, float or callable
+        curve : SpeedupCurve, float or callable
             Anything :func:`as_curve` accepts (a number p means k^p; a callable is validated on
             ``[0, d]``).
         d : int, optional
             Largest number of servers, ``d >= 1``. May be omitted for the interpolation of a
-            table (:meth:`ConcaveSpeedup.from_discrete`), whose ``d`` it then recovers.
+            table (:meth:`SpeedupCurve.from_discrete`), whose ``d`` it then recovers.
 
         Returns
         -------
-        SpeedUp
+        SpeedupTable
             Validated by P1 and concavity (a curve flat somewhere in ``[1, d]`` breaks P1).
 
         Raises
@@ -253,13 +254,13 @@ class SpeedUp:
 
         Examples
         --------
-        >>> SpeedUp.from_curve(ConcaveSpeedup.amdahl(0.5), 3).values.round(4).tolist()
+        >>> SpeedupTable.from_curve(SpeedupCurve.amdahl(0.5), 3).values.round(4).tolist()
         [1.0, 1.3333, 1.5]
-        >>> SpeedUp.from_curve(np.log1p, 3).values.round(4).tolist()
+        >>> SpeedupTable.from_curve(np.log1p, 3).values.round(4).tolist()
         [1.0, 1.585, 2.0]
         """
         if d is None:
-            if isinstance(curve, ConcaveSpeedup) and curve.discrete is not None:
+            if isinstance(curve, SpeedupCurve) and curve.discrete is not None:
                 return curve.discrete
             raise InvalidParameterError("d", d, "must be given: a curve does not say how many servers a job can use")
         servers = _servers(d)
@@ -295,10 +296,10 @@ class SpeedUp:
         return bool(np.allclose(self.values, self.servers, rtol=TOLERANCE, atol=0))
 
     def __repr__(self) -> str:
-        return f"SpeedUp({np.round(self.values, 10).tolist()})"
+        return f"SpeedupTable({np.round(self.values, 10).tolist()})"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, SpeedUp) and np.array_equal(self.values, other.values)
+        return isinstance(other, SpeedupTable) and np.array_equal(self.values, other.values)
 
     def __hash__(self) -> int:
         return hash(self.values.tobytes())
@@ -320,16 +321,16 @@ def _servers(d: object) -> np.ndarray:
     return np.arange(1, d + 1, dtype=float)
 
 
-def _table(parameter: str, value: object, values: np.ndarray) -> SpeedUp:
+def _table(parameter: str, value: object, values: np.ndarray) -> SpeedupTable:
     """The table computed from ``parameter``, its defect reported against that parameter."""
     try:
-        return SpeedUp(values)
+        return SpeedupTable(values)
     except InvalidParameterError as error:
         raise InvalidParameterError(parameter, value, f"gives a table that {error.condition}") from None
 
 
 @dataclass(frozen=True, repr=False)
-class ConcaveSpeedup:
+class SpeedupCurve:
     """A service-rate curve s(k) on k >= 0 servers: increasing, concave, s(0) = 0.
 
     Build one with :meth:`power`, :meth:`amdahl`, :meth:`from_callable` or :meth:`from_discrete`;
@@ -341,12 +342,12 @@ class ConcaveSpeedup:
         Readable description, e.g. ``"k**0.5"``.
     exponent : float or None
         p when s(k) = k^p (the heSRPT paper's family), else None.
-    discrete : SpeedUp or None
+    discrete : SpeedupTable or None
         The table this curve interpolates (:meth:`from_discrete`), else None.
 
     Examples
     --------
-    >>> s = ConcaveSpeedup.amdahl(0.9)
+    >>> s = SpeedupCurve.amdahl(0.9)
     >>> round(float(s(10.0)), 6), round(float(s.derivative(1.0)), 6)
     (5.263158, 0.9)
     """
@@ -356,10 +357,10 @@ class ConcaveSpeedup:
     _derivative: Callable[[np.ndarray], np.ndarray] = field(compare=False)
     _inverse_derivative: Callable[[np.ndarray, float], np.ndarray] | None = field(default=None, compare=False)
     exponent: float | None = None
-    discrete: SpeedUp | None = None
+    discrete: SpeedupTable | None = None
 
     def __repr__(self) -> str:
-        return f"ConcaveSpeedup({self.name})"
+        return f"SpeedupCurve({self.name})"
 
     def __call__(self, servers: np.ndarray | float) -> np.ndarray:
         """s(k) for k >= 0, elementwise."""
@@ -384,7 +385,7 @@ class ConcaveSpeedup:
 
         Examples
         --------
-        >>> float(ConcaveSpeedup.power(0.5).derivative(4.0))
+        >>> float(SpeedupCurve.power(0.5).derivative(4.0))
         0.25
         """
         return self._derivative(_server_counts("servers", servers))
@@ -408,7 +409,7 @@ class ConcaveSpeedup:
 
         Examples
         --------
-        >>> float(ConcaveSpeedup.power(0.5).inverse_derivative(0.25, upper=100.0))
+        >>> float(SpeedupCurve.power(0.5).inverse_derivative(0.25, upper=100.0))
         4.0
         """
         slope = real_array("slope", slope)
@@ -430,7 +431,7 @@ class ConcaveSpeedup:
         return np.where(self.derivative(np.exp(np.log(upper) - 700.0)) < slope, 0.0, result)
 
     @classmethod
-    def power(cls, p: float) -> ConcaveSpeedup:
+    def power(cls, p: float) -> SpeedupCurve:
         """s(k) = k^p, 0 < p < 1: the family of the heSRPT paper (Section 1, Figure 1).
 
         Parameters
@@ -440,7 +441,7 @@ class ConcaveSpeedup:
 
         Returns
         -------
-        ConcaveSpeedup
+        SpeedupCurve
 
 
         Raises
@@ -450,7 +451,7 @@ class ConcaveSpeedup:
 
         Examples
         --------
-        >>> s = ConcaveSpeedup.power(0.5)
+        >>> s = SpeedupCurve.power(0.5)
         >>> float(s(100.0)), float(s.derivative(100.0)), float(s.inverse_derivative(0.05, upper=1000.0))
         (10.0, 0.05, 100.0)
         """
@@ -461,7 +462,7 @@ class ConcaveSpeedup:
                    exponent=p)
 
     @classmethod
-    def amdahl(cls, parallel_fraction: float) -> ConcaveSpeedup:
+    def amdahl(cls, parallel_fraction: float) -> SpeedupCurve:
         """Amdahl's law s(k) = 1/((1 - f) + f/k) = k/((1 - f) k + f), 0 < f < 1 (the paper's [17]).
 
         s(1) = 1, s(0) = 0, s'(0) = 1/f is finite, and s(k) -> 1/(1 - f) as k grows.
@@ -473,7 +474,7 @@ class ConcaveSpeedup:
 
         Returns
         -------
-        ConcaveSpeedup
+        SpeedupCurve
 
 
         Raises
@@ -483,7 +484,7 @@ class ConcaveSpeedup:
 
         Examples
         --------
-        >>> round(float(ConcaveSpeedup.amdahl(0.5)(1e12)), 9)
+        >>> round(float(SpeedupCurve.amdahl(0.5)(1e12)), 9)
         2.0
         """
         f = unit_fraction("parallel_fraction", parallel_fraction)
@@ -492,7 +493,7 @@ class ConcaveSpeedup:
                    _inverse_derivative=lambda z, upper: (np.sqrt(f / z) - f) / (1.0 - f))
 
     @classmethod
-    def from_discrete(cls, speedup: SpeedUp | object) -> ConcaveSpeedup:
+    def from_discrete(cls, speedup: SpeedupTable | object) -> SpeedupCurve:
         """The piecewise-linear interpolation of a table: s(i) = s_i at ``i = 0, ..., d``, flat beyond d.
 
         Between ``i`` and ``i + 1`` servers the chord is the rate of a job that time-shares the two
@@ -502,7 +503,7 @@ class ConcaveSpeedup:
 
         Parameters
         ----------
-        speedup : SpeedUp or sequence of float
+        speedup : SpeedupTable or sequence of float
             The table ``s_1, ..., s_d``.
 
         Raises
@@ -512,7 +513,7 @@ class ConcaveSpeedup:
 
         Examples
         --------
-        >>> s = ConcaveSpeedup.from_discrete(SpeedUp([1, 1.8, 2.5]))
+        >>> s = SpeedupCurve.from_discrete(SpeedupTable([1, 1.8, 2.5]))
         >>> s(np.array([0.5, 2.0, 2.5, 7.0])).tolist(), s.d
         ([0.5, 1.8, 2.15, 2.5], 3)
         """
@@ -532,7 +533,7 @@ class ConcaveSpeedup:
                    _derivative=derivative, _inverse_derivative=inverse_derivative, discrete=table)
 
     @classmethod
-    def from_callable(cls, function: Callable, servers: float, name: str | None = None) -> ConcaveSpeedup:
+    def from_callable(cls, function: Callable, servers: float, name: str | None = None) -> SpeedupCurve:
         """Validate ``function`` as a speed-up on [0, servers] and wrap it.
 
         ``function`` is called with numpy arrays of server counts. It is checked by
@@ -552,7 +553,7 @@ class ConcaveSpeedup:
 
         Returns
         -------
-        ConcaveSpeedup
+        SpeedupCurve
 
 
         Raises
@@ -562,7 +563,7 @@ class ConcaveSpeedup:
 
         Examples
         --------
-        >>> s = ConcaveSpeedup.from_callable(np.log1p, servers=100.0)
+        >>> s = SpeedupCurve.from_callable(np.log1p, servers=100.0)
         >>> round(float(s.derivative(1.0)), 12)
         0.5
         """
@@ -579,23 +580,23 @@ class ConcaveSpeedup:
         return cls(name=name, function=vectorized, _derivative=_numerical_derivative(vectorized))
 
 
-def as_curve(speedup: ConcaveSpeedup | SpeedUp | float | Callable | object, servers: float | None = None) -> ConcaveSpeedup:
-    """A :class:`ConcaveSpeedup` from any form of speed-up.
+def as_curve(speedup: SpeedupCurve | SpeedupTable | float | Callable | object, servers: float | None = None) -> SpeedupCurve:
+    """A :class:`SpeedupCurve` from any form of speed-up.
 
-    A curve is returned as is; a :class:`SpeedUp` or a sequence ``s_1, ..., s_d`` gives its
-    interpolation (:meth:`ConcaveSpeedup.from_discrete`); a number p means k^p; a callable is
-    validated on [0, servers] (:meth:`ConcaveSpeedup.from_callable`).
+    A curve is returned as is; a :class:`SpeedupTable` or a sequence ``s_1, ..., s_d`` gives its
+    interpolation (:meth:`SpeedupCurve.from_discrete`); a number p means k^p; a callable is
+    validated on [0, servers] (:meth:`SpeedupCurve.from_callable`).
 
     Parameters
     ----------
-    speedup : ConcaveSpeedup, SpeedUp, sequence of float, float or callable
+    speedup : SpeedupCurve, SpeedupTable, sequence of float, float or callable
         The speed-up in any of its forms.
     servers : float, optional
         For a callable: the interval [0, servers] on which it is validated.
 
     Returns
     -------
-    ConcaveSpeedup
+    SpeedupCurve
 
 
     Raises
@@ -612,35 +613,35 @@ def as_curve(speedup: ConcaveSpeedup | SpeedUp | float | Callable | object, serv
     """
     if servers is not None:
         servers = positive("servers", servers)
-    if isinstance(speedup, ConcaveSpeedup):
+    if isinstance(speedup, SpeedupCurve):
         return speedup
-    if isinstance(speedup, SpeedUp):
-        return ConcaveSpeedup.from_discrete(speedup)
+    if isinstance(speedup, SpeedupTable):
+        return SpeedupCurve.from_discrete(speedup)
     if callable(speedup):
         if servers is None:
             raise InvalidParameterError("servers", servers, "must be given to validate a callable speed-up on [0, servers]")
-        return ConcaveSpeedup.from_callable(speedup, servers)
+        return SpeedupCurve.from_callable(speedup, servers)
     if as_number(speedup) is not None:
-        return ConcaveSpeedup.power(unit_fraction("speedup", speedup, meaning=" (an exponent p of s(k) = k^p)"))
+        return SpeedupCurve.power(unit_fraction("speedup", speedup, meaning=" (an exponent p of s(k) = k^p)"))
     if _is_sequence(speedup):
-        return ConcaveSpeedup.from_discrete(speedup)
-    raise InvalidParameterError("speedup", speedup, "must be a ConcaveSpeedup, a SpeedUp, a sequence s_1, ..., s_d, "
+        return SpeedupCurve.from_discrete(speedup)
+    raise InvalidParameterError("speedup", speedup, "must be a SpeedupCurve, a SpeedupTable, a sequence s_1, ..., s_d, "
                                                     "an exponent p in (0, 1) or a callable s(k)")
 
 
-def as_discrete(speedup: SpeedUp | ConcaveSpeedup | object) -> SpeedUp:
-    """A :class:`SpeedUp` from a table, a sequence ``s_1, ..., s_d`` or the interpolation of a table.
+def as_discrete(speedup: SpeedupTable | SpeedupCurve | object) -> SpeedupTable:
+    """A :class:`SpeedupTable` from a table, a sequence ``s_1, ..., s_d`` or the interpolation of a table.
 
-    A curve that does not interpolate a table has no ``d``; :meth:`SpeedUp.from_curve` samples it.
+    A curve that does not interpolate a table has no ``d``; :meth:`SpeedupTable.from_curve` samples it.
 
     Parameters
     ----------
-    speedup : SpeedUp, sequence of float or ConcaveSpeedup
+    speedup : SpeedupTable, sequence of float or SpeedupCurve
         A table, ``s_1, ..., s_d``, or the interpolation of a table.
 
     Returns
     -------
-    SpeedUp
+    SpeedupTable
 
 
     Raises
@@ -651,23 +652,23 @@ def as_discrete(speedup: SpeedUp | ConcaveSpeedup | object) -> SpeedUp:
     Examples
     --------
     >>> as_discrete([1, 1.8, 2.5])
-    SpeedUp([1.0, 1.8, 2.5])
-    >>> as_discrete(ConcaveSpeedup.power(0.5))  # doctest: +ELLIPSIS
+    SpeedupTable([1.0, 1.8, 2.5])
+    >>> as_discrete(SpeedupCurve.power(0.5))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    analytic.errors.InvalidParameterError: speedup = ConcaveSpeedup(k**0.5): is a curve without a largest server count d: ...
+    analytic.errors.InvalidParameterError: speedup = SpeedupCurve(k**0.5): is a curve without a largest server count d: ...
     """
-    if isinstance(speedup, SpeedUp):
+    if isinstance(speedup, SpeedupTable):
         return speedup
-    if isinstance(speedup, ConcaveSpeedup):
+    if isinstance(speedup, SpeedupCurve):
         if speedup.discrete is None:
             raise InvalidParameterError("speedup", speedup, "is a curve without a largest server count d: "
-                                                            "sample it with SpeedUp.from_curve(curve, d)")
+                                                            "sample it with SpeedupTable.from_curve(curve, d)")
         return speedup.discrete
     if _is_sequence(speedup):
-        return SpeedUp(speedup)
-    raise InvalidParameterError("speedup", speedup, "must be a SpeedUp (s_1, ..., s_d satisfying P1 and concavity), "
-                                                    "a sequence of numbers or the interpolation of a SpeedUp")
+        return SpeedupTable(speedup)
+    raise InvalidParameterError("speedup", speedup, "must be a SpeedupTable (s_1, ..., s_d satisfying P1 and concavity), "
+                                                    "a sequence of numbers or the interpolation of a SpeedupTable")
 
 
 def _server_counts(name: str, value: object) -> np.ndarray:
@@ -724,3 +725,7 @@ def _numerical_derivative(function: Callable[[np.ndarray], np.ndarray]) -> Calla
         return (np.asarray(function(k + h), dtype=float) - np.asarray(function(np.maximum(k - h, 0.0)), dtype=float)) / (
             k + h - np.maximum(k - h, 0.0))
     return central
+
+
+# Names before issue 32's vocabulary (a table and a curve, named alike): they warn, and go in version 0.3.
+__getattr__ = _deprecation.old_names(globals(), {"SpeedUp": "SpeedupTable", "ConcaveSpeedup": "SpeedupCurve"})

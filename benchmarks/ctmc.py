@@ -50,12 +50,12 @@ from analytic.fairness.chain import oi_queue_chain
 from analytic.moldable.greedy import greedy_chain
 from analytic.partitioning.chain import dgp_chain, loss_chain
 from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
-from analytic.speedup import SpeedUp
-from analytic.splitting import JobClass
+from analytic.speedup import SpeedupTable
+from analytic.splitting import RigidClass
 from analytic.splitting.chains import multiserver_chain
 from analytic.splitting.modified_bs import modified_bs_chain
 
-SPEEDUP = SpeedUp([1, 1.8, 2.5, 3, 3.4])
+SPEEDUP = SpeedupTable([1, 1.8, 2.5, 3, 3.4])
 
 
 def timed(function, *args, **kwargs):
@@ -113,7 +113,7 @@ GREEDY_100_SUPERLU_SECONDS = 1068.0
 def builders():
     """One chain of every builder of the package, and the two targets: (label, build, SuperLU's
     seconds when quoted instead of measured)."""
-    two = [JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5)]
+    two = [RigidClass(1, 0.6, 1.0), RigidClass(2, 0.4, 1.5)]
     return [
         ("birth–death, M/M/1/2000 at load 0.9 (from_function)",
          lambda: CTMC.from_function(0, lambda x: [(x + 1, 0.9)] * (x < 2000) + [(x - 1, 1.0)] * (x > 0))),
@@ -125,7 +125,7 @@ def builders():
          lambda: multiserver_chain("bs-fcfs", 8, two, 16 / 9, max_waiting=10)),
         ("FCFS lumped chain, k = 8 (splitting)", lambda: multiserver_chain("fcfs", 8, two, 16 / 9, max_waiting=40)),
         ("MSF counts chain, k = 8 (splitting)", lambda: multiserver_chain("msf", 8, two, 16 / 9, max_waiting=30)),
-        ("ModifiedBS A system, k = 40 (splitting)", lambda: modified_bs_chain(40, 10.0, [JobClass(2, 1.0, 2.0)])),
+        ("ModifiedBS A system, k = 40 (splitting)", lambda: modified_bs_chain(40, 10.0, [RigidClass(2, 1.0, 2.0)])),
         ("OI queue sequences, 3 classes, 8 jobs (fairness)",
          lambda: oi_queue_chain(CompatibilityGraph([[0, 1], [1, 2], [0, 2]]), [0.4, 0.5, 0.6], 8)),
         ("DGP configurations, Figure 1 cluster (partitioning)",
@@ -177,7 +177,7 @@ def small_chains():
     least of 20) against the target and SuperLU's."""
     print(f"== chains under 1 000 states: ms per solve (least of 20) [target: {SMALL_CHAIN_SECONDS * 1e3:g} ms, "
           "2x SuperLU] ==")
-    cases = [("ModifiedBS A system, k = 40", lambda: modified_bs_chain(40, 10.0, [JobClass(2, 1.0, 2.0)])),
+    cases = [("ModifiedBS A system, k = 40", lambda: modified_bs_chain(40, 10.0, [RigidClass(2, 1.0, 2.0)])),
              ("DGP configurations, Figure 1 cluster", lambda: dgp_chain(FIGURE1_CLUSTER, FIGURE1_JOB, queue_weights=2.0,
                                                                        beta=0.5)),
              ("loss configurations, Figure 1 cluster", lambda: loss_chain(FIGURE1_CLUSTER, FIGURE1_JOB)),

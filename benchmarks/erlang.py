@@ -16,9 +16,10 @@ recursion (a Python loop per value, and numpy-vectorized over loads at a fixed s
 all measured in this run; the ratios are printed.
 
 High precision: seconds of ``erlang_b(s, a, precision=D)`` against two baselines timed in the same
-run on the same points: the quadrature of 1/E the package used before (``_quadrature``, still its
-fallback for the largest s near a = s; 550 s at s = a = 1e6 and 1000 digits, so timed up to 300
-digits), and mpmath's ``gammainc`` (a^s e^{-a} / Γ(s+1, a)), with the digits on which they agree.
+run on the same points: the quadrature of 1/E the package used before
+(``analytic._incomplete_gamma.quadrature``, still its fallback for the largest s near a = s; 550 s
+at s = a = 1e6 and 1000 digits, so timed up to 300 digits), and mpmath's ``gammainc``
+(a^s e^{-a} / Γ(s+1, a)), with the digits on which they agree.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ import mpmath as mp
 import numpy as np
 from scipy import special
 
-from analytic.erlang import _erlang_parts, _quadrature, erlang_b, log_erlang_b
+from analytic._incomplete_gamma import erlang_parts, quadrature
+from analytic.erlang import erlang_b, log_erlang_b
 
 mp.mp.dps = 50
 LOG_TINY = math.log(1e-300)
@@ -170,7 +172,7 @@ def speed() -> None:
                                                      strict=True)]
     mp_rate = len(sample) / best_time(lambda: [mp.exp(mp.mpf(x) * mp.log(y) - y) / mp.gammainc(x + 1, y)
                                                for x, y in sample], 1)
-    parts_rate = n / best_time(lambda: _erlang_parts(np.full(n, 1e6), np.full(n, 1e6)))
+    parts_rate = n / best_time(lambda: erlang_parts(np.full(n, 1e6), np.full(n, 1e6)))
     print(f"  baselines at s = 1000: O(s) recursion as a Python loop {python_rate:,.0f}/s, numpy-vectorized over "
           f"loads {numpy_rate:,.0f}/s; mpmath at 50 digits (s <= 1e4) {mp_rate:,.0f}/s")
     print(f"  ratios at s = 1000: erlang_b ({ours_1000:,.0f}/s) is {ours_1000 / python_rate:,.0f}x the Python recursion "
@@ -194,7 +196,7 @@ def precision_speed() -> None:
         line = f"  s = {s:g}, a = {a:g}, D = {digits}: erlang_b {ours:.3f} s"
         if digits <= 300:
             with mp.workdps(digits + 15):
-                spent, inverse = timed(lambda s=s, a=a: _quadrature(mp.mpf(s), mp.mpf(a)))
+                spent, inverse = timed(lambda s=s, a=a: quadrature(mp.mpf(s), mp.mpf(a)))
             with mp.workdps(digits + 15):
                 agree = -float(mp.log10(abs(value * inverse - 1) + mp.mpf(10) ** -(digits + 15)))
             line += f"; former quadrature {spent:.3f} s (ratio {spent / ours:,.1f}, agrees to {agree:.0f} digits)"

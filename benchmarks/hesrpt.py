@@ -18,7 +18,6 @@ import time
 import mpmath
 
 from analytic.hesrpt import (
-    ConcaveSpeedup,
     compare_policies,
     flow_time,
     hesrpt_flow_time,
@@ -26,6 +25,7 @@ from analytic.hesrpt import (
     optimal_allocation,
     pareto_sizes,
 )
+from analytic.speedup import SpeedupCurve
 
 
 def seconds(function, repeat=3):
@@ -116,7 +116,7 @@ def main():
     print("\noptimal_allocation (general concave speed-up), Amdahl f = 0.9, N = 100")
     for jobs in (8, 50, 200):
         sizes = pareto_sizes(jobs, 1.5, seed=1)
-        took = seconds(lambda sizes=sizes: optimal_allocation(sizes, ConcaveSpeedup.amdahl(0.9), 100.0), repeat=1)
+        took = seconds(lambda sizes=sizes: optimal_allocation(sizes, SpeedupCurve.amdahl(0.9), 100.0), repeat=1)
         print(f"  M = {jobs:>4}: {took:.3f} s")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"\npeak resident memory {peak:.0f} MB")

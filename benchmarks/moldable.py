@@ -33,9 +33,9 @@ import scipy.sparse.linalg as spla
 
 from analytic.moldable import greedy_bounds, greedy_chain, greedy_metrics, optimal_occupancy, traffic
 from analytic.moldable.greedy import allocation_probabilities
-from analytic.speedup import SpeedUp
+from analytic.speedup import SpeedupTable
 
-SUBLINEAR = SpeedUp([1, 1.8, 2.5, 3, 3.4])
+SUBLINEAR = SpeedupTable([1, 1.8, 2.5, 3, 3.4])
 
 
 def peak_gb() -> float:
@@ -43,7 +43,7 @@ def peak_gb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
 
 
-def plain_blocking(speedup: SpeedUp, lam: float, n: int) -> tuple[float, int]:
+def plain_blocking(speedup: SpeedupTable, lam: float, n: int) -> tuple[float, int]:
     """P_b of greedy(p*) by the plain method: dict BFS over all d coordinates and spsolve."""
     p, d = optimal_occupancy(speedup, lam).p, speedup.d
     start = (0,) * d
@@ -89,7 +89,7 @@ def against_plain(sizes: list[int]) -> None:
         print(f"{n:>5} {states:>9} {plain_s:>9.2f} {seconds:>11.2f} {plain_s / seconds:>6.1f}x {change:>9.1e}")
 
 
-def solver_choice(label: str, speedup: SpeedUp, rate, sizes: list[int]) -> None:
+def solver_choice(label: str, speedup: SpeedupTable, rate, sizes: list[int]) -> None:
     print(f"\nsolver choice, {label} (basis of ctmc.stationary.GTH_FLOPS)")
     print(f"{'n':>5} {'states':>9} {'gth s':>9} {'iterative s':>12} {'|ΔP_b|':>9}")
     for n in sizes:
@@ -99,7 +99,7 @@ def solver_choice(label: str, speedup: SpeedUp, rate, sizes: list[int]) -> None:
         print(f"{n:>5} {exact.n_states:>9} {gth_s:>9.2f} {iterative_s:>12.2f} {change:>9.1e}")
 
 
-def how_far(label: str, speedup: SpeedUp, rate, sizes: list[int]) -> None:
+def how_far(label: str, speedup: SpeedupTable, rate, sizes: list[int]) -> None:
     print(f"\n{label}")
     print(f"{'n':>6} {'states':>9} {'build s':>8} {'total s':>8} {'P_b':>12} {'E[D]':>10} {'residual':>9} {'peak GB':>8}")
     for n in sizes:
@@ -187,7 +187,7 @@ def main() -> None:
     how_far("greedy(p*), sub-linear, λ = 0.8 (4-D chain)", SUBLINEAR, lambda n: 0.8, [60, 80, 100])
     how_far("greedy(p*), sub-linear, Halfin-Whitt λ(n) = 1 - 0.1/√n (2-D chain)", SUBLINEAR,
             lambda n: traffic(n, 0.5, 0.1), [100, 500, 1000, 2000])
-    how_far("linear speed-up, Halfin-Whitt (1-D chain)", SpeedUp.linear(5), lambda n: traffic(n, 0.5, 0.1),
+    how_far("linear speed-up, Halfin-Whitt (1-D chain)", SpeedupTable.linear(5), lambda n: traffic(n, 0.5, 0.1),
             [4000, 40000, 400000])
 
 

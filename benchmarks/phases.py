@@ -19,9 +19,9 @@ from analytic.errors import StateSpaceTooLargeError
 from analytic.moldable import greedy_metrics
 from analytic.moldable.greedy import _allocations, _resolve_p, _simplex_points
 from analytic.simulation import erlang, exponential, fitted
-from analytic.speedup import SpeedUp
+from analytic.speedup import SpeedupTable
 
-SUBLINEAR = SpeedUp([1, 1.8, 2.5, 3, 3.4])
+SUBLINEAR = SpeedupTable([1, 1.8, 2.5, 3, 3.4])
 LAWS = {"exponential": exponential(), "Erlang-2": erlang(2), "H2 (scv 4)": fitted(1.0, 2.0)}
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 
 from analytic.simulation import erlang, exponential, fitted
-from analytic.splitting import JobClass, fcfs_bounds
+from analytic.splitting import RigidClass, fcfs_bounds
 from analytic.splitting.chains import _System
 
 SPECS = ((1, 0.6, 1.0), (2, 0.4, 1.5))
@@ -35,7 +35,7 @@ LOAD = 0.5
 
 
 def classes(law):
-    return [JobClass(n, p, d, size=law(d)) for n, p, d in SPECS]
+    return [RigidClass(n, p, d, size=law(d)) for n, p, d in SPECS]
 
 
 def rate_at(k, job_classes):

@@ -18,11 +18,13 @@ ORDER = ("erlang", "intervals", "speedup", "ctmc", "simulation", "moldable", "sp
 
 
 def modules(top: str) -> list[str]:
-    """``analytic.<top>`` and, for a package, its submodules in alphabetical order."""
+    """``analytic.<top>`` and, for a package, its public submodules in alphabetical order (a module whose
+    name, or a package's, starts with an underscore is private: the kernels behind the public API)."""
     module = importlib.import_module(f"analytic.{top}")
     names = [module.__name__]
     if hasattr(module, "__path__"):
-        names += sorted(info.name for info in pkgutil.walk_packages(module.__path__, f"{module.__name__}."))
+        names += sorted(info.name for info in pkgutil.walk_packages(module.__path__, f"{module.__name__}.")
+                        if not any(part.startswith("_") for part in info.name.split(".")))
     return names
 
 

@@ -220,7 +220,7 @@ def _shared_objects() -> dict[str, Callable[[], Any]]:
         chain=chain, stationary=lambda: chain().stationary(), passage=lambda: chain().passage_time([False, True], 0),
         graph=graph, cluster=cluster, job=job,
         balance=lambda: fairness.balance_function(graph(), [1.0, 1.0], 3), lattice=lambda: fairness.simplex_lattice(2, 3),
-        speedup=lambda: speedup.SpeedUp([1, 1.8, 2.5, 3, 3.4]), curve=lambda: speedup.ConcaveSpeedup.power(0.5),
+        speedup=lambda: speedup.SpeedupTable([1, 1.8, 2.5, 3, 3.4]), curve=lambda: speedup.SpeedupCurve.power(0.5),
         space=lambda: partitioning.configurations(cluster(), job()),
         law=lambda: partitioning.loss_distribution(cluster(), job()),
         space_key=lambda: (space := partitioning.configurations(cluster(), job())).key(space.counts[1]),
@@ -234,12 +234,12 @@ def _shared_objects() -> dict[str, Callable[[], Any]]:
         partitioning=lambda: partitioning.simulate_max_weight(cluster(), job(), 1.0, 1.0, time=200.0, seed=1),
         trajectory=lambda: hesrpt.flow_time([1.0, 2.0], "hesrpt", 0.5, 10, record=True).trajectory,
         verdict=lambda: __import__("analytic.reproduce", fromlist=["Verdict"]).Verdict("E_1(1) = 1/2", "0.5", True),
-        figure=lambda: FIGURES[1], classes=lambda: splitting.JobClass(1, 1.0, 1.0),
+        figure=lambda: FIGURES[1], classes=lambda: splitting.RigidClass(1, 1.0, 1.0),
         serial=simulation.SerialExecutor, estimate=lambda: simulation.mean_estimate([1.0, 2.0, 3.0]),
-        moldable_run=lambda: moldable.simulate_moldable(speedup.SpeedUp([1, 1.8, 2.5]), 0.5, 6, jobs=4000, seed=1,
+        moldable_run=lambda: moldable.simulate_moldable(speedup.SpeedupTable([1, 1.8, 2.5]), 0.5, 6, jobs=4000, seed=1,
                                                         executor=simulation.SerialExecutor()),
-        moldable_class=lambda: moldable.JobClass(speedup.SpeedUp.linear(2), 0.3),
-        multiserver_run=lambda: splitting.simulate_multiserver("bs-fcfs", 4, [splitting.JobClass(1, 1.0, 1.0)], 1.0,
+        moldable_class=lambda: moldable.MoldableClass(speedup.SpeedupTable.linear(2), 0.3),
+        multiserver_run=lambda: splitting.simulate_multiserver("bs-fcfs", 4, [splitting.RigidClass(1, 1.0, 1.0)], 1.0,
                                                                jobs=2000, seed=1, executor=simulation.SerialExecutor()),
         class_estimates=lambda: _shared_objects()["multiserver_run"]().per_class[0],
         systems=lambda: splitting.figure2_heavy_traffic(32, (0.5,)),
@@ -265,19 +265,19 @@ _BOUNDS_STEP = ("a step of stationary_bounds (tail analysis, Lyapunov search and
                 "tests/test_ctmc_population.py")
 INTERNAL: dict[str, str] = {
     **{f"analytic.ctmc.{name}": _CTMC_KERNEL for name in [
-        "balance.Balance", "balance.Balance.order_toward", "balance.Balance.positive",
-        "balance.Balance.probabilities", "balance.Balance.excess", "balance.Balance.scaled_matrix", "balance.Measure",
-        "balance.Balance.largest_shift", "balance.Balance.lifted_excess", "refinement.ScaledSolver.factorization_parts",
-        "balance.Measure.from_parts", "ordering.minimum_degree", "spanning.spanning_tree",
-        "multilevel.Multilevel", "multilevel.Multilevel.solve", "multilevel.aggregation_measure",
-        "balance.Measure.corrected", "balance.Balance.normalized", "reversible.detailed_balance",
-        "reversible.reversible_bound", "rounding.factorization_bound", "rounding.rounding_sum", "certificate.Certificate",
-        "certificate.certify", "certificate.normalized_bound", "certificate.relative_residual",
-        "certificate.tree_bound", "compensated.two_product", "compensated.two_sum", "extended.certified_measure",
-        "extended.digits", "gth.Factorization", "gth.Factorization.solve",
-        "gth.GTHPlan", "gth.analyse", "krylov.gmres", "ordering.nested_dissection", "preconditioner.ILU0",
-        "preconditioner.ILU0.solve", "refinement.Refinement", "refinement.ScaledSolver",
-        "refinement.ScaledSolver.update", "refinement.ScaledSolver.solve", "refinement.refine",
+        "_balance.Balance", "_balance.Balance.order_toward", "_balance.Balance.positive",
+        "_balance.Balance.probabilities", "_balance.Balance.excess", "_balance.Balance.scaled_matrix", "_balance.Measure",
+        "_balance.Balance.largest_shift", "_balance.Balance.lifted_excess", "_refinement.ScaledSolver.factorization_parts",
+        "_balance.Measure.from_parts", "_ordering.minimum_degree", "_spanning.spanning_tree",
+        "_multilevel.Multilevel", "_multilevel.Multilevel.solve", "_multilevel.aggregation_measure",
+        "_balance.Measure.corrected", "_balance.Balance.normalized", "_reversible.detailed_balance",
+        "_reversible.reversible_bound", "_rounding.factorization_bound", "_rounding.rounding_sum", "_certificate.Certificate",
+        "_certificate.certify", "_certificate.normalized_bound", "_certificate.relative_residual",
+        "_certificate.tree_bound", "_extended.certified_measure",
+        "_extended.digits", "_gth.Factorization", "_gth.Factorization.solve",
+        "_gth.GTHPlan", "_gth.analyse", "_krylov.gmres", "_ordering.nested_dissection", "_preconditioner.ILU0",
+        "_preconditioner.ILU0.solve", "_refinement.Refinement", "_refinement.ScaledSolver",
+        "_refinement.ScaledSolver.update", "_refinement.ScaledSolver.solve", "_refinement.refine",
         "spaces.ExplicitSpace", "spaces.ExplicitSpace.evaluate", "spaces.ExplicitSpace.index",
         "spaces.ExplicitSpace.subset", "spaces.LatticeSpace", "spaces.LatticeSpace.evaluate",
         "spaces.LatticeSpace.index", "spaces.LatticeSpace.positions", "spaces.LatticeSpace.subset",
@@ -290,13 +290,18 @@ INTERNAL: dict[str, str] = {
         "lyapunov.proved_drift",
         "lyapunov.tail_drift", "regions.LinearGeometric", "regions.Region", "regions.LinearGeometric.states",
         "regions.LinearGeometric.count", "regions.LinearGeometric.level_of", "regions.find_linear_geometric",
-        "regions.prove_linear_geometric", "regions.region_form",
+        "regions.prove_linear_geometric", "regions.region_form", "regions.region_envelope", "tails.Envelope",
+        "tails.Envelope.beyond", "tails.Envelope.of_polynomial", "tails.Envelope.times", "tails.envelope",
+        "tails.eventual_rational",
         "regions.regions", "tails.eventual_form", "tails.eventual_polynomial", "tails.exact", "tails.last_root_bound",
         "tails.level_after", "population.expression", "regions.affine_bound", "separable.SumGeometric",
         "separable.SumGeometric.states", "separable.SumGeometric.count", "separable.SumGeometric.level_of",
         "population.lattice_points", "lyapunov.rounded_gain", "separable.find_sum_geometric", "separable.prove_sum_geometric"]},
     **{f"analytic.ctmc.truncation.{name}": _TRUNCATION_BUILDER for name in [
         "function_drift_inside", "lattice_drift", "level_drift", "truncate_function", "truncate_lattice"]},
+    **{f"analytic._double_double.{name}": "double-double arithmetic of the package's kernels, on the doubles "
+                                          "they computed" for name in ["dd_add", "dd_product", "dd_quotient",
+                                                                       "two_product", "two_sum"]},
     "analytic.simulation.events.heap_pop": _NUMBA,
     "analytic.simulation.events.heap_push": _NUMBA,
     "analytic.simulation.laws.draw": _NUMBA,
@@ -310,7 +315,7 @@ INTERNAL: dict[str, str] = {
                                      "raise; tests/test_bad_input.py's entry sweep checks them)",
     "analytic.validation.user_code": "a context manager the package puts around a user's callable, with its own labels",
     "analytic.validation.numeric_array": "checks type and shape only: its callers check the values (NaN included)",
-    "analytic.speedup.check_shape": "the shape check behind SpeedUp and ConcaveSpeedup, given arrays they built",
+    "analytic.speedup.check_shape": "the shape check behind SpeedupTable and SpeedupCurve, given arrays they built",
     "analytic.cli.main": "swept through its subcommands in tests/test_cli.py",
     "analytic.splitting.Policy": "the registry's record of a built-in policy (POLICIES): users pass its name",
     "analytic.splitting.policies.resolve_policy": "the policy check of simulate_multiserver, given the servers and "
@@ -459,7 +464,7 @@ BASELINES: dict[str, Any] = {
     "analytic.hesrpt.closed_form.scale_free_constants": call(3, 0.5),
     "analytic.hesrpt.closed_form.symbolic_check": call(2),
     "analytic.hesrpt.comparison.PolicyComparison": RESULT,
-    "analytic.hesrpt.comparison.compare_policies": call(p=(0.5,), servers=100, jobs=5, seeds=(0, 1)),
+    "analytic.hesrpt.comparison.compare_policies": call(exponents=(0.5,), servers=100, jobs=5, seeds=(0, 1)),
     "analytic.hesrpt.comparison.pareto_sizes": call(3, 1.5, 0),
     "analytic.hesrpt.optimal.OptimalAllocation": RESULT,
     "analytic.hesrpt.optimal.optimal_allocation": call([1.0, 2.0], 0.5, 10),
@@ -470,18 +475,18 @@ BASELINES: dict[str, Any] = {
     "analytic.hesrpt.policies.flow_time": call([1.0, 2.0], "equi", 0.5, 10),
     "analytic.hesrpt.policies.knee_search": call([1.0, 2.0, 4.0], 0.5, 100),
     # speedup
-    "analytic.speedup.ConcaveSpeedup": RESULT,
-    "analytic.speedup.ConcaveSpeedup.derivative": method("curve", [1.0, 2.0]),
-    "analytic.speedup.ConcaveSpeedup.inverse_derivative": method("curve", [0.5, 0.1], 100.0),
-    "analytic.speedup.ConcaveSpeedup.power": call(0.5),
-    "analytic.speedup.ConcaveSpeedup.amdahl": call(0.9),
-    "analytic.speedup.ConcaveSpeedup.from_discrete": call(S("speedup")),
-    "analytic.speedup.ConcaveSpeedup.from_callable": call(np.log1p, 100.0),
-    "analytic.speedup.SpeedUp": call([1, 1.8, 2.5, 3, 3.4]),
-    "analytic.speedup.SpeedUp.linear": call(5),
-    "analytic.speedup.SpeedUp.amdahl": call(0.9, 5),
-    "analytic.speedup.SpeedUp.power": call(0.5, 5),
-    "analytic.speedup.SpeedUp.from_curve": call(S("curve"), 5),
+    "analytic.speedup.SpeedupCurve": RESULT,
+    "analytic.speedup.SpeedupCurve.derivative": method("curve", [1.0, 2.0]),
+    "analytic.speedup.SpeedupCurve.inverse_derivative": method("curve", [0.5, 0.1], 100.0),
+    "analytic.speedup.SpeedupCurve.power": call(0.5),
+    "analytic.speedup.SpeedupCurve.amdahl": call(0.9),
+    "analytic.speedup.SpeedupCurve.from_discrete": call(S("speedup")),
+    "analytic.speedup.SpeedupCurve.from_callable": call(np.log1p, 100.0),
+    "analytic.speedup.SpeedupTable": call([1, 1.8, 2.5, 3, 3.4]),
+    "analytic.speedup.SpeedupTable.linear": call(5),
+    "analytic.speedup.SpeedupTable.amdahl": call(0.9, 5),
+    "analytic.speedup.SpeedupTable.power": call(0.5, 5),
+    "analytic.speedup.SpeedupTable.from_curve": call(S("curve"), 5),
     "analytic.speedup.as_curve": call(S("speedup")),
     "analytic.speedup.as_discrete": call(S("speedup")),
     # moldable
@@ -497,7 +502,7 @@ BASELINES: dict[str, Any] = {
     "analytic.moldable.greedy.greedy_chain": call(S("speedup"), 0.8, 12),
     "analytic.moldable.greedy.greedy_metrics": call(S("speedup"), 0.8, 12),
     "analytic.moldable.heterogeneous.HeterogeneousOptimum": RESULT,
-    "analytic.moldable.heterogeneous.JobClass": call(S("speedup"), 0.3, 2.0),
+    "analytic.moldable.heterogeneous.MoldableClass": call(S("speedup"), 0.3, 2.0),
     "analytic.moldable.heterogeneous.heterogeneous_lp": call([S("moldable_class")]),
     "analytic.moldable.heterogeneous.heterogeneous_optimum": call([S("moldable_class")]),
     "analytic.moldable.occupancy.LPOptimum": RESULT,
@@ -617,11 +622,11 @@ BASELINES: dict[str, Any] = {
     "analytic.simulation.replications.root_seed": call(1),
     "analytic.simulation.replications.streams": call(1, 3),
     # splitting
-    "analytic.splitting.JobClass": call(4, 0.25, 2.0),
+    "analytic.splitting.RigidClass": call(4, 0.25, 2.0),
     "analytic.splitting.Partition": RESULT,
     "analytic.splitting.ResponseTimeBound": RESULT,
     "analytic.splitting.ScaledSystem": RESULT,
-    "analytic.splitting.Stability": RESULT,
+    "analytic.splitting.StabilityMargin": RESULT,
     "analytic.splitting.balanced_partition": call(10, _SPLIT),
     "analytic.splitting.critical_system": call(400, 1, 2.0, _SPLIT),
     "analytic.splitting.figure1_classes": call(2),
@@ -632,8 +637,8 @@ BASELINES: dict[str, Any] = {
     "analytic.splitting.response_time_bound": call(11, 1.0, _SPLIT),
     "analytic.splitting.stability_margin": call(64, 30.0, _SPLIT),
     "analytic.splitting.subcritical_system": call(100, 2, 0.5, _SPLIT),
-    "analytic.splitting.theorem1_limit": call(_SPLIT),
-    "analytic.splitting.theorem2_limit": call(1.0, _SPLIT),
+    "analytic.splitting.zero_wait_response_time": call(_SPLIT),
+    "analytic.splitting.critical_helper_limit": call(1.0, _SPLIT),
     "analytic.splitting.ClassEstimates": RESULT,
     "analytic.splitting.ClassEstimates.estimate": method("class_estimates", "mean_response_time"),
     "analytic.splitting.ExactMetrics": RESULT,
@@ -1115,9 +1120,9 @@ def test_bad_input_is_refused_cleanly(key):
 def test_kkt_residual_refuses_a_nan_multiplier():
     """A NaN multiplier used to give residual 0.0 (max() skips NaN), certifying optimality."""
     from analytic.moldable import kkt_residual
-    from analytic.speedup import SpeedUp
+    from analytic.speedup import SpeedupTable
 
-    s = SpeedUp([1, 1.8, 2.5, 3, 3.4])
+    s = SpeedupTable([1, 1.8, 2.5, 3, 3.4])
     for nu, theta0, name in [(math.nan, 0.625, "nu"), (-1.25, math.nan, "theta0")]:
         with pytest.raises(InvalidParameterError, match=f"^{name} = nan: must be a finite real number$"):
             kkt_residual(s, 0.8, [0.0, 0.0, 0.2, 0.1, 0.0], nu, theta0)
@@ -1130,9 +1135,9 @@ def test_occupancy_lp_at_tiny_load_matches_theorem_1(load):
     """HiGHS returned y = 0 below its feasibility tolerance (λ = 1e-12); the LP is now solved scaled.
     Reference: Theorem 1's closed form, y* = λ/s_d on d servers at low load (optimal_occupancy)."""
     from analytic.moldable import occupancy_lp, optimal_occupancy
-    from analytic.speedup import SpeedUp
+    from analytic.speedup import SpeedupTable
 
-    s = SpeedUp([1, 1.8, 2.5, 3, 3.4])
+    s = SpeedupTable([1, 1.8, 2.5, 3, 3.4])
     lp, exact = occupancy_lp(s, load), optimal_occupancy(s, load)
     assert np.allclose(lp.y / load, exact.y / load, rtol=1e-12, atol=1e-12)
     assert lp.y[-1] == pytest.approx(load / 3.4, rel=1e-12, abs=0)
@@ -1158,17 +1163,17 @@ def test_greedy_chain_refuses_a_billion_servers_before_allocating():
     """n = 1e9 with d = 2 allocated an (n + 1) x 3 table (7.5 GB for d = 5) before any check."""
     from analytic.errors import StateSpaceTooLargeError
     from analytic.moldable import greedy_chain
-    from analytic.speedup import SpeedUp
+    from analytic.speedup import SpeedupTable
 
     with pytest.raises(StateSpaceTooLargeError, match="the greedy\\(p\\) chain needs more than 30,000,000 states"):
-        greedy_chain(SpeedUp.linear(2), 0.8, 10**9)
+        greedy_chain(SpeedupTable.linear(2), 0.8, 10**9)
 
 
 @pytest.mark.parametrize("call,match", [
     (lambda: __import__("analytic.moldable", fromlist=["x"]).optimal_occupancy([[1.0], [1.0, 2.0]], 0.5),
      r"^speedup = \[\[1.0\], \[1.0, 2.0\]\]: must be a non-empty 1-D sequence of real numbers s_1, ..., s_d$"),
     (lambda: __import__("analytic.moldable", fromlist=["x"]).heterogeneous_optimum(None),
-     r"^classes = None: must be a non-empty sequence of JobClass$"),
+     r"^classes = None: must be a non-empty sequence of MoldableClass$"),
     (lambda: __import__("analytic.moldable", fromlist=["x"]).traffic("abc", 0.5, 0.1),
      r"^n = 'abc': must be a real number or an array of real numbers$"),
     (lambda: __import__("analytic.hesrpt", fromlist=["x"]).hesrpt_flow_time([1.0, 2 + 1j], 0.5, 10),
@@ -1177,7 +1182,7 @@ def test_greedy_chain_refuses_a_billion_servers_before_allocating():
      r"^rng = 'seed': must be a numpy.random.Generator or None$"),
     (lambda: __import__("analytic.simulation", fromlist=["x"]).exponential().cdf(math.nan),
      r"^x = nan: must be free of NaN: nan$"),
-    (lambda: __import__("analytic.speedup", fromlist=["x"]).SpeedUp.power(1e-300, 5),
+    (lambda: __import__("analytic.speedup", fromlist=["x"]).SpeedupTable.power(1e-300, 5),
      r"^exponent = 1e-300: gives a table that must be strictly increasing \(P1\)"),
     (lambda: __import__("analytic.fairness", fromlist=["x"]).balanced_fairness("graph", [1.0, 1.0]),
      r"^graph = 'graph': must be a CompatibilityGraph$"),
@@ -1198,7 +1203,7 @@ def test_greedy_chain_refuses_a_billion_servers_before_allocating():
     (lambda: __import__("analytic.erlang", fromlist=["x"]).erlang_b(4, 2.0, precision=10**18),
      r"^precision = 1000000000000000000: must be at most 1000 decimal digits$"),
     (lambda: __import__("analytic.moldable.paper", fromlist=["x"]).table1_simulation(
-        __import__("analytic.speedup", fromlist=["x"]).SpeedUp.linear(5), 0.5, 0.1, "gamma", 1, 100, 1),
+        __import__("analytic.speedup", fromlist=["x"]).SpeedupTable.linear(5), 0.5, 0.1, "gamma", 1, 100, 1),
      r"^law = 'gamma': must be one of 'exponential', 'deterministic', 'mixed_erlang', 'pareto'$"),
     (lambda: __import__("analytic.moldable", fromlist=["x"]).allocation_probabilities(3, [[1.0], [1.0, 2.0]]),
      r"^p = \[\[1.0\], \[1.0, 2.0\]\]: must be a probability vector \(must be a non-empty 1-D sequence of real numbers"),
@@ -1206,37 +1211,37 @@ def test_greedy_chain_refuses_a_billion_servers_before_allocating():
     # closed form is evaluated for, or a simplex of about n²/4 points, refused before the allocation table or
     # the count of the simplex's points
     (lambda: __import__("analytic.moldable", fromlist=["x"]).greedy_metrics(
-        __import__("analytic.speedup", fromlist=["x"]).SpeedUp([1, 1.8]), 0.5, 10**18, p="greedy"),
+        __import__("analytic.speedup", fromlist=["x"]).SpeedupTable([1, 1.8]), 0.5, 10**18, p="greedy"),
      r"^servers = 1000000000000000000: must be at most 1e\+15 x 2: every job holds 2 servers, so greedy\(p\) is "
      r"Erlang's loss system"),
     (lambda: __import__("analytic.moldable", fromlist=["x"]).greedy_metrics(
-        __import__("analytic.speedup", fromlist=["x"]).SpeedUp([1, 1.8]), 0.5, 10**18, p=[0.5, 0.5]),
+        __import__("analytic.speedup", fromlist=["x"]).SpeedupTable([1, 1.8]), 0.5, 10**18, p=[0.5, 0.5]),
      r"^the greedy\(p\) chain, built and solved, needs at least [0-9,]{25} states and about"),
     (lambda: __import__("analytic.moldable", fromlist=["x"]).stein_bounds(
-        __import__("analytic.speedup", fromlist=["x"]).SpeedUp([1, 1.8, 2.5]), 4000, 10**18, 0.1),
+        __import__("analytic.speedup", fromlist=["x"]).SpeedupTable([1, 1.8, 2.5]), 4000, 10**18, 0.1),
      r"^alpha = 1000000000000000000: makes β n\^\(-α\) underflow"),
     (lambda: __import__("analytic.reproduce", fromlist=["x"]).verdict_table(["holds"]),
      r"^verdicts = \['holds'\]: must be a non-empty sequence of Verdict \(entry 0 is a str\)$"),
-    (lambda: __import__("analytic.speedup", fromlist=["x"]).SpeedUp.from_curve(lambda k: k ** 0.5, 10**18),
+    (lambda: __import__("analytic.speedup", fromlist=["x"]).SpeedupTable.from_curve(lambda k: k ** 0.5, 10**18),
      r"a speed-up table with d = 1,000,000,000,000,000,000 needs"),
     (lambda: __import__("analytic.speedup", fromlist=["x"]).as_curve(0.5, servers="abc"),
      r"^servers = 'abc': must be positive and finite$"),
     # splitting and hesrpt
     (lambda: __import__("analytic.splitting", fromlist=["x"]).fcfs_saturation(
-        10**18, [__import__("analytic.splitting", fromlist=["x"]).JobClass(1, 1.0, 1.0)]),
+        10**18, [__import__("analytic.splitting", fromlist=["x"]).RigidClass(1, 1.0, 1.0)]),
      r"^the chain \(jobs of one class in service\) needs more than 2,000,000 states"),
     (lambda: __import__("analytic.splitting", fromlist=["x"]).simulate_multiserver(
-        "fcfs", 10**18, [__import__("analytic.splitting", fromlist=["x"]).JobClass(1, 1.0, 1.0)], 1.0, jobs=1000),
+        "fcfs", 10**18, [__import__("analytic.splitting", fromlist=["x"]).RigidClass(1, 1.0, 1.0)], 1.0, jobs=1000),
      r"^the state of 1,000,000,000,000,000,000 servers needs"),
-    (lambda: __import__("analytic.splitting", fromlist=["x"]).JobClass(1, 1.0, 1.0, size_std="abc"),
+    (lambda: __import__("analytic.splitting", fromlist=["x"]).RigidClass(1, 1.0, 1.0, size_std="abc"),
      r"^size_std = 'abc': must be a real number$"),
     (lambda: __import__("analytic.splitting", fromlist=["x"]).modified_bs_chain(
-        8, 2.0, [__import__("analytic.splitting", fromlist=["x"]).JobClass(1, 1.0, 1.0)], hyperexponential={3: (0.5, 1.0)}),
+        8, 2.0, [__import__("analytic.splitting", fromlist=["x"]).RigidClass(1, 1.0, 1.0)], hyperexponential={3: (0.5, 1.0)}),
      r"^hyperexponential = \{3: \(0.5, 1.0\)\}: must be None or a mapping from class indices 0..0 to \(p, rate\)$"),
     (lambda: __import__("analytic.splitting", fromlist=["x"]).figure2_heavy_traffic(256, [0.5, math.nan]),
      r"^loads = \[0.5, nan\]: must be finite: nan at index \(1,\)$"),
     (lambda: __import__("analytic.splitting", fromlist=["x"]).figure3_systems([], 8),
-     r"^classes = \[\]: must be a non-empty sequence of JobClass$"),
+     r"^classes = \[\]: must be a non-empty sequence of RigidClass$"),
     (lambda: __import__("analytic.splitting.policies", fromlist=["x"]).gittins_table(
         __import__("analytic.simulation", fromlist=["x"]).pareto(), 10**18),
      r"^the Gittins table needs 1,000,000,000,000,000,000 states"),
@@ -1324,7 +1329,7 @@ def test_greedy_chain_refuses_a_billion_servers_before_allocating():
      r"^mean = 9.88\d*e-324: gives a law beyond double precision \(its mean would be 1.97626e-323\)$"),
     (lambda: __import__("analytic.simulation", fromlist=["x"]).exponential().scaled(1e-310),
      r"^mean = 1e-310: gives a law beyond double precision"),
-    (lambda: __import__("analytic.speedup", fromlist=["x"]).SpeedUp.from_curve(0.5, 10**11),
+    (lambda: __import__("analytic.speedup", fromlist=["x"]).SpeedupTable.from_curve(0.5, 10**11),
      r"^a speed-up table with d = 100,000,000,000 needs 100,000,000,000 states and about 8.94e\+03 GiB"),
 ])
 def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
@@ -1508,7 +1513,7 @@ def test_erlang_refuses_complex_text_and_bool_entries_and_takes_other_real_numbe
 @pytest.mark.parametrize("build, name", [
     (lambda: __import__("analytic.hesrpt", fromlist=["x"]).flow_time([1.0, 2.0], lambda x: "equi", 0.5, 10), "policy"),
     (lambda: __import__("analytic.hesrpt", fromlist=["x"]).flow_time([1.0, 2.0], lambda x: 1 / 0, 0.5, 10), "policy"),
-    (lambda: __import__("analytic.speedup", fromlist=["x"]).ConcaveSpeedup.from_callable(lambda k: k["x"], 10.0),
+    (lambda: __import__("analytic.speedup", fromlist=["x"]).SpeedupCurve.from_callable(lambda k: k["x"], 10.0),
      "function"),
     (lambda: __import__("analytic.fairness", fromlist=["x"]).whittle_network(lambda x: 1 / 0, [0.2, 0.4], 5), "balance"),
     (lambda: P.max_weight_configuration(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0), [1.0], 1.0,
@@ -1557,12 +1562,12 @@ def test_greedy_metrics_gives_erlangs_formula_where_the_chain_is_too_large():
     from analytic.erlang import erlang_b
     from analytic.errors import StateSpaceTooLargeError
     from analytic.moldable import greedy_chain, greedy_metrics
-    from analytic.speedup import SpeedUp
+    from analytic.speedup import SpeedupTable
 
     with pytest.raises(StateSpaceTooLargeError, match=r"Erlang's loss system with 250,000,000 slots: "
                                                       r"P_b = erlang_b\(250000000, 225000000.0\)"):
-        greedy_chain(SpeedUp.linear(4), 0.9, 10**9)
-    metrics = greedy_metrics(SpeedUp.linear(4), 0.9, 10**9)
+        greedy_chain(SpeedupTable.linear(4), 0.9, 10**9)
+    metrics = greedy_metrics(SpeedupTable.linear(4), 0.9, 10**9)
     assert metrics.blocking == pytest.approx(erlang_b(250_000_000, 225_000_000.0), rel=1e-12, abs=0)
     assert metrics.mean_time == pytest.approx(0.25, rel=1e-12, abs=0)
 
@@ -1643,7 +1648,7 @@ def test_random_streams_beyond_memory_are_refused_before_spawning(count):
 
 
 @pytest.mark.parametrize("build", [
-    lambda n: __import__("analytic.speedup", fromlist=["x"]).SpeedUp.linear(n),
+    lambda n: __import__("analytic.speedup", fromlist=["x"]).SpeedupTable.linear(n),
     lambda n: __import__("analytic.simulation", fromlist=["x"]).exponential().sample(np.random.default_rng(1), n),
     lambda n: __import__("analytic.fairness", fromlist=["x"]).random_assignment(n, 2, 2.0),
     lambda n: __import__("analytic.fairness", fromlist=["x"]).simulate_random_assignment(

@@ -15,7 +15,6 @@ import sympy
 
 from analytic.hesrpt import (
     FIGURE4_EXPONENTS,
-    ConcaveSpeedup,
     flow_time,
     hesrpt_allocation,
     hesrpt_flow_time,
@@ -32,6 +31,7 @@ from analytic.hesrpt.reproduction import (
     _scale_free_policy_total,
 )
 from analytic.reproduce import collect
+from analytic.speedup import SpeedupCurve
 
 ROWS = ("_theorem1_makespan_rows", "_theorem3_constant_rows", "_theorem4_scale_free_rows", "_lemmas_1_3_4_5_rows",
         "_section41_srpt_rows", "_figure3_example_rows")
@@ -74,7 +74,7 @@ def test_theorem3_two_jobs_amdahl_by_nelder_mead():
     from scipy.optimize import minimize
 
     best = minimize(total, [0.5, 0.9], method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-14})
-    optimum = optimal_allocation([1.0, 1.0], ConcaveSpeedup.amdahl(0.9), 10.0)
+    optimum = optimal_allocation([1.0, 1.0], SpeedupCurve.amdahl(0.9), 10.0)
     assert best.x == pytest.approx([0.7107, 0.7107], abs=1e-4)
     assert best.fun == pytest.approx(optimum.total, rel=1e-10, abs=0)
 

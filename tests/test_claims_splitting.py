@@ -14,7 +14,7 @@ import mpmath
 import pytest
 
 from analytic.splitting import (
-    JobClass,
+    RigidClass,
     balanced_partition,
     critical_system,
     exact_multiserver,
@@ -25,7 +25,7 @@ from analytic.splitting import (
     subcritical_system,
 )
 
-_BS = (JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5))
+_BS = (RigidClass(1, 0.6, 1.0), RigidClass(2, 0.4, 1.5))
 
 
 def _mp(x: Fraction) -> mpmath.mpf:
@@ -151,7 +151,7 @@ def test_eq13_gaps_in_exact_rationals():
     with mpmath.workdps(50):
         for e in (20, 30, 40, 50, 60):
             k, f = 2**e, figure1_need_scale(2**e)
-            scaled = [JobClass(c.need * f, c.probability, c.mean_size) for c in base]
+            scaled = [RigidClass(c.need * f, c.probability, c.mean_size) for c in base]
             slots = balanced_partition(k, scaled).servers_per_class
             rate = (1 - mpmath.mpf(0.7) * mpmath.sqrt(mpmath.mpf(f) / k)) * k / (_mp(total) * f)
             gaps.append(float(max(abs((1 - rate * _mp(Fraction(c.probability)) * _mp(Fraction(c.mean_size)) / s) * mpmath.sqrt(s)
@@ -165,7 +165,7 @@ def test_lsf_criterion_against_a_closed_form_and_a_deeper_truncation():
     are P(N_1 = 0) of an M/M/2 queue, (1 - r)/(1 + r); truncated 20 standard deviations out); and the k = 32
     numbers of the docs (load 0.9441 of the largest class against 1.0304 slots), the truncation spread from 5
     (the row) to 9 standard deviations."""
-    classes = (JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0))
+    classes = (RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 1.0))
     (load, left, _), = paper._lsf_capacities(2, classes, 1.2, spread=20)
     r = 0.6 / 2
     assert load == pytest.approx(0.6, rel=1e-12, abs=0) and left == pytest.approx((1 - r) / (1 + r), rel=1e-9, abs=0)
@@ -199,7 +199,7 @@ def test_msf_threshold_closed_form_and_exact_chain():
     threshold = 5 * (math.sqrt(57) - 3) / 24
     assert paper._msf_largest_stable_load() == pytest.approx(threshold, rel=1e-12, abs=0)
     assert round(threshold, 4) == 0.9479
-    classes = (JobClass(2, 0.5, 1.0), JobClass(3, 0.5, 1.0))
+    classes = (RigidClass(2, 0.5, 1.0), RigidClass(3, 0.5, 1.0))
     lost = {load: [exact_multiserver("msf", 6, classes, load * 6 / 2.5, max_waiting=w).lost_fraction for w in (40, 160)]
             for load in (0.85, 0.99)}
     assert lost[0.85][1] < 1e-4 and lost[0.99][1] > 0.03

@@ -14,11 +14,11 @@ from analytic.cli import main
 from analytic.cli.output import interval
 from analytic.moldable import simulate_moldable
 from analytic.simulation import SerialExecutor
-from analytic.speedup import SpeedUp
+from analytic.speedup import SpeedupTable
 
 
 def test_prints_the_section7_optimum(capsys):
-    assert main(["moldable", "--speedup", "1", "1.8", "2.5", "3", "3.4", "--arrival-rate", "0.8"]) == 0
+    assert main(["moldable", "--speedup", "1", "1.8", "2.5", "3", "3.4", "--rate-per-server", "0.8"]) == 0
     out = capsys.readouterr().out
     assert "case (iii), support I* = [3, 4]" in out
     assert "y*  = [0.0, 0.0, 0.2, 0.1, 0.0]" in out
@@ -29,7 +29,7 @@ def test_exact_greedy_blocking_is_erlang_b(capsys):
     blocking, load = mpmath.mpf(1), mpmath.mpf(4000) * mpmath.mpf("0.9") / 5
     for k in range(1, 801):
         blocking = load * blocking / (k + load * blocking)
-    assert main(["moldable", "--speedup", "1", "2", "3", "4", "5", "--arrival-rate", "0.9", "--servers", "4000",
+    assert main(["moldable", "--speedup", "1", "2", "3", "4", "5", "--rate-per-server", "0.9", "--servers", "4000",
                  "--scheme", "greedy"]) == 0
     line = capsys.readouterr().out.splitlines()[-1]
     assert "(exact, 801 states)" in line
@@ -39,17 +39,17 @@ def test_exact_greedy_blocking_is_erlang_b(capsys):
 
 def test_simulation_prints_what_simulate_moldable_returns(capsys):
     """The command is plumbing: same seed, same numbers as the function (checked statistically elsewhere)."""
-    assert main(["moldable", "--speedup", "1", "2", "3", "4", "5", "--arrival-rate", "0.9", "--servers", "50",
+    assert main(["moldable", "--speedup", "1", "2", "3", "4", "5", "--rate-per-server", "0.9", "--servers", "50",
                  "--simulate", "400000", "--size", "pareto", "--replications", "4", "--seed", "3"]) == 0
     line = capsys.readouterr().out.splitlines()[-1]
-    sim = simulate_moldable(SpeedUp.linear(5), 0.9, 50, size="pareto", jobs=400_000, replications=4, seed=3,
+    sim = simulate_moldable(SpeedupTable.linear(5), 0.9, 50, size="pareto", jobs=400_000, replications=4, seed=3,
                             executor=SerialExecutor())
     assert "(simulated, pareto sizes, 400,000 arrivals, 4 independent replications, seed 3)" in line
     assert f"P_b = {interval(sim.blocking, sim.blocking_ci)}, E[D] = {interval(sim.mean_time, sim.mean_time_ci)}" in line
 
 
 def test_simulation_needs_servers(capsys):
-    assert main(["moldable", "--speedup", "1", "2", "--arrival-rate", "0.9", "--simulate", "1000"]) == 2
+    assert main(["moldable", "--speedup", "1", "2", "--rate-per-server", "0.9", "--simulate", "1000"]) == 2
     captured = capsys.readouterr()
     assert captured.err == "analytic moldable: error: --simulate needs --servers N (the number of servers to simulate)\n"
     assert captured.out == ""
@@ -57,7 +57,7 @@ def test_simulation_needs_servers(capsys):
 
 def test_no_result_is_printed_before_an_error(capsys):
     """The optimum used to be printed before the simulation refused 10 arrivals."""
-    assert main(["moldable", "--speedup", "1", "1.8", "2.5", "--arrival-rate", "0.8", "--servers", "20",
+    assert main(["moldable", "--speedup", "1", "1.8", "2.5", "--rate-per-server", "0.8", "--servers", "20",
                  "--simulate", "10"]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
@@ -66,7 +66,7 @@ def test_no_result_is_printed_before_an_error(capsys):
 
 def test_bad_speedup_is_a_clean_error():
     result = subprocess.run([sys.executable, "-m", "analytic", "moldable", "--speedup", "1", "1.8", "2.7",
-                             "--arrival-rate", "0.8"], capture_output=True, text=True, timeout=120)
+                             "--rate-per-server", "0.8"], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert "must be concave: the slope rises at k = 2, from 0.8 to 0.9" in result.stderr
     assert "Traceback" not in result.stderr

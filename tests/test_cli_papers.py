@@ -22,11 +22,11 @@ from analytic.fairness import balance_function, balanced_fairness, oi_queue_law,
 from analytic.moldable import simulate_moldable
 from analytic.partitioning import Cluster, GraphJob, dgp_distribution, loss_distribution, static_partitioning
 from analytic.simulation import SerialExecutor, compare
-from analytic.speedup import SpeedUp
-from analytic.splitting import JobClass, exact_multiserver, fcfs_saturation, simulate_multiserver
+from analytic.speedup import SpeedupTable
+from analytic.splitting import RigidClass, exact_multiserver, fcfs_saturation, simulate_multiserver
 
 TWO_CLASSES = ["--class", "1:0.6:1", "--class", "2:0.4:1.5"]
-CLASSES = (JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5))
+CLASSES = (RigidClass(1, 0.6, 1.0), RigidClass(2, 0.4, 1.5))
 FIGURE1 = ["--slots", "4", "4", "4", "--nodes", "5", "--edges", "0-1", "0-2", "1-3", "2-3", "3-4"]
 GRAPH = ["--servers-of", "0,2", "1,2", "--capacities", "1", "1", "1"]
 
@@ -100,7 +100,7 @@ def test_multiserver_saturation_by_hand(capsys):
                     "--method", "gth", "--tolerance", "1e-8")
     assert data["throughput"] == pytest.approx(8 / 7, abs=1e-12)
     assert data["max_load"] == pytest.approx(6 / 7, abs=1e-12)
-    classes = [JobClass(1, 0.8, 1.0), JobClass(4, 0.2, 1.0)]
+    classes = [RigidClass(1, 0.8, 1.0), RigidClass(4, 0.2, 1.0)]
     assert main(["multiserver-saturation", "--servers", "4", "--class", "1:0.8:1", "--class", "4:0.2:1"]) == 0
     assert f"stable up to load {fcfs_saturation(4, classes).max_load:.12g}" in capsys.readouterr().out
 
@@ -185,7 +185,7 @@ def test_simulate_against_erlang_b(capsys):
     data = run_json(capsys, "simulate", "--servers", "10", "--load", "7", "--size", "pareto", "--jobs", "40000",
                     "--seed", "1")
     assert data["exact"] == pytest.approx(erlang_b(10, 7.0), abs=1e-15)
-    sim = simulate_moldable(SpeedUp([1.0]), 0.7, 10, size="pareto", jobs=40_000, seed=1, executor=SerialExecutor())
+    sim = simulate_moldable(SpeedupTable([1.0]), 0.7, 10, size="pareto", jobs=40_000, seed=1, executor=SerialExecutor())
     assert data["value"] == pytest.approx(sim.blocking, abs=1e-15)
     assert data["verdict"] == compare(sim.blocking_estimate, erlang_b(10, 7.0)).verdict
 

@@ -34,7 +34,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from references import pinned_lu_reference
 
-from analytic.ctmc import CTMC, gth
+from analytic.ctmc import CTMC
+from analytic.ctmc import _gth as gth
 from analytic.ctmc.stationary import ACCURACY
 from analytic.errors import ConvergenceError
 

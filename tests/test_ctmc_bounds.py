@@ -417,9 +417,9 @@ def test_greedy_p_written_as_a_population_model_matches_the_package_builder():
     # greedy_metrics, which builds the chain with its own vectorized moves
     from analytic.moldable import greedy_metrics
     from analytic.moldable.greedy import _resolve_p
-    from analytic.speedup import SpeedUp
+    from analytic.speedup import SpeedupTable
 
-    speedup, lam, n = SpeedUp([1, 1.8, 2.5]), 0.8, 12
+    speedup, lam, n = SpeedupTable([1, 1.8, 2.5]), 0.8, 12
     p = _resolve_p(speedup, lam, None)
     counts = sympy.symbols("x1:4")
     idle = n - sum(c * v for c, v in zip((1, 2, 3), counts, strict=True))

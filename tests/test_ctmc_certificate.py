@@ -1,4 +1,4 @@
-"""The certificate behind CTMC.stationary (analytic.ctmc.certificate) and the whole double range.
+"""The certificate behind CTMC.stationary (analytic.ctmc._certificate) and the whole double range.
 
 Each stationary law returned is bounded state by state by a checked supersolution of an
 inverse-positive system (or by the tree theorem); these tests check that a wrong measure is never
@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from analytic.ctmc import CTMC, gth
-from analytic.ctmc.balance import Balance, Measure
-from analytic.ctmc.certificate import _supplied, certify, normalized_bound, relative_residual, tree_bound
-from analytic.ctmc.refinement import ScaledSolver
+from analytic.ctmc import CTMC
+from analytic.ctmc import _gth as gth
+from analytic.ctmc._balance import Balance, Measure
+from analytic.ctmc._certificate import _supplied, certify, normalized_bound, relative_residual, tree_bound
+from analytic.ctmc._refinement import ScaledSolver
 from analytic.errors import InvalidParameterError
 
 mpmath.mp.dps = 50

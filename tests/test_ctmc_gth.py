@@ -1,4 +1,4 @@
-"""The sparse multifrontal GTH of analytic.ctmc.gth: orders, symbolic analysis, extreme ranges.
+"""The sparse multifrontal GTH of analytic.ctmc._gth: orders, symbolic analysis, extreme ranges.
 
 References: the product forms of birth–death chains (mpmath at 50 digits, in log space where the
 probabilities leave the double range), a dense GTH written in the test, and the structure of
@@ -12,10 +12,11 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from analytic.ctmc import CTMC, stationary
-from analytic.ctmc import gth as multifrontal
-from analytic.ctmc.balance import Balance, Measure
-from analytic.ctmc.ordering import LEAF_SIZE, nested_dissection
-from analytic.ctmc.refinement import ScaledSolver, refine
+from analytic.ctmc import _gth as multifrontal
+from analytic.ctmc import _gth_analysis as analysis
+from analytic.ctmc._balance import Balance, Measure
+from analytic.ctmc._ordering import LEAF_SIZE, nested_dissection
+from analytic.ctmc._refinement import ScaledSolver, refine
 from analytic.ctmc.stationary import ACCURACY, FLOOR
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 
@@ -54,7 +55,7 @@ def test_analysis_picks_the_banded_order_on_a_line_and_dissection_on_a_grid():
                                            ((0, 1), lambda X: 0.5 * (X[:, 1] < 99)), ((0, -1), lambda X: 1.0 * (X[:, 1] > 0))])
     rates = Balance(lattice.generator).rates
     plan = multifrontal.analyse(rates)
-    banded = multifrontal._profile(multifrontal._symmetric(rates), np.arange(lattice.n_states))
+    banded = analysis._profile(analysis.symmetric(rates), np.arange(lattice.n_states))
     assert plan.stored < banded  # nested dissection beats the band of width 100
     assert plan.bytes > 16 * plan.stored  # both factors
     assert repr(plan).startswith("GTHPlan(n_states=10000, supernodes=")
@@ -273,7 +274,7 @@ def test_a_pivot_vanishing_towards_an_unlikely_root_is_retried_at_its_state():
     balance = Balance(chain.generator)
     states = np.array([chain.index(x) for x in range(root + 1)])
     order = states[np.r_[2:root, 1, 0, root]].astype(np.int64)
-    unlikely_root = multifrontal._plan((balance.rates + balance.rates.T).tocsr(), order, balance.rates.nnz)
+    unlikely_root = analysis._plan((balance.rates + balance.rates.T).tocsr(), order, balance.rates.nnz)
     with pytest.raises(multifrontal.VanishedPivot) as vanished:
         multifrontal.Factorization(balance, unlikely_root)
     assert vanished.value.state == states[0]

@@ -7,11 +7,12 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from analytic.ctmc import CTMC, multilevel, stationary
-from analytic.ctmc.balance import Balance, Measure
-from analytic.ctmc.certificate import relative_residual
-from analytic.ctmc.krylov import gmres
-from analytic.ctmc.preconditioner import ILU0
+from analytic.ctmc import CTMC, stationary
+from analytic.ctmc import _multilevel as multilevel
+from analytic.ctmc._balance import Balance, Measure
+from analytic.ctmc._certificate import relative_residual
+from analytic.ctmc._krylov import gmres
+from analytic.ctmc._preconditioner import ILU0
 
 LOADS = (0.6, 0.8)
 
@@ -97,7 +98,7 @@ def test_iterative_solves_above_the_threshold_go_multilevel_and_are_exact(monkey
     # aggregation measure and preconditions by V-cycles; the law is the product form to 1e-12.
     monkeypatch.setattr(multilevel, "MULTILEVEL_STATES", 5_000)
     monkeypatch.setattr(stationary, "MULTILEVEL_STATES", 5_000)
-    import analytic.ctmc.refinement as refinement
+    import analytic.ctmc._refinement as refinement
     monkeypatch.setattr(refinement, "MULTILEVEL_STATES", 5_000)
     chain, exact = two_queues(100)
     law = chain.stationary(method="iterative")

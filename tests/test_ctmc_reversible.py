@@ -1,4 +1,4 @@
-"""Chains whose every transition can be undone (analytic.ctmc.reversible): the bound of the backward
+"""Chains whose every transition can be undone (analytic.ctmc._reversible): the bound of the backward
 error of detailed balance, and the Newton steps that bring a measure into detailed balance.
 
 References: the exact law of a reversible chain is its product form, computed in mpmath at 60
@@ -12,8 +12,8 @@ import mpmath
 import numpy as np
 import scipy.sparse as sp
 
-from analytic.ctmc.balance import Balance, Measure
-from analytic.ctmc.reversible import _edge_logs, detailed_balance, reversible_bound
+from analytic.ctmc._balance import Balance, Measure
+from analytic.ctmc._reversible import _edge_logs, detailed_balance, reversible_bound
 
 
 def birth_death(up, down):

@@ -18,8 +18,9 @@ import pytest
 import scipy.sparse as sp
 
 from analytic import memory
-from analytic.ctmc import CTMC, refinement, stationary
-from analytic.ctmc.krylov import gmres
+from analytic.ctmc import CTMC, stationary
+from analytic.ctmc import _refinement as refinement
+from analytic.ctmc._krylov import gmres
 from analytic.errors import ConvergenceError, InvalidParameterError, StateSpaceTooLargeError
 from analytic.memory import require
 
@@ -147,10 +148,10 @@ def test_feasible_set_larger_than_memory_is_refused_while_enumerating():
 
 def test_greedy_chain_at_n_300_is_refused_by_its_solver_or_builder():
     from analytic.moldable import greedy_metrics
-    from analytic.speedup import SpeedUp
+    from analytic.speedup import SpeedupTable
 
     with pytest.raises(StateSpaceTooLargeError, match="GiB of memory"):
-        greedy_metrics(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.8, 300)
+        greedy_metrics(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), 0.8, 300)
 
 
 def test_gmres_overflow_is_a_floating_point_error_not_a_raw_value_error():
@@ -185,7 +186,7 @@ def test_a_scaled_system_beyond_the_double_range_is_a_floating_point_error_not_a
     # A measure whose neighbouring states differ by 2**1100 overflows the scaled matrix's entries:
     # numpy warned (an error under -W error, seen on greedy(p*) at arrival rate 1e-290) and the inf
     # entries went on to the factorization. Now a FloatingPointError, which the auto ladder records.
-    from analytic.ctmc.balance import Balance, Measure
+    from analytic.ctmc._balance import Balance, Measure
 
     balance = Balance(sp.csr_array([[0, 1.0], [1.0, 0]]))
     x = Measure.from_parts(np.ones(2), np.array([0, 1100]))

@@ -1,4 +1,4 @@
-"""The a-priori rounding bound of the sparse GTH factorization (analytic.ctmc.rounding).
+"""The a-priori rounding bound of the sparse GTH factorization (analytic.ctmc._rounding).
 
 The bound is a count of roundings (``S``) times ``u'``. It is checked three ways, each against an
 independent computation:
@@ -26,9 +26,10 @@ import scipy.sparse as sp
 from mpmath.libmp import from_float, mpf_add, mpf_div, mpf_mul
 from references import pinned_lu_reference
 
-from analytic.ctmc import gth
-from analytic.ctmc.balance import Balance
-from analytic.ctmc.rounding import factorization_bound, rounding_sum
+from analytic.ctmc import _gth as gth
+from analytic.ctmc._balance import Balance
+from analytic.ctmc._gth_analysis import etree, permuted_pattern, symmetric
+from analytic.ctmc._rounding import factorization_bound, rounding_sum
 from analytic.errors import InvalidParameterError
 
 
@@ -86,8 +87,8 @@ def formula(columns):
 
 
 def counted(balance, plan):
-    indptr, indices = gth._permuted_pattern(gth._symmetric(balance.rates), plan.order)
-    return rounding_sum(indptr, indices, gth._etree(indptr, indices, balance.n))[0]
+    indptr, indices = permuted_pattern(symmetric(balance.rates), plan.order)
+    return rounding_sum(indptr, indices, etree(indptr, indices, balance.n))[0]
 
 
 @pytest.mark.parametrize("seed", range(12))

@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 
-from analytic.ctmc.spanning import spanning_tree
+from analytic.ctmc._spanning import spanning_tree
 
 
 def random_chain_graph(rng, n, density):

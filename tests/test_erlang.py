@@ -14,9 +14,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from analytic._incomplete_gamma import temme_coefficients
 from analytic.ctmc import CTMC
 from analytic.erlang import (
-    _temme_coefficients,
     erlang_b,
     erlang_b_load,
     erlang_b_servers,
@@ -247,12 +247,12 @@ def test_precision_closed_forms_at_extreme_loads():
 @pytest.mark.parametrize("s,a", [(1e9, 1e9), (1e9, 1e9 + 3e4), (1e9, 1e9 - 3e4), (2e6 + 0.5, 2e6)])
 def test_precision_quadrature_agrees_with_the_exact_sums(s, a):
     """The quadrature taking over near a = s for the largest s against the sums, two independent methods, at 60 digits."""
-    from analytic.erlang import _lower_sum, _quadrature, _upper_sum
+    from analytic._incomplete_gamma import lower_sum, quadrature, upper_sum
 
     bits = 320
     with mp.workprec(bits):
-        by_sums = (_lower_sum if a <= s else _upper_sum)(s, a, bits)
-        by_quadrature = 1 / _quadrature(mp.mpf(s), mp.mpf(a))
+        by_sums = (lower_sum if a <= s else upper_sum)(s, a, bits)
+        by_quadrature = 1 / quadrature(mp.mpf(s), mp.mpf(a))
         assert abs(by_quadrature / by_sums - 1) < mp.mpf(10) ** -60
 
 
@@ -313,7 +313,7 @@ def test_loss_occupancy_edges_and_errors():
 
 def test_temme_coefficients_match_dlmf():
     """DLMF 8.12.9 / Temme (1979): c_0 = -1/3 + η/12 - 2η²/135 + η³/864, c_1 = -1/540 - η/288 + η²/378."""
-    table = _temme_coefficients()
+    table = temme_coefficients()
     assert table[0, :4].tolist() == pytest.approx([-1 / 3, 1 / 12, -2 / 135, 1 / 864], rel=1e-15, abs=0)
     assert table[1, :3].tolist() == pytest.approx([-1 / 540, -1 / 288, 1 / 378], rel=1e-15, abs=0)
     assert table[2, 0] == pytest.approx(25 / 6048, rel=1e-15, abs=0)

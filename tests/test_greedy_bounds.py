@@ -20,19 +20,19 @@ from analytic.ctmc.truncation import Drift
 from analytic.erlang import erlang_b
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.moldable import GreedyBounds, greedy_bounds, greedy_metrics, traffic
-from analytic.speedup import SpeedUp
+from analytic.speedup import SpeedupTable
 
-SUBLINEAR = SpeedUp([1, 1.8, 2.5, 3, 3.4])
+SUBLINEAR = SpeedupTable([1, 1.8, 2.5, 3, 3.4])
 
 #: (speed-up, λ, n, p): two allocation sizes (the truncated path) over loads, speed-ups and schemes.
 TWO_SIZES = [
     (SUBLINEAR, traffic(120, 0.5, 0.1), 120, None),           # Table 1's Halfin-Whitt row, p* on 1 and 2 servers
     (SUBLINEAR, traffic(120, 2 / 3, 0.1), 120, None),         # super-Halfin-Whitt
     (SUBLINEAR, 0.95, 90, None),                              # p* = (0.53, 0.47): many 2-server jobs
-    (SpeedUp([1, 1.5]), 0.8, 100, None),
-    (SpeedUp([1, 1.5]), 0.9, 81, "greedy"),                   # greedy scheme, n odd: a 1-server job fills the last slot
-    (SpeedUp([1, 1.6, 2.1, 2.5]), 0.9, 80, None),
-    (SpeedUp([1, 1.5]), 0.5, 70, [0.5, 0.5]),                 # light load: idle servers at the fluid point
+    (SpeedupTable([1, 1.5]), 0.8, 100, None),
+    (SpeedupTable([1, 1.5]), 0.9, 81, "greedy"),                   # greedy scheme, n odd: a 1-server job fills the last slot
+    (SpeedupTable([1, 1.6, 2.1, 2.5]), 0.9, 80, None),
+    (SpeedupTable([1, 1.5]), 0.5, 70, [0.5, 0.5]),                 # light load: idle servers at the fluid point
 ]
 
 
@@ -68,7 +68,7 @@ def test_the_box_leaves_states_out_and_bounds_their_mass():
 @pytest.mark.parametrize("speedup,lam,n,p", [
     (SUBLINEAR, 0.8, 12, None),                               # p* on 3 and 4 servers: four sizes, whole chain
     (SUBLINEAR, 0.8, 40, None),                               # the same, 7 386 states
-    (SpeedUp([1, 1.5]), 0.9, 40, "greedy"),                   # one size (2 divides 40)
+    (SpeedupTable([1, 1.5]), 0.9, 40, "greedy"),                   # one size (2 divides 40)
 ])
 def test_whole_chains_give_intervals_from_the_solver_accuracy(speedup, lam, n, p):
     bounds = greedy_bounds(speedup, lam, n, p)
@@ -103,9 +103,9 @@ def test_a_shrunk_neglected_mass_excludes_the_exact_value(monkeypatch):
 
 
 def test_result_fields_and_repr():
-    bounds = greedy_bounds(SpeedUp([1, 1.5]), 0.8, 50)
+    bounds = greedy_bounds(SpeedupTable([1, 1.5]), 0.8, 50)
     assert isinstance(bounds, GreedyBounds)
-    assert bounds.servers == 50 and bounds.arrival_rate == pytest.approx(0.8, abs=1e-15)
+    assert bounds.servers == 50 and bounds.rate_per_server == pytest.approx(0.8, abs=1e-15)
     np.testing.assert_allclose(bounds.p, [0.25, 0.75], atol=1e-15)
     assert "GreedyBounds(servers=50" in repr(bounds)
     assert bounds.width == pytest.approx(max(bounds.blocking[1] - bounds.blocking[0],
@@ -116,14 +116,14 @@ def test_result_fields_and_repr():
     (dict(width=0.0), InvalidParameterError, r"width = 0(\.0)?: must lie in \[1e-13, 1\)"),
     (dict(width=1.0), InvalidParameterError, r"width = 1(\.0)?: must lie in"),
     (dict(width=1e-14), InvalidParameterError, r"width = 1e-14: must lie in"),
-    (dict(arrival_rate=1.5), InvalidParameterError, r"arrival_rate"),
+    (dict(rate_per_server=1.5), InvalidParameterError, r"rate_per_server"),
     (dict(servers=1), InvalidParameterError, r"servers = 1"),
     (dict(p=[0.5, 0.6]), InvalidParameterError, r"\bp\b"),
     (dict(p="best"), InvalidParameterError, r"p = 'best'"),
     (dict(max_states=-1), InvalidParameterError, r"max_states = -1"),
 ])
 def test_bad_input_is_refused(kwargs, error, match):
-    arguments = dict(speedup=SpeedUp([1, 1.5]), arrival_rate=0.8, servers=50) | kwargs
+    arguments = dict(speedup=SpeedupTable([1, 1.5]), rate_per_server=0.8, servers=50) | kwargs
     with pytest.raises(error, match=match):
         greedy_bounds(**arguments)
 
@@ -151,7 +151,7 @@ def test_mean_time_is_tight_where_blocking_exceeds_one_half():
     slots, P_b = erlang_b(10, 40 / 1.03) = 0.75 and E[D] = 1/1.03 exactly. The whole chain's intervals come
     from the law's per-state accuracy and hold E[D] within 1e-12 on both sides; with P_b > 1/2 an upper end
     that divided by 1 - P_b at the lower end of P_b would fall below 1/1.03."""
-    bounds = greedy_bounds(SpeedUp([1, 1.01, 1.02, 1.03]), 1.0, 40, "greedy")
+    bounds = greedy_bounds(SpeedupTable([1, 1.01, 1.02, 1.03]), 1.0, 40, "greedy")
     assert _contains(bounds.blocking, float(erlang_b(10, 40 / 1.03)))
     low, high = bounds.mean_time
     assert Fraction(low) <= 1 / Fraction(1.03) <= Fraction(high)
@@ -194,7 +194,7 @@ def mpmath_reference(speedup, lam, n, p):
 def test_light_loads_give_narrow_intervals_around_the_exact_values(lam, p):
     """n = 10, s = (1, 1.8, 2.5): against the chain's law in mpmath at 60 digits, and E[D] against its λ -> 0
     limit Σ p_i / s_i (0.4 for p* = e_3, 0.7 for p = (1/2, 0, 1/2))."""
-    speedup = SpeedUp([1, 1.8, 2.5])
+    speedup = SpeedupTable([1, 1.8, 2.5])
     bounds = greedy_bounds(speedup, lam, 10, p)
     blocking, mean_time = mpmath_reference(speedup, lam, 10, p)
     assert mpmath.mpf(bounds.blocking[0]) <= blocking <= mpmath.mpf(bounds.blocking[1])
@@ -209,7 +209,7 @@ def test_tiny_entries_of_p_are_named():
     """An arrival rate 5e-310 against a total of 5 out of the empty system: the solver's refusal of its internal
     'rate' names p."""
     with pytest.raises(InvalidParameterError, match=r"^p = \[1e-310, 0, 1\]: makes arrival rates") as caught:
-        greedy_bounds(SpeedUp([1, 1.8, 2.5]), 0.5, 10, [1e-310, 0, 1])
+        greedy_bounds(SpeedupTable([1, 1.8, 2.5]), 0.5, 10, [1e-310, 0, 1])
     assert caught.value.__cause__.parameter == "rate"
 
 

@@ -112,7 +112,8 @@ def test_a_subset_of_policies_skips_knee():
     (lambda: compare_policies(policies=("srpt", "equi")), "policies = .*include 'hesrpt'"),
     (lambda: compare_policies(policies=("hesrpt", "lrpt")), "policies = "),
     (lambda: compare_policies(servers=10.5), "servers = 10.5"),
-    (lambda: compare_policies(exponents=(1.2,), jobs=3, seeds=(0,)), "p = 1.2"),
+    (lambda: compare_policies(exponents=(1.2,), jobs=3, seeds=(0,)),
+     r"exponents = \(1.2,\): must each lie in the open interval \(0, 1\)"),
 ])
 def test_invalid_input_raises_a_named_error(call, match):
     with pytest.raises(InvalidParameterError, match=match):

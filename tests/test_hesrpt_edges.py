@@ -17,7 +17,6 @@ import pytest
 
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.hesrpt import (
-    ConcaveSpeedup,
     closed_form,
     compare_policies,
     comparison,
@@ -30,7 +29,7 @@ from analytic.hesrpt import (
     scale_free_constants,
 )
 from analytic.hesrpt.closed_form import mean_time
-from analytic.speedup import SpeedUp
+from analytic.speedup import SpeedupCurve, SpeedupTable
 
 mpmath.mp.dps = 50
 
@@ -182,7 +181,7 @@ def test_a_table_on_fewer_than_one_server_is_srpt_at_any_scale():
     """On N <= 1 servers a table's interpolation is s(k) = k: the optimum is SRPT (all servers to the smallest job,
     completion times the partial sums of the sizes over N, by hand). N = 5e-324 raised ConvergenceError (1/s(N)
     overflowed); N = 2.2e-308 puts the total, 1.8e308, beyond the range while the mean is not."""
-    table = SpeedUp([1.0, 1.8, 2.5])
+    table = SpeedupTable([1.0, 1.8, 2.5])
     result = optimal_allocation([2e-310, 1e-310], table, 5e-324)
     exact = [mpmath.mpf(2e-310) / mpmath.mpf(5e-324) + mpmath.mpf(1e-310) / mpmath.mpf(5e-324),
              mpmath.mpf(1e-310) / mpmath.mpf(5e-324)]
@@ -195,10 +194,10 @@ def test_a_table_on_fewer_than_one_server_is_srpt_at_any_scale():
 
 
 @pytest.mark.parametrize("curve,servers,quantity", [
-    (ConcaveSpeedup.amdahl(0.9), 1e300, r"μ_1 s'\(N/2\) = 0"),
-    (ConcaveSpeedup.amdahl(0.9), 5e-324, r"μ_1 = 1/s\(N\) = inf"),
-    (ConcaveSpeedup.amdahl(0.9), 2.2e-308, r"the marginal value e\^y of a server with 3 jobs = inf"),
-    (ConcaveSpeedup.amdahl(1e-300), 1e-300, r"μ_1 s'\(N/2\) = inf"),
+    (SpeedupCurve.amdahl(0.9), 1e300, r"μ_1 s'\(N/2\) = 0"),
+    (SpeedupCurve.amdahl(0.9), 5e-324, r"μ_1 = 1/s\(N\) = inf"),
+    (SpeedupCurve.amdahl(0.9), 2.2e-308, r"the marginal value e\^y of a server with 3 jobs = inf"),
+    (SpeedupCurve.amdahl(1e-300), 1e-300, r"μ_1 s'\(N/2\) = inf"),
 ])
 def test_smooth_curves_beyond_double_precision_are_refused_by_name(curve, servers, quantity):
     """Amdahl's law at N = 1e300 (s' underflows) or 5e-324 (1/s(N) overflows) raised "slope = nan": the solver's

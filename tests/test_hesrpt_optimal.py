@@ -18,8 +18,8 @@ from scipy.optimize import linprog
 
 import analytic.hesrpt.optimal as optimal_module
 from analytic.errors import ConvergenceError, InvalidParameterError
-from analytic.hesrpt import ConcaveSpeedup, flow_time, hesrpt_allocation, hesrpt_flow_time, optimal_allocation
-from analytic.speedup import SpeedUp
+from analytic.hesrpt import flow_time, hesrpt_allocation, hesrpt_flow_time, optimal_allocation
+from analytic.speedup import SpeedupCurve, SpeedupTable
 
 SIZES = np.array([3.7, 0.9, 12.5, 2.2, 6.1, 1.4, 8.8, 5.0])
 
@@ -88,8 +88,8 @@ def table_program(values, servers, sizes_in_completion_order):
     return result.fun
 
 
-CURVES = {"power": ConcaveSpeedup.power, "amdahl": ConcaveSpeedup.amdahl,
-          "log": lambda _: ConcaveSpeedup.from_callable(np.log1p, 10.0, name="log1p")}
+CURVES = {"power": SpeedupCurve.power, "amdahl": SpeedupCurve.amdahl,
+          "log": lambda _: SpeedupCurve.from_callable(np.log1p, 10.0, name="log1p")}
 
 
 @pytest.mark.parametrize("p", (0.05, 0.3, 0.5, 0.9, 0.99))
@@ -136,7 +136,7 @@ def test_section1_amdahl_split_against_mpmath():
     with mpmath.workdps(40):
         share = mpmath.findroot(lambda a: mpmath.diff(total, a), mpmath.mpf("0.7"))
         value = total(share)
-    result = optimal_allocation([1.0, 1.0], ConcaveSpeedup.amdahl(0.9), 10)
+    result = optimal_allocation([1.0, 1.0], SpeedupCurve.amdahl(0.9), 10)
     assert result.allocations[0].max() == pytest.approx(float(share), rel=1e-12, abs=0)
     assert result.total == pytest.approx(float(value), rel=1e-13, abs=0)
     assert float(share) == pytest.approx(0.7107, abs=1e-4)  # the paper states 63.5%
@@ -147,7 +147,7 @@ def test_section1_power_split_is_75_percent():
     np.testing.assert_allclose(np.sort(result.allocations[0]), [0.25, 0.75], rtol=1e-13)
 
 
-@pytest.mark.parametrize("curve", [ConcaveSpeedup.amdahl(0.9), ConcaveSpeedup.amdahl(0.5), ConcaveSpeedup.power(0.3)])
+@pytest.mark.parametrize("curve", [SpeedupCurve.amdahl(0.9), SpeedupCurve.amdahl(0.5), SpeedupCurve.power(0.3)])
 def test_the_optimal_schedule_evaluated_exactly_gives_the_same_total(curve):
     """Replaying the phase allocations (they depend only on the number of jobs left) through flow_time."""
     result = optimal_allocation(SIZES, curve, 10.0)
@@ -159,7 +159,7 @@ def test_the_optimal_schedule_evaluated_exactly_gives_the_same_total(curve):
 
 
 def test_multipliers_are_the_derivatives_of_the_optimal_total():
-    curve = ConcaveSpeedup.amdahl(0.8)
+    curve = SpeedupCurve.amdahl(0.8)
     result = optimal_allocation(SIZES, curve, 10.0)
     for i in range(SIZES.size):
         bumped = SIZES.copy()
@@ -170,7 +170,7 @@ def test_multipliers_are_the_derivatives_of_the_optimal_total():
 
 def test_amdahl_can_leave_large_jobs_without_servers():
     """s'(0) = 1/f is finite, so unlike heSRPT some jobs wait (allocation 0 while present)."""
-    result = optimal_allocation(SIZES, ConcaveSpeedup.amdahl(0.9), 10.0)
+    result = optimal_allocation(SIZES, SpeedupCurve.amdahl(0.9), 10.0)
     present = result.completion_times[None, :] > np.concatenate([[0.0], np.cumsum(result.durations)[:-1]])[:, None]
     assert np.any(present & (result.allocations == 0.0))
     assert np.all(result.durations >= 0)
@@ -188,7 +188,7 @@ def test_thirty_jobs_with_a_callable_speedup():
 def test_a_table_against_the_linear_program_for_every_completion_order():
     """Four jobs, s = (1, 1.8, 2.5, 3, 3.4) interpolated, N = 10: the best of the 24 orders is shortest first."""
     sizes, values = np.array([2.0, 0.7, 3.1, 1.3]), [1, 1.8, 2.5, 3, 3.4]
-    result = optimal_allocation(sizes, SpeedUp(values), 10.0)
+    result = optimal_allocation(sizes, SpeedupTable(values), 10.0)
     totals = {order: table_program(values, 10.0, sizes[list(order)]) for order in itertools.permutations(range(4))}
     assert min(totals.values()) == pytest.approx(result.total, rel=1e-13, abs=0)
     assert totals[tuple(np.argsort(sizes))] == pytest.approx(result.total, rel=1e-13, abs=0)
@@ -196,7 +196,7 @@ def test_a_table_against_the_linear_program_for_every_completion_order():
 
 
 TABLES = st.lists(st.one_of(st.sampled_from([1.0, 0.75, 0.5, 0.25]), st.floats(0.05, 1.0)), max_size=5).map(
-    lambda raw: SpeedUp(np.cumsum(np.concatenate([[1.0], np.sort(raw)[::-1]]))))
+    lambda raw: SpeedupTable(np.cumsum(np.concatenate([[1.0], np.sort(raw)[::-1]]))))
 
 
 @settings(max_examples=60, deadline=None)
@@ -221,7 +221,7 @@ def test_tables_match_the_linear_program(table, servers, sizes):
        fraction=st.one_of(st.floats(0.05, 0.99), st.sampled_from([1e-3, 0.999])),
        servers=st.integers(1, 100), policy=st.sampled_from(["srpt", "equi", "hell"]))
 def test_no_policy_beats_the_optimum_for_amdahl(sizes, fraction, servers, policy):
-    curve = ConcaveSpeedup.amdahl(fraction)
+    curve = SpeedupCurve.amdahl(fraction)
     result = optimal_allocation(sizes, curve, servers)
     assert flow_time(sizes, policy, curve, servers).total >= result.total * (1 - 1e-10)
     np.testing.assert_allclose(result.allocations.sum(axis=1), 1.0, rtol=1e-9)
@@ -239,7 +239,7 @@ def test_a_schedule_with_a_negative_phase_raises(monkeypatch):
 
     monkeypatch.setattr(optimal_module, "_phase", reversed_phase)
     with pytest.raises(ConvergenceError, match="negative phase duration"):
-        optimal_allocation([1.0, 1.0, 1.0], ConcaveSpeedup.amdahl(0.9), 10)
+        optimal_allocation([1.0, 1.0, 1.0], SpeedupCurve.amdahl(0.9), 10)
 
 
 @pytest.mark.parametrize("call,match", [
@@ -259,10 +259,10 @@ def test_repr_shows_the_first_phase():
 
 
 def test_every_form_of_a_table_gives_the_same_policy():
-    """A SpeedUp, a list and the interpolation: the same policy, at the LP's optimum."""
-    table = SpeedUp([1, 1.8, 2.5, 3, 3.4])
+    """A SpeedupTable, a list and the interpolation: the same policy, at the LP's optimum."""
+    table = SpeedupTable([1, 1.8, 2.5, 3, 3.4])
     results = [optimal_allocation(SIZES, form, 7.5) for form in (table, [1, 1.8, 2.5, 3, 3.4],
-                                                                  ConcaveSpeedup.from_discrete(table))]
+                                                                  SpeedupCurve.from_discrete(table))]
     for other in results[1:]:
         assert other.total == results[0].total and np.array_equal(other.allocations, results[0].allocations)
     assert results[0].total == pytest.approx(table_program(table.values, 7.5, np.sort(SIZES)), rel=1e-12, abs=0)
@@ -272,8 +272,8 @@ def test_every_form_of_a_table_gives_the_same_policy():
 def test_an_amdahl_curve_against_its_sampled_table(servers):
     """The interpolation of Amdahl's law sampled at 1..8 lies below the curve on [0, 8] and is flat
     beyond, so its optimal total is larger; with N <= 8 and one job (all servers to it) they agree."""
-    curve = ConcaveSpeedup.amdahl(0.9)
-    table = SpeedUp.from_curve(curve, 8)
+    curve = SpeedupCurve.amdahl(0.9)
+    table = SpeedupTable.from_curve(curve, 8)
     assert optimal_allocation(SIZES, table, servers).total >= optimal_allocation(SIZES, curve, servers).total
     if servers <= 8 and servers == int(servers):
         assert optimal_allocation([2.0], table, servers).total == pytest.approx(

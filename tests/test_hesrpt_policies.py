@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analytic.errors import InvalidParameterError
-from analytic.hesrpt import ConcaveSpeedup, flow_time, hesrpt_allocation, hesrpt_flow_time, knee_search
-from analytic.speedup import SpeedUp
+from analytic.hesrpt import flow_time, hesrpt_allocation, hesrpt_flow_time, knee_search
+from analytic.speedup import SpeedupCurve, SpeedupTable
 
 mpmath.mp.dps = 50
 
@@ -114,8 +114,8 @@ def test_equal_jobs_under_equi_leave_together():
     np.testing.assert_allclose(result.completion_times, 2.0 / 2.0, rtol=1e-15)
 
 
-@pytest.mark.parametrize("speedup", [ConcaveSpeedup.power(0.3), ConcaveSpeedup.power(0.5), ConcaveSpeedup.power(0.8),
-                                     ConcaveSpeedup.amdahl(0.7), ConcaveSpeedup.amdahl(0.95)])
+@pytest.mark.parametrize("speedup", [SpeedupCurve.power(0.3), SpeedupCurve.power(0.5), SpeedupCurve.power(0.8),
+                                     SpeedupCurve.amdahl(0.7), SpeedupCurve.amdahl(0.95)])
 def test_hell_matches_its_description(speedup):
     servers = 9
     expected = reference_run(SIZES, hell_by_description(speedup, servers), speedup)
@@ -130,9 +130,9 @@ def test_hell_for_power_speedups_is_one_server_each_below_one_half_and_srpt_abov
                                    flow_time(SIZES, "srpt", p, 1000).completion_times, rtol=1e-14)
 
 
-@pytest.mark.parametrize("speedup,alpha", [(ConcaveSpeedup.power(0.5), 0.05), (ConcaveSpeedup.power(0.5), 0.3),
-                                           (ConcaveSpeedup.power(0.9), 0.02), (ConcaveSpeedup.amdahl(0.8), 0.1),
-                                           (ConcaveSpeedup.amdahl(0.99), 0.004)])
+@pytest.mark.parametrize("speedup,alpha", [(SpeedupCurve.power(0.5), 0.05), (SpeedupCurve.power(0.5), 0.3),
+                                           (SpeedupCurve.power(0.9), 0.02), (SpeedupCurve.amdahl(0.8), 0.1),
+                                           (SpeedupCurve.amdahl(0.99), 0.004)])
 def test_knee_matches_its_description(speedup, alpha):
     servers = 40
     expected = reference_run(SIZES, knee_by_description(speedup, servers, alpha), speedup)
@@ -225,7 +225,7 @@ def test_knee_never_beats_hesrpt(sizes, alpha, servers, p):
     (lambda: flow_time(SIZES, "knee", 0.5, 10, alpha=-1.0), "alpha = -1: must be positive and finite"),
     (lambda: flow_time(SIZES, "knee", 0.5, 10.5, alpha=1.0), "servers = 10.5: policy 'knee' allocates whole servers"),
     (lambda: flow_time(SIZES, "hell", 0.5, 0.5), "servers = 0.5: policy 'hell' allocates whole servers"),
-    (lambda: flow_time(SIZES, "hesrpt", ConcaveSpeedup.amdahl(0.9), 10), "policy 'hesrpt' is defined for s.k. = k.p only"),
+    (lambda: flow_time(SIZES, "hesrpt", SpeedupCurve.amdahl(0.9), 10), "policy 'hesrpt' is defined for s.k. = k.p only"),
     (lambda: flow_time(SIZES, "helrpt", np.sqrt, 10), "policy 'helrpt' is defined for s.k. = k.p only"),
     (lambda: flow_time(SIZES, lambda r: np.full(r.size, 0.5), 0.5, 10), "sum to at most 1 .* sum = 3.5"),
     (lambda: flow_time(SIZES, lambda r: -np.ones(r.size) / r.size, 0.5, 10), "must be finite, >= 0"),
@@ -251,7 +251,7 @@ def test_reprs_are_readable():
 
 # -- a table as the speed-up ---------------------------------------------------------------------------
 
-TABLE = SpeedUp([1, 1.8, 2.5, 3, 3.4])
+TABLE = SpeedupTable([1, 1.8, 2.5, 3, 3.4])
 
 
 def table_rate(k):
@@ -273,7 +273,7 @@ def test_a_table_in_every_form_against_the_description(policy, servers, alpha):
                 "equi": lambda: (lambda remaining: {j: servers / len(remaining) for j in remaining}),
                 "srpt": lambda: (lambda remaining: {min(remaining, key=lambda j: (remaining[j], j)): servers})}[policy]()
     expected = reference_run(SIZES, allocate, table_rate)
-    for form in (TABLE, [1, 1.8, 2.5, 3, 3.4], ConcaveSpeedup.from_discrete(TABLE)):
+    for form in (TABLE, [1, 1.8, 2.5, 3, 3.4], SpeedupCurve.from_discrete(TABLE)):
         result = flow_time(SIZES, policy, form, servers, alpha=alpha)
         np.testing.assert_allclose(result.completion_times, expected, rtol=1e-12, atol=0)
 
@@ -283,7 +283,7 @@ def test_knee_search_with_a_table_flat_beyond_d():
     search = knee_search(SIZES, TABLE, 200)
     assert np.all(np.isfinite(search.alphas)) and np.all(search.alphas > 0)
     assert search.mean <= flow_time(SIZES, "equi", TABLE, 200).mean
-    one_each = knee_search(SIZES, SpeedUp([1.0]), 50)        # d = 1: every knee is one server, α is irrelevant
+    one_each = knee_search(SIZES, SpeedupTable([1.0]), 50)        # d = 1: every knee is one server, α is irrelevant
     assert one_each.means.size == 1 and one_each.mean == pytest.approx(np.mean(SIZES), rel=1e-15, abs=0)
     with pytest.raises(InvalidParameterError, match="policy 'hesrpt' is defined for s.k. = k.p only"):
         flow_time(SIZES, "hesrpt", TABLE, 10)

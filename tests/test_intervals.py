@@ -13,8 +13,8 @@ from analytic.ctmc import PopulationModel, stationary_bounds
 from analytic.ctmc.bounds import Interval as BoundsInterval
 from analytic.intervals import Interval
 from analytic.moldable import greedy_bounds
-from analytic.speedup import SpeedUp
-from analytic.splitting import JobClass, fcfs_bounds
+from analytic.speedup import SpeedupTable
+from analytic.splitting import RigidClass, fcfs_bounds
 
 
 def test_an_interval_is_a_tuple():
@@ -50,7 +50,7 @@ def test_stationary_bounds_return_intervals():
 
 def test_greedy_bounds_return_intervals():
     """A linear speed-up, p on 4 servers, n = 20: Erlang's loss system with 5 slots at load 20 λ / 4 (mpmath)."""
-    bounds = greedy_bounds(SpeedUp.linear(4), 0.9, 20, p="greedy")
+    bounds = greedy_bounds(SpeedupTable.linear(4), 0.9, 20, p="greedy")
     with mpmath.workdps(50):
         load, blocking = mpmath.mpf(20) * 0.9 / 4, mpmath.mpf(1)
         for k in range(1, 6):
@@ -63,7 +63,7 @@ def test_greedy_bounds_return_intervals():
 def test_fcfs_bounds_return_intervals_and_both_widths():
     """M/M/2 at load 1/2: E[R] = 4/3 (Erlang C); width is absolute as everywhere, relative_width what the
     width argument bounds (E[R]'s width over its upper end, P(wait)'s absolute)."""
-    bounds = fcfs_bounds(2, [JobClass(1, 1.0, 1.0)], 1.0, width=1e-6)
+    bounds = fcfs_bounds(2, [RigidClass(1, 1.0, 1.0)], 1.0, width=1e-6)
     assert isinstance(bounds.response_time, Interval) and isinstance(bounds.wait_probability, Interval)
     assert 4 / 3 in bounds.response_time and 1 / 3 in bounds.wait_probability
     assert bounds.width == max(bounds.response_time.width, bounds.wait_probability.width)
@@ -74,7 +74,7 @@ def test_fcfs_bounds_return_intervals_and_both_widths():
 
 def test_a_shifted_interval_does_not_contain_the_exact_value():
     """The containment checks above can fail: the E[R] interval moved by twice its width misses 4/3."""
-    interval = fcfs_bounds(2, [JobClass(1, 1.0, 1.0)], 1.0).response_time
+    interval = fcfs_bounds(2, [RigidClass(1, 1.0, 1.0)], 1.0).response_time
     shifted = Interval(interval.low + 2 * interval.width + 1e-15, interval.high + 2 * interval.width + 1e-15)
     assert 4 / 3 in interval and 4 / 3 not in shifted
 

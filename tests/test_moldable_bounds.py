@@ -11,10 +11,10 @@ import pytest
 
 from analytic.errors import InvalidParameterError
 from analytic.moldable import greedy_metrics, optimal_occupancy, stein_bounds, traffic, traffic_regime
-from analytic.speedup import ConcaveSpeedup, SpeedUp
+from analytic.speedup import SpeedupCurve, SpeedupTable
 
 mpmath.mp.dps = 50
-SUBLINEAR = SpeedUp([1, 1.8, 2.5, 3, 3.4])
+SUBLINEAR = SpeedupTable([1, 1.8, 2.5, 3, 3.4])
 
 
 def test_traffic_matches_mpmath_and_broadcasts():
@@ -65,7 +65,7 @@ def bounds_in_mpmath(speedup, n, alpha, beta, delta):
 
 @pytest.mark.parametrize("speedup,n,alpha,beta", [
     (SUBLINEAR, 10**9, 0.5, 0.1), (SUBLINEAR, 10**12, 2 / 3, 0.1), (SUBLINEAR, 10**10, 0.0, 0.2),
-    (SpeedUp.linear(5), 10**6, 0.5, 0.1), (SpeedUp.linear(5), 10**3, 0.5, 0.1)])
+    (SpeedupTable.linear(5), 10**6, 0.5, 0.1), (SpeedupTable.linear(5), 10**3, 0.5, 0.1)])
 def test_bounds_match_the_paper_formulas(speedup, n, alpha, beta):
     delta = beta / (2 * n ** max(alpha, 0.5))                 # the proof of Theorem 2
     expected = bounds_in_mpmath(speedup, n, alpha, beta, delta)
@@ -73,7 +73,7 @@ def test_bounds_match_the_paper_formulas(speedup, n, alpha, beta):
     assert bounds.delta == pytest.approx(delta, rel=1e-15, abs=0)
     got = [bounds.squared_distance, bounds.distance, bounds.blocking, bounds.mean_time_gap]
     assert got == pytest.approx(expected[:4], rel=1e-12, abs=0)
-    single = len(optimal_occupancy(speedup, bounds.arrival_rate).support) == 1
+    single = len(optimal_occupancy(speedup, bounds.rate_per_server).support) == 1
     if single:
         assert bounds.mean_time_gap_single == pytest.approx(expected[4], rel=1e-12, abs=0)
     else:
@@ -86,11 +86,11 @@ def test_exact_values_lie_below_non_vacuous_bounds(n, alpha, beta):
     """Linear speed-up, d = 5 not dividing n (so some jobs get fewer than d servers and E[D] > D*):
     the bounds are informative (P_b bound < 1, distance bound < 2 = the largest ||x - y*||_1 can be,
     finite (33)) and the exact values of the loss chain lie below them."""
-    speedup = SpeedUp.linear(5)
+    speedup = SpeedupTable.linear(5)
     bounds = stein_bounds(speedup, n, alpha, beta)
     assert bounds.blocking < 1 and bounds.distance < 2 and np.isfinite(bounds.mean_time_gap)
-    exact = greedy_metrics(speedup, bounds.arrival_rate, n)
-    gap = exact.mean_time - optimal_occupancy(speedup, bounds.arrival_rate).mean_time
+    exact = greedy_metrics(speedup, bounds.rate_per_server, n)
+    gap = exact.mean_time - optimal_occupancy(speedup, bounds.rate_per_server).mean_time
     assert 0 < exact.distance <= bounds.distance
     assert 0 < exact.blocking <= bounds.blocking
     assert 0 < gap <= bounds.mean_time_gap_single <= bounds.mean_time_gap   # after eq. (34), one-sided
@@ -103,7 +103,7 @@ def test_two_point_bounds_say_nothing_at_sizes_an_exact_chain_reaches(n, alpha, 
     so there is nothing to check them against; the exact values are informative."""
     bounds = stein_bounds(SUBLINEAR, n, alpha, beta)
     assert bounds.blocking > 1 and bounds.distance > 2 and bounds.mean_time_gap == float("inf")
-    exact = greedy_metrics(SUBLINEAR, bounds.arrival_rate, n)
+    exact = greedy_metrics(SUBLINEAR, bounds.rate_per_server, n)
     assert 0 < exact.blocking < 0.3 and 0 < exact.distance < 0.2
 
 
@@ -112,8 +112,8 @@ def test_every_form_of_a_table_gives_the_same_bounds():
     n, alpha, beta = 10**9, 0.5, 0.1
     delta = beta / (2 * n ** 0.5)
     expected = bounds_in_mpmath(SUBLINEAR, n, alpha, beta, delta)
-    for form in (SUBLINEAR, ConcaveSpeedup.from_discrete(SUBLINEAR), [1, 1.8, 2.5, 3, 3.4]):
+    for form in (SUBLINEAR, SpeedupCurve.from_discrete(SUBLINEAR), [1, 1.8, 2.5, 3, 3.4]):
         bounds = stein_bounds(form, n, alpha, beta)
         assert [bounds.squared_distance, bounds.distance, bounds.blocking] == pytest.approx(expected[:3], rel=1e-12, abs=0)
     with pytest.raises(InvalidParameterError, match="is a curve without a largest server count d"):
-        stein_bounds(ConcaveSpeedup.amdahl(0.9), n, alpha, beta)
+        stein_bounds(SpeedupCurve.amdahl(0.9), n, alpha, beta)

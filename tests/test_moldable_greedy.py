@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 import analytic.moldable.greedy as greedy_module
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.moldable import allocation_probabilities, greedy_chain, greedy_metrics, optimal_occupancy
-from analytic.speedup import ConcaveSpeedup, SpeedUp
+from analytic.speedup import SpeedupCurve, SpeedupTable
 
 mpmath.mp.dps = 50
-SUBLINEAR = SpeedUp([1, 1.8, 2.5, 3, 3.4])
+SUBLINEAR = SpeedupTable([1, 1.8, 2.5, 3, 3.4])
 
 
 def rule(idle, p):
@@ -99,11 +99,11 @@ def test_eq10_errors(p, idle, match):
     (SUBLINEAR, 0.95, 6, None),                       # p* on {1, 2}
     (SUBLINEAR, 0.8, 8, "greedy"),                    # point mass at d = 5, 5 does not divide 8
     (SUBLINEAR, 0.6, 9, [0.1, 0.2, 0.3, 0.2, 0.2]),   # all server counts
-    (SpeedUp.power(0.5, 4), 0.7, 10, [0, 0.5, 0, 0.5]),  # gcd 2: only even counts
-    (SpeedUp.amdahl(0.8, 3), 1.0, 7, None),
+    (SpeedupTable.power(0.5, 4), 0.7, 10, [0, 0.5, 0, 0.5]),  # gcd 2: only even counts
+    (SpeedupTable.amdahl(0.8, 3), 1.0, 7, None),
     (SUBLINEAR, 0.8, 10, "greedy"),                   # one size, 5 divides 10: Erlang's loss system, 2 slots
-    (SpeedUp.linear(4), 0.9, 12, None),               # p* = e_4: Erlang, 3 slots
-    (SpeedUp.linear(4), 0.7, 6, [1, 0, 0, 0]),        # every job on 1 < i1 = 4 servers: Erlang, the law of X
+    (SpeedupTable.linear(4), 0.9, 12, None),               # p* = e_4: Erlang, 3 slots
+    (SpeedupTable.linear(4), 0.7, 6, [1, 0, 0, 0]),        # every job on 1 < i1 = 4 servers: Erlang, the law of X
 ])
 def test_metrics_match_brute_force(speedup, lam, n, p):
     exact = greedy_metrics(speedup, lam, n, p)
@@ -126,7 +126,7 @@ def test_metrics_match_brute_force(speedup, lam, n, p):
 @pytest.mark.parametrize("n,lam", [(5, 0.9), (100, 0.8), (4000, 0.9984188611699158)])
 def test_linear_speedup_is_an_erlang_loss_system(n, lam):
     """d | n: only 5-server jobs, n/5 slots, offered load nλ/5 (Section 7, Table 1)."""
-    exact = greedy_metrics(SpeedUp.linear(5), lam, n)
+    exact = greedy_metrics(SpeedupTable.linear(5), lam, n)
     assert exact.n_states == n // 5 + 1
     assert exact.blocking == pytest.approx(erlang_b(n // 5, n * lam / 5), rel=1e-10, abs=0)
     assert exact.mean_time == pytest.approx(0.2, rel=1e-12, abs=0)
@@ -143,9 +143,9 @@ def chain_metrics(speedup, lam, n, p=None):
     return pi[X @ sizes == n].sum(), occupancy, pi @ spread, np.bincount(X[:, 0], weights=pi)
 
 
-@pytest.mark.parametrize("speedup,lam,n,p", [(SpeedUp.linear(4), 0.5, 4, None), (SpeedUp.linear(4), 0.9, 40, None),
-                                             (SpeedUp.linear(4), 1.0, 400, None), (SUBLINEAR, 0.8, 20, "greedy"),
-                                             (SpeedUp.linear(4), 0.7, 30, [1, 0, 0, 0])])
+@pytest.mark.parametrize("speedup,lam,n,p", [(SpeedupTable.linear(4), 0.5, 4, None), (SpeedupTable.linear(4), 0.9, 40, None),
+                                             (SpeedupTable.linear(4), 1.0, 400, None), (SUBLINEAR, 0.8, 20, "greedy"),
+                                             (SpeedupTable.linear(4), 0.7, 30, [1, 0, 0, 0])])
 def test_one_allocation_size_is_erlangs_loss_system_like_the_whole_chain(speedup, lam, n, p):
     """The closed form (Erlang's loss system) against the whole chain at sizes it solves (tolerance 1e-12 asked)."""
     exact = greedy_metrics(speedup, lam, n, p)
@@ -165,7 +165,7 @@ def test_linear_speedup_with_a_billion_servers_against_mpmath():
     Poisson law about an integer mean; the truncation at C moves it by less than 1e-300); at λ = 1,
     a = C: P_b = a^C e^{-a} / Γ(C+1, a) (mpmath's gammainc) and E|X - C| = C - E[X] = a P_b."""
     with mpmath.workdps(40):
-        metrics = greedy_metrics(SpeedUp.linear(4), 0.9, 10**9)
+        metrics = greedy_metrics(SpeedupTable.linear(4), 0.9, 10**9)
         a = mpmath.mpf(225_000_000)
         log_top = 250_000_000 * mpmath.log(a) - a - mpmath.loggamma(250_000_001)
         assert mpmath.exp(log_top) * 2 < mpmath.mpf(10) ** -320 and metrics.blocking == 0
@@ -174,7 +174,7 @@ def test_linear_speedup_with_a_billion_servers_against_mpmath():
         assert metrics.mean_occupancy.tolist() == [0, 0, 0, 0.225] and metrics.mean_time == 0.25
         assert metrics.n_states == 250_000_001 and metrics.small_jobs.tolist() == [1.0]
 
-        full = greedy_metrics(SpeedUp.linear(4), 1.0, 10**9)
+        full = greedy_metrics(SpeedupTable.linear(4), 1.0, 10**9)
         c = mpmath.mpf(250_000_000)
         blocking = mpmath.exp(c * mpmath.log(c) - c) / mpmath.gammainc(c + 1, c)
         assert full.blocking == pytest.approx(float(blocking), rel=1e-14, abs=0)
@@ -184,7 +184,7 @@ def test_linear_speedup_with_a_billion_servers_against_mpmath():
 
 def test_erlang_route_is_correctly_rounded_at_the_smallest_tolerance():
     """tolerance = 2**-50 takes erlang_b's 20-digit path: P_b is the float nearest mpmath's value."""
-    metrics = greedy_metrics(SpeedUp.linear(4), 0.95, 4000, tolerance=2.0**-50)
+    metrics = greedy_metrics(SpeedupTable.linear(4), 0.95, 4000, tolerance=2.0**-50)
     with mpmath.workdps(40):
         a, c = mpmath.mpf(4000 * 0.95 / 4), 1000
         exact = mpmath.exp(c * mpmath.log(a) - a) / mpmath.gammainc(c + 1, a)
@@ -200,7 +200,7 @@ def test_erlang_route_is_correctly_rounded_at_the_smallest_tolerance():
                                    r"servers, so greedy\(p\) is Erlang's loss system with n/4 slots"),
 ])
 def test_erlang_route_checks_its_arguments(kwargs, match):
-    arguments = dict(speedup=SpeedUp.linear(4), arrival_rate=0.9, servers=40) | kwargs
+    arguments = dict(speedup=SpeedupTable.linear(4), rate_per_server=0.9, servers=40) | kwargs
     with pytest.raises(InvalidParameterError, match=match):
         greedy_metrics(**arguments)
 
@@ -275,7 +275,7 @@ def exact_metrics(speedup, lam, n, p=None):
                 mean_time=float(sum(q * N for q, N in zip(pi, jobs, strict=True)) / accepted))
 
 
-THREE = SpeedUp([1, 1.8, 2.5])
+THREE = SpeedupTable([1, 1.8, 2.5])
 
 
 @pytest.mark.parametrize("lam,n,p", [
@@ -324,7 +324,7 @@ def test_the_chain_accuracy_bounds_the_error_against_the_exact_law(speedup, lam,
 @pytest.mark.parametrize("n,lam,tolerance", [(20, 0.9, 1e-10), (400, 1.0, 1e-10), (400, 0.95, 2.0**-50)])
 def test_the_erlang_accuracy_bounds_the_error_against_mpmath(n, lam, tolerance):
     """The closed form (linear speed-up, d = 4, n/4 slots) against Erlang B by its recursion at 50 digits."""
-    metrics = greedy_metrics(SpeedUp.linear(4), lam, n, tolerance=tolerance)
+    metrics = greedy_metrics(SpeedupTable.linear(4), lam, n, tolerance=tolerance)
     with mpmath.workdps(50):
         load, blocking = mpmath.mpf(n) * lam / 4, mpmath.mpf(1)
         for k in range(1, n // 4 + 1):
@@ -408,22 +408,22 @@ def test_lemma2_holds_for_one_point_support(n):
 @pytest.mark.parametrize("kwargs,match", [
     (dict(servers=4), r"servers = 4: must be an integer >= 5 \(at least d = 5\)"),
     (dict(servers=10.0), r"servers = 10: must be an integer >= 5"),
-    (dict(arrival_rate=1.5), r"arrival_rate = 1.5: must lie in \(0, 1\]"),
-    (dict(arrival_rate=0), r"arrival_rate = 0: must lie in \(0, 1\]"),
+    (dict(rate_per_server=1.5), r"rate_per_server = 1.5: must lie in \(0, 1\]"),
+    (dict(rate_per_server=0), r"rate_per_server = 0: must lie in \(0, 1\]"),
     (dict(p="random"), r"p = 'random': must be None \(p\*\), \"greedy\" or a probability vector"),
     (dict(p=[0.5, 0.5]), r"must be a probability vector of length 5 \(d = 5\)"),
     (dict(p=[0.5, 0.5, 0.5, 0, 0]), r"entries sum to 1.5, not 1"),
     (dict(max_states=100), r"needs more than 100 states, above max_states=100"),
 ])
 def test_errors(kwargs, match):
-    args = dict(speedup=SUBLINEAR, arrival_rate=0.8, servers=20) | kwargs
+    args = dict(speedup=SUBLINEAR, rate_per_server=0.8, servers=20) | kwargs
     error = StateSpaceTooLargeError if "max_states" in kwargs else InvalidParameterError
     with pytest.raises(error, match=match):
         greedy_metrics(**args)
 
 
 def test_repr_is_readable():
-    text = repr(greedy_metrics(SpeedUp.linear(5), 0.5, 10))
+    text = repr(greedy_metrics(SpeedupTable.linear(5), 0.5, 10))
     assert text.startswith("GreedyMetrics(servers=10, blocking=")
     assert "n_states=3" in text
 
@@ -433,7 +433,7 @@ def test_repr_is_readable():
 
 def test_a_table_and_its_interpolation_give_the_same_loss_system():
     """greedy_metrics of the table, its interpolation and a plain list: equal, and equal to brute force."""
-    forms = [SUBLINEAR, ConcaveSpeedup.from_discrete(SUBLINEAR), [1, 1.8, 2.5, 3, 3.4]]
+    forms = [SUBLINEAR, SpeedupCurve.from_discrete(SUBLINEAR), [1, 1.8, 2.5, 3, 3.4]]
     results = [greedy_metrics(form, 0.8, 7) for form in forms]
     X, pi = brute_force(SUBLINEAR, 0.8, 7, optimal_occupancy(SUBLINEAR, 0.8).p)
     assert results[0].blocking == pytest.approx(pi[X @ SUBLINEAR.servers == 7].sum(), abs=1e-11)
@@ -444,13 +444,13 @@ def test_a_table_and_its_interpolation_give_the_same_loss_system():
 
 def test_a_sampled_power_curve_is_an_erlang_system_when_linear():
     """k^1 sampled at 1..5 is the linear table: greedy with n = 100 is Erlang's loss system (mpmath)."""
-    table = SpeedUp.from_curve(lambda k: k, 5)
+    table = SpeedupTable.from_curve(lambda k: k, 5)
     assert table.is_linear
     assert greedy_metrics(table, 0.8, 100).blocking == pytest.approx(erlang_b(20, 16.0), rel=1e-12, abs=0)
 
 
 def test_a_curve_without_d_is_refused():
     with pytest.raises(InvalidParameterError, match="is a curve without a largest server count d"):
-        greedy_metrics(ConcaveSpeedup.power(0.5), 0.8, 10)
-    with pytest.raises(InvalidParameterError, match="speedup = None: must be a SpeedUp"):
+        greedy_metrics(SpeedupCurve.power(0.5), 0.8, 10)
+    with pytest.raises(InvalidParameterError, match="speedup = None: must be a SpeedupTable"):
         greedy_chain(None, 0.8, 10)

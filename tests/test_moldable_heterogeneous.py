@@ -12,8 +12,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from analytic.errors import ConvergenceError, InvalidParameterError
-from analytic.moldable import JobClass, heterogeneous_lp, heterogeneous_optimum
-from analytic.speedup import ConcaveSpeedup, SpeedUp
+from analytic.moldable import MoldableClass, heterogeneous_lp, heterogeneous_optimum
+from analytic.speedup import SpeedupCurve, SpeedupTable
 
 #: Increments with exact ties (segments of equal slope in (Q1), several optima) and a wide range.
 INCREMENTS = st.one_of(st.sampled_from([1.0, 0.75, 0.5, 0.25]), st.floats(1e-6, 1.0))
@@ -21,7 +21,7 @@ INCREMENTS = st.one_of(st.sampled_from([1.0, 0.75, 0.5, 0.25]), st.floats(1e-6, 
 
 def speedups(max_size=5):
     return st.lists(INCREMENTS, min_size=0, max_size=max_size).map(
-        lambda raw: SpeedUp(np.cumsum(np.concatenate([[1.0], np.sort(raw)[::-1]]))))
+        lambda raw: SpeedupTable(np.cumsum(np.concatenate([[1.0], np.sort(raw)[::-1]]))))
 
 
 @st.composite
@@ -36,7 +36,7 @@ def job_classes(draw):
     classes = []
     for load in loads:
         size = draw(st.one_of(st.floats(0.2, 5.0), st.just(1.0)))
-        classes.append(JobClass(draw(speedups()), float(load / size), size))
+        classes.append(MoldableClass(draw(speedups()), float(load / size), size))
     assume(sum(Fraction(c.load) for c in classes) <= 1)         # load / size * size may round up
     return classes
 
@@ -81,7 +81,7 @@ def test_q1_q2_matches_the_lp_and_is_feasible(classes):
 def test_one_class_is_the_lp_p(speedup, data):
     """One class: (Q) is (P). λ anywhere in (0, 1], or exactly at an efficiency s_i/i (a breakpoint of f_1)."""
     lam = data.draw(st.one_of(st.floats(0.01, 1.0), st.sampled_from(speedup.efficiency.tolist())), label="lambda")
-    closed = heterogeneous_optimum([JobClass(speedup, lam)])
+    closed = heterogeneous_optimum([MoldableClass(speedup, lam)])
     value = lp_p(speedup, lam)
     assert closed.mean_time == pytest.approx(value, rel=1e-12, abs=0)
     assert speedup.values @ closed.y[0] == pytest.approx(lam, rel=1e-13, abs=0)
@@ -90,7 +90,7 @@ def test_one_class_is_the_lp_p(speedup, data):
 
 def test_spare_capacity_goes_to_the_steepest_class():
     """Linear class at 0.3 keeps width 5 (b = 0.3); the sub-linear one gets the rest (b = 0.7)."""
-    fast, slow = JobClass(SpeedUp.linear(5), 0.3), JobClass(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.5)
+    fast, slow = MoldableClass(SpeedupTable.linear(5), 0.3), MoldableClass(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), 0.5)
     closed = heterogeneous_optimum([fast, slow])
     assert closed.reserved == pytest.approx([0.3, 0.7], abs=1e-14)
     highs = heterogeneous_lp([fast, slow])
@@ -99,19 +99,20 @@ def test_spare_capacity_goes_to_the_steepest_class():
 
 
 @pytest.mark.parametrize("call,match", [
-    (lambda: heterogeneous_optimum([]), r"classes = \[\]: must be a non-empty sequence of JobClass"),
-    (lambda: heterogeneous_optimum([JobClass(SpeedUp.linear(2), 0.6), JobClass(SpeedUp.linear(2), 0.5)]),
+    (lambda: heterogeneous_optimum([]), r"classes = \[\]: must be a non-empty sequence of MoldableClass"),
+    (lambda: heterogeneous_optimum([MoldableClass(SpeedupTable.linear(2), 0.6), MoldableClass(SpeedupTable.linear(2), 0.5)]),
      r"total load Σ ρ_j = 1.1 must be <= 1 \(summed exactly, it exceeds 1 by 0.1\)"),
     # 0.4 + 0.6000000000000001 rounds to 1.0 in floats; in rationals it exceeds 1 by 2**-53 (1.11e-16)
-    (lambda: heterogeneous_lp([JobClass(SpeedUp.linear(2), 0.4), JobClass(SpeedUp.linear(2), 0.6000000000000001)]),
+    (lambda: heterogeneous_lp([MoldableClass(SpeedupTable.linear(2), 0.4),
+                               MoldableClass(SpeedupTable.linear(2), 0.6000000000000001)]),
      r"^classes = \[0.4, 0.6000000000000001\]: total load Σ ρ_j = 1.0 must be <= 1 \(summed exactly, it exceeds 1 by "
      r"1.11e-16\)"),
-    (lambda: JobClass(SpeedUp.linear(2), -0.1), r"arrival_rate = -0.1: must be positive and finite"),
-    (lambda: JobClass(SpeedUp.linear(2), 0.1, float("inf")), r"mean_size = inf: must be positive and finite"),
-    (lambda: JobClass("fast", 0.1), r"speedup = 'fast': must be a SpeedUp"),
-    (lambda: JobClass(ConcaveSpeedup.amdahl(0.5), 0.1), r"is a curve without a largest server count d"),
-    (lambda: JobClass(SpeedUp.linear(2), "0.1"), r"arrival_rate = '0.1': must be positive and finite"),
-    (lambda: heterogeneous_lp([JobClass(SpeedUp.linear(2), 0.5)], solver="simplex"), r"solver = 'simplex'"),
+    (lambda: MoldableClass(SpeedupTable.linear(2), -0.1), r"rate_per_server = -0.1: must be positive and finite"),
+    (lambda: MoldableClass(SpeedupTable.linear(2), 0.1, float("inf")), r"mean_size = inf: must be positive and finite"),
+    (lambda: MoldableClass("fast", 0.1), r"speedup = 'fast': must be a SpeedupTable"),
+    (lambda: MoldableClass(SpeedupCurve.amdahl(0.5), 0.1), r"is a curve without a largest server count d"),
+    (lambda: MoldableClass(SpeedupTable.linear(2), "0.1"), r"rate_per_server = '0.1': must be positive and finite"),
+    (lambda: heterogeneous_lp([MoldableClass(SpeedupTable.linear(2), 0.5)], solver="simplex"), r"solver = 'simplex'"),
 ])
 def test_errors(call, match):
     with pytest.raises(InvalidParameterError, match=match):
@@ -122,7 +123,7 @@ def test_a_total_load_of_exactly_one_is_accepted():
     """The doubles 0.4 and 0.6 sum to 1 exactly (Fraction arithmetic): (Q) is feasible with no spare capacity,
     each class on its own servers (b = ρ), y_2j = ρ_j / 2, E[D] = (0.2 + 0.3) / 1."""
     assert Fraction(0.4) + Fraction(0.6) == 1
-    optimum = heterogeneous_optimum([JobClass(SpeedUp.linear(2), 0.4), JobClass(SpeedUp.linear(2), 0.6)])
+    optimum = heterogeneous_optimum([MoldableClass(SpeedupTable.linear(2), 0.4), MoldableClass(SpeedupTable.linear(2), 0.6)])
     assert optimum.reserved == pytest.approx([0.4, 0.6], rel=1e-15, abs=0)
     assert optimum.mean_time == pytest.approx(0.5, rel=1e-15, abs=0)
 
@@ -130,9 +131,9 @@ def test_a_total_load_of_exactly_one_is_accepted():
 def test_a_class_takes_any_form_of_its_table():
     """A class given by a list or by the interpolation of its table is the class of the table; (Q)'s
     optimum is the same, and for one class it is the LP (P)'s."""
-    table = SpeedUp([1, 1.8, 2.5, 3, 3.4])
-    forms = [table, [1, 1.8, 2.5, 3, 3.4], ConcaveSpeedup.from_discrete(table)]
-    classes = [JobClass(form, 0.5, 1.2) for form in forms]
+    table = SpeedupTable([1, 1.8, 2.5, 3, 3.4])
+    forms = [table, [1, 1.8, 2.5, 3, 3.4], SpeedupCurve.from_discrete(table)]
+    classes = [MoldableClass(form, 0.5, 1.2) for form in forms]
     assert all(c.speedup == table for c in classes) and classes[1] == classes[0]
     optima = [heterogeneous_optimum([c]).mean_time for c in classes]
     assert optima == [optima[0]] * 3

@@ -17,10 +17,10 @@ from scipy.optimize import linprog
 
 from analytic.errors import InvalidParameterError
 from analytic.moldable import kkt_residual, occupancy_lp, optimal_occupancy, symbolic_kkt_residuals
-from analytic.speedup import ConcaveSpeedup, SpeedUp
+from analytic.speedup import SpeedupCurve, SpeedupTable
 
 mpmath.mp.dps = 50
-SUBLINEAR = SpeedUp([1, 1.8, 2.5, 3, 3.4])
+SUBLINEAR = SpeedupTable([1, 1.8, 2.5, 3, 3.4])
 
 
 #: Increments that reach the hard cases: exact ties (several optima, s_i/i = s_(i+1)/(i+1)), linear
@@ -31,7 +31,7 @@ INCREMENTS = st.one_of(st.sampled_from([1.0, 0.75, 0.5, 0.25]), st.floats(1e-6, 
 def concave_speedups(increments=INCREMENTS):
     """Speed-ups s_1 = 1 followed by non-increasing increments drawn from ``increments``."""
     return st.lists(increments, min_size=0, max_size=7).map(
-        lambda raw: SpeedUp(np.cumsum(np.concatenate([[1.0], np.sort(raw)[::-1]]))))
+        lambda raw: SpeedupTable(np.cumsum(np.concatenate([[1.0], np.sort(raw)[::-1]]))))
 
 
 @st.composite
@@ -101,7 +101,7 @@ def test_section7_sublinear_mean_field():
 @pytest.mark.parametrize("lam", [0.05, 0.5, 0.9, 1.0])
 def test_section7_linear_gives_full_width(lam):
     """Remark 1 and Section 7: linear speed-up -> y* = (0, ..., λ/s_d), D* = 1/d."""
-    opt = optimal_occupancy(SpeedUp.linear(5), lam)
+    opt = optimal_occupancy(SpeedupTable.linear(5), lam)
     assert opt.case == "i" and opt.support == (5,)
     assert opt.y == pytest.approx([0, 0, 0, 0, lam / 5], abs=1e-16)
     assert opt.mean_time == pytest.approx(0.2, abs=1e-15)
@@ -112,13 +112,13 @@ def test_case_ii_takes_the_largest_tied_index():
     opt = optimal_occupancy(SUBLINEAR, 0.75)
     assert opt.case == "ii" and opt.support == (4,)
     assert opt.y == pytest.approx([0, 0, 0, 0.25, 0], abs=1e-15)
-    tied = optimal_occupancy(SpeedUp([1, 2, 2.5]), 1.0)       # s_1/1 = s_2/2 = 1
+    tied = optimal_occupancy(SpeedupTable([1, 2, 2.5]), 1.0)       # s_1/1 = s_2/2 = 1
     assert tied.case == "ii" and tied.support == (2,)
 
 
 def test_non_unique_case_iii_is_flagged():
     """Equal increments 0.5, 0.5, 0.5: λ in (s_3/3, s_2/2) admits a face of optima (Theorem 1)."""
-    s = SpeedUp([1, 1.5, 2, 2.5])
+    s = SpeedupTable([1, 1.5, 2, 2.5])
     opt = optimal_occupancy(s, 0.7)
     assert opt.case == "iii" and not opt.unique
     assert not face_is_a_point(s, 0.7)
@@ -156,7 +156,7 @@ def test_closed_form_and_lp_match_the_exact_vertices_and_are_kkt_optimal(case):
 
 @settings(max_examples=60, deadline=None)
 @given(concave_speedups())
-@example(SpeedUp([1.0, 2.0, 3.0, 4.0, 5.0, 5.99999]))
+@example(SpeedupTable([1.0, 2.0, 3.0, 4.0, 5.0, 5.99999]))
 def test_full_load_matches_the_exact_vertices(speedup):
     """λ = 1: only server counts with s_i = i can be used. HiGHS's vertex broke y >= 0 by 2.2e-12 at
     s = (1, 2, 3, 4, 5, 5.99999) and was refused; it is now pivoted to the exact optimum."""
@@ -185,7 +185,7 @@ def test_uniqueness_flag_matches_the_optimal_face(speedup, data):
 def test_case_ii_is_not_unique_when_three_speedups_are_collinear():
     """s = (1, 1.75, 2.5), λ = s_2/2 = 0.875: (0, 0.5, 0) and (0.25, 0, 0.25) are both optimal, with
     D = 0.5/0.875 (checked by hand: rates 0.875, capacity 1), against Theorem 1 (ii)'s "unique"."""
-    s = SpeedUp([1, 1.75, 2.5])
+    s = SpeedupTable([1, 1.75, 2.5])
     opt = optimal_occupancy(s, 0.875)
     assert opt.case == "ii" and not opt.unique and not face_is_a_point(s, 0.875)
     other = np.array([0.25, 0.0, 0.25])
@@ -212,11 +212,11 @@ def test_symbolic_kkt_residuals_vanish():
 
 
 @pytest.mark.parametrize("lam,match", [
-    (0.0, r"arrival_rate = 0: must lie in \(0, 1\]: arrivals need a positive rate"),
-    (-0.5, r"arrival_rate = -0.5"),
-    (1.2, r"arrival_rate = 1.2: must lie in \(0, 1\]: \(P\) has no feasible point for λ > 1 \(Prop. 1\)"),
-    (float("nan"), r"arrival_rate = nan"),
-    ("fast", r"arrival_rate = 'fast': must be a real number"),
+    (0.0, r"rate_per_server = 0: must lie in \(0, 1\]: arrivals need a positive rate"),
+    (-0.5, r"rate_per_server = -0.5"),
+    (1.2, r"rate_per_server = 1.2: must lie in \(0, 1\]: \(P\) has no feasible point for λ > 1 \(Prop. 1\)"),
+    (float("nan"), r"rate_per_server = nan"),
+    ("fast", r"rate_per_server = 'fast': must be a real number"),
 ])
 def test_bad_arrival_rate(lam, match):
     with pytest.raises(InvalidParameterError, match=match):
@@ -226,8 +226,8 @@ def test_bad_arrival_rate(lam, match):
 
 
 def test_bad_speedup_and_solver():
-    for bad, match in [("fast", "speedup = 'fast': must be a SpeedUp"), ([1, 3], "must be concave"),
-                       (ConcaveSpeedup.power(0.5), "is a curve without a largest server count d")]:
+    for bad, match in [("fast", "speedup = 'fast': must be a SpeedupTable"), ([1, 3], "must be concave"),
+                       (SpeedupCurve.power(0.5), "is a curve without a largest server count d")]:
         with pytest.raises(InvalidParameterError, match=match):
             optimal_occupancy(bad, 0.5)
     with pytest.raises(InvalidParameterError, match=r'solver = \'glpk\': must be "highs" or "cvxpy"'):
@@ -247,8 +247,8 @@ def test_repr_is_readable():
 
 @pytest.mark.parametrize("lam", [0.3, 0.75, 0.8, 0.97, 1.0])
 def test_every_form_of_a_table_gives_the_same_optimum(lam):
-    """A SpeedUp, a list, an array and the interpolation of the table: one answer, (P)'s (exact vertices)."""
-    forms = [SUBLINEAR, [1, 1.8, 2.5, 3, 3.4], np.array([1, 1.8, 2.5, 3, 3.4]), ConcaveSpeedup.from_discrete(SUBLINEAR)]
+    """A SpeedupTable, a list, an array and the interpolation of the table: one answer, (P)'s (exact vertices)."""
+    forms = [SUBLINEAR, [1, 1.8, 2.5, 3, 3.4], np.array([1, 1.8, 2.5, 3, 3.4]), SpeedupCurve.from_discrete(SUBLINEAR)]
     reference = optimal_occupancy(SUBLINEAR, lam)
     assert reference.mean_time == pytest.approx(exact_value(SUBLINEAR, lam), rel=1e-15, abs=0)
     for form in forms:
@@ -263,7 +263,7 @@ def test_every_form_of_a_table_gives_the_same_optimum(lam):
 def test_an_amdahl_curve_sampled_at_one_to_d(f, d, lam):
     """Amdahl's curve of paper 002 carried to paper 000: its samples give (P)'s optimum for Amdahl's
     speed-ups, with the vertices of (P) enumerated in mpmath at 50 digits."""
-    table = SpeedUp.from_curve(ConcaveSpeedup.amdahl(f), d)
+    table = SpeedupTable.from_curve(SpeedupCurve.amdahl(f), d)
     exact = [1 / (1 - mpmath.mpf(f) + mpmath.mpf(f) / i) for i in range(1, d + 1)]
     value = float(vertex_optimum(exact, mpmath.mpf(lam)))
     assert optimal_occupancy(table, lam).mean_time == pytest.approx(value, rel=1e-14, abs=0)
@@ -283,13 +283,13 @@ def test_nearly_linear_vertex_is_solved_exactly():
     # s_3 y_3 + s_4 y_4 = λ and 3 y_3 + 4 y_4 = 1 by Cramer's rule
     det = s[2] * 4 - s[3] * 3
     y3, y4 = (lam * 4 - s[3]) / det, (s[2] - lam * 3) / det
-    opt = optimal_occupancy(SpeedUp(NEARLY_LINEAR), NEARLY_LINEAR_RATE)
+    opt = optimal_occupancy(SpeedupTable(NEARLY_LINEAR), NEARLY_LINEAR_RATE)
     assert opt.support == (3, 4) and opt.unique
     assert opt.y[2] == pytest.approx(float(y3), rel=2e-16, abs=0)
     assert opt.y[3] == pytest.approx(float(y4), rel=2e-16, abs=0)
     assert opt.mean_time == pytest.approx(float((y3 + y4) / lam), rel=4e-16, abs=0)
     assert opt.mean_time == pytest.approx(0.3333311791582594, rel=4e-16, abs=0)
-    assert kkt_residual(SpeedUp(NEARLY_LINEAR), NEARLY_LINEAR_RATE, opt.y, opt.nu, opt.theta0) < 1e-15
+    assert kkt_residual(SpeedupTable(NEARLY_LINEAR), NEARLY_LINEAR_RATE, opt.y, opt.nu, opt.theta0) < 1e-15
 
 
 @pytest.mark.parametrize("solver", ["highs", "cvxpy"])
@@ -300,7 +300,7 @@ def test_lp_pivots_to_the_exact_vertex(solver):
     lam = Fraction(NEARLY_LINEAR_RATE)
     det = s[2] * 4 - s[3] * 3                       # Cramer's rule on {3, 4}, as above
     y3, y4 = (lam * 4 - s[3]) / det, (s[2] - lam * 3) / det
-    lp = occupancy_lp(SpeedUp(NEARLY_LINEAR), NEARLY_LINEAR_RATE, solver)
+    lp = occupancy_lp(SpeedupTable(NEARLY_LINEAR), NEARLY_LINEAR_RATE, solver)
     assert lp.y.tolist() == pytest.approx([0, 0, float(y3), float(y4), 0], rel=2e-16, abs=0)
     assert lp.mean_time == pytest.approx(float((y3 + y4) / lam), rel=2e-16, abs=0)
-    assert kkt_residual(SpeedUp(NEARLY_LINEAR), NEARLY_LINEAR_RATE, lp.y, lp.nu, lp.theta0) < 1e-15
+    assert kkt_residual(SpeedupTable(NEARLY_LINEAR), NEARLY_LINEAR_RATE, lp.y, lp.nu, lp.theta0) < 1e-15

@@ -17,12 +17,12 @@ import analytic.moldable.occupancy as occupancy
 from analytic.errors import ConvergenceError, InvalidParameterError
 from analytic.moldable import kkt_residual, occupancy_lp, optimal_occupancy
 from analytic.moldable.occupancy import solve_occupancy_lp
-from analytic.speedup import SpeedUp
+from analytic.speedup import SpeedupTable
 
-SMALL = SpeedUp([1, 1.8, 2.5])
+SMALL = SpeedupTable([1, 1.8, 2.5])
 #: s_k = k (1 - 1.15e-11 (k - 1)) in floats: efficiencies 1.15e-11 apart, below the rounding of λ = s_k/k.
 K = np.arange(1, 6)
-NEARLY_LINEAR = SpeedUp(K * (1 - 1.15e-11 * (K - 1)))
+NEARLY_LINEAR = SpeedupTable(K * (1 - 1.15e-11 * (K - 1)))
 #: λ from 5e-324 (the least double) through the subnormals (< 2.2e-308) to the smallest normal number.
 TINY_RATES = [5e-324, 1e-323, 1e-310, 2.2250738585072014e-308, 1e-300]
 
@@ -122,7 +122,7 @@ def test_nearly_linear_rate_at_a_rounded_efficiency(k, support, issue, digits):
 
 def test_an_exact_tie_is_case_ii():
     """λ = 0.75 = s_2/2 exactly (1.5/2 in binary): case ii on {2}, y*_2 = 0.5 by hand."""
-    opt = optimal_occupancy(SpeedUp([1, 1.5, 1.75]), 0.75)
+    opt = optimal_occupancy(SpeedupTable([1, 1.5, 1.75]), 0.75)
     assert (opt.case, opt.support) == ("ii", (2,))
     assert opt.y.tolist() == pytest.approx([0.0, 0.5, 0.0], rel=1e-15, abs=0)
 
@@ -133,7 +133,7 @@ def test_an_exact_tie_is_case_ii():
 def test_both_solutions_are_the_exact_optimum(increments, rate):
     """Any concave speed-up and λ anywhere in (0, 1], subnormals included, or λ = fl(s_i/i) (an integer i drawn),
     the rounded efficiencies where the float case decision failed: closed form and LP equal the exact optimum."""
-    speedup = SpeedUp(np.cumsum([1.0, *sorted(increments, reverse=True)]))
+    speedup = SpeedupTable(np.cumsum([1.0, *sorted(increments, reverse=True)]))
     lam = rate if isinstance(rate, float) else float(speedup.efficiency[min(rate, speedup.d) - 1])
     value = float(exact_optimum(speedup.values, lam)[1])
     assert optimal_occupancy(speedup, lam).mean_time == pytest.approx(value, rel=1e-15, abs=0)
@@ -190,7 +190,7 @@ def test_two_classes_with_a_subnormal_load(solver):
 def test_rates_beyond_the_double_range_are_named(lam, match):
     """Such a λ raised OverflowError (float(10**400)) or was called non-positive (a positive Fraction below 5e-324)."""
     for function in (optimal_occupancy, occupancy_lp):
-        with pytest.raises(InvalidParameterError, match=r"^arrival_rate = .*" + match):
+        with pytest.raises(InvalidParameterError, match=r"^rate_per_server = .*" + match):
             function(SMALL, lam)
 
 

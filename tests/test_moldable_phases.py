@@ -24,10 +24,10 @@ from analytic.errors import InvalidParameterError
 from analytic.moldable import greedy_chain, greedy_metrics, simulate_moldable
 from analytic.moldable.greedy import _resolve_p
 from analytic.simulation import PhaseType, SerialExecutor, compare, coverage_band, deterministic, erlang, fitted, hyperexponential
-from analytic.speedup import SpeedUp
+from analytic.speedup import SpeedupTable
 
-SUBLINEAR = SpeedUp([1, 1.8, 2.5, 3, 3.4])
-THREE = SpeedUp([1, 1.8, 2.5])
+SUBLINEAR = SpeedupTable([1, 1.8, 2.5, 3, 3.4])
+THREE = SpeedupTable([1, 1.8, 2.5])
 SERIAL = SerialExecutor()
 
 
@@ -85,7 +85,7 @@ def brute_force(speedup, lam, n, p, initial, generator):
     (erlang(2), THREE, 0.8, 4),
     (fitted(1.0, 2.0), THREE, 0.8, 4),                    # H2, scv 4
     (hyperexponential([0.3, 0.7], [2.0, 4 / 7]), THREE, 0.6, 5),
-    (erlang(3), SpeedUp([1, 1.6]), 0.9, 5),
+    (erlang(3), SpeedupTable([1, 1.6]), 0.9, 5),
 ])
 def test_against_a_brute_force_generator_in_mpmath(law, speedup, lam, n):
     """Blocking and, through Little's law E[N] = nλ(1 - P_b) E[D], the mean execution time."""
@@ -102,7 +102,7 @@ def test_one_allocation_size_is_erlangs_insensitive_loss_system(law):
     """Linear speed-up, 5 | n: every job holds 5 servers. The phase-type chain, built and solved, has
     Erlang's blocking E_{n/5}(nλ/5) whatever the size law of mean 1."""
     n, lam = 20, 0.9
-    loss = greedy_chain(SpeedUp.linear(5), lam, n, size=law)
+    loss = greedy_chain(SpeedupTable.linear(5), lam, n, size=law)
     pi = loss.chain.stationary().probabilities
     assert loss.phases == len(law.to_phase_type().initial) > 1
     blocking = pi[loss.states[:, 0] * 5 == n].sum()
@@ -131,7 +131,7 @@ def test_sizes_that_are_not_phase_type_or_not_of_mean_one_are_refused():
     with pytest.raises(InvalidParameterError, match="size.*mean 1.*scaled"):
         greedy_metrics(SUBLINEAR, 0.8, 12, size=erlang(2, mean=2.0))
     with pytest.raises(InvalidParameterError, match="size.*mean 1"):
-        greedy_chain(SpeedUp.linear(5), 0.9, 20, size=erlang(2, mean=0.5))
+        greedy_chain(SpeedupTable.linear(5), 0.9, 20, size=erlang(2, mean=0.5))
 
 
 #: (law, speed-up, λ, n, p): the simulator with phase-type sizes against the chain that carries the phases.

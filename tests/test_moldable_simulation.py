@@ -26,10 +26,10 @@ from analytic.erlang import erlang_b
 from analytic.errors import InvalidParameterError
 from analytic.moldable import greedy_metrics, simulate_moldable, traffic
 from analytic.simulation import SerialExecutor, compare, coverage_band, deterministic, mixed_erlang, pareto
-from analytic.speedup import SpeedUp
+from analytic.speedup import SpeedupTable
 
 ROOT = Path(__file__).parent.parent
-SUBLINEAR = SpeedUp([1, 1.8, 2.5, 3, 3.4])
+SUBLINEAR = SpeedupTable([1, 1.8, 2.5, 3, 3.4])
 SERIAL = SerialExecutor()
 SEEDS = range(100)
 
@@ -38,8 +38,8 @@ SYSTEMS = {
     "sub-linear p* λ=0.8 n=10": (SUBLINEAR, 0.8, 10, None, 1),
     "sub-linear greedy λ=0.8 n=20": (SUBLINEAR, 0.8, 20, "greedy", 4),
     "sub-linear p* Halfin-Whitt n=40": (SUBLINEAR, float(traffic(40, 0.5, 0.1)), 40, None, 1),
-    "Amdahl(0.9) p* λ=0.6 n=60": (SpeedUp.amdahl(0.9, 4), 0.6, 60, None, 4),
-    "power(1/2) greedy λ=0.95 n=30": (SpeedUp.power(0.5, 3), 0.95, 30, "greedy", 1),
+    "Amdahl(0.9) p* λ=0.6 n=60": (SpeedupTable.amdahl(0.9, 4), 0.6, 60, None, 4),
+    "power(1/2) greedy λ=0.95 n=30": (SpeedupTable.power(0.5, 3), 0.95, 30, "greedy", 1),
     "sub-linear greedy λ=0.5 n=60": (SUBLINEAR, 0.5, 60, "greedy", 1),
 }
 
@@ -80,13 +80,13 @@ def test_linear_speedup_blocking_is_erlang_b_for_every_size_law(law):
     """d = 5 divides n = 50: 10 slots of 5 servers, offered load 50 λ / 5; the start is stationary."""
     lam = 0.9
     exact = float(erlang_b(10, 50 * lam / 5))
-    hits = sum(compare(simulate_moldable(SpeedUp.linear(5), lam, 50, size=law, jobs=20_000, replications=10, warmup=0,
+    hits = sum(compare(simulate_moldable(SpeedupTable.linear(5), lam, 50, size=law, jobs=20_000, replications=10, warmup=0,
                                          seed=seed, executor=SERIAL).blocking_estimate, exact).agrees for seed in SEEDS)
     low, high = coverage_band(len(SEEDS))
     assert low <= hits <= high
 
 
-def blocked_fraction_from_empty(slots, arrival_rate, service_rate, arrivals):
+def blocked_fraction_from_empty(slots, rate_per_server, service_rate, arrivals):
     """E[blocked among the first `arrivals` arrivals] / arrivals for M/M/c/c started empty.
 
     Between arrivals only departures happen: over an Exp(Λ) time the pure-death chain moves by
@@ -94,7 +94,7 @@ def blocked_fraction_from_empty(slots, arrival_rate, service_rate, arrivals):
     """
     k = np.arange(slots + 1)
     death = np.diag(-service_rate * k) + np.diag(service_rate * k[1:], -1)
-    M = arrival_rate * linalg.inv(arrival_rate * np.eye(slots + 1) - death)
+    M = rate_per_server * linalg.inv(rate_per_server * np.eye(slots + 1) - death)
     seen, total = np.eye(slots + 1)[0], 0.0
     for _ in range(arrivals):
         total += seen[slots]
@@ -106,10 +106,10 @@ def blocked_fraction_from_empty(slots, arrival_rate, service_rate, arrivals):
 
 def test_paper_procedure_from_empty_has_the_exact_transient_blocking():
     """Linear speed-up, n = 20 (4 slots), λ = 1, 60 arrivals per run from empty, no warm-up."""
-    exact = blocked_fraction_from_empty(slots=4, arrival_rate=20.0, service_rate=5.0, arrivals=60)
+    exact = blocked_fraction_from_empty(slots=4, rate_per_server=20.0, service_rate=5.0, arrivals=60)
     stationary = float(erlang_b(4, 4.0))
     assert exact < stationary - 0.02                        # the transient matters at this length
-    hits = sum(compare(simulate_moldable(SpeedUp.linear(5), 1.0, 20, jobs=60 * 20, replications=20, warmup=0, batches=2,
+    hits = sum(compare(simulate_moldable(SpeedupTable.linear(5), 1.0, 20, jobs=60 * 20, replications=20, warmup=0, batches=2,
                                          start="empty", seed=seed, executor=SERIAL).blocking_estimate, exact).agrees
                for seed in SEEDS)
     low, high = coverage_band(len(SEEDS))
@@ -118,10 +118,10 @@ def test_paper_procedure_from_empty_has_the_exact_transient_blocking():
 
 def test_completed_jobs_only_shorten_the_mean_time_of_heavy_tails():
     """Deterministic sizes: every job runs 1/5, counted at completion or not. Pareto: long jobs are censored."""
-    det = simulate_moldable(SpeedUp.linear(5), 0.9, 50, size=deterministic(), jobs=20_000, seed=3, executor=SERIAL,
+    det = simulate_moldable(SpeedupTable.linear(5), 0.9, 50, size=deterministic(), jobs=20_000, seed=3, executor=SERIAL,
                             mean_time_of="completed")
     assert det.mean_time == pytest.approx(0.2, rel=1e-12, abs=0) and det.mean_time_ci == pytest.approx(0.0, abs=1e-12)
-    runs = [simulate_moldable(SpeedUp.linear(5), 0.9, 50, size=pareto(), jobs=20_000, seed=3, executor=SERIAL,
+    runs = [simulate_moldable(SpeedupTable.linear(5), 0.9, 50, size=pareto(), jobs=20_000, seed=3, executor=SERIAL,
                               start="empty", warmup=0, mean_time_of=of) for of in ("accepted", "completed")]
     assert runs[1].mean_time < runs[0].mean_time and runs[0].blocking == runs[1].blocking
 
@@ -133,7 +133,8 @@ def fields(sim):
 
 def test_same_seed_same_numbers_serial_in_processes_and_on_dask():
     distributed = pytest.importorskip("distributed")
-    arguments = dict(speedup=SUBLINEAR, arrival_rate=0.8, servers=30, size="mixed_erlang", jobs=60_000, replications=3, seed=42)
+    arguments = dict(speedup=SUBLINEAR, rate_per_server=0.8, servers=30, size="mixed_erlang", jobs=60_000, replications=3,
+                     seed=42)
     serial = simulate_moldable(**arguments, executor=SERIAL)
     with ProcessPoolExecutor(2) as pool:
         processes = simulate_moldable(**arguments, executor=pool)
@@ -151,9 +152,9 @@ def test_seed_none_records_its_entropy_for_a_rerun():
 
 
 def test_no_jit_runs_the_same_code_with_the_same_numbers():
-    script = ("from analytic.moldable import simulate_moldable\nfrom analytic.speedup import SpeedUp\n"
+    script = ("from analytic.moldable import simulate_moldable\nfrom analytic.speedup import SpeedupTable\n"
               "from analytic.simulation import SerialExecutor\n"
-              "print(simulate_moldable(SpeedUp([1, 1.8, 2.5]), 0.7, 9, size='pareto', jobs=3_000, seed=5, "
+              "print(simulate_moldable(SpeedupTable([1, 1.8, 2.5]), 0.7, 9, size='pareto', jobs=3_000, seed=5, "
               "executor=SerialExecutor(), mean_time_of='completed'))")
     outputs = []
     for disable in ("0", "1"):
@@ -175,7 +176,7 @@ def test_result_fields_and_repr():
 @pytest.mark.parametrize("kwargs,match", [
     (dict(size="lognormal"), r"size = 'lognormal': must be a SizeLaw or one of"),
     (dict(size=2.5), r"size = 2.5: must be a SizeLaw"),
-    (dict(arrival_rate=-0.5), r"arrival_rate = -0.5: must lie in \(0, 1\]"),
+    (dict(rate_per_server=-0.5), r"rate_per_server = -0.5: must lie in \(0, 1\]"),
     (dict(jobs=1_000, warmup=995), r"jobs = 1000: must give each of the 1 replications at least warmup \+ batches = 1015"),
     (dict(jobs=100, replications=10), r"jobs = 100: must give each of the 10 replications at least"),
     (dict(executor="pool"), "executor = 'pool': must be a concurrent.futures.Executor"),
@@ -183,12 +184,12 @@ def test_result_fields_and_repr():
     (dict(mean_time_of="departed"), r"mean_time_of = 'departed': must be one of \('accepted', 'completed'\)"),
     (dict(servers=4), r"servers = 4: must be an integer >= 5 \(at least d = 5\)"),
     (dict(p=[1.0]), r"p = \[1.0\]: must be a probability vector of length 5"),
-    (dict(speedup=[1, 2]), r"speedup = \[1, 2\]: must be an analytic.speedup.SpeedUp"),
+    (dict(speedup=[1, 2]), r"speedup = \[1, 2\]: must be an analytic.speedup.SpeedupTable"),
     (dict(batches=1), "batches = 1: must be an integer >= 2"),
     (dict(level=95), "level = 95: must lie strictly between 0 and 1"),
 ])
 def test_bad_input_raises(kwargs, match):
-    arguments = dict(speedup=SUBLINEAR, arrival_rate=0.8, servers=10, jobs=10_000, executor=SERIAL) | kwargs
+    arguments = dict(speedup=SUBLINEAR, rate_per_server=0.8, servers=10, jobs=10_000, executor=SERIAL) | kwargs
     with pytest.raises(InvalidParameterError, match=match):
         simulate_moldable(**arguments)
 

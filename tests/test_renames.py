@@ -7,12 +7,16 @@ Each old name must give the very object of its new name and warn with
 from __future__ import annotations
 
 import importlib
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from analytic._deprecation import renamed_arguments, renamed_attribute
 from analytic.errors import AnalyticDeprecationWarning, InvalidParameterError
+from analytic.simulation import exponential
+from analytic.speedup import SpeedupTable
 
 #: (module, old name, new name)
 RENAMED = [
@@ -30,18 +34,40 @@ RENAMED = [
     ("analytic.fairness.three_servers", "SymbolicCheck", "ThreeServerCheck"),
     ("analytic.hesrpt", "as_speedup", "analytic.speedup.as_curve"),
     ("analytic.hesrpt.speedups", "as_speedup", "analytic.speedup.as_curve"),
-    ("analytic.hesrpt.speedups", "ConcaveSpeedup", "analytic.speedup.ConcaveSpeedup"),
+    ("analytic.hesrpt.speedups", "ConcaveSpeedup", "analytic.speedup.SpeedupCurve"),
+    ("analytic.hesrpt", "ConcaveSpeedup", "analytic.speedup.SpeedupCurve"),
+    ("analytic.speedup", "SpeedUp", "SpeedupTable"),
+    ("analytic.speedup", "ConcaveSpeedup", "SpeedupCurve"),
+    ("analytic.moldable", "JobClass", "MoldableClass"),
+    ("analytic.moldable.heterogeneous", "JobClass", "MoldableClass"),
+    ("analytic.splitting", "JobClass", "RigidClass"),
+    ("analytic.splitting.classes", "JobClass", "RigidClass"),
+    ("analytic.splitting", "Stability", "StabilityMargin"),
+    ("analytic.splitting.bounds", "Stability", "StabilityMargin"),
+    ("analytic.splitting", "theorem1_limit", "zero_wait_response_time"),
+    ("analytic.splitting", "theorem2_limit", "critical_helper_limit"),
+    ("analytic.splitting.limits", "theorem1_limit", "zero_wait_response_time"),
+    ("analytic.splitting.limits", "theorem2_limit", "critical_helper_limit"),
     ("analytic.hesrpt", "FIGURE4_P", "FIGURE4_EXPONENTS"),
     ("analytic.hesrpt.comparison", "FIGURE4_P", "FIGURE4_EXPONENTS"),
 ]
 
-#: (module, function, old keyword, new keyword, the other arguments): the old keyword gives the same value.
+#: (module, function, old keyword, new keyword, the other arguments and the value passed, 0.5 unless given):
+#: the old keyword gives the same result.
 RENAMED_ARGUMENTS = [
     ("analytic.hesrpt", "scale_free_constants", "p", "exponent", {"m": 4}),
     ("analytic.hesrpt", "hesrpt_allocation", "p", "exponent", {"m": 4}),
     ("analytic.hesrpt", "hesrpt_flow_time", "p", "exponent", {"sizes": [1.0, 2.0], "servers": 10}),
     ("analytic.hesrpt", "helrpt_allocation", "p", "exponent", {"sizes": [1.0, 2.0]}),
     ("analytic.hesrpt", "optimal_makespan", "p", "exponent", {"sizes": [1.0, 2.0], "servers": 10}),
+    *[("analytic.moldable", name, "arrival_rate", "rate_per_server", {"speedup": SpeedupTable([1.0, 1.8]), **others})
+      for name, others in [("optimal_occupancy", {}), ("occupancy_lp", {}), ("greedy_chain", {"servers": 4}),
+                           ("greedy_metrics", {"servers": 4}), ("greedy_bounds", {"servers": 4}),
+                           ("kkt_residual", {"y": [0.5, 0.0], "nu": 1.0, "theta0": 0.0}),
+                           ("simulate_moldable", {"servers": 4, "jobs": 4000, "seed": 1})]],
+    ("analytic.moldable", "MoldableClass", "arrival_rate", "rate_per_server", {"speedup": [1.0, 1.8]}),
+    ("analytic.splitting", "gittins_rank", "law", "size", {"ages": [0.0, 1.0], "value": exponential(2.0)}),
+    ("analytic.splitting.policies", "gittins_table", "law", "size", {"points": 8, "value": exponential(2.0)}),
 ]
 
 #: (a result, its old attribute, the new one)
@@ -51,7 +77,22 @@ def _policy_comparison() -> object:
     return compare_policies(exponents=(0.5,), servers=10, jobs=3, seeds=(0,), policies=("hesrpt", "equi"))
 
 
-RENAMED_ATTRIBUTES = [(_policy_comparison, "p", "exponents")]
+def _moldable(name: str) -> Callable[[], object]:
+    import analytic.moldable as moldable
+
+    calls = {"GreedyMetrics": lambda: moldable.greedy_metrics([1.0, 1.8], 0.5, 4),
+             "GreedyBounds": lambda: moldable.greedy_bounds([1.0, 1.8], 0.5, 4),
+             "Occupancy": lambda: moldable.optimal_occupancy([1.0, 1.8], 0.5),
+             "SteinBounds": lambda: moldable.stein_bounds([1.0, 1.8], 100, 0.5, 1.0),
+             "MoldableSimulation": lambda: moldable.simulate_moldable(SpeedupTable([1.0, 1.8]), 0.5, 4, jobs=4000, seed=1),
+             "MoldableClass": lambda: moldable.MoldableClass([1.0, 1.8], 0.5)}
+    return calls[name]
+
+
+RENAMED_ATTRIBUTES = [(_policy_comparison, "p", "exponents"),
+                      *[(_moldable(name), "arrival_rate", "rate_per_server")
+                        for name in ["GreedyMetrics", "GreedyBounds", "Occupancy", "SteinBounds", "MoldableSimulation",
+                                     "MoldableClass"]]]
 
 CHANGELOG = " ".join((Path(__file__).parents[1] / "CHANGELOG.md").read_text().split())   # lines joined
 
@@ -64,8 +105,7 @@ def test_old_name_warns_and_gives_the_new_object(module: str, old: str, new: str
         value = getattr(package, old)
     assert value is getattr(importlib.import_module(home), name)
     assert old not in package.__all__ and name in importlib.import_module(home).__all__
-    assert f"`{old}` → `{name}`" in CHANGELOG or f"`{module}.{old}` → `{new}`" in CHANGELOG, \
-        f"CHANGELOG.md lists no rename {old} → {new}"
+    assert re.search(rf"`([\w.]+\.)?{old}` → `([\w.]+\.)?{name}`", CHANGELOG), f"CHANGELOG.md lists no rename {old} → {new}"
 
 
 def _same(first: object, second: object) -> bool:
@@ -77,9 +117,11 @@ def _same(first: object, second: object) -> bool:
 @pytest.mark.parametrize(("module", "function", "old", "new", "others"), RENAMED_ARGUMENTS)
 def test_old_keyword_warns_and_means_the_same(module: str, function: str, old: str, new: str, others: dict) -> None:
     call = getattr(importlib.import_module(module), function)
-    with pytest.warns(AnalyticDeprecationWarning, match=rf"argument {old} of {function} is renamed {new}\b"):
-        before = call(**others, **{old: 0.5})
-    assert _same(before, call(**others, **{new: 0.5}))
+    others = dict(others)
+    value = others.pop("value", 0.5)
+    with pytest.warns(AnalyticDeprecationWarning, match=rf"argument {old} of {function}(\.__init__)? is renamed {new}\b"):
+        before = call(**others, **{old: value})
+    assert _same(before, call(**others, **{new: value}))
     assert f"`{old}` → `{new}`" in CHANGELOG
 
 

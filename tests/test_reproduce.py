@@ -89,4 +89,4 @@ def test_verdict_kind_is_required_and_checked(holds, kind):
 
 def test_collect_filters_by_source():
     outcomes = collect("_product_form")
-    assert [o.source for o in outcomes] == ["analytic.ctmc.chain._product_form_row"]
+    assert [o.source for o in outcomes] == ["analytic.ctmc._published._product_form_row"]

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analytic.errors import InvalidParameterError
-from analytic.speedup import TOLERANCE, ConcaveSpeedup, SpeedUp, as_curve, as_discrete, check_shape
+from analytic.speedup import TOLERANCE, SpeedupCurve, SpeedupTable, as_curve, as_discrete, check_shape
 
 mpmath.mp.dps = 50
 
@@ -35,7 +35,7 @@ def tables(min_size=0, max_size=40):
 
 
 def test_values_are_read_only_and_indexed_from_one_server():
-    s = SpeedUp([1, 1.8, 2.5, 3, 3.4])
+    s = SpeedupTable([1, 1.8, 2.5, 3, 3.4])
     assert s.d == 5
     assert s.servers.tolist() == [1, 2, 3, 4, 5]
     np.testing.assert_allclose(s.increments, [1, 0.8, 0.7, 0.5, 0.4], rtol=4e-16, atol=0)
@@ -46,19 +46,19 @@ def test_values_are_read_only_and_indexed_from_one_server():
 @pytest.mark.parametrize("f,d", [(0.9, 5), (0.5, 8), (1.0, 4), (1e-3, 3)])
 def test_amdahl_matches_formula(f, d):
     exact = [float(1 / ((1 - mpmath.mpf(f)) + mpmath.mpf(f) / i)) for i in range(1, d + 1)]
-    np.testing.assert_allclose(SpeedUp.amdahl(f, d).values, exact, rtol=1e-15, atol=0)
+    np.testing.assert_allclose(SpeedupTable.amdahl(f, d).values, exact, rtol=1e-15, atol=0)
 
 
 @pytest.mark.parametrize("a,d", [(0.5, 6), (1.0, 3), (0.1, 10)])
 def test_power_matches_formula(a, d):
     exact = [float(mpmath.mpf(i) ** mpmath.mpf(a)) for i in range(1, d + 1)]
-    np.testing.assert_allclose(SpeedUp.power(a, d).values, exact, rtol=1e-15, atol=0)
+    np.testing.assert_allclose(SpeedupTable.power(a, d).values, exact, rtol=1e-15, atol=0)
 
 
 def test_linear_is_linear_and_sublinear_is_not():
-    assert SpeedUp.linear(4).is_linear
-    assert not SpeedUp.power(0.9, 4).is_linear
-    assert SpeedUp.linear(1).values.tolist() == [1.0]
+    assert SpeedupTable.linear(4).is_linear
+    assert not SpeedupTable.power(0.9, 4).is_linear
+    assert SpeedupTable.linear(1).values.tolist() == [1.0]
 
 
 @pytest.mark.parametrize("values,match", [
@@ -76,17 +76,17 @@ def test_linear_is_linear_and_sublinear_is_not():
 ])
 def test_invalid_speedups_name_the_first_offending_index(values, match):
     with pytest.raises(InvalidParameterError, match=match):
-        SpeedUp(values)
+        SpeedupTable(values)
 
 
 @pytest.mark.parametrize("call,match", [
-    (lambda: SpeedUp.amdahl(0.0, 3), r"parallel_fraction = 0: must lie in \(0, 1\]"),
-    (lambda: SpeedUp.amdahl(1.5, 3), r"parallel_fraction = 1.5"),
-    (lambda: SpeedUp.amdahl("half", 3), r"parallel_fraction = 'half'"),
-    (lambda: SpeedUp.power(1.2, 3), r"exponent = 1.2: must lie in \(0, 1\]"),
-    (lambda: SpeedUp.power(0.0, 3), r"exponent = 0: must lie in"),
-    (lambda: SpeedUp.linear(0), r"d = 0: must be a positive integer"),
-    (lambda: SpeedUp.linear(2.5), r"d = 2.5: must be a positive integer"),
+    (lambda: SpeedupTable.amdahl(0.0, 3), r"parallel_fraction = 0: must lie in \(0, 1\]"),
+    (lambda: SpeedupTable.amdahl(1.5, 3), r"parallel_fraction = 1.5"),
+    (lambda: SpeedupTable.amdahl("half", 3), r"parallel_fraction = 'half'"),
+    (lambda: SpeedupTable.power(1.2, 3), r"exponent = 1.2: must lie in \(0, 1\]"),
+    (lambda: SpeedupTable.power(0.0, 3), r"exponent = 0: must lie in"),
+    (lambda: SpeedupTable.linear(0), r"d = 0: must be a positive integer"),
+    (lambda: SpeedupTable.linear(2.5), r"d = 2.5: must be a positive integer"),
 ])
 def test_constructor_errors(call, match):
     with pytest.raises(InvalidParameterError, match=match):
@@ -95,19 +95,19 @@ def test_constructor_errors(call, match):
 
 def test_round_off_in_concavity_is_tolerated_and_a_real_rise_is_not():
     """Linear up to 3 then flat increments: a rise of 1e-15 is round-off, one of 1e-9 a defect."""
-    assert SpeedUp([1.0, 2.0, 3.0 + 1e-15, 4.0]).d == 4
+    assert SpeedupTable([1.0, 2.0, 3.0 + 1e-15, 4.0]).d == 4
     with pytest.raises(InvalidParameterError, match="the slope rises at k = 3"):
-        SpeedUp([1.0, 2.0, 3.0, 4.0 + 1e-9])
+        SpeedupTable([1.0, 2.0, 3.0, 4.0 + 1e-9])
 
 
 @settings(max_examples=300, deadline=None)
 @given(tables())
 def test_concave_sequences_are_accepted_and_satisfy_p2(values):
     """Any non-increasing positive increments after s_1 = 1 give a valid table with s_i/i non-increasing (P2)."""
-    s = SpeedUp(values)
+    s = SpeedupTable(values)
     assert np.all(np.diff(s.efficiency) <= 4e-16 * s.efficiency[1:])
     assert s.efficiency[0] == 1.0
-    assert SpeedUp(s.values) == s and hash(SpeedUp(s.values)) == hash(s)
+    assert SpeedupTable(s.values) == s and hash(SpeedupTable(s.values)) == hash(s)
 
 
 @settings(max_examples=300, deadline=None)
@@ -121,7 +121,7 @@ def test_a_rise_in_the_increments_is_rejected_at_its_index(values, data):
                10 * TOLERANCE * float(np.max(values)))
     increments[j] = increments[j - 1] + rise
     with pytest.raises(InvalidParameterError, match=rf"must be concave: the slope rises at k = {j}, "):
-        SpeedUp(np.cumsum(increments))
+        SpeedupTable(np.cumsum(increments))
 
 
 # -- the curve --------------------------------------------------------------------------------------
@@ -130,9 +130,9 @@ POINTS = np.array([1e-6, 0.3, 1.0, 2.5, 10.0, 977.0])
 
 
 @pytest.mark.parametrize("curve,reference", [
-    (ConcaveSpeedup.power(0.3), lambda k: k ** mpmath.mpf("0.3")),
-    (ConcaveSpeedup.amdahl(0.9), lambda k: 1 / (1 - mpmath.mpf("0.9") + mpmath.mpf("0.9") / k)),
-    (ConcaveSpeedup.from_callable(lambda k: np.log1p(k), 1000.0), mpmath.log1p),
+    (SpeedupCurve.power(0.3), lambda k: k ** mpmath.mpf("0.3")),
+    (SpeedupCurve.amdahl(0.9), lambda k: 1 / (1 - mpmath.mpf("0.9") + mpmath.mpf("0.9") / k)),
+    (SpeedupCurve.from_callable(lambda k: np.log1p(k), 1000.0), mpmath.log1p),
 ])
 def test_curve_values_and_derivatives_against_mpmath(curve, reference):
     values = [float(reference(mpmath.mpf(float(k)))) for k in POINTS]
@@ -144,60 +144,60 @@ def test_curve_values_and_derivatives_against_mpmath(curve, reference):
 @pytest.mark.parametrize("servers", [5e-324, 2.2e-308, 1e-300, 1.7e308])
 def test_from_callable_on_intervals_at_the_ends_of_the_double_range(servers):
     """servers = 5e-324 made the geometric test points start at 0 (a raw ValueError from numpy.geomspace)."""
-    curve = ConcaveSpeedup.from_callable(np.log1p, servers)
+    curve = SpeedupCurve.from_callable(np.log1p, servers)
     values = [float(mpmath.log1p(mpmath.mpf(float(k)))) for k in POINTS]
     np.testing.assert_allclose(curve(POINTS), values, rtol=1e-14, atol=0)
     with pytest.raises(InvalidParameterError, match=r"must be positive: s\([0-9.e+-]+\) = -[0-9.e+-]+ <= 0"):
-        ConcaveSpeedup.from_callable(lambda k: -k, servers)
+        SpeedupCurve.from_callable(lambda k: -k, servers)
 
 
 def test_central_differences_when_the_callable_rejects_complex_input():
     """math.sqrt raises on complex numbers, so the derivative falls back to central differences."""
-    curve = ConcaveSpeedup.from_callable(math.sqrt, 100.0, name="sqrt")
+    curve = SpeedupCurve.from_callable(math.sqrt, 100.0, name="sqrt")
     k = np.array([0.5, 3.0, 90.0])
     np.testing.assert_allclose(curve.derivative(k), 0.5 / np.sqrt(k), rtol=1e-9, atol=0)
     np.testing.assert_allclose(curve(k), np.sqrt(k), rtol=1e-15, atol=0)
     assert curve.name == "sqrt"
 
 
-@pytest.mark.parametrize("curve", [ConcaveSpeedup.power(0.7), ConcaveSpeedup.amdahl(0.6),
-                                   ConcaveSpeedup.from_callable(lambda k: 1 - np.exp(-k), 50.0)])
+@pytest.mark.parametrize("curve", [SpeedupCurve.power(0.7), SpeedupCurve.amdahl(0.6),
+                                   SpeedupCurve.from_callable(lambda k: 1 - np.exp(-k), 50.0)])
 def test_inverse_derivative_inverts_the_derivative(curve):
     k = np.array([0.01, 0.7, 3.0, 20.0, 49.0])
     np.testing.assert_allclose(curve.inverse_derivative(curve.derivative(k), 50.0), k, rtol=1e-11, atol=0)
 
 
 def test_inverse_derivative_clips_to_the_interval():
-    amdahl = ConcaveSpeedup.amdahl(0.5)  # s'(0) = 1/f = 2, s'(10) = 0.5/(5.5)^2
+    amdahl = SpeedupCurve.amdahl(0.5)  # s'(0) = 1/f = 2, s'(10) = 0.5/(5.5)^2
     result = amdahl.inverse_derivative(np.array([3.0, 2.0, 1e-9]), 10.0)
     assert result[0] == 0.0  # steeper than s'(0): no server is worth it
     assert result[1] == pytest.approx(0.0, abs=1e-12)
     assert result[2] == 10.0  # flatter than s'(10): everything
-    generic = ConcaveSpeedup.from_callable(lambda k: k / (0.5 * k + 0.5), 10.0)
+    generic = SpeedupCurve.from_callable(lambda k: k / (0.5 * k + 0.5), 10.0)
     np.testing.assert_array_equal(generic.inverse_derivative(np.array([3.0, 1e-9]), 10.0), [0.0, 10.0])
 
 
 def test_amdahl_law_values():
     """Amdahl's law with f = 0.9 (Section 1's example): s(1) = 1, s(10) = 1/(0.1 + 0.09)."""
-    s = ConcaveSpeedup.amdahl(0.9)
+    s = SpeedupCurve.amdahl(0.9)
     assert float(s(1.0)) == pytest.approx(1.0, rel=1e-15, abs=0)
     assert float(s(10.0)) == pytest.approx(1 / 0.19, rel=1e-15, abs=0)
     assert float(s(0.0)) == 0.0
 
 
 @pytest.mark.parametrize("call,match", [
-    (lambda: ConcaveSpeedup.power(1.0), r"p = 1: must lie in the open interval \(0, 1\)"),
-    (lambda: ConcaveSpeedup.power(float("nan")), "p = nan"),
-    (lambda: ConcaveSpeedup.power("0.5"), "p = '0.5': must lie in the open interval"),
-    (lambda: ConcaveSpeedup.amdahl(0.0), "parallel_fraction = 0"),
-    (lambda: ConcaveSpeedup.from_callable(lambda k: k ** 1.5, 10), r"must be concave: the slope rises at k = "),
-    (lambda: ConcaveSpeedup.from_callable(lambda k: -k, 10), r"speedup = '<lambda>': must be positive: s\(10\) = -10 <= 0"),
-    (lambda: ConcaveSpeedup.from_callable(lambda k: k * (12 - k), 10),
+    (lambda: SpeedupCurve.power(1.0), r"p = 1: must lie in the open interval \(0, 1\)"),
+    (lambda: SpeedupCurve.power(float("nan")), "p = nan"),
+    (lambda: SpeedupCurve.power("0.5"), "p = '0.5': must lie in the open interval"),
+    (lambda: SpeedupCurve.amdahl(0.0), "parallel_fraction = 0"),
+    (lambda: SpeedupCurve.from_callable(lambda k: k ** 1.5, 10), r"must be concave: the slope rises at k = "),
+    (lambda: SpeedupCurve.from_callable(lambda k: -k, 10), r"speedup = '<lambda>': must be positive: s\(10\) = -10 <= 0"),
+    (lambda: SpeedupCurve.from_callable(lambda k: k * (12 - k), 10),
      r"must be non-decreasing: s\(6\.\d+\) = [\d.]+ < s\(5\.\d+\) = [\d.]+$"),
-    (lambda: ConcaveSpeedup.from_callable(lambda k: np.where(k < 5, k, 7 - 0.4 * k), 10), "must be non-decreasing"),
-    (lambda: ConcaveSpeedup.from_callable(lambda k: k + 1, 10), r"must satisfy s\(0\) = 0 .*: s\(0\) = 1$"),
-    (lambda: ConcaveSpeedup.from_callable(lambda k: np.log(k), 10), r"must be finite: s\(0\) = -inf"),
-    (lambda: ConcaveSpeedup.from_callable(np.sqrt, 0), "servers = 0: must be positive and finite"),
+    (lambda: SpeedupCurve.from_callable(lambda k: np.where(k < 5, k, 7 - 0.4 * k), 10), "must be non-decreasing"),
+    (lambda: SpeedupCurve.from_callable(lambda k: k + 1, 10), r"must satisfy s\(0\) = 0 .*: s\(0\) = 1$"),
+    (lambda: SpeedupCurve.from_callable(lambda k: np.log(k), 10), r"must be finite: s\(0\) = -inf"),
+    (lambda: SpeedupCurve.from_callable(np.sqrt, 0), "servers = 0: must be positive and finite"),
 ])
 def test_invalid_curves_raise_a_named_error(call, match):
     with pytest.raises(InvalidParameterError, match=match):
@@ -216,8 +216,8 @@ def as_table_and_curve(values, defect=None):
     def curve(k):
         result = np.interp(k, knots, heights)
         return result if defect is None else np.where(k == defect, np.nan, result)
-    return lambda: SpeedUp(values if defect is None else np.where(np.arange(1, 65) == defect, np.nan, values)), \
-        lambda: ConcaveSpeedup.from_callable(curve, 64.0, name="table")
+    return lambda: SpeedupTable(values if defect is None else np.where(np.arange(1, 65) == defect, np.nan, values)), \
+        lambda: SpeedupCurve.from_callable(curve, 64.0, name="table")
 
 
 @pytest.mark.parametrize("change,condition", [
@@ -244,7 +244,7 @@ def test_a_fall_is_a_p1_failure_for_a_table_and_a_monotonicity_failure_for_a_cur
     with pytest.raises(InvalidParameterError) as error:
         curve()
     assert error.value.condition == "must be non-decreasing: s(41) = 31.8 < s(40) = 32.2"
-    ConcaveSpeedup.from_callable(lambda k: np.minimum(k, 3.0), 10.0)  # flat beyond 3: a valid curve
+    SpeedupCurve.from_callable(lambda k: np.minimum(k, 3.0), 10.0)  # flat beyond 3: a valid curve
 
 
 def test_check_shape_scales_its_slack_with_the_values():
@@ -263,9 +263,9 @@ def test_check_shape_scales_its_slack_with_the_values():
 @given(tables(), st.lists(st.floats(0.0, 50.0), min_size=1, max_size=10))
 def test_table_to_curve_and_back_is_the_identity(values, points):
     """from_discrete then from_curve returns the same table; the curve is the chord (Fraction arithmetic)."""
-    table = SpeedUp(values)
-    curve = ConcaveSpeedup.from_discrete(table)
-    assert SpeedUp.from_curve(curve) == table and SpeedUp.from_curve(curve, table.d) == table
+    table = SpeedupTable(values)
+    curve = SpeedupCurve.from_discrete(table)
+    assert SpeedupTable.from_curve(curve) == table and SpeedupTable.from_curve(curve, table.d) == table
     assert curve.d == table.d and curve.discrete == table
     heights = [Fraction(0)] + [Fraction(v) for v in table.values]
     for k in points:
@@ -278,7 +278,7 @@ def test_table_to_curve_and_back_is_the_identity(values, points):
 
 def test_interpolation_derivative_and_its_inverse():
     """Left slope at a knot, 0 beyond d; the inverse counts the segments at least as steep as the slope."""
-    curve = ConcaveSpeedup.from_discrete([1, 1.8, 2.5])
+    curve = SpeedupCurve.from_discrete([1, 1.8, 2.5])
     np.testing.assert_allclose(curve.derivative(np.array([0.0, 0.5, 1.0, 1.5, 2.0, 2.7, 3.0, 3.1])),
                                [1, 1, 1, 0.8, 0.8, 0.7, 0.7, 0], rtol=4e-16, atol=0)
     np.testing.assert_array_equal(curve.inverse_derivative(np.array([2.0, 1.0, 0.8, 0.75, 0.7, 0.1, 0.0]), 10.0),
@@ -287,15 +287,15 @@ def test_interpolation_derivative_and_its_inverse():
 
 
 @pytest.mark.parametrize("curve,table,d", [
-    (ConcaveSpeedup.amdahl(0.9), lambda d: SpeedUp.amdahl(0.9, d), 8),
-    (ConcaveSpeedup.power(0.4), lambda d: SpeedUp.power(0.4, d), 12),
+    (SpeedupCurve.amdahl(0.9), lambda d: SpeedupTable.amdahl(0.9, d), 8),
+    (SpeedupCurve.power(0.4), lambda d: SpeedupTable.power(0.4, d), 12),
 ])
 def test_curve_to_table_samples_at_integers(curve, table, d):
     """Sampled Amdahl / power curves are the tables of the same law; back to a curve they agree at 0..d
     and lie below between the integers (concavity), and stay at s(d) beyond d."""
-    sampled = SpeedUp.from_curve(curve, d)
+    sampled = SpeedupTable.from_curve(curve, d)
     np.testing.assert_allclose(sampled.values, table(d).values, rtol=4e-16, atol=0)
-    back = ConcaveSpeedup.from_discrete(sampled)
+    back = SpeedupCurve.from_discrete(sampled)
     integers = np.arange(d + 1.0)
     np.testing.assert_allclose(back(integers), curve(integers), rtol=1e-15, atol=0)
     between = np.linspace(0.0, d, 1001)
@@ -306,23 +306,23 @@ def test_curve_to_table_samples_at_integers(curve, table, d):
 
 def test_curve_to_table_normalises_to_s1_equal_1():
     """log(1 + k) has s(1) = log 2: the table is log(1 + i)/log 2 (mpmath)."""
-    sampled = SpeedUp.from_curve(np.log1p, 6)
+    sampled = SpeedupTable.from_curve(np.log1p, 6)
     expected = [float(mpmath.log1p(i) / mpmath.log(2)) for i in range(1, 7)]
     np.testing.assert_allclose(sampled.values, expected, rtol=4e-16, atol=0)
 
 
 @pytest.mark.parametrize("call,match", [
-    (lambda: SpeedUp.from_curve(ConcaveSpeedup.power(0.5)), r"d = None: must be given: a curve does not say"),
-    (lambda: SpeedUp.from_curve(ConcaveSpeedup.power(0.5), 0), r"d = 0: must be a positive integer"),
-    (lambda: SpeedUp.from_curve(ConcaveSpeedup.from_discrete([1, 2]), 3),
+    (lambda: SpeedupTable.from_curve(SpeedupCurve.power(0.5)), r"d = None: must be given: a curve does not say"),
+    (lambda: SpeedupTable.from_curve(SpeedupCurve.power(0.5), 0), r"d = 0: must be a positive integer"),
+    (lambda: SpeedupTable.from_curve(SpeedupCurve.from_discrete([1, 2]), 3),
      r"must be strictly increasing \(P1\): s\(3\) = 2 <= s\(2\) = 2"),
-    (lambda: SpeedUp.from_curve(lambda k: np.minimum(k, 2.0), 3), r"must be strictly increasing \(P1\): s\(3\)"),
-    (lambda: as_discrete(ConcaveSpeedup.amdahl(0.5)), r"speedup = ConcaveSpeedup\(amdahl\(f=0.5\)\): is a curve "
+    (lambda: SpeedupTable.from_curve(lambda k: np.minimum(k, 2.0), 3), r"must be strictly increasing \(P1\): s\(3\)"),
+    (lambda: as_discrete(SpeedupCurve.amdahl(0.5)), r"speedup = SpeedupCurve\(amdahl\(f=0.5\)\): is a curve "
                                                      r"without a largest server count d"),
-    (lambda: as_discrete("fast"), r"speedup = 'fast': must be a SpeedUp"),
-    (lambda: as_discrete(None), r"speedup = None: must be a SpeedUp"),
+    (lambda: as_discrete("fast"), r"speedup = 'fast': must be a SpeedupTable"),
+    (lambda: as_discrete(None), r"speedup = None: must be a SpeedupTable"),
     (lambda: as_discrete([1, 3]), r"must be concave"),
-    (lambda: as_curve("fast", 10), r"speedup = 'fast': must be a ConcaveSpeedup, a SpeedUp"),
+    (lambda: as_curve("fast", 10), r"speedup = 'fast': must be a SpeedupCurve, a SpeedupTable"),
     (lambda: as_curve(True, 10), r"speedup = True"),
     (lambda: as_curve(np.sqrt), r"servers = None: must be given to validate a callable"),
 ])
@@ -332,13 +332,13 @@ def test_conversion_errors(call, match):
 
 
 def test_coercions_accept_every_form():
-    table = SpeedUp([1, 1.8, 2.5])
-    curve = ConcaveSpeedup.power(0.5)
+    table = SpeedupTable([1, 1.8, 2.5])
+    curve = SpeedupCurve.power(0.5)
     assert as_curve(curve, 10) is curve
     assert as_curve(0.5, 10) == curve and as_curve(np.float64(0.25), 10).exponent == 0.25
     assert as_curve(np.sqrt, 10).exponent is None
-    assert as_curve(table) == as_curve([1, 1.8, 2.5]) == as_curve(np.array([1, 1.8, 2.5])) == ConcaveSpeedup.from_discrete(table)
+    assert as_curve(table) == as_curve([1, 1.8, 2.5]) == as_curve(np.array([1, 1.8, 2.5])) == SpeedupCurve.from_discrete(table)
     assert as_discrete(table) is table and as_discrete((1, 1.8, 2.5)) == table
-    assert as_discrete(ConcaveSpeedup.from_discrete(table)) is table
-    assert repr(curve) == "ConcaveSpeedup(k**0.5)"
-    assert repr(as_curve(table)) == "ConcaveSpeedup(interpolation of SpeedUp([1.0, 1.8, 2.5]))"
+    assert as_discrete(SpeedupCurve.from_discrete(table)) is table
+    assert repr(curve) == "SpeedupCurve(k**0.5)"
+    assert repr(as_curve(table)) == "SpeedupCurve(interpolation of SpeedupTable([1.0, 1.8, 2.5]))"

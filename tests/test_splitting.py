@@ -23,8 +23,9 @@ from analytic.errors import InvalidParameterError, StateSpaceTooLargeError, Unst
 from analytic.splitting import (
     KIT_FH2,
     SDSC_SP2,
-    JobClass,
+    RigidClass,
     balanced_partition,
+    critical_helper_limit,
     critical_system,
     figure1_classes,
     figure1_need_scale,
@@ -34,8 +35,7 @@ from analytic.splitting import (
     response_time_bound,
     stability_margin,
     subcritical_system,
-    theorem1_limit,
-    theorem2_limit,
+    zero_wait_response_time,
 )
 
 
@@ -81,13 +81,13 @@ def brute_force_partition(k, classes):
 ])
 def test_job_class_validation(kwargs, match):
     with pytest.raises(InvalidParameterError, match=match):
-        JobClass(**kwargs)
+        RigidClass(**kwargs)
 
 
 @pytest.mark.parametrize("classes,match", [
-    ([], r"classes = \[\]: must be a non-empty sequence of JobClass"),
-    ([(1, 1.0, 1.0)], r"must be a non-empty sequence of JobClass"),
-    ([JobClass(1, 0.5, 1.0), JobClass(2, 0.4, 1.0)], r"probabilities must sum to 1 \(they sum to 0.9\)"),
+    ([], r"classes = \[\]: must be a non-empty sequence of RigidClass"),
+    ([(1, 1.0, 1.0)], r"must be a non-empty sequence of RigidClass"),
+    ([RigidClass(1, 0.5, 1.0), RigidClass(2, 0.4, 1.0)], r"probabilities must sum to 1 \(they sum to 0.9\)"),
 ])
 def test_classes_validation(classes, match):
     with pytest.raises(InvalidParameterError, match=match):
@@ -132,7 +132,7 @@ def test_figure1_need_scale_is_exact_floor():
 
 def test_partition_by_hand():
     """c_i = 10/3 for both classes: floor(10x/3)·(1 + 2) <= 10 - 2 exactly when x < 0.9."""
-    p = balanced_partition(10, [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)])
+    p = balanced_partition(10, [RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 1.0)])
     assert p.psi == pytest.approx(0.9, rel=1e-15, abs=0)
     assert p.piece == pytest.approx((0.6, 0.9), rel=1e-15, abs=0)
     assert (p.reserved, p.servers_per_class, p.helpers) == ((2, 4), (2, 2), 4)
@@ -140,13 +140,13 @@ def test_partition_by_hand():
 
 def test_integer_ratios_give_psi_one_and_no_helpers():
     """Decimal inputs are exact: c = 20·0.1 = 2 and 20·0.9 = 18 are integers, so ψ = 1 and H is empty."""
-    p = balanced_partition(20, [JobClass(1, 0.1, 1.0), JobClass(1, 0.9, 1.0)])
+    p = balanced_partition(20, [RigidClass(1, 0.1, 1.0), RigidClass(1, 0.9, 1.0)])
     assert (p.psi, p.reserved, p.helpers) == (1.0, (2, 18), 0)
 
 
 def test_psi_one_when_x_equal_one_is_admissible():
     """c_i = 20/3: at x = 1 the floors use 6 + 2·6 = 18 servers and leave 2 >= max n_i helpers."""
-    p = balanced_partition(20, [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)])
+    p = balanced_partition(20, [RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 1.0)])
     assert (p.psi, p.reserved, p.helpers) == (1.0, (6, 12), 2)
     assert p.piece == pytest.approx((0.9, 1.0), rel=1e-15, abs=0)
 
@@ -168,10 +168,11 @@ def partition_cases(draw):
     weights = sum(w for _, w, _ in raw)
     if draw(st.booleans()):
         counts = draw(st.lists(st.integers(1, 40), min_size=len(raw), max_size=len(raw)))
-        classes = [JobClass(n, Fraction(w, weights), Fraction(c * weights, w)) for (n, w, _), c in zip(raw, counts, strict=True)]
+        classes = [RigidClass(n, Fraction(w, weights), Fraction(c * weights, w))
+                   for (n, w, _), c in zip(raw, counts, strict=True)]
         k = draw(st.integers(1, 3)) * sum(c * n for (n, _, _), c in zip(raw, counts, strict=True))
     else:
-        classes = [JobClass(n, Fraction(w, weights), Fraction(d, 10)) for n, w, d in raw]
+        classes = [RigidClass(n, Fraction(w, weights), Fraction(d, 10)) for n, w, d in raw]
         k = draw(st.integers(8, 3000))
     assume(max(c.need for c in classes) <= k <= 3000)
     return k, classes
@@ -199,9 +200,9 @@ def test_partition_properties(case):
 
 def test_need_above_servers():
     with pytest.raises(InvalidParameterError, match=r"servers = 4: must be >= every server need \(largest need is 8\)"):
-        balanced_partition(4, [JobClass(8, 1.0, 1.0)])
+        balanced_partition(4, [RigidClass(8, 1.0, 1.0)])
     with pytest.raises(InvalidParameterError, match=r"servers = 2.5: must be a positive integer"):
-        balanced_partition(2.5, [JobClass(1, 1.0, 1.0)])
+        balanced_partition(2.5, [RigidClass(1, 1.0, 1.0)])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -212,7 +213,7 @@ def test_need_above_servers():
 @pytest.mark.parametrize("k,rate", [(16, 3.0), (24, 6.0), (40, 9.0)])
 def test_eq16_against_exact_ctmc(k, rate):
     """Eq. (16) against the exact CTMC of Definition 2 (modified_bs_chain, built with analytic.ctmc)."""
-    classes = [JobClass(1, 0.6, 1.0), JobClass(2, 0.3, 1.5), JobClass(4, 0.1, 2.0)]
+    classes = [RigidClass(1, 0.6, 1.0), RigidClass(2, 0.3, 1.5), RigidClass(4, 0.1, 2.0)]
     assert helper_probability_bound(k, rate, classes) == pytest.approx(
         modified_bs_helper_probability(k, rate, classes), rel=1e-10, abs=0)
     # Property 1: the A_i are independent M/M/s_i/s_i queues (joint law = product of Erlang laws)
@@ -230,7 +231,7 @@ def test_eq16_against_exact_ctmc(k, rate):
 
 def test_eq16_is_insensitive_to_the_service_distribution():
     """Property 1 is for M/GI/s/s: hyperexponential sizes with the same mean give the same P_H."""
-    classes = [JobClass(1, 0.7, 1.0), JobClass(3, 0.3, 2.0)]
+    classes = [RigidClass(1, 0.7, 1.0), RigidClass(3, 0.3, 2.0)]
     chain = modified_bs_chain(20, 5.0, classes, hyperexponential={1: (0.25, 4.0)})
     assert chain.n_states > modified_bs_chain(20, 5.0, classes).n_states  # the phases are really there
     assert helper_probability_bound(20, 5.0, classes) == pytest.approx(
@@ -238,7 +239,7 @@ def test_eq16_is_insensitive_to_the_service_distribution():
 
 
 def test_modified_bs_chain_validation():
-    classes = [JobClass(1, 0.7, 1.0), JobClass(3, 0.3, 2.0)]
+    classes = [RigidClass(1, 0.7, 1.0), RigidClass(3, 0.3, 2.0)]
     with pytest.raises(InvalidParameterError, match=r"hyperexponential\[1\] = \(0.5, 0.1\): needs 0 < q < 1"):
         modified_bs_chain(20, 5.0, classes, hyperexponential={1: (0.5, 0.1)})  # q/rate = 5 >= d = 2
     with pytest.raises(StateSpaceTooLargeError):
@@ -247,13 +248,13 @@ def test_modified_bs_chain_validation():
 
 def test_stability_margin_formula():
     """Eq. (5) with Erlang B from the recursion."""
-    classes = [JobClass(1, 0.5, 1.0), JobClass(4, 0.5, 0.5)]
+    classes = [RigidClass(1, 0.5, 1.0), RigidClass(4, 0.5, 0.5)]
     result = stability_margin(64, 30.0, classes)
     s = result.partition.servers_per_class
     expected = 30.0 / result.partition.helpers * (0.5 * recursion(s[0], 15.0) + 1.0 * recursion(s[1], 7.5))
     assert result.margin == pytest.approx(expected, rel=1e-13, abs=0)
     assert result.stable and result.load == pytest.approx(30 * 1.5 / 64, rel=1e-15, abs=0)
-    empty = stability_margin(20, 1.0, [JobClass(1, 0.1, 1.0), JobClass(1, 0.9, 1.0)])
+    empty = stability_margin(20, 1.0, [RigidClass(1, 0.1, 1.0), RigidClass(1, 0.9, 1.0)])
     assert empty.partition.helpers == 0 and empty.margin == math.inf and not empty.stable
 
 
@@ -274,8 +275,8 @@ def test_subcritical_scaling_and_theorem1():
     probabilities = [v.helper_probability for v in values]
     assert probabilities[0] > probabilities[1] > probabilities[2]
     assert probabilities[2] < 1e-6
-    assert values[2].accepted == pytest.approx(theorem1_limit(base), rel=1e-6, abs=0)
-    assert theorem1_limit(base) == pytest.approx(0.95 + (40 + 20 + 10) / 60, rel=1e-15, abs=0)
+    assert values[2].accepted == pytest.approx(zero_wait_response_time(base), rel=1e-6, abs=0)
+    assert zero_wait_response_time(base) == pytest.approx(0.95 + (40 + 20 + 10) / 60, rel=1e-15, abs=0)
     with pytest.raises(UnstableSystemError, match=r"λ ϱ = 1.1 must be < 1"):
         subcritical_system(1024, 4, 1.1 / float(sum(c.demand for c in base)), base)
 
@@ -302,13 +303,13 @@ def test_theorem2_limit_formula():
     for c in classes:
         t = mp.mpf(theta) * mp.sqrt(mp.mpf(c.demand.numerator) / c.demand.denominator / (c.need * float(total)))
         expected += float(c.probability) * mp.npdf(t) / (t * mp.ncdf(t))
-    assert theorem2_limit(theta, classes) == pytest.approx(float(theta * expected), rel=1e-12, abs=0)
+    assert critical_helper_limit(theta, classes) == pytest.approx(float(theta * expected), rel=1e-12, abs=0)
 
 
 def test_theorem2_finite_k_approaches_the_limit():
     """√(k/f_k) P_H^(k) (eq. 16 at the k-th system of (8)) oscillates towards the limit."""
     base = figure1_classes()
-    limit = theorem2_limit(0.7, base)
+    limit = critical_helper_limit(0.7, base)
     gaps = []
     for k in (2**12, 2**32, 2**40):
         f = figure1_need_scale(k)
@@ -320,9 +321,9 @@ def test_theorem2_finite_k_approaches_the_limit():
 
 def test_rate_validation():
     with pytest.raises(InvalidParameterError, match=r"arrival_rate = -1: must be positive and finite"):
-        helper_probability_bound(10, -1.0, [JobClass(1, 1.0, 1.0)])
+        helper_probability_bound(10, -1.0, [RigidClass(1, 1.0, 1.0)])
     with pytest.raises(InvalidParameterError, match=r"theta = 0: must be positive and finite"):
-        theorem2_limit(0.0, [JobClass(1, 1.0, 1.0)])
+        critical_helper_limit(0.0, [RigidClass(1, 1.0, 1.0)])
 
 
 def test_helper_probability_is_a_probability_and_increasing_in_rate():
@@ -339,7 +340,7 @@ def test_helper_probability_is_a_probability_and_increasing_in_rate():
 
 #: The largest server count: the largest float, as an int.
 LARGEST_K = int(sys.float_info.max)
-ONE = [JobClass(1, 1.0, 1.0)]
+ONE = [RigidClass(1, 1.0, 1.0)]
 
 
 @pytest.mark.parametrize("call", [
@@ -367,7 +368,7 @@ def test_the_largest_server_count_is_accepted():
 
 def test_scaled_arrival_rate_beyond_the_floats_is_refused():
     """λ^(k) = λ k / f_k is formed as λ (k / f_k): 10 · 10^308 / 100 = 10^307 is a float, 10 · 10^308 is not."""
-    fast = [JobClass(1, 1.0, 0.01)]  # ϱ = 0.01, so λ = 10 is a load of 0.1
+    fast = [RigidClass(1, 1.0, 0.01)]  # ϱ = 0.01, so λ = 10 is a load of 0.1
     system = subcritical_system(10**308, 100, 10.0, fast)
     assert system.arrival_rate == pytest.approx(float(Fraction(10 * 10**308, 100)), rel=1e-15, abs=0)
     with pytest.raises(InvalidParameterError, match=r"^servers = 1\d+\.\.\.: gives the arrival rate λ k / f_k = 10 k / 1 "
@@ -376,7 +377,7 @@ def test_scaled_arrival_rate_beyond_the_floats_is_refused():
     # (8): ρ^(k) = 1 - 10^140 √(10^-300) = 1 - 10^-10 and λ^(k) = ρ^(k) 10^300 / 10^-10 = 10^310
     with pytest.raises(InvalidParameterError, match=r"^servers = 1\d+\.\.\.: gives the arrival rate ρ\^\(k\) k / ϱ\^\(k\) = "
                                                     r"1 k / 1e-10 beyond the largest float$"):
-        critical_system(10**300, 1, 1e140, [JobClass(1, 1.0, 1e-10)])
+        critical_system(10**300, 1, 1e140, [RigidClass(1, 1.0, 1e-10)])
 
 
 def test_critical_load_that_rounds_to_one_is_refused():
@@ -398,13 +399,13 @@ def test_eq16_at_the_largest_validated_reserved_set():
         helper_probability_bound(s + 1, 1.0, ONE)
     with pytest.raises(InvalidParameterError, match=r"^servers = 10{30}: gives a reserved set A_i of s_i = "
                                                     r"333,333,333,333,333,333,333,333,333,332 slots"):
-        stability_margin(10**30, 1.0, [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)])
+        stability_margin(10**30, 1.0, [RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 1.0)])
 
 
 def test_modified_bs_arrival_rate_at_the_bottom_of_the_doubles():
     """k = 5, one class needing 2 servers: s_1 = 1, so the chain is 0 <-> 1 with rates λ and 1/d = 1/2, and
     P_H = E_1(2λ) = 2λ / (1 + 2λ). No state has both rates: λ need only be a normal double (>= 2**-1022)."""
-    classes = [JobClass(2, 1.0, 2.0)]
+    classes = [RigidClass(2, 1.0, 2.0)]
     for rate in (2.0**-1022, 2.0**-1019):
         assert modified_bs_helper_probability(5, rate, classes) == pytest.approx(2 * rate / (1 + 2 * rate), rel=1e-9, abs=0)
     with pytest.raises(InvalidParameterError, match=r"^arrival_rate = 2.2e-308: is too small for an exact chain: the arrival "

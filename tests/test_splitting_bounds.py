@@ -15,11 +15,11 @@ import analytic.splitting.certified as certified
 from analytic.ctmc.truncation import Drift
 from analytic.erlang import erlang_c
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError, UnstableSystemError
-from analytic.splitting import FCFSBounds, JobClass, exact_multiserver, fcfs_bounds, fcfs_saturation
+from analytic.splitting import FCFSBounds, RigidClass, exact_multiserver, fcfs_bounds, fcfs_saturation
 
 #: k = 4 servers; classes needing 1 and 4 servers (FCFS saturates at λ = 1.784, load 0.714).
 SERVERS = 4
-CLASSES = (JobClass(1, 0.8, 1.0), JobClass(4, 0.2, 1.0))
+CLASSES = (RigidClass(1, 0.8, 1.0), RigidClass(4, 0.2, 1.0))
 
 
 def _contains(interval, value, slack=0.0):
@@ -37,7 +37,7 @@ def _exact(arrival_rate, max_waiting=300):
 @pytest.mark.parametrize("arrival_rate", [0.3, 1.4, 2.7])
 def test_one_class_is_erlang_c(arrival_rate):
     """One class needing 2 of 7 servers, unit mean size: M/M/3, E[R] = 1 + C / (3 - λ), P(wait) = C."""
-    bounds = fcfs_bounds(7, [JobClass(2, 1.0, 1.0)], arrival_rate)
+    bounds = fcfs_bounds(7, [RigidClass(2, 1.0, 1.0)], arrival_rate)
     wait = float(erlang_c(3, arrival_rate))
     assert _contains(bounds.wait_probability, wait)
     assert _contains(bounds.response_time, 1 + wait / (3 - arrival_rate))
@@ -46,7 +46,7 @@ def test_one_class_is_erlang_c(arrival_rate):
 
 def test_one_class_with_unequal_rates_is_erlang_c():
     """Mean size 2 on 5 servers needing 1: M/M/5 with offered load 2 λ; the default width is met."""
-    bounds = fcfs_bounds(5, [JobClass(1, 1.0, 2.0)], 2.0)
+    bounds = fcfs_bounds(5, [RigidClass(1, 1.0, 2.0)], 2.0)
     wait = float(erlang_c(5, 4.0))
     assert _contains(bounds.response_time, 2 + wait / (5 * 0.5 - 2.0))      # W_q = C / (k μ - λ)
     assert _contains(bounds.wait_probability, wait)
@@ -55,7 +55,7 @@ def test_one_class_with_unequal_rates_is_erlang_c():
 def test_many_servers_is_erlang_c():
     """M/M/2000 at load 0.95: the empty queue would be a reference whose mean hitting times are too large
     to certify; the bounds still contain Erlang C."""
-    bounds = fcfs_bounds(2000, [JobClass(1, 1.0, 1.0)], 1900.0)
+    bounds = fcfs_bounds(2000, [RigidClass(1, 1.0, 1.0)], 1900.0)
     wait = float(erlang_c(2000, 1900.0))
     assert _contains(bounds.response_time, 1 + wait / 100.0)
     assert _contains(bounds.wait_probability, wait)
@@ -105,7 +105,7 @@ def test_a_shrunk_drift_bound_excludes_the_exact_value(monkeypatch):
 
 
 def test_result_fields_and_repr():
-    bounds = fcfs_bounds(8, [JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5)], 16 / 9, width=1e-6)
+    bounds = fcfs_bounds(8, [RigidClass(1, 0.6, 1.0), RigidClass(2, 0.4, 1.5)], 16 / 9, width=1e-6)
     assert isinstance(bounds, FCFSBounds)
     assert repr(bounds).startswith("FCFSBounds(response_time=[")
     assert 0 < bounds.theta and bounds.entry_cost > 0
@@ -142,7 +142,7 @@ def test_too_many_states_is_refused():
 
 def test_other_bad_input_is_refused():
     with pytest.raises(InvalidParameterError, match="phase-type"):
-        fcfs_bounds(SERVERS, [JobClass(1, 1.0, 1.0, size="deterministic")], 1.0)
+        fcfs_bounds(SERVERS, [RigidClass(1, 1.0, 1.0, size="deterministic")], 1.0)
     with pytest.raises(InvalidParameterError, match="max_states"):
         fcfs_bounds(SERVERS, CLASSES, 1.0, max_states=-1)
     with pytest.raises(InvalidParameterError, match="servers"):
@@ -159,7 +159,7 @@ def test_no_verified_drift_is_refused(monkeypatch):
         fcfs_bounds(SERVERS, CLASSES, 1.0)
 
 
-@pytest.mark.parametrize("classes", [CLASSES, (JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0))])
+@pytest.mark.parametrize("classes", [CLASSES, (RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 1.0))])
 @pytest.mark.parametrize("rate", [5e-324, 2.2e-308])
 def test_arrival_rate_too_small_for_the_solver_is_refused(classes, rate):
     """λ α_i below the normal doubles (0.5 · 5e-324 rounds to 0: both arrival rates vanished, a raw
@@ -179,7 +179,7 @@ def test_three_classes_contain_the_exact_chain(load):
     """Needs 1, 2 and 4 of k = 8 servers with unequal mean sizes, at 0.5 and 0.9 of the FCFS saturation
     throughput (fcfs_saturation): the reference is the exact lumped chain capped at 300 waiting jobs,
     its cap's effect bounded through the arrivals it loses (as in _exact)."""
-    classes = [JobClass(1, 0.5, 1.0), JobClass(2, 0.3, 2.0), JobClass(4, 0.2, 0.5)]
+    classes = [RigidClass(1, 0.5, 1.0), RigidClass(2, 0.3, 2.0), RigidClass(4, 0.2, 0.5)]
     arrival_rate = load * fcfs_saturation(8, classes).throughput
     bounds = fcfs_bounds(8, classes, arrival_rate, width=1e-6)
     exact = exact_multiserver("fcfs", 8, classes, arrival_rate, max_waiting=300)

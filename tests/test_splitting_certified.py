@@ -22,11 +22,11 @@ import mpmath
 import pytest
 
 import analytic.splitting.certified as certified
-from analytic.splitting import JobClass, fcfs_bounds, multiserver_chain
+from analytic.splitting import RigidClass, fcfs_bounds, multiserver_chain
 
 #: k = 2 servers, jobs needing 1 and 2: a departure of a 2-server job can start two 1-server jobs, so the
 #: states two levels above the kept ones jump into them (s = 2).
-SERVERS, CLASSES, ARRIVAL = 2, (JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)), 0.6
+SERVERS, CLASSES, ARRIVAL = 2, (RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 1.0)), 0.6
 
 
 @pytest.fixture(scope="module")

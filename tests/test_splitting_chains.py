@@ -18,7 +18,7 @@ import pytest
 
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError, UnstableSystemError
 from analytic.splitting import (
-    JobClass,
+    RigidClass,
     balanced_partition,
     exact_multiserver,
     fcfs_saturation,
@@ -64,18 +64,18 @@ def test_one_class_is_an_mmc_queue(policy, representation, k, need, rate, mean):
     """One class needing n of k servers: M/M/⌊k/n⌋ (BS-FCFS: s_1 reserved slots plus ⌊|H|/n⌋ helper slots)."""
     c = k // need
     response, wait, at_least = mmc(c, rate * mean, mean)
-    result = exact_multiserver(policy, k, [JobClass(need, 1.0, mean)], rate, max_waiting=150, representation=representation)
+    result = exact_multiserver(policy, k, [RigidClass(need, 1.0, mean)], rate, max_waiting=150, representation=representation)
     assert result.lost_fraction < 1e-12
     assert result.mean_response_time == pytest.approx(response, rel=1e-9, abs=0)
     assert result.wait_probability == pytest.approx(wait, rel=1e-9, abs=0)
     if policy == "bs-fcfs":  # sent to the helpers only when the s_1 slots are busy, so at most P(N >= s_1)
-        s = balanced_partition(k, [JobClass(need, 1.0, mean)]).servers_per_class[0]
+        s = balanced_partition(k, [RigidClass(need, 1.0, mean)]).servers_per_class[0]
         assert result.helper_probability <= at_least(s) * (1 + 1e-12)
 
 
 def test_modified_bs_one_class_sends_erlang_b_to_the_helpers():
     """Property 1: A_1 is an M/M/s_1/s_1 loss system, so P_H = E_{s_1}(λ d) = eq. (16)."""
-    classes = [JobClass(2, 1.0, 1.0)]
+    classes = [RigidClass(2, 1.0, 1.0)]
     result = exact_multiserver("modified-bs-fcfs", 7, classes, 2.0, max_waiting=150)
     s = balanced_partition(7, classes).servers_per_class[0]
     assert result.lost_fraction < 1e-10
@@ -85,7 +85,7 @@ def test_modified_bs_one_class_sends_erlang_b_to_the_helpers():
 
 def test_bs_fcfs_with_no_helpers_is_one_mmc_queue_per_class():
     """Every k ϱ_i/(n_i ϱ) an integer: H is empty and rule 3 makes each A_i an M/M/s_i FCFS queue."""
-    classes = [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)]
+    classes = [RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 1.0)]
     partition = balanced_partition(6, classes)
     assert partition.helpers == 0 and partition.servers_per_class == (2, 2)
     result = exact_multiserver("bs-fcfs", 6, classes, 0.8, max_waiting=9)
@@ -100,8 +100,8 @@ def test_bs_fcfs_with_no_helpers_is_one_mmc_queue_per_class():
 # Two and three classes
 # ---------------------------------------------------------------------------------------------
 
-THREE = [JobClass(1, 0.6, 1.0), JobClass(2, 0.3, 1.0), JobClass(4, 0.1, 2.0)]
-TWO = [JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5)]
+THREE = [RigidClass(1, 0.6, 1.0), RigidClass(2, 0.3, 1.0), RigidClass(4, 0.1, 2.0)]
+TWO = [RigidClass(1, 0.6, 1.0), RigidClass(2, 0.4, 1.5)]
 
 
 @pytest.mark.parametrize("k,classes,load,depth", [(4, TWO, 0.6, 7), (8, THREE, 0.5, 4), (6, TWO, 0.7, 6)])
@@ -146,7 +146,7 @@ def test_accuracy_bounds_the_error_against_the_truncated_mmc_queue(policy, repre
     """One class needing 1 of k servers, at most ``waiting`` waiting: the truncated chain is M/M/k/(k + waiting),
     whose law is known in exact rationals (mmck); each reported value is within ``accuracy`` of it, relative
     (``lost_fraction`` absolute), and the accuracy is small."""
-    result = exact_multiserver(policy, k, [JobClass(1, 1.0, mean)], rate, max_waiting=waiting, representation=representation)
+    result = exact_multiserver(policy, k, [RigidClass(1, 1.0, mean)], rate, max_waiting=waiting, representation=representation)
     response, wait, lost = mmck(k, waiting, rate, mean)
     assert 0 < result.accuracy <= 1e-12
     for value, exact in [(result.mean_response_time, response), (result.per_class_response_time[0], response),
@@ -167,7 +167,7 @@ def _jobs(state):
 def test_accuracy_of_two_classes_bounds_the_error_against_mpmath():
     """BS-FCFS with two classes (k = 4, at most 2 waiting): the chain's generator solved by mpmath at 50 digits,
     E[R] by Little's law (E[jobs present] / admitted rate, the jumps that add a job)."""
-    classes = [JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5)]
+    classes = [RigidClass(1, 0.6, 1.0), RigidClass(2, 0.4, 1.5)]
     result = exact_multiserver("bs-fcfs", 4, classes, 1.2, max_waiting=2)
     chain = multiserver_chain("bs-fcfs", 4, classes, 1.2, max_waiting=2)
     assert chain.n_states == result.n_states <= 200
@@ -188,7 +188,7 @@ def test_accuracy_of_two_classes_bounds_the_error_against_mpmath():
 
 def test_msf_serves_the_widest_class_as_a_preemptive_priority_mm1():
     """k = 2, needs 1 and 2: a 2-server job preempts everything, so its class is an M/M/1 queue."""
-    classes = [JobClass(1, 0.7, 1.0), JobClass(2, 0.3, 0.8)]
+    classes = [RigidClass(1, 0.7, 1.0), RigidClass(2, 0.3, 0.8)]
     rate = 0.9
     result = exact_multiserver("msf", 2, classes, rate, max_waiting=200)
     lam, mu = rate * 0.3, 1 / 0.8
@@ -199,7 +199,7 @@ def test_msf_serves_the_widest_class_as_a_preemptive_priority_mm1():
 
 def test_modified_bs_sends_eq16_to_the_helpers_per_class():
     """Property 1 with two classes: per class E_{s_i}(λ α_i d_i), overall eq. (16)."""
-    classes = [JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5)]
+    classes = [RigidClass(1, 0.6, 1.0), RigidClass(2, 0.4, 1.5)]
     rate = 0.3 * 7 / float(sum(c.demand for c in classes))
     result = exact_multiserver("modified-bs-fcfs", 7, classes, rate, max_waiting=8)
     lost = result.lost_fraction
@@ -242,7 +242,7 @@ def test_fcfs_saturation_by_hand():
     q = np.array([[-1.0, 0.0, 1.0], [0.25, -0.5, 0.25], [0.0, 1.0, -1.0]])
     pi = np.linalg.lstsq(np.vstack([q.T, np.ones(3)]), np.array([0, 0, 0, 1.0]), rcond=None)[0]
     throughput = pi @ np.array([2.0, 1.0, 1.0])
-    result = fcfs_saturation(2, [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)])
+    result = fcfs_saturation(2, [RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 1.0)])
     assert result.throughput == pytest.approx(throughput, rel=1e-12, abs=0)
     assert result.max_load == pytest.approx(throughput * 1.5 / 2, rel=1e-12, abs=0)
     assert result.max_load < 1
@@ -294,14 +294,14 @@ def saturated_throughput_by_runs(k, n, p):
 def test_fcfs_saturation_with_long_cascades(k, n, p):
     """A departure of an n-job starts up to n 1-jobs, and the first state fills all k servers: before the
     cascade was settled path by path (2^64 paths at n = 64) and by recursion (RecursionError at k = 2000)."""
-    result = fcfs_saturation(k, [JobClass(1, p, 1.0), JobClass(n, 1 - p, 1.0)])
+    result = fcfs_saturation(k, [RigidClass(1, p, 1.0), RigidClass(n, 1 - p, 1.0)])
     throughput, n_states = saturated_throughput_by_runs(k, n, p)
     assert result.throughput == pytest.approx(throughput, rel=1e-9, abs=0)
     assert result.n_states == n_states
 
 
 def test_fcfs_saturation_of_one_class_keeps_every_slot_busy():
-    assert fcfs_saturation(10, [JobClass(3, 1.0, 2.0)]).throughput == pytest.approx(1.5, rel=1e-12, abs=0)
+    assert fcfs_saturation(10, [RigidClass(3, 1.0, 2.0)]).throughput == pytest.approx(1.5, rel=1e-12, abs=0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -315,15 +315,15 @@ def test_errors():
     with pytest.raises(InvalidParameterError, match=r"representation = 'lumped': must be one of sequence for bs-fcfs"):
         multiserver_chain("bs-fcfs", 8, TWO, 1.0, representation="lumped")
     with pytest.raises(InvalidParameterError, match=r"classes\[1\] = .*must have a phase-type service time"):
-        exact_multiserver("fcfs", 4, [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0, size_std=0.0)], 1.0)  # deterministic
+        exact_multiserver("fcfs", 4, [RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 1.0, size_std=0.0)], 1.0)  # deterministic
     with pytest.raises(InvalidParameterError, match=r"must have a phase-type service time"):
-        exact_multiserver("msf", 4, [JobClass(1, 1.0, 1.0, size="pareto")], 1.0)
+        exact_multiserver("msf", 4, [RigidClass(1, 1.0, 1.0, size="pareto")], 1.0)
     with pytest.raises(InvalidParameterError, match=r"must have distinct needs for the exact Most Servers First chain"):
-        exact_multiserver("msf", 4, [JobClass(1, 0.5, 1.0), JobClass(1, 0.5, 2.0)], 1.0)
+        exact_multiserver("msf", 4, [RigidClass(1, 0.5, 1.0), RigidClass(1, 0.5, 2.0)], 1.0)
     with pytest.raises(UnstableSystemError, match=r"load λ ϱ / k = 1.2 must be < 1"):
         exact_multiserver("fcfs", 4, TWO, 1.2 * 4 / float(sum(c.demand for c in TWO)))
     with pytest.raises(UnstableSystemError, match=r"ModifiedBS with an empty helper set"):
-        exact_multiserver("modified-bs-fcfs", 6, [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)], 1.0)
+        exact_multiserver("modified-bs-fcfs", 6, [RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 1.0)], 1.0)
     with pytest.raises(InvalidParameterError, match=r"servers = 2: must be >= every server need \(largest need is 4\)"):
         exact_multiserver("fcfs", 2, THREE, 0.1)
     with pytest.raises(StateSpaceTooLargeError):
@@ -331,7 +331,7 @@ def test_errors():
     with pytest.raises(InvalidParameterError, match=r"max_waiting = 0"):
         exact_multiserver("fcfs", 8, THREE, 1.0, max_waiting=0)
     with pytest.raises(InvalidParameterError, match=r"must have a phase-type service time"):
-        fcfs_saturation(4, [JobClass(1, 1.0, 1.0, size="deterministic")])
+        fcfs_saturation(4, [RigidClass(1, 1.0, 1.0, size="deterministic")])
     assert math.isfinite(exact_multiserver("fcfs", 8, THREE, 1.0).mean_response_time)
 
 
@@ -353,13 +353,13 @@ def test_arrival_rate_too_small_for_the_solver_is_refused(rate):
     with pytest.raises(InvalidParameterError, match=r"^arrival_rate = \S+: is too small for an exact chain: the arrival rate "
                                                     r"λ α_i = \S+ of classes\[0\] must be a normal double \(>= 2\*\*-1022\) "
                                                     r"and at least 2\*\*-1021 times 4, a bound on the total rate out of a state"):
-        exact_multiserver("fcfs", 4, [JobClass(1, 1.0, 1.0)], rate)
+        exact_multiserver("fcfs", 4, [RigidClass(1, 1.0, 1.0)], rate)
 
 
 def test_arrival_rate_at_the_bottom_of_the_doubles():
     """Just above the bound (λ = 2**-1018) the M/M/4 queue is solved: E[R] = d and P(wait) = C(4, λ) ~ λ^4."""
     rate = 2.0**-1018
-    exact = exact_multiserver("fcfs", 4, [JobClass(1, 1.0, 1.0)], rate, max_waiting=5)
+    exact = exact_multiserver("fcfs", 4, [RigidClass(1, 1.0, 1.0)], rate, max_waiting=5)
     response, wait, _ = mmc(4, rate, 1.0)
     assert exact.mean_response_time == pytest.approx(response, rel=1e-12, abs=0)
     assert exact.wait_probability == pytest.approx(wait, rel=0, abs=1e-300)
@@ -375,13 +375,13 @@ def test_rate_bound_counts_reserved_sets_and_helpers():
 
 def test_class_probability_below_the_double_range_is_refused():
     """α_0 = 1e-310: the empty state's rates out are λ α_0 and λ α_1, too far apart whatever λ; the class is named."""
-    with pytest.raises(InvalidParameterError, match=r"^classes\[0\] = JobClass\(need=1, probability=1e-310.*must have a "
+    with pytest.raises(InvalidParameterError, match=r"^classes\[0\] = RigidClass\(need=1, probability=1e-310.*must have a "
                                                     r"probability of at least 2\*\*-1021 for an exact chain"):
-        exact_multiserver("fcfs", 4, [JobClass(1, 1e-310, 1.0), JobClass(1, 1.0, 2.0)], 0.1)
+        exact_multiserver("fcfs", 4, [RigidClass(1, 1e-310, 1.0), RigidClass(1, 1.0, 2.0)], 0.1)
 
 
 def test_a_vast_chain_is_refused_for_its_size_before_its_rates():
     """k = 10^308 servers of rate 10: the bound on the rate out of a state is inf, which would blame λ = 1;
     the chain is refused for its size first (one class alone can hold 10^308 jobs in service)."""
     with pytest.raises(StateSpaceTooLargeError, match=r"^the chain \(jobs of one class in service\) needs more than"):
-        exact_multiserver("fcfs", 10**308, [JobClass(1, 1.0, 0.1)], 1.0)
+        exact_multiserver("fcfs", 10**308, [RigidClass(1, 1.0, 0.1)], 1.0)

@@ -12,7 +12,7 @@ import pytest
 
 from analytic.errors import InvalidParameterError
 from analytic.splitting import (
-    JobClass,
+    RigidClass,
     figure1_load,
     figure1_systems,
     figure2_heavy_traffic,
@@ -29,7 +29,7 @@ LARGEST_K = int(sys.float_info.max)
     lambda k: figure1_systems((32, k)),
     lambda k: figure2_heavy_traffic(k, (0.5,)),
     lambda k: figure2_subcritical(0.8, (32, k)),
-    lambda k: figure3_systems([JobClass(1, 1.0, 1.0)], k, (0.5,)),
+    lambda k: figure3_systems([RigidClass(1, 1.0, 1.0)], k, (0.5,)),
 ], ids=["figure1_load", "figure1_systems", "figure2_heavy_traffic", "figure2_subcritical", "figure3_systems"])
 @pytest.mark.parametrize("k", [LARGEST_K + 1, 10**400])
 def test_servers_beyond_the_largest_float_are_refused(call, k):
@@ -54,7 +54,7 @@ def test_figure1_load_that_rounds_to_one_is_refused():
 
 @pytest.mark.parametrize("call", [
     lambda loads: figure2_heavy_traffic(256, loads),
-    lambda loads: figure3_systems([JobClass(1, 1.0, 1.0)], 8, loads),
+    lambda loads: figure3_systems([RigidClass(1, 1.0, 1.0)], 8, loads),
 ], ids=["figure2_heavy_traffic", "figure3_systems"])
 @pytest.mark.parametrize("loads", [(0.5, 1.0), (0.5, 1.7e308), (0.0,)])
 def test_loads_outside_the_unit_interval_are_refused(call, loads):
@@ -65,11 +65,11 @@ def test_loads_outside_the_unit_interval_are_refused(call, loads):
 
 def test_arrival_rate_beyond_the_floats_is_refused():
     """λ = ρ k / ϱ = 0.5 · 10^300 / 10^-10 is beyond the floats; at k = 10^300 and ϱ = 1 it is 5·10^299."""
-    system = figure3_systems([JobClass(1, 1.0, 1.0)], 10**300, (0.5,))[0]
+    system = figure3_systems([RigidClass(1, 1.0, 1.0)], 10**300, (0.5,))[0]
     assert system.arrival_rate == pytest.approx(float(Fraction(10**300, 2)), rel=1e-15, abs=0)
     with pytest.raises(InvalidParameterError, match=r"^servers = 1\d+\.\.\.: gives the arrival rate ρ k / ϱ = 0.5 k / 1e-10 "
                                                     r"beyond the largest float$"):
-        figure3_systems([JobClass(1, 1.0, 1e-10)], 10**300, (0.5,))
+        figure3_systems([RigidClass(1, 1.0, 1e-10)], 10**300, (0.5,))
 
 
 def test_figure2_subcritical_load_at_the_bottom_of_the_doubles():

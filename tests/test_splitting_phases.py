@@ -40,7 +40,7 @@ from analytic.simulation import (
     pareto,
 )
 from analytic.splitting import (
-    JobClass,
+    RigidClass,
     balanced_partition,
     exact_multiserver,
     fcfs_bounds,
@@ -111,7 +111,7 @@ def test_one_class_on_one_slot_is_pollaczek_khinchine(name, policy, representati
     d, rate = 1.5, 0.4
     rho = rate * d
     expected = d + rate * second(d) / (2 * (1 - rho))
-    exact = exact_multiserver(policy, 3, [JobClass(2, 1.0, d, size=law)], rate, max_waiting=150,
+    exact = exact_multiserver(policy, 3, [RigidClass(2, 1.0, d, size=law)], rate, max_waiting=150,
                               representation=representation)
     assert exact.lost_fraction < 1e-12
     assert exact.mean_response_time == pytest.approx(expected, rel=1e-9, abs=0)
@@ -123,7 +123,7 @@ def test_fcfs_bounds_contain_pollaczek_khinchine(name):
     law, second = PK_LAWS[name]
     d, rate = 1.5, 0.5
     rho = rate * d
-    bounds = fcfs_bounds(3, [JobClass(2, 1.0, d, size=law)], rate, width=1e-7)
+    bounds = fcfs_bounds(3, [RigidClass(2, 1.0, d, size=law)], rate, width=1e-7)
     expected = d + rate * second(d) / (2 * (1 - rho))
     assert bounds.response_time[0] <= expected <= bounds.response_time[1]
     assert bounds.wait_probability[0] <= rho <= bounds.wait_probability[1]
@@ -175,7 +175,7 @@ def test_two_slots_against_a_hand_built_m_ph_2_chain(law):
     rate = 0.7 * 2 / d
     alpha, generator = in_time_units(law, d)
     response, wait, lost = m_ph_2(alpha, generator, rate, depth)
-    exact = exact_multiserver("fcfs", 5, [JobClass(2, 1.0, d, size=PhaseType(*law))], rate, max_waiting=depth)
+    exact = exact_multiserver("fcfs", 5, [RigidClass(2, 1.0, d, size=PhaseType(*law))], rate, max_waiting=depth)
     assert lost > 1e-4                       # the truncation matters: both chains truncate alike
     assert exact.lost_fraction == pytest.approx(lost, rel=1e-8, abs=0)
     assert exact.mean_response_time == pytest.approx(response, rel=1e-9, abs=0)
@@ -280,7 +280,7 @@ def test_fcfs_bounds_contain_the_matrix_geometric_m_ph_c_queue(law, k, need):
     rate = 0.8 * c / d
     alpha, generator = in_time_units(law, d)
     response, wait = m_ph_c(alpha, generator, rate, c)
-    job = JobClass(need, 1.0, d, size=PhaseType(*law))
+    job = RigidClass(need, 1.0, d, size=PhaseType(*law))
     bounds = fcfs_bounds(k, [job], rate, width=1e-8)
     assert bounds.response_time[0] <= response <= bounds.response_time[1]
     assert bounds.wait_probability[0] <= wait <= bounds.wait_probability[1]
@@ -293,7 +293,7 @@ def test_fcfs_bounds_contain_the_matrix_geometric_m_ph_c_queue(law, k, need):
 # Exponential laws: the same chain
 # ---------------------------------------------------------------------------------------------
 
-EXPONENTIAL = [JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5)]
+EXPONENTIAL = [RigidClass(1, 0.6, 1.0), RigidClass(2, 0.4, 1.5)]
 POLICY_CASES = [("fcfs", 4, "lumped"), ("fcfs", 4, "sequence"), ("bs-fcfs", 5, "sequence"),
                 ("modified-bs-fcfs", 7, "sequence"), ("msf", 4, "counts")]
 
@@ -304,7 +304,7 @@ def test_a_one_phase_law_builds_the_exponential_generator(policy, k, representat
     state for state and rate for rate (not merely the same metrics)."""
     plain = multiserver_chain(policy, k, EXPONENTIAL, 1.2, max_waiting=4, representation=representation)
     for law in (PhaseType([1.0], [[-3.0]]), erlang(1)):
-        phased = [JobClass(c.need, c.probability, c.mean_size, size=law) for c in EXPONENTIAL]
+        phased = [RigidClass(c.need, c.probability, c.mean_size, size=law) for c in EXPONENTIAL]
         chain = multiserver_chain(policy, k, phased, 1.2, max_waiting=4, representation=representation)
         assert chain.n_states == plain.n_states
         if representation == "counts":
@@ -317,7 +317,7 @@ def test_a_one_phase_law_builds_the_exponential_generator(policy, k, representat
 @pytest.mark.parametrize(("policy", "k", "representation"), POLICY_CASES)
 def test_an_exponential_law_in_disguise_lumps_to_the_exponential_metrics(policy, k, representation):
     plain = exact_multiserver(policy, k, EXPONENTIAL, 1.2, max_waiting=4, representation=representation)
-    phased = [JobClass(c.need, c.probability, c.mean_size, size=DISGUISED) for c in EXPONENTIAL]
+    phased = [RigidClass(c.need, c.probability, c.mean_size, size=DISGUISED) for c in EXPONENTIAL]
     exact = exact_multiserver(policy, k, phased, 1.2, max_waiting=4, representation=representation)
     assert exact.n_states > plain.n_states
     for name in ("mean_response_time", "wait_probability", "lost_fraction", "helper_probability",
@@ -330,7 +330,7 @@ def test_an_exponential_law_in_disguise_lumps_to_the_exponential_metrics(policy,
 
 
 def test_an_exponential_law_in_disguise_saturates_and_is_bounded_alike():
-    phased = [JobClass(c.need, c.probability, c.mean_size, size=DISGUISED) for c in EXPONENTIAL]
+    phased = [RigidClass(c.need, c.probability, c.mean_size, size=DISGUISED) for c in EXPONENTIAL]
     plain, exact = fcfs_saturation(4, EXPONENTIAL), fcfs_saturation(4, phased)
     assert exact.n_states > plain.n_states
     assert exact.throughput == pytest.approx(plain.throughput, rel=1e-12, abs=0)
@@ -503,7 +503,7 @@ BRUTE_CASES = {
 @pytest.mark.parametrize("name", BRUTE_CASES)
 def test_against_a_brute_force_generator_from_the_rules(name):
     policy, k, spec, load, depth = BRUTE_CASES[name]
-    classes = [JobClass(n, p, d, size=PhaseType(*law)) for n, p, d, law in spec]
+    classes = [RigidClass(n, p, d, size=PhaseType(*law)) for n, p, d, law in spec]
     laws = [in_time_units(law, d) for *_, d, law in spec]
     rate = rate_at(load, k, classes)
     reference = BruteForce(policy, k, classes, laws, rate, depth).metrics()
@@ -530,11 +530,11 @@ def test_against_a_brute_force_generator_from_the_rules(name):
 #: the phase-type and exponential values differ by 1 % only; the check is one of agreement, the
 #: brute force above the one that tells the phases apart.
 SIMULATED = {
-    "fcfs k=3, H2 and Erlang-2": ("fcfs", 3, [JobClass(1, 0.7, 1.0, size=fitted(1.0, 2.0)),
-                                              JobClass(2, 0.3, 1.0, size=erlang(2))],
+    "fcfs k=3, H2 and Erlang-2": ("fcfs", 3, [RigidClass(1, 0.7, 1.0, size=fitted(1.0, 2.0)),
+                                              RigidClass(2, 0.3, 1.0, size=erlang(2))],
                                   0.6, 200, ("mean_response_time", "wait_probability"), 30_000),
-    "bs-fcfs k=5, Erlang-2 and H2": ("bs-fcfs", 5, [JobClass(1, 0.5, 1.0, size=erlang(2)),
-                                                    JobClass(2, 0.5, 1.0, size=fitted(1.0, 1.5))],
+    "bs-fcfs k=5, Erlang-2 and H2": ("bs-fcfs", 5, [RigidClass(1, 0.5, 1.0, size=erlang(2)),
+                                                    RigidClass(2, 0.5, 1.0, size=fitted(1.0, 1.5))],
                                      0.25, 8, ("mean_response_time", "wait_probability", "helper_probability"), 10_000),
 }
 
@@ -569,7 +569,7 @@ def test_simulated_phase_type_sizes_cover_the_exact_chain(name):
     lambda classes: fcfs_bounds(4, classes, 1.0),
 ], ids=["exact", "chain", "msf", "saturation", "bounds"])
 def test_laws_that_are_not_phase_type_are_refused_by_name(law, call):
-    classes = [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0, size=law)]
+    classes = [RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 1.0, size=law)]
     with pytest.raises(InvalidParameterError, match=r"^classes\[1\] = .*must have a phase-type service time for an exact "
                                                     r"chain.*to_phase_type\(\)"):
         call(classes)
@@ -580,7 +580,7 @@ def test_the_advised_approximation_is_solved():
     slot is then M/E4/1, E[R] = d + λ d² (1 + 1/4) / (2 (1 - ρ))."""
     law = deterministic().to_phase_type(phases=4)
     d, rate = 1.5, 0.4
-    exact = exact_multiserver("fcfs", 3, [JobClass(2, 1.0, d, size=law)], rate, max_waiting=150)
+    exact = exact_multiserver("fcfs", 3, [RigidClass(2, 1.0, d, size=law)], rate, max_waiting=150)
     assert exact.mean_response_time == pytest.approx(d + rate * d * d * 1.25 / (2 * (1 - rate * d)), rel=1e-9, abs=0)
 
 
@@ -588,7 +588,7 @@ def test_a_phase_rate_beyond_the_solvers_range_is_refused_by_name():
     """A move of rate 1e-310 from a phase left at rate about 1: 2**-1021 times the rates out of a state."""
     law = PhaseType([1.0, 0.0], [[-1.0, 1e-310], [0.0, -1.0]])
     with pytest.raises(InvalidParameterError, match=r"^classes\[0\] = .*has a phase rate 1e-310 .* below 2\*\*-1021 times"):
-        exact_multiserver("fcfs", 2, [JobClass(1, 0.5, 1.0, size=law), JobClass(1, 0.5, 1.0)], 0.5)
+        exact_multiserver("fcfs", 2, [RigidClass(1, 0.5, 1.0, size=law), RigidClass(1, 0.5, 1.0)], 0.5)
 
 
 @pytest.mark.parametrize(("law", "arrival_rate"), [(erlang(3), 0.2), (fitted(1.0, 2.0), 0.05)])
@@ -601,7 +601,7 @@ def test_modified_bs_sends_to_the_helpers_with_erlangs_insensitive_probability(l
     the same systems' E[R] moves by percents with the law."""
     from analytic.erlang import erlang_b
 
-    classes = [JobClass(1, 0.6, 1.0, size=law), JobClass(2, 0.4, 2.0, size=law)]
+    classes = [RigidClass(1, 0.6, 1.0, size=law), RigidClass(2, 0.4, 2.0, size=law)]
     exact = exact_multiserver("modified-bs-fcfs", 5, classes, arrival_rate, max_waiting=6)
     slots = balanced_partition(5, classes).servers_per_class             # jobs each reserved set holds
     assert min(slots) >= 1 and exact.lost_fraction < 1e-8

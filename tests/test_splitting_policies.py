@@ -13,7 +13,7 @@ import pytest
 
 from analytic.errors import InvalidParameterError
 from analytic.simulation import bimodal, deterministic, erlang, exponential, hyperexponential, pareto
-from analytic.splitting import POLICIES, JobClass, gittins_rank
+from analytic.splitting import POLICIES, RigidClass, gittins_rank
 from analytic.splitting.policies import gittins_table, resolve_policy
 
 AGES = np.array([0.0, 0.1, 0.5, 1.0, 2.5, 6.0])
@@ -85,27 +85,27 @@ def test_policy_registry_and_checks():
                              "server-filling-srpt", "server-filling-gittins", "ff-srpt"}
     assert [name for name, p in POLICIES.items() if p.preemptive] == [
         "msf", "server-filling", "server-filling-srpt", "server-filling-gittins", "ff-srpt"]
-    classes = [JobClass(1, 0.5, 1.0), JobClass(4, 0.5, 1.0)]
+    classes = [RigidClass(1, 0.5, 1.0), RigidClass(4, 0.5, 1.0)]
     assert resolve_policy("server-filling", 16, classes).packing == "server-filling"
     with pytest.raises(InvalidParameterError, match=r"servers = 12: must be a power of two for server-filling-srpt"):
         resolve_policy("server-filling-srpt", 12, classes)
     with pytest.raises(InvalidParameterError, match=r"needs \[3\] must be powers of two for server-filling-gittins"):
-        resolve_policy("server-filling-gittins", 16, [JobClass(1, 0.5, 1.0), JobClass(3, 0.5, 1.0)])
+        resolve_policy("server-filling-gittins", 16, [RigidClass(1, 0.5, 1.0), RigidClass(3, 0.5, 1.0)])
     with pytest.raises(InvalidParameterError, match=r"policy = 'sjf': must be one of"):
         resolve_policy("sjf", 16, classes)
-    assert resolve_policy("msf", 12, [JobClass(3, 1.0, 1.0)]).name == "msf"
+    assert resolve_policy("msf", 12, [RigidClass(3, 1.0, 1.0)]).name == "msf"
 
 
 def test_job_class_size_laws():
-    assert JobClass(1, 1.0, 2.0).exponential and JobClass(1, 1.0, 2.0).law.mean == pytest.approx(2.0, rel=1e-15, abs=0)
-    fitted = JobClass(1, 1.0, 2.0, size_std=3.0)
+    assert RigidClass(1, 1.0, 2.0).exponential and RigidClass(1, 1.0, 2.0).law.mean == pytest.approx(2.0, rel=1e-15, abs=0)
+    fitted = RigidClass(1, 1.0, 2.0, size_std=3.0)
     assert not fitted.exponential
     assert fitted.law.mean == pytest.approx(2.0, rel=1e-12, abs=0) and fitted.law.variance == pytest.approx(9.0, rel=1e-12, abs=0)
-    named = JobClass(1, 1.0, 2.0, size="pareto")
+    named = RigidClass(1, 1.0, 2.0, size="pareto")
     assert named.law.mean == pytest.approx(2.0, rel=1e-12, abs=0) and named.law.second_moment == np.inf
-    assert JobClass(1, 1.0, 2.0, size=exponential(5.0)).law.mean == pytest.approx(2.0, rel=1e-15, abs=0)  # rescaled
-    assert JobClass(1, 1.0, 2.0, size=deterministic(), size_std=0.0).law.variance == 0
+    assert RigidClass(1, 1.0, 2.0, size=exponential(5.0)).law.mean == pytest.approx(2.0, rel=1e-15, abs=0)  # rescaled
+    assert RigidClass(1, 1.0, 2.0, size=deterministic(), size_std=0.0).law.variance == 0
     with pytest.raises(InvalidParameterError, match=r"size = .*must have standard deviation size_std = 1"):
-        JobClass(1, 1.0, 2.0, size="exponential", size_std=1.0)
+        RigidClass(1, 1.0, 2.0, size="exponential", size_std=1.0)
     with pytest.raises(InvalidParameterError, match=r"size = 'lognormal': must be a SizeLaw or one of"):
-        JobClass(1, 1.0, 2.0, size="lognormal")
+        RigidClass(1, 1.0, 2.0, size="lognormal")

@@ -25,17 +25,17 @@ from hypothesis import strategies as st
 from analytic.errors import InvalidParameterError, UnstableSystemError
 from analytic.simulation import SerialExecutor, compare, coverage_band, hyperexponential, pareto
 from analytic.splitting import (
-    JobClass,
+    RigidClass,
     balanced_partition,
     exact_multiserver,
     fcfs_saturation,
     simulate_multiserver,
 )
-from analytic.splitting.engine import _knapsack
+from analytic.splitting._engine import _knapsack
 
 SEEDS = 100
-TWO = [JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5)]
-THREE = [JobClass(1, 0.6, 1.0), JobClass(2, 0.3, 1.0), JobClass(4, 0.1, 2.0)]
+TWO = [RigidClass(1, 0.6, 1.0), RigidClass(2, 0.4, 1.5)]
+THREE = [RigidClass(1, 0.6, 1.0), RigidClass(2, 0.3, 1.0), RigidClass(4, 0.1, 2.0)]
 
 
 def rate_at(load, k, classes):
@@ -91,8 +91,8 @@ def test_per_class_estimates_cover_the_exact_chain():
 
 def test_modified_bs_sends_erlang_b_to_the_helpers_for_any_size_law():
     """Property 1: each A_i is an M/GI/s_i/s_i loss system, insensitive to the size law."""
-    classes = [JobClass(1, 0.5, 1.0, size="deterministic"), JobClass(2, 0.3, 2.0, size=pareto(2.5)),
-               JobClass(4, 0.2, 1.0, size=hyperexponential([0.2, 0.8], [3.0, 0.5]))]
+    classes = [RigidClass(1, 0.5, 1.0, size="deterministic"), RigidClass(2, 0.3, 2.0, size=pareto(2.5)),
+               RigidClass(4, 0.2, 1.0, size=hyperexponential([0.2, 0.8], [3.0, 0.5]))]
     k, rate = 24, rate_at(0.5, 24, classes)
     slots = balanced_partition(k, classes).servers_per_class
     loads = [rate * float(c.probability) * float(c.mean_size) for c in classes]
@@ -124,7 +124,7 @@ def test_little_law_and_common_random_numbers():
 def test_fcfs_grows_below_load_one_where_server_filling_does_not():
     """k = 4, needs 1 and 4 (powers of two): FCFS saturates at load 0.714 (exact); at 0.85 its queue
     grows at λ - λ_max while ServerFilling, throughput optimal here, stays stationary."""
-    classes = [JobClass(1, 0.8, 1.0), JobClass(4, 0.2, 1.0)]
+    classes = [RigidClass(1, 0.8, 1.0), RigidClass(4, 0.2, 1.0)]
     limit = fcfs_saturation(4, classes)
     assert 0.71 < limit.max_load < 0.72
     rate = rate_at(0.85, 4, classes)
@@ -212,7 +212,7 @@ def ffbf(state):
 
 
 #: Continuous laws only, so that no two departures coincide (the order of simultaneous events is the heap's).
-MIXED = [JobClass(1, 0.5, 1.0), JobClass(2, 0.3, 1.0, size="mixed_erlang"), JobClass(4, 0.2, 2.0, size_std=3.0)]
+MIXED = [RigidClass(1, 0.5, 1.0), RigidClass(2, 0.3, 1.0, size="mixed_erlang"), RigidClass(4, 0.2, 2.0, size_std=3.0)]
 
 
 def sf_gittins(state):
@@ -272,7 +272,7 @@ def test_maxweight_knapsack_against_enumeration(groups, capacity):
 
 
 def test_maxweight_with_one_need_is_fcfs():
-    classes = [JobClass(2, 1.0, 1.0)]
+    classes = [RigidClass(2, 1.0, 1.0)]
     a = simulate_multiserver("maxweight", 8, classes, 3.0, jobs=20_000, seed=2)
     b = simulate_multiserver("fcfs", 8, classes, 3.0, jobs=20_000, seed=2)
     assert a.mean_response_time == pytest.approx(b.mean_response_time, rel=1e-12, abs=0)
@@ -295,8 +295,8 @@ def test_same_seed_same_numbers_serially_and_in_processes():
 
 
 def test_without_jit_the_same_numbers():
-    code = ("from analytic.splitting import JobClass, simulate_multiserver\n"
-            "c = [JobClass(1, 0.6, 1.0), JobClass(2, 0.3, 1.0), JobClass(4, 0.1, 2.0)]\n"
+    code = ("from analytic.splitting import RigidClass, simulate_multiserver\n"
+            "c = [RigidClass(1, 0.6, 1.0), RigidClass(2, 0.3, 1.0), RigidClass(4, 0.1, 2.0)]\n"
             "for p in ('bs-fcfs', 'modified-bs-fcfs', 'maxweight', 'msf', 'ff-srpt', 'server-filling-gittins'):\n"
             "    print(repr(simulate_multiserver(p, 8, c, 2.0, jobs=1500, seed=4).mean_response_time))\n")
     root = Path(__file__).parent.parent
@@ -342,7 +342,7 @@ def test_jobs_at_the_limit_pass_the_check(monkeypatch):
     monkeypatch.setattr(module, "run_replications", stop)
     # 4.6e17 arrivals span at most 1e12 mean sizes (the clock's horizon) only at λ d >= 4.6e5: 2^20 servers at load 0.48.
     with pytest.raises(Reached):
-        simulate_multiserver("fcfs", 2**20, [JobClass(1, 1.0, 1.0)], 5e5, jobs=(2**63 - 20) // 20, warmup=0, seed=0)
+        simulate_multiserver("fcfs", 2**20, [RigidClass(1, 1.0, 1.0)], 5e5, jobs=(2**63 - 20) // 20, warmup=0, seed=0)
 
 
 @pytest.mark.parametrize("rate", [5e-324, 2.2e-308, 1e-300, 1e-200, 1e-12])
@@ -356,20 +356,20 @@ def test_an_arrival_rate_whose_clock_swallows_the_sizes_is_refused_up_front(rate
                                                     r"than 1e\+12 mean job sizes \(total arrival rate × smallest mean size "
                                                     r"of a class [0-9.e+-]+\), where the clock no longer resolves a service "
                                                     r"time$") as error:
-        simulate_multiserver("bs-fcfs", 4, [JobClass(1, 1.0, 1.0)], rate, jobs=2000, seed=1, executor=SerialExecutor())
+        simulate_multiserver("bs-fcfs", 4, [RigidClass(1, 1.0, 1.0)], rate, jobs=2000, seed=1, executor=SerialExecutor())
     assert error.value.value == rate
 
 
 def test_the_clock_is_checked_against_the_smallest_mean_size():
     """λ = 1e-3 with mean sizes 1 and 1e-6: 2000 arrivals span 2e6 time units, 2e12 of the small sizes (refused),
     though only 2e6 of the large ones; so many arrivals that no rate of order one would do blame `jobs`."""
-    classes = [JobClass(1, 0.5, 1.0), JobClass(1, 0.5, 1e-6)]
+    classes = [RigidClass(1, 0.5, 1.0), RigidClass(1, 0.5, 1e-6)]
     with pytest.raises(InvalidParameterError, match=r"^arrival_rate = 0\.001: .* smallest mean size of a class 1e-09\)"):
         simulate_multiserver("fcfs", 4, classes, 1e-3, jobs=2000, seed=1, executor=SerialExecutor())
     assert simulate_multiserver("fcfs", 4, classes, 1e-3, jobs=1000, seed=1, executor=SerialExecutor()).measured > 0
     with pytest.raises(InvalidParameterError, match=r"^jobs = 2000000000000: must be at most 1e\+12 per replication at total "
                                                     r"arrival rate × smallest mean size of a class 1: a longer run spans"):
-        simulate_multiserver("fcfs", 4, [JobClass(1, 1.0, 1.0)], 1.0, jobs=2 * 10**12, seed=1)
+        simulate_multiserver("fcfs", 4, [RigidClass(1, 1.0, 1.0)], 1.0, jobs=2 * 10**12, seed=1)
 
 
 @pytest.mark.parametrize("policy", ["fcfs", "bs-fcfs"])
@@ -379,7 +379,7 @@ def test_a_small_resolvable_rate_still_measures_the_sizes(policy):
     4e-33 (Erlang C), i.e. 1 to double precision. Covered by the intervals of 40 seeds within the binomial band."""
     runs = 40
     low, high = coverage_band(runs)
-    hits = sum(compare(simulate_multiserver(policy, 4, [JobClass(1, 1.0, 1.0)], 1e-8, jobs=2000, seed=seed,
+    hits = sum(compare(simulate_multiserver(policy, 4, [RigidClass(1, 1.0, 1.0)], 1e-8, jobs=2000, seed=seed,
                                             executor=SerialExecutor()).estimate("mean_response_time"), 1.0).agrees
                for seed in range(runs))
     assert low <= hits <= high, (hits, (low, high))
@@ -397,7 +397,7 @@ def test_errors():
     with pytest.raises(UnstableSystemError, match=r"load λ ϱ / k = 1.3 must be < 1"):
         simulate_multiserver("server-filling", 8, THREE, rate_at(1.3, 8, THREE))
     with pytest.raises(UnstableSystemError, match=r"ModifiedBS with an empty helper set"):
-        simulate_multiserver("modified-bs-fcfs", 6, [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)], 1.0)
+        simulate_multiserver("modified-bs-fcfs", 6, [RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 1.0)], 1.0)
     with pytest.raises(InvalidParameterError, match=r"jobs = 100: must give each of the 2 replications at least"):
         simulate_multiserver("fcfs", 8, THREE, 1.0, jobs=100, replications=2, warmup=40)
     with pytest.raises(InvalidParameterError, match=r"executor = 'pool': must be a concurrent.futures.Executor"):

@@ -13,7 +13,7 @@ import pytest
 from analytic.fairness.paper import SIZE_LAWS
 from analytic.hesrpt import flow_time, optimal_makespan
 from analytic.moldable import occupancy_lp
-from analytic.speedup import SpeedUp
+from analytic.speedup import SpeedupTable
 from analytic.splitting import balanced_partition, critical_system, figure1_classes, figure1_need_scale, stability_margin
 
 
@@ -21,7 +21,7 @@ def test_theorem1_ii_two_optima_at_a_collinear_speedup():
     """Ghanbarian et al., Thm 1 (ii): s = (1, 1.75, 2.5), λ = 0.875. Reference: HiGHS's optimum of (P), and
     both points checked for feasibility and objective in exact rationals."""
     lam, s = Fraction(7, 8), (Fraction(1), Fraction(7, 4), Fraction(5, 2))
-    optimum = occupancy_lp(SpeedUp([1, 1.75, 2.5]), 0.875).mean_time
+    optimum = occupancy_lp(SpeedupTable([1, 1.75, 2.5]), 0.875).mean_time
     for y in ((0, Fraction(1, 2), 0), (Fraction(1, 4), 0, Fraction(1, 4))):
         assert sum(si * yi for si, yi in zip(s, y, strict=True)) == lam         # all arrivals served
         assert sum((i + 1) * yi for i, yi in enumerate(y)) == 1                # every server busy
@@ -233,9 +233,9 @@ def test_corollary1_numbers_of_the_exact_chain():
     exact rationals on the balanced partition), BS-FCFS sends 0.2435 of the jobs to H and serves 0.1774 there (exact
     chain; reference: 10^6 simulated arrivals, 99.9 % intervals)."""
     from analytic.simulation import SerialExecutor, compare
-    from analytic.splitting import JobClass, exact_multiserver, helper_probability_bound, simulate_multiserver
+    from analytic.splitting import RigidClass, exact_multiserver, helper_probability_bound, simulate_multiserver
 
-    classes = (JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5))
+    classes = (RigidClass(1, 0.6, 1.0), RigidClass(2, 0.4, 1.5))
     rate = 0.4 * 8 / float(sum(c.demand for c in classes))
     partition = balanced_partition(8, classes)
 

@@ -37,13 +37,13 @@ def _simulate(args: argparse.Namespace) -> Report:
     from analytic.erlang import erlang_b
     from analytic.moldable import simulate_moldable
     from analytic.simulation import compare
-    from analytic.speedup import SpeedUp
+    from analytic.speedup import SpeedupTable
     from analytic.validation import integer, positive
 
     servers = integer("servers", args.servers)
     rate = positive("load", args.load) / servers
     exact = erlang_b(servers, args.load)
-    sim = simulate_moldable(SpeedUp([1.0]), rate, servers, size=args.size, jobs=args.jobs,
+    sim = simulate_moldable(SpeedupTable([1.0]), rate, servers, size=args.size, jobs=args.jobs,
                             replications=args.replications, seed=args.seed)
     comparison = compare(sim.blocking_estimate, exact)
     lines = [f"M/GI/{servers}/{servers} at load {args.load:g}, {args.size} sizes: {sim.jobs:,} arrivals, seed {sim.seed}",

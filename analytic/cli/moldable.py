@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from analytic.cli.output import SIZE_LAWS, Report, UsageError, add_command, interval, number
+from analytic.cli.output import SIZE_LAWS, Renamed, Report, UsageError, add_command, interval, number
 
 DESCRIPTION = ("Ghanbarian, Mukhopadhyay, Mazumdar & Guillemin, 'On Optimal Server Allocation for Moldable Jobs "
                "with Concave Speed-Up': the optimum y*, p* and D* of the LP (P) in closed form (Theorem 1), the loss "
@@ -17,12 +17,12 @@ SCHEMES = {"greedy-p-star": (None, "greedy(p*)"), "greedy": ("greedy", "greedy")
 
 def _run(args: argparse.Namespace) -> Report:
     from analytic.moldable import greedy_metrics, optimal_occupancy, simulate_moldable
-    from analytic.speedup import SpeedUp
+    from analytic.speedup import SpeedupTable
 
     if args.simulate is not None and args.servers is None:
         raise UsageError("--simulate needs --servers N (the number of servers to simulate)")
-    speedup = SpeedUp(args.speedup)
-    optimum = optimal_occupancy(speedup, args.arrival_rate)
+    speedup = SpeedupTable(args.speedup)
+    optimum = optimal_occupancy(speedup, args.rate_per_server)
     scheme, label = SCHEMES[args.scheme]
     lines = [f"Theorem 1 case ({optimum.case}), support I* = {list(optimum.support)}, unique: {optimum.unique}",
              f"y*  = {[round(v, 12) for v in optimum.y.tolist()]}",
@@ -31,7 +31,7 @@ def _run(args: argparse.Namespace) -> Report:
     data = {"case": optimum.case, "support": optimum.support, "unique": optimum.unique, "y": optimum.y,
             "p": optimum.p, "mean_time": optimum.mean_time}
     if args.servers is not None and args.simulate is None:
-        exact = greedy_metrics(speedup, args.arrival_rate, args.servers, scheme, method=args.method,
+        exact = greedy_metrics(speedup, args.rate_per_server, args.servers, scheme, method=args.method,
                                tolerance=args.tolerance)
         lines.append(f"{label} with n = {args.servers} (exact, {exact.n_states} states): "
                      f"P_b = {number(exact.blocking)}, E[D] = {number(exact.mean_time)}, "
@@ -39,7 +39,7 @@ def _run(args: argparse.Namespace) -> Report:
         data["exact"] = {"servers": args.servers, "scheme": args.scheme, "blocking": exact.blocking,
                          "mean_time": exact.mean_time, "distance": exact.distance, "n_states": exact.n_states}
     if args.simulate is not None:
-        sim = simulate_moldable(speedup, args.arrival_rate, args.servers, scheme, size=args.size, jobs=args.simulate,
+        sim = simulate_moldable(speedup, args.rate_per_server, args.servers, scheme, size=args.size, jobs=args.simulate,
                                 replications=args.replications, seed=args.seed)
         lines.append(f"{label} with n = {args.servers} (simulated, {args.size} sizes, {sim.jobs:,} arrivals, "
                      f"{sim.samples} {sim.method}, seed {sim.seed}): P_b = {interval(sim.blocking, sim.blocking_ci)}, "
@@ -56,8 +56,8 @@ def add(commands: argparse._SubParsersAction) -> None:
                           DESCRIPTION, _run, solves_chain=True)
     command.add_argument("--speedup", type=float, nargs="+", required=True, metavar="S",
                          help="speed-ups s_1 ... s_d (s_1 = 1, increasing, concave)")
-    command.add_argument("--arrival-rate", type=float, required=True, metavar="LAMBDA",
-                         help="arrivals per server per unit time, in (0, 1]")
+    command.add_argument("--rate-per-server", "--arrival-rate", type=float, required=True, action=Renamed,
+                         metavar="LAMBDA", help="arrivals per server per unit time, in (0, 1] (--arrival-rate: its old name)")
     command.add_argument("--servers", type=int, metavar="N", help="also solve the loss system with N servers exactly")
     command.add_argument("--scheme", choices=tuple(SCHEMES), default="greedy-p-star",
                          help="allocation scheme of the loss system: greedy(p*) of eq. (10) (default) or greedy")

@@ -63,7 +63,7 @@ def _run(args: argparse.Namespace) -> Report:
 
     from analytic import reproduce
 
-    functions = reproduce._selected(args.only)
+    functions = reproduce.selected_functions(args.only)
     if not functions:  # an empty table would read as a pass
         by_module: dict[str, list[str]] = {}
         for source in reproduce.sources():
@@ -76,8 +76,8 @@ def _run(args: argparse.Namespace) -> Report:
     with tqdm(functions, desc="reproduce", unit="function", file=sys.stderr, disable=not sys.stderr.isatty(),
               leave=False) as bar:
         for function in bar:
-            bar.set_postfix_str(reproduce._source(function).removeprefix("analytic."))
-            outcomes.append(reproduce._run(function))
+            bar.set_postfix_str(reproduce.source_name(function).removeprefix("analytic."))
+            outcomes.append(reproduce.run_function(function))
     rows = [row for outcome in outcomes for row in outcome.rows]
     failed = sum(not row.passed for row in rows) + sum(bool(o.error) for o in outcomes)
     seconds = sum(o.seconds for o in outcomes)

@@ -17,7 +17,7 @@ EXACT_POLICIES = ("fcfs", "bs-fcfs", "modified-bs-fcfs", "msf")
 
 
 def _job_class(text: str) -> tuple[int, float, float, float | None]:
-    """``"NEED:PROBABILITY:MEAN[:STD]"`` as the arguments of a :class:`~analytic.splitting.JobClass`."""
+    """``"NEED:PROBABILITY:MEAN[:STD]"`` as the arguments of a :class:`~analytic.splitting.RigidClass`."""
     parts = text.split(":")
     try:
         if len(parts) not in (3, 4):
@@ -29,11 +29,11 @@ def _job_class(text: str) -> tuple[int, float, float, float | None]:
 
 
 def _classes(args: argparse.Namespace) -> tuple:
-    from analytic.splitting import KIT_FH2, SDSC_SP2, JobClass
+    from analytic.splitting import KIT_FH2, SDSC_SP2, RigidClass
 
     if args.classes is not None:
         return {"sdsc-sp2": SDSC_SP2, "kit-fh2": KIT_FH2}[args.classes]
-    return tuple(JobClass(*fields) for fields in args.job_class)
+    return tuple(RigidClass(*fields) for fields in args.job_class)
 
 
 def _arrival_rate(args: argparse.Namespace, classes: tuple) -> float:

@@ -7,6 +7,10 @@ an integer lattice (:meth:`CTMC.from_lattice`, millions of states without a Pyth
 state); both estimate their memory before allocating it. The package uses these chains as the
 yardstick its closed forms and simulators are checked against, so :meth:`CTMC.stationary` returns
 probabilities with a stated componentwise relative accuracy (:mod:`analytic.ctmc.stationary`).
+
+The module holds one class of about 900 lines, most of them the documentation of the methods a
+user calls; the computations behind those methods live in :mod:`analytic.ctmc.stationary`,
+:mod:`analytic.ctmc.transient` and :mod:`analytic.ctmc.measures`.
 """
 
 from __future__ import annotations
@@ -14,13 +18,13 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
-import mpmath
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 from analytic.ctmc import measures
 from analytic.ctmc import stationary as stationary_law
+from analytic.ctmc._targets import check_times, check_tolerance, state_set
 from analytic.ctmc.spaces import (
     ExplicitSpace,
     LatticeSpace,
@@ -42,7 +46,6 @@ from analytic.errors import (
     describe,
 )
 from analytic.memory import available_bytes, require
-from analytic.reproduce import Row, reproduces
 from analytic.validation import integer, option, real_array
 
 __all__ = ["CTMC", "lattice_bytes"]
@@ -388,7 +391,7 @@ class CTMC:
         Every probability at or above ``result.floor`` (1e-290) is within ``tolerance`` of the
         exact stationary probability *relative to itself*, or this raises
         :class:`~analytic.errors.ConvergenceError` saying the best accuracy reached. Whatever the
-        method, the answer is certified state by state (:mod:`analytic.ctmc.certificate`): a small
+        method, the answer is certified state by state (``analytic.ctmc._certificate``): a small
         residual is not taken as evidence; ``result.error_bounds`` holds the proven bounds.
 
         Parameters
@@ -610,7 +613,7 @@ class CTMC:
         [0.0, 0.571428571429]
         """
         values = reward_values(self._space, reward, self.n_states)
-        times = measures.check_times(t)
+        times = check_times(t)
         p = self._initial_distribution(initial)
         out = measures.transient_reward(self._generator, times.ravel(), p, values, lambda: self._limit(p))
         return float(out[0]) if times.ndim == 0 else out
@@ -667,7 +670,7 @@ class CTMC:
         0.227754118708
         """
         values = reward_values(self._space, reward, self.n_states)
-        times = measures.check_times(t)
+        times = check_times(t)
         p = self._initial_distribution(initial)
         out = measures.accumulated_reward(self._generator, times.ravel(), p, values, lambda: self._limit(p))
         return float(out[0]) if times.ndim == 0 else out
@@ -724,9 +727,9 @@ class CTMC:
         >>> round(busy.mean, 12), round(busy.moment(2), 12)
         (2.0, 16.0)
         """
-        mask = measures.state_set(self._space, target, "target", self.n_states)
+        mask = state_set(self._space, target, "target", self.n_states)
         p = self._initial_distribution(initial)
-        tolerance = measures.check_tolerance(tolerance)
+        tolerance = check_tolerance(tolerance)
         return measures.passage_time(self._generator, p, mask, target, self.states, tolerance)
 
     def reach_probability(self, target: Any, t: float | Sequence[float], initial: Any, avoid: Any = None,
@@ -784,12 +787,12 @@ class CTMC:
         >>> walk.reach_probability(lambda x: x == 4, [0.0, 1.0], 2).round(12).tolist()
         [0.0, 0.433468148228]
         """
-        mask = measures.state_set(self._space, target, "target", self.n_states)
-        avoided = np.zeros(self.n_states, dtype=bool) if avoid is None else measures.state_set(
+        mask = state_set(self._space, target, "target", self.n_states)
+        avoided = np.zeros(self.n_states, dtype=bool) if avoid is None else state_set(
             self._space, avoid, "avoid", self.n_states)
-        times = measures.check_times(t, allow_infinite=True)
+        times = check_times(t, allow_infinite=True)
         p = self._initial_distribution(initial)
-        tolerance = measures.check_tolerance(tolerance)
+        tolerance = check_tolerance(tolerance)
         out = measures.reachability(self._generator, p, mask, avoided, target, times.ravel(), tolerance)
         return float(out[0]) if times.ndim == 0 else out
 
@@ -839,10 +842,10 @@ class CTMC:
         >>> round(queue.reward_until(lambda x: x == 0, lambda x: x, 1), 12)
         4.0
         """
-        mask = measures.state_set(self._space, target, "target", self.n_states)
+        mask = state_set(self._space, target, "target", self.n_states)
         values = reward_values(self._space, reward, self.n_states)
         p = self._initial_distribution(initial)
-        tolerance = measures.check_tolerance(tolerance)
+        tolerance = check_tolerance(tolerance)
         return measures.reward_until(self._generator, p, mask, target, self.states, values, tolerance)
 
     def _limit(self, p: np.ndarray) -> Stationary | np.ndarray:
@@ -999,56 +1002,3 @@ def _square_matrix(generator: Any) -> sp.coo_array:
     if matrix.dtype.kind not in "biuf":
         raise InvalidParameterError("generator", matrix.dtype, "must hold real rates")
     return matrix
-
-
-# ---------------------------------------------------------------------------------------------
-# Checks shown by `analytic reproduce`
-# ---------------------------------------------------------------------------------------------
-
-
-def _erlang_recursion(servers: int, load: float) -> float:
-    """E_s(a) by the textbook recursion E_k = a E_{k-1} / (k + a E_{k-1}), E_0 = 1."""
-    blocking = 1.0
-    for k in range(1, servers + 1):
-        blocking = load * blocking / (k + load * blocking)
-    return blocking
-
-
-def _loss_system(servers: int, load: float) -> CTMC:
-    """M/M/s/s: arrivals at rate ``load``, unit-rate service, states 0..s busy servers."""
-    return CTMC.from_function(0, lambda x: [(x + 1, load)] * (x < servers) + [(x - 1, float(x))] * (x > 0))
-
-
-@reproduces
-def _erlang_loss_rows() -> list[Row]:
-    return [Row(paper="Erlang (1917), loss formula",
-                statement=f"M/M/{s}/{s} at load {a:g}: stationary P(all busy) = E_s(a) by recursion",
-                paper_value=_erlang_recursion(s, a),
-                value=_loss_system(s, a).stationary().probability(s), tolerance=1e-12)
-            for s, a in ((10, 7.0), (50, 45.0))]
-
-
-@reproduces
-def _product_form_row() -> Row:
-    capacity, loads = 30, (0.6, 0.9)
-    moves = [((1, 0), lambda X: loads[0] * (X[:, 0] < capacity)), ((-1, 0), lambda X: 1.0 * (X[:, 0] > 0)),
-             ((0, 1), lambda X: loads[1] * (X[:, 1] < capacity)), ((0, -1), lambda X: 1.0 * (X[:, 1] > 0))]
-    pi = CTMC.from_lattice((capacity, capacity), moves).stationary().probabilities
-    marginals = [np.asarray(rho) ** np.arange(capacity + 1) for rho in loads]
-    product = np.outer(*[m / m.sum() for m in marginals]).ravel()
-    return Row(paper="Jackson (1957), product form",
-               statement="two independent M/M/1/30 queues (loads 0.6, 0.9): max |pi - product form|",
-               paper_value=0.0, value=float(np.abs(pi - product).max()), tolerance=1e-12)
-
-
-@reproduces
-def _gth_row() -> Row:
-    coupling = 1e-14
-    chain = CTMC([[0, 1, coupling, 0], [1, 0, 0, 0], [0, 0, 0, 1], [coupling, 0, 1, 0]])
-    with mpmath.workdps(50):        # pi ∝ (1, 1, 1 + c, 1): state 2 receives c more from state 0
-        weights = [mpmath.mpf(1), mpmath.mpf(1), 1 + mpmath.mpf(coupling), mpmath.mpf(1)]
-        exact = np.array([float(w / mpmath.fsum(weights)) for w in weights])
-    return Row(paper="Grassmann, Taksar & Heyman (1985), GTH",
-               statement="two state pairs coupled by rates 1e-14, pi ∝ (1, 1, 1 + 1e-14, 1): max relative error of pi",
-               paper_value=0.0, value=float(np.abs(np.asarray(chain.stationary()) / exact - 1).max()), tolerance=2e-15,
-               note="a pinned LU solve was off by 4e-4 with a residual of 3e-18")

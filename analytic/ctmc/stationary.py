@@ -4,24 +4,24 @@ The contract: every probability at or above :data:`FLOOR` is within ``tolerance`
 stationary probability, *relative to itself*, or the call raises
 :class:`~analytic.errors.ConvergenceError` saying the best accuracy it reached (the tolerance that
 would have been vouched for). The vouching is a proof, state by state, not an estimate: the
-certificate of :mod:`analytic.ctmc.certificate` (an inverse-positive system and a checked
+certificate of ``analytic.ctmc._certificate`` (an inverse-positive system and a checked
 supersolution) bounds the error of every probability, whichever method computed it, and
 :attr:`Stationary.error_bounds` holds those bounds.
 
 Methods:
 
-* ``"gth"``: the subtraction-free Grassmann–Taksar–Heyman elimination (:mod:`analytic.ctmc.gth`)
+* ``"gth"``: the subtraction-free Grassmann–Taksar–Heyman elimination (``analytic.ctmc._gth``)
   gives the measure; refinement adds double-double digits when the certificate needs them.
 * ``"iterative"``: rounds of relative correction by GMRES with an ILU(0) preconditioner from a
-  rough measure (:meth:`Balance.rough_measure`, :mod:`analytic.ctmc.refinement`): memory linear in
+  rough measure (``Balance.rough_measure``, ``analytic.ctmc._refinement``): memory linear in
   the transitions. Chains of ``MULTILEVEL_STATES`` states and more start from a multilevel
-  aggregation measure and precondition by V-cycles (:mod:`analytic.ctmc.multilevel`).
+  aggregation measure and precondition by V-cycles (``analytic.ctmc._multilevel``).
 * ``"direct"``: the same rounds with SuperLU factorizations of the scaled system.
 * ``"auto"`` (default): GTH when its factorization fits in memory and costs at most
   :data:`GTH_FLOPS` multiply-adds (or ``GTH_FLOPS_PER_STATE`` per state), the iterative rounds
   otherwise; when the certificate does not reach the tolerance it keeps working — refinement, a
   direct factorization, GTH whatever its flop count if it fits in memory, extended precision
-  (:mod:`analytic.ctmc.extended`) for a small chain — and refuses only when none reaches it.
+  (``analytic.ctmc._extended``) for a small chain — and refuses only when none reaches it.
 """
 
 from __future__ import annotations
@@ -34,12 +34,14 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from analytic.ctmc import extended, gth
-from analytic.ctmc.balance import Balance, Measure
-from analytic.ctmc.certificate import Certificate, certify, normalized_bound, tree_bound
-from analytic.ctmc.multilevel import MULTILEVEL_STATES, aggregation_measure
-from analytic.ctmc.refinement import RESTART, ScaledSolver, refine
-from analytic.ctmc.reversible import detailed_balance, reversible_bound
+from analytic.ctmc import _extended as extended
+from analytic.ctmc import _gth as gth
+from analytic.ctmc._balance import Balance, Measure
+from analytic.ctmc._certificate import Certificate, certify, normalized_bound, tree_bound
+from analytic.ctmc._gth_analysis import MINIMUM_DEGREE_STATES, WIDE_SEPARATORS
+from analytic.ctmc._multilevel import MULTILEVEL_STATES, aggregation_measure
+from analytic.ctmc._refinement import RESTART, ScaledSolver, refine
+from analytic.ctmc._reversible import detailed_balance, reversible_bound
 from analytic.ctmc.spaces import reward_values
 from analytic.errors import ConvergenceError, InvalidParameterError, StateSpaceTooLargeError
 from analytic.memory import UNCHECKED_BYTES, available_bytes, fits, require
@@ -103,7 +105,7 @@ class Stationary:
     conditioning : float
         How much the chain amplifies a relative residual into relative errors of its probabilities:
         the largest mean number of jumps of the time-reversed chain to reach the pinned state
-        (:mod:`analytic.ctmc.certificate`). Near ``1e16`` double precision no longer suffices.
+        (``analytic.ctmc._certificate``). Near ``1e16`` double precision no longer suffices.
     residual : float
         ``||pi Q||_1`` of the returned vector, for information only: a small residual certifies
         nothing.
@@ -539,7 +541,7 @@ def _rooted_factorization(balance: Balance, plan: gth.GTHPlan) -> gth.Factorizat
     factored again with that state as root; so it is when a pivot vanishes (a guessed root can lie
     far in a tail, where the censored rates towards it underflow), rooted at the state whose pivot
     vanished."""
-    if balance.n <= gth.MINIMUM_DEGREE_STATES and plan.flops > gth.WIDE_SEPARATORS * balance.n:
+    if balance.n <= MINIMUM_DEGREE_STATES and plan.flops > WIDE_SEPARATORS * balance.n:
         plan = gth.analyse(balance.rates, root=int(plan.order[-1]), thorough=True)   # minimum degree may do better
     require(plan.bytes, "the GTH factorization", balance.n)
     try:

@@ -43,8 +43,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import pdtrc
 
+from analytic._incomplete_gamma import log_poisson
 from analytic.ctmc.stationary import FLOOR
-from analytic.erlang import _log_poisson
 from analytic.errors import ConvergenceError
 
 __all__ = ["transient"]
@@ -65,7 +65,7 @@ SPECTRAL_STATES = 500
 #: The Python-level cost of one uniformization step, in sparse multiply-adds.
 _STEP_OVERHEAD = 20_000
 
-def _poisson_window(mean: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def poisson_window(mean: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Left and right truncation points (as floats: ``mean`` may be astronomically large) leaving
     less than about 1e-16 of Poisson mass outside."""
     spread = 9.0 * np.sqrt(mean) + 30.0
@@ -75,14 +75,14 @@ def _poisson_window(mean: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _poisson_weight(k: int, mean: np.ndarray) -> np.ndarray:
     """``Poisson(k; mean)`` for each mean (``mean = 0`` gives the point mass at 0), to a few units of
     rounding at any mean: Loader's saddle-point form in double-double
-    (:func:`analytic.erlang._log_poisson`), not ``k log m - m - log k!``, whose terms cancel to
+    (``analytic._incomplete_gamma.log_poisson``), not ``k log m - m - log k!``, whose terms cancel to
     lose ``log2(m)`` bits (4e-10 relative at ``m = 95 000``)."""
     positive = mean > 0
     weight = np.full(mean.shape, 1.0 if k == 0 else 0.0)
     if k == 0:
         weight[positive] = np.exp(-mean[positive])
     elif positive.any():
-        hi, lo = _log_poisson(np.full(int(positive.sum()), float(k)), mean[positive])
+        hi, lo = log_poisson(np.full(int(positive.sum()), float(k)), mean[positive])
         weight[positive] = np.exp(hi) * (1.0 + lo)
     return weight
 
@@ -349,7 +349,7 @@ def transient(generator: sp.csr_array, times: np.ndarray, initial: np.ndarray,
     if sweep.rate == 0.0:
         out[:] = project(initial)
         return out if reward is None else out[:, 0]
-    left, right = _poisson_window(means)
+    left, right = poisson_window(means)
     last = float(right.max())
     target, settled = sweep.steady_state(last, stationary, reward)
     if last > sweep.budget:

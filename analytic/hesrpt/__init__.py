@@ -12,9 +12,9 @@ served at rate s(k) = k^p (0 < p < 1).
 - :mod:`~analytic.hesrpt.optimal`: :func:`optimal_allocation`, the optimal policy for any concave
   speed-up (Amdahl's law, ...), beyond the paper.
 - :mod:`~analytic.hesrpt.comparison`: the evaluation of Figure 4.
-- speed-ups: :class:`~analytic.speedup.ConcaveSpeedup` (k^p, Amdahl's law, any callable, the
-  interpolation of a table :class:`~analytic.speedup.SpeedUp`), from :mod:`analytic.speedup`;
-  every function here also takes a ``SpeedUp`` or an exponent p.
+- speed-ups: :class:`~analytic.speedup.SpeedupCurve` (k^p, Amdahl's law, any callable, the
+  interpolation of a table :class:`~analytic.speedup.SpeedupTable`), from :mod:`analytic.speedup`;
+  every function here also takes a ``SpeedupTable`` or an exponent p.
 
 **Equal sizes (one tie rule).** The paper numbers the jobs ``x_1 >= x_2 >= ... >= x_M``; among equal
 sizes the package keeps the order in which they are listed, so the job listed first ranks as the
@@ -44,14 +44,12 @@ from analytic.hesrpt.closed_form import (
 from analytic.hesrpt.comparison import FIGURE4_EXPONENTS, FIGURE4_POLICIES, PolicyComparison, compare_policies, pareto_sizes
 from analytic.hesrpt.optimal import OptimalAllocation, optimal_allocation
 from analytic.hesrpt.policies import POLICIES, FlowTime, KneeSearch, Trajectory, flow_time, knee_search
-from analytic.speedup import ConcaveSpeedup
 
 __all__ = [
     "FIGURE4_EXPONENTS",
     "FIGURE4_POLICIES",
     "POLICIES",
     "ClosedFormCheck",
-    "ConcaveSpeedup",
     "FlowTime",
     "HesrptFlowTime",
     "KneeSearch",
@@ -73,4 +71,5 @@ __all__ = [
 
 # Names before issue 32's vocabulary: they warn, and go in version 0.3.
 __getattr__ = _deprecation.old_names(globals(), {"SymbolicCheck": "ClosedFormCheck", "FIGURE4_P": "FIGURE4_EXPONENTS",
-                                                 "as_speedup": "analytic.speedup.as_curve"})
+                                                 "as_speedup": "analytic.speedup.as_curve",
+                                                 "ConcaveSpeedup": "analytic.speedup.SpeedupCurve"})

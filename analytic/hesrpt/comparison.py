@@ -27,7 +27,7 @@ from analytic.hesrpt.policies import (
 )
 from analytic.memory import require
 from analytic.simulation import root_seed
-from analytic.speedup import ConcaveSpeedup
+from analytic.speedup import SpeedupCurve
 from analytic.validation import instances, integer, positive, real_array
 
 __all__ = ["FIGURE4_EXPONENTS", "FIGURE4_POLICIES", "PolicyComparison", "compare_policies", "pareto_sizes"]
@@ -188,8 +188,10 @@ def compare_policies(exponents: Sequence[float] = FIGURE4_EXPONENTS, servers: in
     """
     n = _whole_servers(positive("servers", servers), "hell")
     p = real_array("exponents", exponents, " (speed-up exponents)", ndim=1, allow_empty=False)
+    if not np.all((p > 0) & (p < 1)):
+        raise InvalidParameterError("exponents", exponents, "must each lie in the open interval (0, 1)")
     seeds = instances("seeds", seeds, (int, np.integer, np.random.SeedSequence, np.random.Generator))
-    if any(isinstance(seed, int | np.integer) and seed < 0 for seed in seeds):
+    if any(isinstance(seed, bool) or (isinstance(seed, int | np.integer) and seed < 0) for seed in seeds):
         raise InvalidParameterError("seeds", seeds, "must be integers >= 0, SeedSequences or Generators")
     policies = instances("policies", policies, str)
     unknown = [name for name in policies if name not in FIGURE4_POLICIES]
@@ -198,7 +200,7 @@ def compare_policies(exponents: Sequence[float] = FIGURE4_EXPONENTS, servers: in
     jobs = integer("jobs", jobs)
     _require_runs(len(seeds) * (_KNEE_COARSE if "knee" in policies else 1), jobs)  # KNEE's search: 17 runs a set
     sizes = np.stack([pareto_sizes(jobs, shape, seed) for seed in seeds])
-    curves = [ConcaveSpeedup.power(value) for value in p]
+    curves = [SpeedupCurve.power(value) for value in p]
     per_set = np.empty((len(curves), len(policies), len(seeds)))
     alphas = np.full((len(curves), len(seeds)), np.nan)
     sets = np.arange(len(seeds))

@@ -31,8 +31,8 @@ ratio" of Li, Ju, Eryilmaz & Shroff, *Optimal Parallel Scheduling under Concave 
 (2025). Unlike heSRPT, a speed-up with finite s'(0) (Amdahl's law) can leave a large job without
 servers while smaller ones run.
 
-A table s_1..s_d (:class:`~analytic.speedup.SpeedUp`) is the piecewise-linear curve through its
-points, flat beyond d (:meth:`~analytic.speedup.ConcaveSpeedup.from_discrete`). V_j is then a
+A table s_1..s_d (:class:`~analytic.speedup.SpeedupTable`) is the piecewise-linear curve through its
+points, flat beyond d (:meth:`~analytic.speedup.SpeedupCurve.from_discrete`). V_j is then a
 water-filling over unit segments of value μ_i (s_l - s_(l-1)), exact by sorting, and μ_j solves
 V_j = j by Newton's method from above (V_j is convex and piecewise linear in μ_j, so the iterates
 decrease to the root in finitely many steps). Segments of equal value go to the smaller job first;
@@ -51,7 +51,7 @@ from scipy.optimize import brentq
 
 from analytic.errors import ConvergenceError, InvalidParameterError
 from analytic.hesrpt.closed_form import _power, check_sizes, mean_time
-from analytic.speedup import ConcaveSpeedup, SpeedUp, as_curve
+from analytic.speedup import SpeedupCurve, SpeedupTable, as_curve
 from analytic.validation import positive
 
 __all__ = ["OptimalAllocation", "optimal_allocation"]
@@ -98,8 +98,9 @@ class OptimalAllocation:
 
     Examples
     --------
-    >>> from analytic.hesrpt import ConcaveSpeedup, optimal_allocation
-    >>> optimum = optimal_allocation([1.0, 1.0], ConcaveSpeedup.amdahl(0.9), 10)
+    >>> from analytic.hesrpt import optimal_allocation
+    >>> from analytic.speedup import SpeedupCurve
+    >>> optimum = optimal_allocation([1.0, 1.0], SpeedupCurve.amdahl(0.9), 10)
     >>> optimum.allocations[0].round(4).tolist()   # Section 1's Amdahl example: 28.93 % / 71.07 %
     [0.2893, 0.7107]
     """
@@ -117,7 +118,7 @@ class OptimalAllocation:
                 f"mean={self.mean:.12g}, first_phase={np.array2string(self.allocations[0], precision=6)})")
 
 
-def _scale_exponent(curve: ConcaveSpeedup, servers: float) -> float | None:
+def _scale_exponent(curve: SpeedupCurve, servers: float) -> float | None:
     """e with s(Nθ) = N^e s(θ) for every share θ in [0, 1], where the curve has one, else None.
 
     p for s(k) = k^p; 1 for a table on N <= 1 servers (its interpolation is s(k) = s_1 k = k there).
@@ -129,7 +130,7 @@ def _scale_exponent(curve: ConcaveSpeedup, servers: float) -> float | None:
     return 1.0 if curve.discrete is not None and servers <= 1.0 else None
 
 
-def _phase(speedup: ConcaveSpeedup, servers: float, weights: np.ndarray, count: int) -> tuple[np.ndarray, float]:
+def _phase(speedup: SpeedupCurve, servers: float, weights: np.ndarray, count: int) -> tuple[np.ndarray, float]:
     """Servers of jobs 1..count (largest first) and μ_count, given μ_1..μ_(count-1): V_count = count.
 
     Solves in y = log(marginal value of a server): the earlier jobs take the largest k with
@@ -167,7 +168,7 @@ def _phase(speedup: ConcaveSpeedup, servers: float, weights: np.ndarray, count: 
     return np.append(held, servers - held.sum()), weight
 
 
-def _smooth_phases(curve: ConcaveSpeedup, servers: float, jobs: int) -> tuple[np.ndarray, np.ndarray]:
+def _smooth_phases(curve: SpeedupCurve, servers: float, jobs: int) -> tuple[np.ndarray, np.ndarray]:
     """held[j - 1, :j] (servers of jobs 1..j while j remain) and the multipliers μ, for a smooth curve."""
     weights = np.empty(jobs)
     weights[0] = 1.0 / float(curve(servers))
@@ -180,14 +181,14 @@ def _smooth_phases(curve: ConcaveSpeedup, servers: float, jobs: int) -> tuple[np
     return held, weights
 
 
-def _beyond_doubles(curve: ConcaveSpeedup, servers: float, quantity: str, value: float) -> InvalidParameterError:
+def _beyond_doubles(curve: SpeedupCurve, servers: float, quantity: str, value: float) -> InvalidParameterError:
     """The refusal of a smooth curve whose dual quantities leave the double range at this N."""
     return InvalidParameterError("servers", servers, f"with speedup {curve.name}, {quantity} = {value:.3g} is beyond "
                                  "double precision, so the optimal policy cannot be computed at this N (a k^p "
                                  "speed-up, or a table on N <= 1 servers, is solved at any N)")
 
 
-def _fill(weights: np.ndarray, table: SpeedUp, servers: float) -> tuple[np.ndarray, float]:
+def _fill(weights: np.ndarray, table: SpeedupTable, servers: float) -> tuple[np.ndarray, float]:
     """max Σ_i μ_i s(k_i) subject to Σ_i k_i <= N for the interpolation of a table: (k, value).
 
     The unit segments (i, l), of value μ_i (s_l - s_(l-1)), are taken best first; among equal values
@@ -204,9 +205,9 @@ def _fill(weights: np.ndarray, table: SpeedUp, servers: float) -> tuple[np.ndarr
     return np.bincount(job[order], weights=taken, minlength=count), float(taken @ value[order])
 
 
-def _table_phases(table: SpeedUp, servers: float, jobs: int) -> tuple[np.ndarray, np.ndarray]:
+def _table_phases(table: SpeedupTable, servers: float, jobs: int) -> tuple[np.ndarray, np.ndarray]:
     """held and μ for a table: μ_j solves V_j = j by Newton's method from the bound μ_j <= j / s(min(N, d))."""
-    curve = ConcaveSpeedup.from_discrete(table)
+    curve = SpeedupCurve.from_discrete(table)
     top = float(curve(servers))
     weights = np.empty(jobs)
     held = np.zeros((jobs, jobs))
@@ -227,7 +228,7 @@ def _table_phases(table: SpeedUp, servers: float, jobs: int) -> tuple[np.ndarray
     return held, weights
 
 
-def optimal_allocation(sizes: object, speedup: ConcaveSpeedup | SpeedUp | float | Callable,
+def optimal_allocation(sizes: object, speedup: SpeedupCurve | SpeedupTable | float | Callable,
                        servers: float) -> OptimalAllocation:
     """The allocation policy minimizing total flow time, for any increasing concave speed-up.
 
@@ -245,8 +246,8 @@ def optimal_allocation(sizes: object, speedup: ConcaveSpeedup | SpeedUp | float 
     ----------
     sizes : sequence of float
         Job sizes x_i > 0 (time on one server).
-    speedup : ConcaveSpeedup, SpeedUp, float or callable
-        s(k), increasing and concave with s(0) = 0; a number p means k^p; a table ``SpeedUp`` (or its
+    speedup : SpeedupCurve, SpeedupTable, float or callable
+        s(k), increasing and concave with s(0) = 0; a number p means k^p; a table ``SpeedupTable`` (or its
         interpolation) means its piecewise-linear interpolation, flat beyond d, solved exactly.
     servers : float
         N > 0 (one divisible resource).

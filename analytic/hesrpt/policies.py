@@ -51,7 +51,7 @@ import numpy as np
 from analytic.errors import InvalidParameterError
 from analytic.hesrpt.closed_form import check_sizes, log_hesrpt_share, mean_time
 from analytic.memory import require
-from analytic.speedup import ConcaveSpeedup, SpeedUp, as_curve
+from analytic.speedup import SpeedupCurve, SpeedupTable, as_curve
 from analytic.validation import flag, positive, real_array, user_code
 
 __all__ = ["POLICIES", "FlowTime", "KneeSearch", "Trajectory", "flow_time", "knee_search"]
@@ -286,21 +286,21 @@ def _trajectory(path: list, end: float, jobs: int) -> Trajectory:
 # ---------------------------------------------------------------------------------------------
 
 
-def _equi(speedup: ConcaveSpeedup, servers: float) -> Allocator:
+def _equi(speedup: SpeedupCurve, servers: float) -> Allocator:
     def allocate(remaining, active, count):
         share = servers / np.maximum(count, 1)
         return active * share[:, None], active * speedup(share)[:, None]
     return allocate
 
 
-def _srpt(speedup: ConcaveSpeedup, servers: float) -> Allocator:
+def _srpt(speedup: SpeedupCurve, servers: float) -> Allocator:
     def allocate(remaining, active, count):
         first = active & (np.arange(active.shape[1]) == 0)
         return first * servers, first * float(speedup(servers))
     return allocate
 
 
-def _hesrpt(speedup: ConcaveSpeedup, servers: float) -> Allocator:
+def _hesrpt(speedup: SpeedupCurve, servers: float) -> Allocator:
     p = _exponent(speedup, "hesrpt")
     c = 1.0 / (1.0 - p)
 
@@ -312,7 +312,7 @@ def _hesrpt(speedup: ConcaveSpeedup, servers: float) -> Allocator:
     return allocate
 
 
-def _helrpt(speedup: ConcaveSpeedup, servers: float) -> Allocator:
+def _helrpt(speedup: SpeedupCurve, servers: float) -> Allocator:
     p = _exponent(speedup, "helrpt")
 
     def allocate(remaining, active, count):
@@ -324,7 +324,7 @@ def _helrpt(speedup: ConcaveSpeedup, servers: float) -> Allocator:
     return allocate
 
 
-def _hell(speedup: ConcaveSpeedup, servers: int, jobs: int) -> Allocator:
+def _hell(speedup: SpeedupCurve, servers: int, jobs: int) -> Allocator:
     """HELL's servers by rank: the shortest job gets k_1 = argmax_(k<=N) s(k)^2/k, the next
     argmax over the servers left, and so on (the sequence does not depend on the sizes)."""
     k = np.arange(1, servers + 1, dtype=float)
@@ -345,7 +345,7 @@ def _hell(speedup: ConcaveSpeedup, servers: int, jobs: int) -> Allocator:
     return allocate
 
 
-def _knee(speedup: ConcaveSpeedup, servers: int, alpha: np.ndarray) -> Allocator:
+def _knee(speedup: SpeedupCurve, servers: int, alpha: np.ndarray) -> Allocator:
     """KNEE with one threshold per row; knees by binary search in the table of run-time reductions.
 
     Knees grow along a row (jobs sorted by remaining size), so they are computed in chunks of
@@ -392,7 +392,7 @@ def _chunk_ends(width: int) -> list[int]:
 _POLICY_RETURNS = "a policy maps the remaining sizes of the jobs present to the fraction of the servers each gets"
 
 
-def _callable(policy: Callable, speedup: ConcaveSpeedup, servers: float) -> Allocator:
+def _callable(policy: Callable, speedup: SpeedupCurve, servers: float) -> Allocator:
     def allocate(remaining, active, count):
         live = remaining[0, :count[0]]
         with user_code("policy", live, _POLICY_RETURNS):
@@ -409,7 +409,7 @@ def _callable(policy: Callable, speedup: ConcaveSpeedup, servers: float) -> Allo
     return allocate
 
 
-def _exponent(speedup: ConcaveSpeedup, policy: str) -> float:
+def _exponent(speedup: SpeedupCurve, policy: str) -> float:
     if speedup.exponent is None:
         raise InvalidParameterError("speedup", speedup, f"policy {policy!r} is defined for s(k) = k^p only; "
                                     "use optimal_allocation for other speed-ups")
@@ -424,7 +424,7 @@ def _whole_servers(servers: float, policy: str) -> int:
     return n
 
 
-def _allocator(policy: str | Callable, speedup: ConcaveSpeedup, servers: float, jobs: int,
+def _allocator(policy: str | Callable, speedup: SpeedupCurve, servers: float, jobs: int,
                alpha: np.ndarray | None) -> Allocator:
     if callable(policy):
         return _callable(policy, speedup, servers)
@@ -450,7 +450,7 @@ def _policy_name(policy: object) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def flow_time(sizes: object, policy: str | Callable, speedup: ConcaveSpeedup | SpeedUp | float | Callable, servers: float,
+def flow_time(sizes: object, policy: str | Callable, speedup: SpeedupCurve | SpeedupTable | float | Callable, servers: float,
               *, alpha: float | None = None, record: bool = False) -> FlowTime:
     """Exact completion times and total flow time of an allocation policy, departure by departure.
 
@@ -468,8 +468,8 @@ def flow_time(sizes: object, policy: str | Callable, speedup: ConcaveSpeedup | S
         One of ``"hesrpt"``, ``"helrpt"``, ``"srpt"``, ``"equi"``, ``"hell"``, ``"knee"``, or a
         function from the increasing remaining sizes of the jobs in the system to their fractions of
         the system (non-negative, summing to at most 1).
-    speedup : ConcaveSpeedup, SpeedUp, float or callable
-        s(k) on k servers; a number p means k^p, a table ``SpeedUp`` its piecewise-linear
+    speedup : SpeedupCurve, SpeedupTable, float or callable
+        s(k) on k servers; a number p means k^p, a table ``SpeedupTable`` its piecewise-linear
         interpolation (:func:`analytic.speedup.as_curve`). ``"hesrpt"`` and ``"helrpt"`` need k^p.
     servers : float
         N > 0; an integer for ``"hell"`` and ``"knee"`` (they allocate whole servers).
@@ -521,7 +521,7 @@ def flow_time(sizes: object, policy: str | Callable, speedup: ConcaveSpeedup | S
                     alpha=None if alpha is None else float(alpha), trajectory=path)
 
 
-def knee_search(sizes: object, speedup: ConcaveSpeedup | SpeedUp | float | Callable, servers: int,
+def knee_search(sizes: object, speedup: SpeedupCurve | SpeedupTable | float | Callable, servers: int,
                 alphas: object = None) -> KneeSearch:
     """KNEE's best threshold α for one set of jobs, by brute-force search as in Section 4.2.
 
@@ -539,8 +539,8 @@ def knee_search(sizes: object, speedup: ConcaveSpeedup | SpeedUp | float | Calla
     ----------
     sizes : sequence of float
         Job sizes x_i > 0.
-    speedup : ConcaveSpeedup, SpeedUp, float or callable
-        s(k); a number p means k^p, a table ``SpeedUp`` its piecewise-linear interpolation.
+    speedup : SpeedupCurve, SpeedupTable, float or callable
+        s(k); a number p means k^p, a table ``SpeedupTable`` its piecewise-linear interpolation.
     servers : int
         Number of servers N >= 1.
     alphas : sequence of float, optional
@@ -580,7 +580,7 @@ def knee_search(sizes: object, speedup: ConcaveSpeedup | SpeedUp | float | Calla
                       alphas=tried[0, order], means=means[0, order])
 
 
-def _knee_search_batch(sizes: np.ndarray, speedup: ConcaveSpeedup, servers: int,
+def _knee_search_batch(sizes: np.ndarray, speedup: SpeedupCurve, servers: int,
                       alphas: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Mean flow time of KNEE for several instances (rows of ``sizes``) and thresholds at once.
 
@@ -617,7 +617,7 @@ def _knee_search_batch(sizes: np.ndarray, speedup: ConcaveSpeedup, servers: int,
     return tried, means
 
 
-def _knee_means(sizes: np.ndarray, speedup: ConcaveSpeedup, servers: int, alphas: np.ndarray) -> np.ndarray:
+def _knee_means(sizes: np.ndarray, speedup: SpeedupCurve, servers: int, alphas: np.ndarray) -> np.ndarray:
     instances, tries = alphas.shape
     stacked = np.repeat(sizes, tries, axis=0)
     completion, _ = _simulate(stacked, _knee(speedup, servers, alphas.ravel()), servers)

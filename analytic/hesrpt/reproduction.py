@@ -33,7 +33,7 @@ from analytic.hesrpt.comparison import FIGURE4_EXPONENTS, compare_policies, pare
 from analytic.hesrpt.optimal import optimal_allocation
 from analytic.hesrpt.policies import flow_time
 from analytic.reproduce import Row, reproduces
-from analytic.speedup import ConcaveSpeedup
+from analytic.speedup import SpeedupCurve
 
 PAPER = "Berg et al., heSRPT"
 
@@ -90,7 +90,7 @@ def _makespan_rows() -> list[Row]:
 def _section1_rows() -> list[Row]:
     """The two-job examples of Section 1 (N = 10, two jobs of size 1)."""
     power = optimal_allocation([1.0, 1.0], 0.5, 10).allocations[0].max()
-    amdahl = optimal_allocation([1.0, 1.0], ConcaveSpeedup.amdahl(0.9), 10)
+    amdahl = optimal_allocation([1.0, 1.0], SpeedupCurve.amdahl(0.9), 10)
 
     def total(share, servers=10.0):  # two unit jobs, `share` to the first to finish, Amdahl f = 0.9
         def s(k):
@@ -100,7 +100,7 @@ def _section1_rows() -> list[Row]:
 
     with mpmath.workdps(30):
         reference = float(mpmath.findroot(lambda a: mpmath.diff(total, a), mpmath.mpf("0.7")))
-    at_16 = optimal_allocation([1.0, 1.0], ConcaveSpeedup.amdahl(0.9), 16).allocations[0].max()
+    at_16 = optimal_allocation([1.0, 1.0], SpeedupCurve.amdahl(0.9), 16).allocations[0].max()
     split = amdahl.allocations[0].max()
     return [
         Row(PAPER + ", Sec. 1", "k^0.5, N = 10, two equal jobs: optimal share of one job", 0.75, float(power), 1e-12),
@@ -316,7 +316,7 @@ def _theorem3_constant_rows() -> list[Row]:
     sizes, order, servers = [3.0, 2.0, 1.0], [2, 1, 0], 10.0
     rows = []
     for name, curve, speedup in (("k^0.5", _power_curve(0.5), 0.5),
-                                 ("Amdahl f = 0.9", _amdahl_curve(0.9), ConcaveSpeedup.amdahl(0.9))):
+                                 ("Amdahl f = 0.9", _amdahl_curve(0.9), SpeedupCurve.amdahl(0.9))):
         value, theta, _ = _order_optimum(sizes, order, curve, servers, halves=True)
         optimum = optimal_allocation(sizes, speedup, servers).total
         rows += [

@@ -4,5 +4,5 @@ from analytic import _deprecation
 
 __all__: list[str] = []
 
-__getattr__ = _deprecation.old_names(globals(), {"ConcaveSpeedup": "analytic.speedup.ConcaveSpeedup",
+__getattr__ = _deprecation.old_names(globals(), {"ConcaveSpeedup": "analytic.speedup.SpeedupCurve",
                                                  "as_speedup": "analytic.speedup.as_curve"})

@@ -21,16 +21,17 @@ idle server is lost. The package computes
 
 Examples
 --------
->>> from analytic.speedup import SpeedUp
+>>> from analytic.speedup import SpeedupTable
 >>> from analytic.moldable import optimal_occupancy
->>> round(optimal_occupancy(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.8).mean_time, 12)
+>>> round(optimal_occupancy(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), 0.8).mean_time, 12)
 0.375
 """
 
+from analytic import _deprecation
 from analytic.moldable.bounds import SteinBounds, stein_bounds, traffic, traffic_regime
 from analytic.moldable.certified import GreedyBounds, greedy_bounds
 from analytic.moldable.greedy import GreedyMetrics, LossChain, allocation_probabilities, greedy_chain, greedy_metrics
-from analytic.moldable.heterogeneous import HeterogeneousOptimum, JobClass, heterogeneous_lp, heterogeneous_optimum
+from analytic.moldable.heterogeneous import HeterogeneousOptimum, MoldableClass, heterogeneous_lp, heterogeneous_optimum
 from analytic.moldable.occupancy import (
     LPOptimum,
     Occupancy,
@@ -45,9 +46,9 @@ __all__ = [
     "GreedyBounds",
     "GreedyMetrics",
     "HeterogeneousOptimum",
-    "JobClass",
     "LPOptimum",
     "LossChain",
+    "MoldableClass",
     "MoldableSimulation",
     "Occupancy",
     "SteinBounds",
@@ -66,3 +67,6 @@ __all__ = [
     "traffic",
     "traffic_regime",
 ]
+
+# Names before issue 32's vocabulary: they warn, and go in version 0.3.
+__getattr__ = _deprecation.old_names(globals(), {"JobClass": "MoldableClass"})

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from analytic._deprecation import renamed_attribute
 from analytic.errors import InvalidParameterError
 from analytic.moldable.occupancy import optimal_occupancy
-from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
+from analytic.speedup import SpeedupCurve, SpeedupTable, as_discrete
 from analytic.validation import integer, real, real_array
 
 __all__ = ["SteinBounds", "stein_bounds", "traffic", "traffic_regime"]
@@ -112,7 +113,7 @@ class SteinBounds:
 
     Attributes
     ----------
-    arrival_rate : float
+    rate_per_server : float
         ``λ(n)``.
     delta : float
         The δ in (0, 1 - λ) used by Lemmas 3–4.
@@ -132,12 +133,13 @@ class SteinBounds:
     Examples
     --------
     >>> from analytic.moldable import stein_bounds
-    >>> from analytic.speedup import SpeedUp
-    >>> round(stein_bounds(SpeedUp.linear(5), 4000, 0.5, 0.1).distance, 6)
+    >>> from analytic.speedup import SpeedupTable
+    >>> round(stein_bounds(SpeedupTable.linear(5), 4000, 0.5, 0.1).distance, 6)
     0.074412
     """
 
-    arrival_rate: float
+    rate_per_server: float
+    arrival_rate = renamed_attribute("rate_per_server")
     delta: float
     squared_distance: float
     distance: float
@@ -146,7 +148,7 @@ class SteinBounds:
     mean_time_gap_single: float | None
 
 
-def stein_bounds(speedup: SpeedUp | ConcaveSpeedup | object, n: int, alpha: float, beta: float,
+def stein_bounds(speedup: SpeedupTable | SpeedupCurve | object, n: int, alpha: float, beta: float,
                  delta: float | None = None) -> SteinBounds:
     """Non-asymptotic bounds of greedy(p*) by Stein's method (Ghanbarian et al., Section 5).
 
@@ -157,7 +159,7 @@ def stein_bounds(speedup: SpeedUp | ConcaveSpeedup | object, n: int, alpha: floa
 
     Parameters
     ----------
-    speedup : SpeedUp, sequence of float or ConcaveSpeedup
+    speedup : SpeedupTable, sequence of float or SpeedupCurve
         ``s_1, ..., s_d`` (P1 and concavity), as in :func:`~analytic.moldable.optimal_occupancy`.
     n : int
         Number of servers, ``n >= d``.
@@ -179,8 +181,8 @@ def stein_bounds(speedup: SpeedUp | ConcaveSpeedup | object, n: int, alpha: floa
 
     Examples
     --------
-    >>> from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
-    >>> b = stein_bounds(SpeedUp.linear(5), 4000, 0.5, 0.1)
+    >>> from analytic.speedup import SpeedupCurve, SpeedupTable, as_discrete
+    >>> b = stein_bounds(SpeedupTable.linear(5), 4000, 0.5, 0.1)
     >>> round(b.squared_distance, 6), round(b.distance, 6), b.mean_time_gap_single is not None
     (0.00275, 0.074412, True)
     """
@@ -208,5 +210,5 @@ def stein_bounds(speedup: SpeedUp | ConcaveSpeedup | object, n: int, alpha: floa
     single = None
     if len(optimum.support) == 1:
         single = 1 / (n * lam * (1 - blocking)) if blocking < 1 else math.inf
-    return SteinBounds(arrival_rate=lam, delta=float(delta), squared_distance=squared, distance=distance,
+    return SteinBounds(rate_per_server=lam, delta=float(delta), squared_distance=squared, distance=distance,
                        blocking=blocking, mean_time_gap=mean_gap, mean_time_gap_single=single)

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from analytic._deprecation import renamed_arguments, renamed_attribute
 from analytic.ctmc import lattice_bytes, solve_bytes
 from analytic.ctmc.truncation import (
     Drift,
@@ -55,8 +56,8 @@ from analytic.moldable.greedy import (
     greedy_chain,
     lattice_moves,
 )
-from analytic.moldable.occupancy import check_arrival_rate
-from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
+from analytic.moldable.occupancy import check_rate_per_server
+from analytic.speedup import SpeedupCurve, SpeedupTable, as_discrete
 from analytic.validation import integer
 
 __all__ = ["GreedyBounds", "greedy_bounds"]
@@ -102,13 +103,13 @@ class GreedyBounds:
         ``κ`` of :mod:`analytic.ctmc.truncation` (0 for a whole chain).
     p : numpy.ndarray
     servers : int
-    arrival_rate : float
+    rate_per_server : float
 
     Examples
     --------
     >>> from analytic.moldable import greedy_bounds
-    >>> from analytic.speedup import SpeedUp
-    >>> b = greedy_bounds(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.99, 200)
+    >>> from analytic.speedup import SpeedupTable
+    >>> b = greedy_bounds(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), 0.99, 200)
     >>> b.blocking.width < 1e-8, b.neglected_mass < 1e-10
     (True, True)
     """
@@ -121,7 +122,8 @@ class GreedyBounds:
     entry_cost: float
     p: np.ndarray
     servers: int
-    arrival_rate: float
+    rate_per_server: float
+    arrival_rate = renamed_attribute("rate_per_server")
 
     def __repr__(self) -> str:
         return (f"GreedyBounds(servers={self.servers}, blocking={self.blocking!r}, mean_time={self.mean_time!r}, "
@@ -133,7 +135,8 @@ class GreedyBounds:
         return max(self.blocking.width, self.mean_time.width)
 
 
-def greedy_bounds(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float, servers: int, p: object = None,
+@renamed_arguments(arrival_rate="rate_per_server")
+def greedy_bounds(speedup: SpeedupTable | SpeedupCurve | object, rate_per_server: float, servers: int, p: object = None,
                   width: float = 1e-8, max_states: int = 30_000_000) -> GreedyBounds:
     """Intervals that provably contain ``P_b`` and ``E[D]`` of greedy(p) with ``n`` servers.
 
@@ -152,9 +155,9 @@ def greedy_bounds(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: floa
 
     Parameters
     ----------
-    speedup : SpeedUp, sequence of float or ConcaveSpeedup
+    speedup : SpeedupTable, sequence of float or SpeedupCurve
         ``s_1, ..., s_d`` (P1 and concavity).
-    arrival_rate : float
+    rate_per_server : float
         λ in (0, 1]; arrivals at rate ``n λ``.
     servers : int
         ``n >= d``.
@@ -190,14 +193,14 @@ def greedy_bounds(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: floa
     Table 1, sub-linear speed-up, Halfin–Whitt row (α = 1/2, β = 0.1) at n = 400:
 
     >>> from analytic.moldable import traffic
-    >>> from analytic.speedup import SpeedUp
-    >>> b = greedy_bounds(SpeedUp([1, 1.8, 2.5, 3, 3.4]), traffic(400, 0.5, 0.1), 400)
+    >>> from analytic.speedup import SpeedupTable
+    >>> b = greedy_bounds(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), traffic(400, 0.5, 0.1), 400)
     >>> round(b.blocking[0], 6), round(b.mean_time[0], 6), b.width <= 1e-8      # whole chain: 0.039541, 0.980691
     (0.039541, 0.980691, True)
     """
     speedup = as_discrete(speedup)
     n = integer("servers", servers, minimum=speedup.d, meaning=f" (at least d = {speedup.d})")
-    lam = check_arrival_rate(arrival_rate)
+    lam = check_rate_per_server(rate_per_server)
     target, tolerance = checked_width(width)
     integer("max_states", max_states)
     probabilities = _resolve_p(speedup, lam, p)
@@ -208,7 +211,7 @@ def greedy_bounds(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: floa
                             neglected_mass=limit.occupied, states=1, method=(
                                 f"the empty-system limit: nλ/s_1 <= {limit.occupied:.3g} bounds the mass of the states "
                                 "with jobs (cut equations), no chain solved"),
-                            entry_cost=0.0, p=probabilities, servers=n, arrival_rate=lam)
+                            entry_cost=0.0, p=probabilities, servers=n, rate_per_server=lam)
     support = np.flatnonzero(probabilities > 0) + 1
     step = math.gcd(n, *support.tolist())
     sizes = np.arange(step, support.max() + 1, step)
@@ -222,7 +225,7 @@ def greedy_bounds(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: floa
     blocking, mean_time = _intervals(truncation, n, probabilities, sizes, speeds)
     return GreedyBounds(blocking=blocking, mean_time=mean_time, neglected_mass=truncation.neglected_mass,
                         states=truncation.chain.n_kept, method=how, entry_cost=truncation.entry_cost, p=probabilities,
-                        servers=n, arrival_rate=lam)
+                        servers=n, rate_per_server=lam)
 
 
 def _intervals(truncation: Truncation, n: int, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray
@@ -241,7 +244,7 @@ def _intervals(truncation: Truncation, n: int, p: np.ndarray, sizes: np.ndarray,
     return blocking, mean_time
 
 
-def _whole(speedup: SpeedUp, n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray,
+def _whole(speedup: SpeedupTable, n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray,
            tolerance: float, max_states: int) -> tuple[Truncation, str]:
     """The whole chain, solved: nothing left out."""
     try:

@@ -20,14 +20,15 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
+from analytic._deprecation import renamed_arguments, renamed_attribute
 from analytic.ctmc import CTMC, lattice_bytes, solve_bytes
 from analytic.ctmc.stationary import FLOOR, METHODS, Stationary, check_tolerance
 from analytic.erlang import MAX_SERVERS, erlang_b, loss_occupancy, loss_response_time
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.memory import require
-from analytic.moldable.occupancy import Occupancy, check_arrival_rate, optimal_occupancy
+from analytic.moldable.occupancy import Occupancy, check_rate_per_server, optimal_occupancy
 from analytic.simulation.laws import SizeLaw, exact_phase_type, size_law
-from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
+from analytic.speedup import SpeedupCurve, SpeedupTable, as_discrete
 from analytic.validation import integer, numeric_array, option, probabilities
 
 __all__ = ["GreedyMetrics", "LossChain", "allocation_probabilities", "greedy_chain", "greedy_metrics"]
@@ -76,13 +77,13 @@ class GreedyMetrics:
     i1 : int
         Smallest element of the support of ``y*``.
     servers : int
-    arrival_rate : float
+    rate_per_server : float
 
     Examples
     --------
     >>> from analytic.moldable import greedy_metrics
-    >>> from analytic.speedup import SpeedUp
-    >>> metrics = greedy_metrics(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.8, 20)
+    >>> from analytic.speedup import SpeedupTable
+    >>> metrics = greedy_metrics(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), 0.8, 20)
     >>> metrics.n_states, round(metrics.blocking, 6)
     (686, 0.233769)
     """
@@ -98,7 +99,8 @@ class GreedyMetrics:
     p: np.ndarray
     i1: int
     servers: int
-    arrival_rate: float
+    rate_per_server: float
+    arrival_rate = renamed_attribute("rate_per_server")
 
     def __repr__(self) -> str:
         return (f"GreedyMetrics(servers={self.servers}, blocking={self.blocking:.10g}, mean_time={self.mean_time:.10g}, "
@@ -151,9 +153,9 @@ def allocation_probabilities(idle: int | np.ndarray, p: np.ndarray) -> np.ndarra
     return np.concatenate([(f == 0).astype(float), allocation], axis=-1)
 
 
-def _resolve_p(speedup: SpeedUp, arrival_rate: float, p: object) -> np.ndarray:
+def _resolve_p(speedup: SpeedupTable, rate_per_server: float, p: object) -> np.ndarray:
     if p is None:
-        return optimal_occupancy(speedup, arrival_rate).p
+        return optimal_occupancy(speedup, rate_per_server).p
     if isinstance(p, str):
         if p != "greedy":
             raise InvalidParameterError("p", p, 'must be None (p*), "greedy" or a probability vector')
@@ -185,8 +187,8 @@ class LossChain:
     Examples
     --------
     >>> from analytic.moldable import greedy_chain
-    >>> from analytic.speedup import SpeedUp
-    >>> greedy_chain(SpeedUp.linear(5), 0.9, 4000).sizes.tolist()
+    >>> from analytic.speedup import SpeedupTable
+    >>> greedy_chain(SpeedupTable.linear(5), 0.9, 4000).sizes.tolist()
     [5]
     """
 
@@ -201,7 +203,8 @@ class LossChain:
         return f"LossChain(n_states={self.chain.n_states}, sizes={self.sizes.tolist()}{phases})"
 
 
-def greedy_chain(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float, servers: int, p: object = None,
+@renamed_arguments(arrival_rate="rate_per_server")
+def greedy_chain(speedup: SpeedupTable | SpeedupCurve | object, rate_per_server: float, servers: int, p: object = None,
                  max_states: int = 30_000_000, size: SizeLaw | str = "exponential") -> LossChain:
     """The CTMC of greedy(p) with ``n`` servers, over the states reachable from the empty system.
 
@@ -217,9 +220,9 @@ def greedy_chain(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float
 
     Parameters
     ----------
-    speedup : SpeedUp, sequence of float or ConcaveSpeedup
+    speedup : SpeedupTable, sequence of float or SpeedupCurve
         ``s_1, ..., s_d`` (P1 and concavity), as in :func:`~analytic.moldable.optimal_occupancy`.
-    arrival_rate : float
+    rate_per_server : float
         λ in (0, 1]; arrivals come at rate ``n λ``.
     servers : int
         ``n >= d``.
@@ -244,19 +247,19 @@ def greedy_chain(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float
     --------
     Linear speed-up, d = 5 dividing n = 4000: only full-width jobs exist.
 
-    >>> from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
-    >>> greedy_chain(SpeedUp.linear(5), 0.9, 4000)
+    >>> from analytic.speedup import SpeedupCurve, SpeedupTable, as_discrete
+    >>> greedy_chain(SpeedupTable.linear(5), 0.9, 4000)
     LossChain(n_states=801, sizes=[5])
 
     Erlang-2 sizes: each job in service is in its first or second phase.
 
     >>> from analytic.simulation import erlang
-    >>> greedy_chain(SpeedUp.linear(5), 0.9, 20, size=erlang(2))
+    >>> greedy_chain(SpeedupTable.linear(5), 0.9, 20, size=erlang(2))
     LossChain(n_states=15, sizes=[5], phases=2)
     """
     speedup = as_discrete(speedup)
     n = integer("servers", servers, minimum=speedup.d, meaning=f" (at least d = {speedup.d})")
-    lam = check_arrival_rate(arrival_rate)
+    lam = check_rate_per_server(rate_per_server)
     probabilities = _resolve_p(speedup, lam, p)
     phases = phase_representation(size)
     support, sizes = _allocations(n, probabilities)
@@ -294,14 +297,14 @@ def _allocations(n: int, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return support, np.arange(step, support.max() + 1, step)
 
 
-def fluid_point(speeds: np.ndarray, arrival_rate: float, p: np.ndarray) -> np.ndarray:
+def fluid_point(speeds: np.ndarray, rate_per_server: float, p: np.ndarray) -> np.ndarray:
     """Fluid equilibrium of greedy(p): ``x_i = c p_i / s_i`` with ``c = min(λ, 1 / Σ_i i p_i / s_i)``.
 
     Jobs on ``i`` servers per server when allocations are never truncated: the arrivals that draw
     ``i`` (rate ``c p_i``, with ``c = λ`` unless the servers are all busy) each stay ``1/s_i``.
     """
     fluid = p / speeds
-    return fluid * min(arrival_rate, 1.0 / float(np.arange(1, speeds.size + 1) @ fluid))
+    return fluid * min(rate_per_server, 1.0 / float(np.arange(1, speeds.size + 1) @ fluid))
 
 
 def _erlang_advice(n: int, lam: float, sizes: np.ndarray, speeds: np.ndarray) -> str | None:
@@ -424,7 +427,8 @@ def lattice_moves(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: 
     return moves
 
 
-def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float, servers: int, p: object = None,
+@renamed_arguments(arrival_rate="rate_per_server")
+def greedy_metrics(speedup: SpeedupTable | SpeedupCurve | object, rate_per_server: float, servers: int, p: object = None,
                    method: str = "auto", max_states: int = 30_000_000, tolerance: float = 1e-10,
                    size: SizeLaw | str = "exponential") -> GreedyMetrics:
     """Exact blocking, mean execution time and distance to y* of greedy(p) with n servers.
@@ -462,9 +466,9 @@ def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: flo
 
     Parameters
     ----------
-    speedup : SpeedUp, sequence of float or ConcaveSpeedup
+    speedup : SpeedupTable, sequence of float or SpeedupCurve
         ``s_1, ..., s_d`` (P1 and concavity), as in :func:`~analytic.moldable.optimal_occupancy`.
-    arrival_rate : float
+    rate_per_server : float
         λ in (0, 1] (per server).
     servers : int
         ``n >= d``.
@@ -511,31 +515,31 @@ def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: flo
     --------
     Sub-linear speed-up of Section 7 at λ = 0.8 (p* on 3 and 4 servers), n = 12:
 
-    >>> from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
-    >>> m = greedy_metrics(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.8, 12)
+    >>> from analytic.speedup import SpeedupCurve, SpeedupTable, as_discrete
+    >>> m = greedy_metrics(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), 0.8, 12)
     >>> round(m.blocking, 6), round(m.mean_time, 6), m.n_states
     (0.282633, 0.443135, 136)
 
     A linear speed-up at λ = 1 with a billion servers (Erlang's loss system, 2.5e8 slots):
 
-    >>> m = greedy_metrics(SpeedUp.linear(4), 1.0, 10**9)
+    >>> m = greedy_metrics(SpeedupTable.linear(4), 1.0, 10**9)
     >>> f"{m.blocking:.6e}", m.mean_time, m.n_states
     ('5.046095e-05', 0.25, 250000001)
 
     At λ = 1e-300 every job finds the system empty and runs on 3 servers: ``E[D] = 1/s_3``.
 
-    >>> greedy_metrics(SpeedUp([1, 1.8, 2.5]), 1e-300, 10).mean_time
+    >>> greedy_metrics(SpeedupTable([1, 1.8, 2.5]), 1e-300, 10).mean_time
     0.4
 
     Hyperexponential sizes of squared coefficient of variation 4 at n = 12 (the exponential
     chain's blocking above: 0.282633):
 
     >>> from analytic.simulation import fitted
-    >>> round(greedy_metrics(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.8, 12, size=fitted(1.0, 2.0)).blocking, 6)
+    >>> round(greedy_metrics(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), 0.8, 12, size=fitted(1.0, 2.0)).blocking, 6)
     0.284067
     """
     speedup = as_discrete(speedup)
-    lam = check_arrival_rate(arrival_rate)
+    lam = check_rate_per_server(rate_per_server)
     probabilities = _resolve_p(speedup, lam, p)
     phase_representation(size)
     n = integer("servers", servers, minimum=speedup.d, meaning=f" (at least d = {speedup.d})")
@@ -556,7 +560,7 @@ def greedy_metrics(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: flo
                        *(_ratio(spread, x) + _gamma(2) for x in occupancy[probabilities > 0]))
         return GreedyMetrics(
             blocking=0.0, mean_time=limit.mean_time, mean_occupancy=occupancy, distance=distance, small_jobs=np.ones(1),
-            n_states=1, accuracy=float(accuracy), residual=0.0, p=probabilities, i1=optimum.i1, servers=n, arrival_rate=lam)
+            n_states=1, accuracy=float(accuracy), residual=0.0, p=probabilities, i1=optimum.i1, servers=n, rate_per_server=lam)
     loss = greedy_chain(speedup, lam, n, probabilities, max_states=max_states, size=size)
     with _rates_in_range(p, lam):
         stationary = loss.chain.stationary(method=method, reference=loss.chain.states[loss.equilibrium],
@@ -587,7 +591,7 @@ class _EmptyLimit:
     deviation: float
 
 
-def _empty_limit(values: np.ndarray, arrival_rate: float, servers: int, p: np.ndarray) -> _EmptyLimit | None:
+def _empty_limit(values: np.ndarray, rate_per_server: float, servers: int, p: np.ndarray) -> _EmptyLimit | None:
     """The empty-system limit of greedy(p), where ``z = nλ/s_1 <= FLOOR``; None above.
 
     With ``N`` the number of jobs, the flow across the cut between ``N = k - 1`` and ``N = k`` is at
@@ -598,9 +602,9 @@ def _empty_limit(values: np.ndarray, arrival_rate: float, servers: int, p: np.nd
     ``1/s_i`` over the accepted arrivals, by Little's law) is ``Σ_i p_i / s_i`` within
     ``z max(Σ_i p_i/s_i - 1/s_d, 1/s_1 - Σ_i p_i/s_i) / (1 - z)``.
     """
-    if Fraction(arrival_rate) * servers > Fraction(FLOOR) * Fraction(float(values[0])):
+    if Fraction(rate_per_server) * servers > Fraction(FLOOR) * Fraction(float(values[0])):
         return None
-    occupied = servers * arrival_rate / float(values[0]) * (1 + 4 * _UNIT) + 2.0**-1073   # rounded twice
+    occupied = servers * rate_per_server / float(values[0]) * (1 + 4 * _UNIT) + 2.0**-1073   # rounded twice
     mean_time = float(p @ (1 / values))
     spread = max(mean_time - 1 / float(values[-1]), 1 / float(values[0]) - mean_time, 0.0)
     deviation = occupied * spread / (1 - occupied) + 4 * (len(p) + 1) * _UNIT * mean_time
@@ -608,13 +612,13 @@ def _empty_limit(values: np.ndarray, arrival_rate: float, servers: int, p: np.nd
 
 
 @contextmanager
-def _rates_in_range(p: object, arrival_rate: float) -> Iterator[None]:
+def _rates_in_range(p: object, rate_per_server: float) -> Iterator[None]:
     """Name the parameter behind the solver's refusal of rates that span more than the double range.
 
     Above the empty-system limit (:func:`_empty_limit`) λ alone cannot cause it: the chain's
     arrival rates ``nλ A_i`` (eq. 10) then exceed 1e-290 ``A_i``, so tiny entries of an explicit
     ``p`` do; the solver's :class:`~analytic.errors.InvalidParameterError` for its internal
-    ``rate`` is raised again naming ``p`` (or ``arrival_rate`` for p* and the greedy scheme).
+    ``rate`` is raised again naming ``p`` (or ``rate_per_server`` for p* and the greedy scheme).
     """
     try:
         yield
@@ -623,13 +627,13 @@ def _rates_in_range(p: object, arrival_rate: float) -> Iterator[None]:
             raise
         explicit = p is not None and not isinstance(p, str)
         raise InvalidParameterError(
-            "p" if explicit else "arrival_rate", p if explicit else arrival_rate,
+            "p" if explicit else "rate_per_server", p if explicit else rate_per_server,
             f"makes arrival rates n λ A_i of the greedy(p) chain (eq. 10) that span more than the double range "
             f"against its service rates, which the exact solver refuses ({exc})"
             + ("; set the tiny entries of p to 0" if explicit else "")) from exc
 
 
-def _chain_metrics(loss: LossChain, stationary: Stationary, speedup: SpeedUp, lam: float, n: int, p: np.ndarray,
+def _chain_metrics(loss: LossChain, stationary: Stationary, speedup: SpeedupTable, lam: float, n: int, p: np.ndarray,
                    optimum: Occupancy, tolerance: float) -> GreedyMetrics:
     """The metrics of :func:`greedy_metrics` from the probabilities ``stationary`` vouches for (its Returns)."""
     X, sizes = loss.states, loss.sizes
@@ -671,7 +675,7 @@ def _chain_metrics(loss: LossChain, stationary: Stationary, speedup: SpeedUp, la
     return GreedyMetrics(
         blocking=float(a[0]), mean_time=float((a[1:] / speeds).sum() / a[1:].sum()), mean_occupancy=occupancy,
         distance=float(distance), small_jobs=np.bincount(small, weights=pi), n_states=loss.chain.n_states,
-        accuracy=float(accuracy), residual=stationary.residual, p=p, i1=optimum.i1, servers=n, arrival_rate=lam)
+        accuracy=float(accuracy), residual=stationary.residual, p=p, i1=optimum.i1, servers=n, rate_per_server=lam)
 
 
 def _gamma(terms: int) -> float:
@@ -691,7 +695,7 @@ def _ratio(error: float, value: float) -> float:
 _ERLANG_ACCURACY = 1e-14
 
 
-def _loss_system_metrics(speedup: SpeedUp, lam: float, n: int, p: np.ndarray, m: int, tolerance: float) -> GreedyMetrics:
+def _loss_system_metrics(speedup: SpeedupTable, lam: float, n: int, p: np.ndarray, m: int, tolerance: float) -> GreedyMetrics:
     """greedy(p) when every job holds the same m servers and m divides n: Erlang's loss system, in closed form.
 
     Idle counts stay multiples of m, so every arrival that finds m idle servers gets them: C = n/m
@@ -745,7 +749,7 @@ def _loss_system_metrics(speedup: SpeedUp, lam: float, n: int, p: np.ndarray, m:
     accuracy = max(accurate + _gamma(2), small_accuracy, _ratio(error / n + _gamma(speedup.d + 1) * distance, distance))
     return GreedyMetrics(
         blocking=blocking, mean_time=1.0 / speed, mean_occupancy=occupancy, distance=distance, small_jobs=small,
-        n_states=slots + 1, accuracy=float(accuracy), residual=0.0, p=p, i1=optimum.i1, servers=n, arrival_rate=lam)
+        n_states=slots + 1, accuracy=float(accuracy), residual=0.0, p=p, i1=optimum.i1, servers=n, rate_per_server=lam)
 
 
 def _occupancy_accuracy(probability: float | np.ndarray) -> float | np.ndarray:

@@ -22,47 +22,52 @@ from fractions import Fraction
 
 import numpy as np
 
+from analytic._deprecation import old_names, renamed_arguments, renamed_attribute
 from analytic.errors import InvalidParameterError
 from analytic.moldable.occupancy import optimal_occupancy, solve_occupancy_lp
-from analytic.speedup import ConcaveSpeedup, SpeedUp, as_discrete
+from analytic.speedup import SpeedupCurve, SpeedupTable, as_discrete
 from analytic.validation import instances, positive
 
-__all__ = ["HeterogeneousOptimum", "JobClass", "heterogeneous_lp", "heterogeneous_optimum"]
+__all__ = ["HeterogeneousOptimum", "MoldableClass", "heterogeneous_lp", "heterogeneous_optimum"]
 
 
 @dataclass(frozen=True)
-class JobClass:
+class MoldableClass:
     """One class of moldable jobs (Ghanbarian et al., Section 6).
 
     Parameters
     ----------
-    speedup : SpeedUp, sequence of float or ConcaveSpeedup
-        The class's speed-up ``s_{.,j}`` (P1 and concavity); stored as a SpeedUp
+    speedup : SpeedupTable, sequence of float or SpeedupCurve
+        The class's speed-up ``s_{.,j}`` (P1 and concavity); stored as a SpeedupTable
         (:func:`analytic.speedup.as_discrete`).
-    arrival_rate : float
+    rate_per_server : float
         ``λ_j > 0``, arrivals per server per unit time.
     mean_size : float
         Mean inherent (single-server) execution time ``m_j > 0``; default 1.
 
     Examples
     --------
-    >>> JobClass(SpeedUp.linear(2), 0.3, 2.0).load
+    >>> MoldableClass(SpeedupTable.linear(2), 0.3, 2.0).load
     0.6
     """
 
-    speedup: SpeedUp | ConcaveSpeedup | object
-    arrival_rate: float
+    speedup: SpeedupTable | SpeedupCurve | object
+    rate_per_server: float
+    arrival_rate = renamed_attribute("rate_per_server")
     mean_size: float = 1.0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "speedup", as_discrete(self.speedup))
-        for name in ("arrival_rate", "mean_size"):
+        for name in ("rate_per_server", "mean_size"):
             object.__setattr__(self, name, positive(name, getattr(self, name)))
 
     @property
     def load(self) -> float:
         """``ρ_j = λ_j m_j``, the fraction of the servers' capacity the class needs at speed-up 1."""
-        return float(self.arrival_rate * self.mean_size)
+        return float(self.rate_per_server * self.mean_size)
+
+
+MoldableClass.__init__ = renamed_arguments(arrival_rate="rate_per_server")(MoldableClass.__init__)
 
 
 @dataclass(frozen=True, repr=False)
@@ -85,9 +90,10 @@ class HeterogeneousOptimum:
 
     Examples
     --------
-    >>> from analytic.moldable import JobClass, heterogeneous_optimum
-    >>> from analytic.speedup import SpeedUp
-    >>> optimum = heterogeneous_optimum([JobClass(SpeedUp.linear(5), 0.3), JobClass(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.5)])
+    >>> from analytic.moldable import MoldableClass, heterogeneous_optimum
+    >>> from analytic.speedup import SpeedupTable
+    >>> classes = [MoldableClass(SpeedupTable.linear(5), 0.3), MoldableClass(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), 0.5)]
+    >>> optimum = heterogeneous_optimum(classes)
     >>> round(optimum.mean_time, 12), optimum.method
     (0.271428571429, 'Q1/Q2')
     """
@@ -103,10 +109,10 @@ class HeterogeneousOptimum:
                 f"y={[np.round(v, 10).tolist() for v in self.y]}, mean_time={self.mean_time:.12g}, method={self.method!r})")
 
 
-def _check_classes(classes: Sequence[JobClass]) -> tuple[JobClass, ...]:
+def _check_classes(classes: Sequence[MoldableClass]) -> tuple[MoldableClass, ...]:
     """The classes, refused unless their total load ``Σ_j ρ_j <= 1``, summed exactly (in floats
     0.4 + 0.6000000000000001 rounds to 1 although it exceeds it)."""
-    checked = instances("classes", classes, JobClass)
+    checked = instances("classes", classes, MoldableClass)
     total = sum(Fraction(c.load) for c in checked)
     if total > 1:
         raise InvalidParameterError("classes", [c.load for c in checked],
@@ -115,15 +121,15 @@ def _check_classes(classes: Sequence[JobClass]) -> tuple[JobClass, ...]:
     return checked
 
 
-def _result(classes: tuple[JobClass, ...], y: list[np.ndarray], method: str) -> HeterogeneousOptimum:
-    rate = sum(c.arrival_rate for c in classes)
+def _result(classes: tuple[MoldableClass, ...], y: list[np.ndarray], method: str) -> HeterogeneousOptimum:
+    rate = sum(c.rate_per_server for c in classes)
     reserved = np.array([c.speedup.servers @ v for c, v in zip(classes, y, strict=True)])
     p = tuple(c.speedup.values * v / c.load for c, v in zip(classes, y, strict=True))
     return HeterogeneousOptimum(reserved=reserved, y=tuple(y), p=p, mean_time=float(sum(v.sum() for v in y) / rate),
                                 method=method)
 
 
-def heterogeneous_optimum(classes: Sequence[JobClass]) -> HeterogeneousOptimum:
+def heterogeneous_optimum(classes: Sequence[MoldableClass]) -> HeterogeneousOptimum:
     """Optimum of (Q) through (Q1) and (Q2) with Theorem 1 (Ghanbarian et al., Section 6).
 
     ``f_j(b) = (b/λ) Σ_i z*_i(ρ_j/b)`` is piecewise linear, convex and non-increasing in ``b``,
@@ -133,7 +139,7 @@ def heterogeneous_optimum(classes: Sequence[JobClass]) -> HeterogeneousOptimum:
 
     Parameters
     ----------
-    classes : sequence of JobClass
+    classes : sequence of MoldableClass
         With total load ``Σ_j ρ_j <= 1``.
 
     Returns
@@ -151,14 +157,14 @@ def heterogeneous_optimum(classes: Sequence[JobClass]) -> HeterogeneousOptimum:
     --------
     A linear class and the sub-linear class of Section 7 sharing the servers:
 
-    >>> fast = JobClass(SpeedUp.linear(5), 0.3)
-    >>> slow = JobClass(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.5)
+    >>> fast = MoldableClass(SpeedupTable.linear(5), 0.3)
+    >>> slow = MoldableClass(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), 0.5)
     >>> heterogeneous_optimum([fast, slow])
     HeterogeneousOptimum(reserved=[0.3, 0.7], y=[[0.0, 0.0, 0.0, 0.0, 0.06], [0.0, 0.0, 0.0, 0.0857142857, 0.0714285714]],
         mean_time=0.271428571429, method='Q1/Q2')
     """
     checked = _check_classes(classes)
-    rate = sum(c.arrival_rate for c in checked)
+    rate = sum(c.rate_per_server for c in checked)
     reserved = np.array([c.load for c in checked])
     segments = []
     for j, c in enumerate(checked):
@@ -177,12 +183,12 @@ def heterogeneous_optimum(classes: Sequence[JobClass]) -> HeterogeneousOptimum:
     return _result(checked, y, "Q1/Q2")
 
 
-def heterogeneous_lp(classes: Sequence[JobClass], solver: str = "highs") -> HeterogeneousOptimum:
+def heterogeneous_lp(classes: Sequence[MoldableClass], solver: str = "highs") -> HeterogeneousOptimum:
     """Optimum of (Q) solved directly as one LP (HiGHS or cvxpy), to cross-check the closed form.
 
     Parameters
     ----------
-    classes : sequence of JobClass
+    classes : sequence of MoldableClass
     solver : {"highs", "cvxpy"}
 
     Returns
@@ -192,12 +198,16 @@ def heterogeneous_lp(classes: Sequence[JobClass], solver: str = "highs") -> Hete
 
     Examples
     --------
-    >>> classes = [JobClass(SpeedUp.linear(5), 0.3), JobClass(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.5)]
+    >>> classes = [MoldableClass(SpeedupTable.linear(5), 0.3), MoldableClass(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), 0.5)]
     >>> round(heterogeneous_lp(classes).mean_time, 12)
     0.271428571429
     """
     checked = _check_classes(classes)
     speeds = [c.speedup.values for c in checked]
-    rate = sum(c.arrival_rate for c in checked)
+    rate = sum(c.rate_per_server for c in checked)
     y, _, _, _, _, label = solve_occupancy_lp(speeds, np.array([c.load for c in checked]), rate, solver)
     return _result(checked, np.split(y, np.cumsum([len(s) for s in speeds])[:-1]), label)
+
+
+# Names before issue 32's vocabulary: they warn, and go in version 0.3.
+__getattr__ = old_names(globals(), {"JobClass": "MoldableClass"})

@@ -33,8 +33,9 @@ import numpy as np
 import scipy.linalg
 from scipy.optimize import linprog
 
+from analytic._deprecation import renamed_arguments, renamed_attribute
 from analytic.errors import ConvergenceError, InvalidParameterError
-from analytic.speedup import TOLERANCE, ConcaveSpeedup, SpeedUp, as_discrete
+from analytic.speedup import TOLERANCE, SpeedupCurve, SpeedupTable, as_discrete
 from analytic.validation import as_number, real, real_array
 
 if TYPE_CHECKING:  # sympy is imported by the symbolic check only (it takes ~0.7 s)
@@ -85,14 +86,14 @@ class Occupancy:
         Lagrange multipliers of the equality and of the capacity constraint that certify ``y*``:
         λ times those of Appendix B (eq. 39), see the module's introduction, so that
         ``theta_i = 1 + nu s_i + theta0 i >= 0``, zero on ``I*``.
-    arrival_rate : float
+    rate_per_server : float
         λ, arrivals per server per unit time.
 
     Examples
     --------
     >>> from analytic.moldable import optimal_occupancy
-    >>> from analytic.speedup import SpeedUp
-    >>> optimum = optimal_occupancy(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.8)
+    >>> from analytic.speedup import SpeedupTable
+    >>> optimum = optimal_occupancy(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), 0.8)
     >>> optimum.case, optimum.support, round(optimum.mean_time, 12)
     ('iii', (3, 4), 0.375)
     """
@@ -107,7 +108,8 @@ class Occupancy:
     unique: bool
     nu: float
     theta0: float
-    arrival_rate: float
+    rate_per_server: float
+    arrival_rate = renamed_attribute("rate_per_server")
 
     def __repr__(self) -> str:
         return (f"Occupancy(case={self.case!r}, support={self.support}, y={_rounded(self.y)}, "
@@ -138,8 +140,8 @@ class LPOptimum:
     Examples
     --------
     >>> from analytic.moldable import occupancy_lp
-    >>> from analytic.speedup import SpeedUp
-    >>> round(occupancy_lp(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.8).mean_time, 9)
+    >>> from analytic.speedup import SpeedupTable
+    >>> round(occupancy_lp(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), 0.8).mean_time, 9)
     0.375
     """
 
@@ -159,38 +161,39 @@ def _rounded(values: np.ndarray) -> list[float]:
     return np.round(values, 10).tolist()
 
 
-def check_arrival_rate(arrival_rate: float) -> float:
+def check_rate_per_server(rate_per_server: float) -> float:
     """λ as a float in (0, 1], or :class:`InvalidParameterError` citing Prop. 1.
 
     Compared before it is rounded, so that an integer or ``Fraction`` beyond the double range is
     refused like any λ > 1, and a positive ``Fraction`` below the least double (5e-324) is refused
     for rounding to 0, not called non-positive.
     """
-    number = as_number(arrival_rate)
+    number = as_number(rate_per_server)
     if number is None:
-        raise InvalidParameterError("arrival_rate", arrival_rate, "must be a real number in (0, 1]")
+        raise InvalidParameterError("rate_per_server", rate_per_server, "must be a real number in (0, 1]")
     if number > 1:
-        raise InvalidParameterError("arrival_rate", arrival_rate,
+        raise InvalidParameterError("rate_per_server", rate_per_server,
                                     "must lie in (0, 1]: (P) has no feasible point for λ > 1 (Prop. 1)")
     if not number > 0:
-        raise InvalidParameterError("arrival_rate", arrival_rate, "must lie in (0, 1]: arrivals need a positive rate")
+        raise InvalidParameterError("rate_per_server", rate_per_server, "must lie in (0, 1]: arrivals need a positive rate")
     rate = float(number)
     if rate == 0:
-        raise InvalidParameterError("arrival_rate", arrival_rate,
+        raise InvalidParameterError("rate_per_server", rate_per_server,
                                     "must be at least 5e-324, the least positive double: it rounds to 0")
     return rate
 
 
-def optimal_occupancy(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float) -> Occupancy:
+@renamed_arguments(arrival_rate="rate_per_server")
+def optimal_occupancy(speedup: SpeedupTable | SpeedupCurve | object, rate_per_server: float) -> Occupancy:
     """Optimal solution of (P) in closed form (Ghanbarian et al., Theorem 1, eqs. 7–9).
 
     Parameters
     ----------
-    speedup : SpeedUp, sequence of float or ConcaveSpeedup
+    speedup : SpeedupTable, sequence of float or SpeedupCurve
         ``s_1, ..., s_d`` satisfying P1 and concavity, as a table, a sequence, or the interpolation
         of a table (:func:`analytic.speedup.as_discrete`; sample a curve with
-        :meth:`SpeedUp.from_curve <analytic.speedup.SpeedUp.from_curve>`).
-    arrival_rate : float
+        :meth:`SpeedupTable.from_curve <analytic.speedup.SpeedupTable.from_curve>`).
+    rate_per_server : float
         λ in (0, 1], arrivals per server per unit time (unit-mean job sizes).
 
     Returns
@@ -214,13 +217,13 @@ def optimal_occupancy(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: 
     --------
     Section 7, sub-linear speed-up at λ = 0.8: ``y* = (0, 0, 0.2, 0.1, 0)``, ``D* = 0.375``.
 
-    >>> from analytic.speedup import SpeedUp
-    >>> optimal_occupancy(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.8)
+    >>> from analytic.speedup import SpeedupTable
+    >>> optimal_occupancy(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), 0.8)
     Occupancy(case='iii', support=(3, 4), y=[0.0, 0.0, 0.2, 0.1, 0.0], p=[0.0, 0.0, 0.625, 0.375, 0.0],
         mean_time=0.375, unique=True)
     """
     speedup = as_discrete(speedup)
-    lam = check_arrival_rate(arrival_rate)
+    lam = check_rate_per_server(rate_per_server)
     s, rate = [Fraction(float(v)) for v in speedup.values], Fraction(lam)
     case, i1 = _theorem1_case(s, rate)
     i2 = i1 + 1 if case == "iii" else i1
@@ -228,7 +231,7 @@ def optimal_occupancy(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: 
     nu, theta0 = _certifying_multipliers(s, case, i1)
     return Occupancy(case=case, support=tuple(sorted({i1, i2})), i1=i1, i2=i2, y=_floats(y),
                      p=_floats([v * w / rate for v, w in zip(s, y, strict=True)]), mean_time=float(sum(y) / rate),
-                     unique=_is_unique(speedup, case, i1), nu=nu, theta0=theta0, arrival_rate=lam)
+                     unique=_is_unique(speedup, case, i1), nu=nu, theta0=theta0, rate_per_server=lam)
 
 
 def _floats(values: list[Fraction]) -> np.ndarray:
@@ -267,7 +270,7 @@ def _theorem1_vertex(s: list[Fraction], rate: Fraction, case: str, i1: int) -> l
     return y
 
 
-def _is_unique(speedup: SpeedUp, case: str, i1: int) -> bool:
+def _is_unique(speedup: SpeedupTable, case: str, i1: int) -> bool:
     """Theorem 1's uniqueness conditions (see :class:`Occupancy`), increments compared with slack TOLERANCE."""
     s, increments = speedup.values, np.append(speedup.increments, -np.inf)   # no s_{d+1}: nothing to tie with
     if case == "i":
@@ -294,7 +297,8 @@ def _certifying_multipliers(s: list[Fraction], case: str, i1: int) -> tuple[floa
     return float(-1 / intercept), float(slope / intercept)
 
 
-def kkt_residual(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float, y: np.ndarray, nu: float,
+@renamed_arguments(arrival_rate="rate_per_server")
+def kkt_residual(speedup: SpeedupTable | SpeedupCurve | object, rate_per_server: float, y: np.ndarray, nu: float,
                  theta0: float) -> float:
     """Largest violation of the KKT system (35)–(38) of (P) by ``(y, nu, theta0)``.
 
@@ -312,9 +316,9 @@ def kkt_residual(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float
 
     Parameters
     ----------
-    speedup : SpeedUp, sequence of float or ConcaveSpeedup
+    speedup : SpeedupTable, sequence of float or SpeedupCurve
         As in :func:`optimal_occupancy`.
-    arrival_rate : float
+    rate_per_server : float
         λ in (0, 1].
     y : array_like, shape (d,)
         Candidate primal solution, indexed like the speed-up's values.
@@ -328,15 +332,15 @@ def kkt_residual(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float
 
     Examples
     --------
-    >>> from analytic.speedup import SpeedUp
-    >>> s = SpeedUp([1, 1.8, 2.5, 3, 3.4])
+    >>> from analytic.speedup import SpeedupTable
+    >>> s = SpeedupTable([1, 1.8, 2.5, 3, 3.4])
     >>> opt = optimal_occupancy(s, 0.8)
     >>> kkt_residual(s, 0.8, opt.y, opt.nu, opt.theta0) < 1e-14
     True
     """
     speedup = as_discrete(speedup)
     s = speedup.values
-    lam = check_arrival_rate(arrival_rate)
+    lam = check_rate_per_server(rate_per_server)
     y = real_array("y", y, ndim=1)
     nu, theta0 = real("nu", nu), real("theta0", theta0)
     if y.shape != s.shape:
@@ -354,7 +358,8 @@ def kkt_residual(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float
     return float(max(*primal, *(v / scale for v in dual)))
 
 
-def occupancy_lp(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float, solver: str = "highs") -> LPOptimum:
+@renamed_arguments(arrival_rate="rate_per_server")
+def occupancy_lp(speedup: SpeedupTable | SpeedupCurve | object, rate_per_server: float, solver: str = "highs") -> LPOptimum:
     """Solve (P) as a linear program, exactly for the float inputs, with its KKT multipliers.
 
     A floating-point solver finds a basis; the simplex method in exact rationals (the ``Fraction`` of
@@ -366,9 +371,9 @@ def occupancy_lp(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float
 
     Parameters
     ----------
-    speedup : SpeedUp, sequence of float or ConcaveSpeedup
+    speedup : SpeedupTable, sequence of float or SpeedupCurve
         As in :func:`optimal_occupancy`.
-    arrival_rate : float
+    rate_per_server : float
         λ in (0, 1].
     solver : {"highs", "cvxpy"}
         The floating-point solver that proposes the starting basis, on the problem rescaled to
@@ -392,12 +397,12 @@ def occupancy_lp(speedup: SpeedUp | ConcaveSpeedup | object, arrival_rate: float
 
     Examples
     --------
-    >>> from analytic.speedup import SpeedUp
-    >>> occupancy_lp(SpeedUp([1, 1.8, 2.5, 3, 3.4]), 0.8).y.round(12).tolist()
+    >>> from analytic.speedup import SpeedupTable
+    >>> occupancy_lp(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), 0.8).y.round(12).tolist()
     [0.0, 0.0, 0.2, 0.1, 0.0]
     """
     s = as_discrete(speedup).values
-    lam = check_arrival_rate(arrival_rate)
+    lam = check_rate_per_server(rate_per_server)
     y, value, nu, theta0, theta, label = solve_occupancy_lp([s], np.array([lam]), lam, solver)
     return LPOptimum(y=y, mean_time=value, nu=float(nu[0]), theta0=theta0, theta=theta, solver=label)
 

@@ -26,12 +26,12 @@ from analytic.erlang import erlang_b
 from analytic.moldable.bounds import traffic
 from analytic.moldable.certified import greedy_bounds
 from analytic.moldable.greedy import allocation_probabilities, greedy_chain, greedy_metrics
-from analytic.moldable.heterogeneous import JobClass, heterogeneous_lp, heterogeneous_optimum
+from analytic.moldable.heterogeneous import MoldableClass, heterogeneous_lp, heterogeneous_optimum
 from analytic.moldable.occupancy import kkt_residual, occupancy_lp, optimal_occupancy, symbolic_kkt_residuals
 from analytic.moldable.simulation import MoldableSimulation, simulate_moldable
 from analytic.reproduce import Row, reproduces
 from analytic.simulation import LAW_NAMES, SerialExecutor
-from analytic.speedup import SpeedUp
+from analytic.speedup import SpeedupTable
 from analytic.validation import integer, option
 
 __all__ = ["LINEAR", "PAPER_PROCEDURE", "REGIMES", "SIMULATION_LEVEL", "SUBLINEAR", "TABLE1", "TABLE1_BLOCKING",
@@ -41,9 +41,9 @@ __all__ = ["LINEAR", "PAPER_PROCEDURE", "REGIMES", "SIMULATION_LEVEL", "SUBLINEA
 PAPER = "Ghanbarian et al."
 
 #: Section 7's linear speed-up on 1 to 5 servers.
-LINEAR = SpeedUp.linear(5)
+LINEAR = SpeedupTable.linear(5)
 #: Section 7's sub-linear speed-up: 1, 1.8, 2.5, 3 and 3.4 times faster on 1 to 5 servers.
-SUBLINEAR = SpeedUp([1, 1.8, 2.5, 3, 3.4])
+SUBLINEAR = SpeedupTable([1, 1.8, 2.5, 3, 3.4])
 
 #: The traffic regimes (α, β) of Section 7, in the row order of Table 1.
 REGIMES = ((0.0, 0.2), (0.5, 0.1), (2 / 3, 0.1))
@@ -123,7 +123,7 @@ def _theorem1_certificates() -> list[Row]:
 
 @reproduces
 def _theorem1_uniqueness() -> Row:
-    collinear, lam = SpeedUp([1, 1.75, 2.5]), 0.875              # s_1, s_2, s_3 on one line; λ = s_2/2
+    collinear, lam = SpeedupTable([1, 1.75, 2.5]), 0.875              # s_1, s_2, s_3 on one line; λ = s_2/2
     opt = optimal_occupancy(collinear, lam)
     other = np.array([0.25, 0.0, 0.25])                          # feasible: rate 0.25 + 2.5 * 0.25 = λ, capacity 1
     residual = kkt_residual(collinear, lam, other, opt.nu, opt.theta0)
@@ -251,7 +251,8 @@ def _lemma2() -> Row:
 
 @reproduces
 def _heterogeneous() -> Row:
-    classes = [JobClass(LINEAR, 0.3), JobClass(SUBLINEAR, 0.5, 1.2), JobClass(SpeedUp.power(0.5, 4), 0.1, 0.5)]
+    classes = [MoldableClass(LINEAR, 0.3), MoldableClass(SUBLINEAR, 0.5, 1.2),
+               MoldableClass(SpeedupTable.power(0.5, 4), 0.1, 0.5)]
     return Row(PAPER + ", Sec. 6", "three classes: D* of (Q) via (Q1)-(Q2) and Theorem 1 = D* of the LP (Q) (HiGHS)",
                heterogeneous_lp(classes).mean_time, heterogeneous_optimum(classes).mean_time, 1e-13)
 
@@ -306,13 +307,13 @@ def _procedure_gap(printed: float, mean: float, standard_error: float, runs: int
     return gap / math.sqrt(spread**2 / paper_runs + standard_error**2)
 
 
-def table1_simulation(speedup: SpeedUp, alpha: float, beta: float, law: str, runs: int, jobs: int, seed: int | None,
+def table1_simulation(speedup: SpeedupTable, alpha: float, beta: float, law: str, runs: int, jobs: int, seed: int | None,
                       executor=None, **procedure) -> MoldableSimulation:
     """A Table 1 cell simulated at n = 4000: ``runs`` replications of ``jobs`` arrivals each.
 
     Parameters
     ----------
-    speedup : SpeedUp
+    speedup : SpeedupTable
         The row's speed-up (:data:`LINEAR` or :data:`SUBLINEAR`).
     alpha, beta : float
         The row's traffic ``λ = 1 - β n^(-α)``.
@@ -401,7 +402,7 @@ def _table1_simulated() -> list[Row]:
 CHECK_DELTA = 0.1
 
 
-def _stationary_law(speedup: SpeedUp, lam: float, n: int, p: object = None) -> dict:
+def _stationary_law(speedup: SpeedupTable, lam: float, n: int, p: object = None) -> dict:
     """The stationary law of greedy(p) (p* by default) with ``n`` servers, as arrays over its reachable states.
 
     Returns a dict: ``pi`` (probabilities), ``x`` (``X_i / n``, column ``i - 1`` for ``i`` servers, every i in 1..d),
@@ -423,7 +424,7 @@ def _stationary_law(speedup: SpeedUp, lam: float, n: int, p: object = None) -> d
             "r": x @ speedup.values, "optimum": optimum, "p": probabilities, "states": pi.size}
 
 
-def _lemma1_sides(law: dict, speedup: SpeedUp, lam: float, n: int, c: np.ndarray) -> tuple[float, float]:
+def _lemma1_sides(law: dict, speedup: SpeedupTable, lam: float, n: int, c: np.ndarray) -> tuple[float, float]:
     """Both sides of Lemma 1's identity (13) for the weights ``c`` on ``I*``."""
     pi, x, A, optimum = law["pi"], law["x"], law["A"], law["optimum"]
     support = np.array(optimum.support) - 1
@@ -470,7 +471,7 @@ def _lemma3() -> list[Row]:
     ]
 
 
-def _lemma4_bound(speedup: SpeedUp, optimum, n: int, delta: float) -> float:
+def _lemma4_bound(speedup: SpeedupTable, optimum, n: int, delta: float) -> float:
     """The right side of (22)."""
     i1, i2 = optimum.i1, optimum.i2
     s1, s2 = speedup.values[i1 - 1], speedup.values[i2 - 1]
@@ -507,7 +508,7 @@ def _lemma4() -> list[Row]:
     ]
 
 
-def _proposition2_terms(speedup: SpeedUp, lam: float, n: int, delta: float) -> dict:
+def _proposition2_terms(speedup: SpeedupTable, lam: float, n: int, delta: float) -> dict:
     """The terms of the proof of Proposition 2 (Section 5.1) on the exact chain: eq. (13)'s second term with c = 1
     (the left side of (23)), the expectations (24)-(27), P(r > λ + δ), E[Σ_(i<i1) x_i] and the law of the proof's step
     Σ_(i<i1) i x_i < i1/n."""
@@ -534,7 +535,7 @@ def _proposition2_terms(speedup: SpeedUp, lam: float, n: int, delta: float) -> d
     }
 
 
-def _bound23(speedup: SpeedUp, optimum, lam: float, n: int, delta: float) -> float:
+def _bound23(speedup: SpeedupTable, optimum, lam: float, n: int, delta: float) -> float:
     """The right side of (23) for |I*| = 2."""
     d, i1, i2 = speedup.d, optimum.i1, optimum.i2
     gap = speedup.values[i1 - 1] / i1 - speedup.values[i2 - 1] / i2
@@ -639,7 +640,7 @@ def _theorem2_single_support() -> list[Row]:
     return rows
 
 
-def _face_is_a_point(speedup: SpeedUp, lam: float) -> bool:
+def _face_is_a_point(speedup: SpeedupTable, lam: float) -> bool:
     """Whether the optimal face of (P) is a single point: each y_i minimised and maximised over it by HiGHS."""
     s, i = speedup.values, speedup.servers.astype(float)
     base = linprog(np.ones(s.size), A_ub=[i], b_ub=[1], A_eq=[s], b_eq=[lam], method="highs")
@@ -653,14 +654,14 @@ def _face_is_a_point(speedup: SpeedUp, lam: float) -> bool:
     return True
 
 
-def _case_iii_examples(d: int = 4, steps: tuple[float, ...] = (1.0, 0.75, 0.5, 0.25)) -> list[tuple[SpeedUp, float, bool]]:
+def _case_iii_examples(d: int = 4, steps: tuple[float, ...] = (1.0, 0.75, 0.5, 0.25)) -> list[tuple[SpeedupTable, float, bool]]:
     """Every concave speed-up on 1..d with increments from ``steps`` (non-increasing after s_1 = 1), and λ midway
     between each pair of consecutive distinct efficiencies s_(i+1)/(i+1) < s_i/i: (speed-up, λ, Theorem 1 (iii)'s
     condition s_i - s_(i-1) > s_(i+1) - s_i > s_(i+2) - s_(i+1), with s_0 = 0 and no third term when i + 1 = d)."""
     examples = []
     for tail in itertools.combinations_with_replacement(sorted(steps, reverse=True), d - 1):
         increments = [1.0, *tail]
-        speedup = SpeedUp(np.cumsum(increments))
+        speedup = SpeedupTable(np.cumsum(increments))
         efficiency = speedup.efficiency
         for i in range(1, d):
             if efficiency[i] < efficiency[i - 1]:
@@ -692,7 +693,7 @@ def _theorem1_iii_uniqueness() -> list[Row]:
 def _proposition1() -> list[Row]:
     rows = []
     statuses = {}
-    for speedup in (LINEAR, SUBLINEAR, SpeedUp.power(0.5, 4)):
+    for speedup in (LINEAR, SUBLINEAR, SpeedupTable.power(0.5, 4)):
         s, i = speedup.values, speedup.servers.astype(float)
         for lam in (0.5, 1.0, 1.01, 1.5):
             result = linprog(np.ones(s.size), A_ub=[i], b_ub=[1], A_eq=[s], b_eq=[lam], method="highs")

@@ -39,11 +39,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from analytic._deprecation import renamed_arguments, renamed_attribute
 from analytic._kernels import kernel
 from analytic.errors import InvalidParameterError
 from analytic.memory import require
 from analytic.moldable.greedy import _resolve_p, fluid_point
-from analytic.moldable.occupancy import check_arrival_rate
+from analytic.moldable.occupancy import check_rate_per_server
 from analytic.simulation import (
     Estimate,
     SizeLaw,
@@ -55,7 +56,7 @@ from analytic.simulation import (
     size_law,
 )
 from analytic.simulation._runs import column_estimates, pooled, run_control, run_replications, split_jobs, warmup_of
-from analytic.speedup import SpeedUp
+from analytic.speedup import SpeedupTable
 from analytic.validation import confidence, integer
 
 __all__ = ["MoldableSimulation", "simulate_moldable"]
@@ -105,13 +106,13 @@ class MoldableSimulation:
     start : str
     mean_time_of : str
     servers : int
-    arrival_rate : float
+    rate_per_server : float
 
     Examples
     --------
     >>> from analytic.moldable import simulate_moldable
-    >>> from analytic.speedup import SpeedUp
-    >>> sim = simulate_moldable(SpeedUp([1.0]), 0.7, 10, jobs=20_000, seed=1)   # M/M/10/10 at load 7
+    >>> from analytic.speedup import SpeedupTable
+    >>> sim = simulate_moldable(SpeedupTable([1.0]), 0.7, 10, jobs=20_000, seed=1)   # M/M/10/10 at load 7
     >>> sim.samples, sim.method
     (20, 'batch means')
     """
@@ -135,7 +136,8 @@ class MoldableSimulation:
     start: str
     mean_time_of: str
     servers: int
-    arrival_rate: float
+    rate_per_server: float
+    arrival_rate = renamed_attribute("rate_per_server")
 
     def _estimate(self, value: float, half_width: float) -> Estimate:
         return Estimate(value, half_width, self.level, self.method, self.samples)
@@ -165,8 +167,8 @@ class MoldableSimulation:
         Examples
         --------
         >>> from analytic.moldable import simulate_moldable
-        >>> from analytic.speedup import SpeedUp
-        >>> sim = simulate_moldable(SpeedUp([1.0]), 0.7, 10, jobs=20_000, seed=1)
+        >>> from analytic.speedup import SpeedupTable
+        >>> sim = simulate_moldable(SpeedupTable([1.0]), 0.7, 10, jobs=20_000, seed=1)
         >>> sim.occupancy_estimate(1).samples
         20
         """
@@ -187,7 +189,7 @@ class _Setup:
     """What a replication needs (picklable, for process and cluster executors)."""
 
     servers: int
-    arrival_rate: float
+    rate_per_server: float
     speeds: np.ndarray
     p: np.ndarray
     law: SizeLaw
@@ -294,7 +296,7 @@ def _initial_jobs(setup: _Setup, rng: np.random.Generator) -> tuple[np.ndarray, 
     if setup.start == "empty":
         return np.zeros(0, dtype=np.int64), np.zeros(0)
     n, servers = setup.servers, np.arange(1, setup.speeds.size + 1)
-    fluid = fluid_point(setup.speeds, setup.arrival_rate, setup.p)
+    fluid = fluid_point(setup.speeds, setup.rate_per_server, setup.p)
     counts = np.floor(n * fluid).astype(np.int64)                 # fallback: the fluid point, rounded down
     for _ in range(START_ATTEMPTS):
         draw = rng.poisson(n * fluid)
@@ -324,7 +326,7 @@ def _replication(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
     cumulative = np.cumsum(setup.p)
     cumulative[-1] = 1.0
     single = np.flatnonzero(setup.p == 1.0)
-    rate = n * setup.arrival_rate
+    rate = n * setup.rate_per_server
     for first, count in chunks(setup.arrivals):
         interarrival = arrival_rng.standard_exponential(count) / rate
         sizes = setup.law.sample(size_rng, count)
@@ -343,7 +345,8 @@ def _replication(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
 
 
 @run_control("arrivals")
-def simulate_moldable(speedup: SpeedUp, arrival_rate: float, servers: int, p: object = None,
+@renamed_arguments(arrival_rate="rate_per_server")
+def simulate_moldable(speedup: SpeedupTable, rate_per_server: float, servers: int, p: object = None,
                       size: SizeLaw | str = "exponential", jobs: int = 1_000_000, warmup: int | None = None,
                       replications: int = 1, seed: int | np.random.SeedSequence | np.random.Generator | None = None,
                       executor: Executor | None = None, *, level: float = 0.95, batches: int = 20,
@@ -356,8 +359,8 @@ def simulate_moldable(speedup: SpeedUp, arrival_rate: float, servers: int, p: ob
 
     Parameters
     ----------
-    speedup : SpeedUp
-    arrival_rate : float
+    speedup : SpeedupTable
+    rate_per_server : float
         λ in (0, 1]: arrivals per unit time per server (total rate ``n λ``).
     servers : int
         ``n >= d``.
@@ -400,14 +403,14 @@ def simulate_moldable(speedup: SpeedUp, arrival_rate: float, servers: int, p: ob
 
     >>> from analytic.erlang import erlang_b
     >>> from analytic.simulation import compare
-    >>> from analytic.speedup import SpeedUp
-    >>> sim = simulate_moldable(SpeedUp.linear(5), 0.9, 100, size="pareto", jobs=200_000, seed=1)
+    >>> from analytic.speedup import SpeedupTable
+    >>> sim = simulate_moldable(SpeedupTable.linear(5), 0.9, 100, size="pareto", jobs=200_000, seed=1)
     >>> compare(sim.blocking_estimate, erlang_b(20, 18.0)).verdict
     'agrees'
     """
-    if not isinstance(speedup, SpeedUp):
-        raise InvalidParameterError("speedup", speedup, "must be an analytic.speedup.SpeedUp")
-    lam = check_arrival_rate(arrival_rate)
+    if not isinstance(speedup, SpeedupTable):
+        raise InvalidParameterError("speedup", speedup, "must be an analytic.speedup.SpeedupTable")
+    lam = check_rate_per_server(rate_per_server)
     n = integer("servers", servers, minimum=speedup.d, meaning=f" (at least d = {speedup.d})")
     require(SLOT_BYTES * n, "simulate_moldable's per-server slots", n)
     probabilities = _resolve_p(speedup, lam, p)
@@ -440,4 +443,4 @@ def _summarize(tallies: list[_Tallies], setup: _Setup, runs: int, level: float, 
         mean_occupancy=occupancy, mean_occupancy_ci=occupancy_ci,
         level=level, method=method, samples=blocking.samples, jobs=setup.arrivals * runs, measured=measured,
         replications=runs, warmup=setup.warmup, seed=root.entropy, p=setup.p, size=setup.law, start=setup.start,
-        mean_time_of=mean_time_of, servers=setup.servers, arrival_rate=setup.arrival_rate)
+        mean_time_of=mean_time_of, servers=setup.servers, rate_per_server=setup.rate_per_server)

@@ -166,7 +166,7 @@ def _law(name: str, space: Configurations, log_rates: np.ndarray, queue_weights:
     """Normalise ``n(c) F! Π_j r_j^|C^(j)| e^(W/β)`` over the states (``log_rates = log r_j``).
 
     ``W = Σ_j q_j |C^(j)| - Σ_A b_A`` (omitted without ``queue_weights``) enters through
-    :func:`_weight_tilt`, ``(W - W*)/β <= 0`` from exact rationals, and ``W*/β`` is added to
+    :func:`weight_tilt`, ``(W - W*)/β <= 0`` from exact rationals, and ``W*/β`` is added to
     ``log Z`` only at the end: at ``q/β = 1e101`` the costs (at most 10 on Figure 1's cluster) would
     vanish in the rounding of the exponents themselves (the plain log-sum-exp gave probabilities
     summing to 91), and at ``q = 1.7e308`` or ``β = 5e-324`` ``W`` or ``W/β`` leave the double range.
@@ -177,8 +177,8 @@ def _law(name: str, space: Configurations, log_rates: np.ndarray, queue_weights:
     log_weight = space.log_multiplicity + gammaln(space.free + 1.0) + space.templates @ log_rates
     top = 0.0
     if queue_weights is not None:
-        tilt, best = _weight_tilt(space, queue_weights, temperature)
-        log_weight, top = log_weight + tilt, _nearest_float(best / Fraction(temperature))
+        tilt, best = weight_tilt(space, queue_weights, temperature)
+        log_weight, top = log_weight + tilt, nearest_float(best / Fraction(temperature))
     heaviest = float(log_weight.max())
     relative = log_weight - heaviest
     total = float(logsumexp(relative))
@@ -186,7 +186,7 @@ def _law(name: str, space: Configurations, log_rates: np.ndarray, queue_weights:
                             log_normalizer=top + heaviest + total)
 
 
-def _weight_tilt(space: Configurations, queue_weights: np.ndarray, temperature: float) -> tuple[np.ndarray, Fraction]:
+def weight_tilt(space: Configurations, queue_weights: np.ndarray, temperature: float) -> tuple[np.ndarray, Fraction]:
     """``(W - W*)/β`` per state and ``W*`` (exact), for ``W = Σ_j q_j |C^(j)| - Σ_A b_A`` and ``W* = max W``.
 
     Summed and divided in exact rationals, then rounded once: half an ulp for any finite ``q`` and
@@ -197,11 +197,11 @@ def _weight_tilt(space: Configurations, queue_weights: np.ndarray, temperature: 
     q = [Fraction(float(v)) for v in queue_weights]
     weights = [sum((w * int(n) for w, n in zip(q, row[:-1], strict=True)), -Fraction(float(row[-1]))) for row in rows]
     best, beta = max(weights), Fraction(temperature)
-    tilt = np.array([_nearest_float((w - best) / beta) for w in weights])
+    tilt = np.array([nearest_float((w - best) / beta) for w in weights])
     return tilt[inverse.ravel()], best
 
 
-def _nearest_float(value: Fraction) -> float:
+def nearest_float(value: Fraction) -> float:
     """The float nearest a rational, ``±inf`` beyond the double range."""
     try:
         return float(value)

@@ -29,7 +29,7 @@ from analytic.errors import ConvergenceError, InvalidParameterError
 from analytic.partitioning.distributions import ConfigurationLaw, adgp_distribution, dgp_distribution, loss_distribution
 from analytic.partitioning.model import Cluster, GraphJob
 from analytic.partitioning.static import capacity_margin
-from analytic.partitioning.weights import _exponent
+from analytic.partitioning.weights import check_exponent
 from analytic.validation import positive, real
 
 __all__ = ["OperatingPoint", "operating_point"]
@@ -95,7 +95,7 @@ class OperatingPoint:
         [2119.0]
         """
         scale = positive("alpha", alpha)
-        _, power = _exponent(b)
+        _, power = check_exponent(b)
         bias = real("h", h)
         ratio = np.maximum(self.queue_weights / scale, 0.0)
         with np.errstate(over="ignore"):

@@ -31,11 +31,11 @@ from scipy.special import logsumexp, xlogy
 from analytic.errors import ConvergenceError, InvalidParameterError
 from analytic.partitioning.distributions import (
     ConfigurationLaw,
-    _nearest_float,
-    _weight_tilt,
     dgp_distribution,
     loss_distribution,
+    nearest_float,
     queue_weight_vector,
+    weight_tilt,
 )
 from analytic.partitioning.model import Cluster, GraphJob
 from analytic.validation import positive, real_array
@@ -70,8 +70,8 @@ def _tilted(cluster: Cluster, jobs, queue_weights, beta) -> tuple[ConfigurationL
     gamma = loss_distribution(cluster, jobs)
     q = queue_weight_vector(queue_weights, len(gamma.configurations.jobs))
     temperature = positive("beta", beta)
-    tilt, exact = _weight_tilt(gamma.configurations, q, temperature)
-    best = _nearest_float(exact)
+    tilt, exact = weight_tilt(gamma.configurations, q, temperature)
+    best = nearest_float(exact)
     if math.isinf(best):
         size = Decimal(exact.numerator) / exact.denominator
         raise InvalidParameterError("queue_weights", queue_weights, "must keep the heaviest configuration's weight "

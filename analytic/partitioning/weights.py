@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 
-def _exponent(b: float) -> tuple[float, float]:
+def check_exponent(b: float) -> tuple[float, float]:
     """``(b, 1 - b)`` with b as a float in [0, 1) (any kind of real number: a Decimal too)."""
     value = real("b", b)
     if not 0 <= value < 1:
@@ -78,7 +78,7 @@ def log_power(x: float | np.ndarray, b: float) -> float | np.ndarray:
     >>> round(log_power(np.e ** 4, 0.5), 12)
     2.0
     """
-    b, power = _exponent(b)
+    b, power = check_exponent(b)
     values = real_array("x", x, allow_infinite=True)
     if not np.all(np.isfinite(values)) or (values < 1).any():
         raise InvalidParameterError("x", x, "must be finite and >= 1 (f(x) = log^(1-b) x is real only there)")
@@ -218,7 +218,7 @@ def dgp_conditions(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], alpha:
     """
     types = check_jobs(cluster, jobs)
     a, t, e = positive("alpha", alpha), positive("beta", beta), positive("epsilon", epsilon)
-    b, power = _exponent(b)
+    b, power = check_exponent(b)
     if b == 0:
         raise InvalidParameterError("b", b, "must lie in (0, 1) for Theorem 2 (its h threshold involves 1/b)")
     margin = capacity_margin(cluster, types)
@@ -288,7 +288,7 @@ def dgp_parameters(beta: float, b: float) -> DGPParameters:
     DGPParameters(alpha=0.010000000000000002, log_h=99.99999999999999, epsilon=0.8659643233600653)
     """
     t = positive("beta", beta)
-    b, power = _exponent(b)
+    b, power = check_exponent(b)
     with np.errstate(over="ignore", under="ignore"):       # log h = β^(-1/(1-b)) and α = β² are inf beyond double precision
         log_h = float(np.float64(t) ** (-1 / power))
         alpha = float(np.float64(t) ** 2)
@@ -358,7 +358,7 @@ def dgp_bounds(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], alpha: flo
     """
     types = check_jobs(cluster, jobs)
     a, t, e = positive("alpha", alpha), positive("beta", beta), positive("epsilon", epsilon)
-    b, power = _exponent(b)
+    b, power = check_exponent(b)
     log_bias = positive("log_h", log_h)
     slots = cluster.total_slots
     loads = np.array([job.load for job in types])

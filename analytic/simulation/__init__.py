@@ -19,7 +19,7 @@ verdict. The pieces, one module each:
 * :mod:`.stationarity` — :func:`growth_rate`, which flags a run whose queue keeps growing;
 * :mod:`.events` — an array binary heap for compiled event loops and chunked bulk drawing;
 * :mod:`.clock` — the horizon beyond which a simulation clock (a double) no longer resolves a job size;
-* :mod:`._runs` — internal: the scaffold every simulator of the package runs (replications or batch
+* ``analytic.simulation._runs`` — internal: the scaffold every simulator of the package runs (replications or batch
   means, then the estimates) and the one description of their run-control parameters.
 
 Examples

@@ -8,7 +8,7 @@ in FCFS order, and helpers H (eq. 2b). Under ModifiedBS the A_i behave as indepe
 M/GI/s_i/s_i loss systems (Property 1), which gives the stability condition (5), the probability
 (16) that a job is sent to the helpers, and the many-server limits of Theorems 1 and 2.
 
-- :mod:`~analytic.splitting.classes`: :class:`JobClass` (n_i, α_i, d_i) and its validation;
+- :mod:`~analytic.splitting.classes`: :class:`RigidClass` (n_i, α_i, d_i) and its validation;
 - :mod:`~analytic.splitting.partition`: the balanced partition with exact ψ (eqs. 2a–2b);
 - :mod:`~analytic.splitting.bounds`: stability (Prop. 1, eq. 5), P_H (eq. 16), response time;
 - :mod:`~analytic.splitting.modified_bs`: the exact CTMC of ModifiedBS (Definition 2);
@@ -21,7 +21,7 @@ M/GI/s_i/s_i loss systems (Property 1), which gives the stability condition (5),
 - :mod:`~analytic.splitting.certified`: intervals that provably contain E[R] and P(wait) of the
   untruncated FCFS queue (exponential or phase-type service times);
 - :mod:`~analytic.splitting.simulation`: :func:`simulate_multiserver`, every policy, any size law
-  (event loops in :mod:`~analytic.splitting.engine`);
+  (event loops in ``analytic.splitting._engine``);
 - :mod:`~analytic.splitting.figures`: the systems of Figures 1–3 and a sweep of policies over them.
 
 Examples
@@ -31,9 +31,10 @@ Examples
 69
 """
 
+from analytic import _deprecation
 from analytic.splitting.bounds import (
     ResponseTimeBound,
-    Stability,
+    StabilityMargin,
     helper_probability_bound,
     response_time_bound,
     stability_margin,
@@ -47,7 +48,7 @@ from analytic.splitting.chains import (
     fcfs_saturation,
     multiserver_chain,
 )
-from analytic.splitting.classes import JobClass
+from analytic.splitting.classes import RigidClass
 from analytic.splitting.figures import (
     FIGURE1_READINGS,
     FIGURE1_SERVERS,
@@ -61,7 +62,13 @@ from analytic.splitting.figures import (
     figure3_systems,
     sweep,
 )
-from analytic.splitting.limits import ScaledSystem, critical_system, subcritical_system, theorem1_limit, theorem2_limit
+from analytic.splitting.limits import (
+    ScaledSystem,
+    critical_helper_limit,
+    critical_system,
+    subcritical_system,
+    zero_wait_response_time,
+)
 from analytic.splitting.modified_bs import modified_bs_chain, modified_bs_helper_probability
 from analytic.splitting.paper import KIT_FH2, SDSC_SP2, figure1_classes, figure1_need_scale
 from analytic.splitting.partition import Partition, balanced_partition
@@ -79,18 +86,19 @@ __all__ = [
     "ClassEstimates",
     "ExactMetrics",
     "FCFSBounds",
-    "JobClass",
     "MultiserverSimulation",
     "Partition",
     "Policy",
     "PolicyState",
     "ResponseTimeBound",
+    "RigidClass",
     "Saturation",
     "ScaledSystem",
-    "Stability",
+    "StabilityMargin",
     "Sweep",
     "System",
     "balanced_partition",
+    "critical_helper_limit",
     "critical_system",
     "exact_multiserver",
     "fcfs_bounds",
@@ -112,6 +120,11 @@ __all__ = [
     "stability_margin",
     "subcritical_system",
     "sweep",
-    "theorem1_limit",
-    "theorem2_limit",
+    "zero_wait_response_time",
 ]
+
+
+# Names before issue 32's vocabulary: they warn, and go in version 0.3.
+__getattr__ = _deprecation.old_names(globals(), {
+    "JobClass": "RigidClass", "Stability": "StabilityMargin", "theorem1_limit": "zero_wait_response_time",
+    "theorem2_limit": "critical_helper_limit"})

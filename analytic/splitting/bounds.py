@@ -14,18 +14,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from analytic._deprecation import old_names
 from analytic.erlang import MAX_SERVERS, erlang_b
 from analytic.errors import InvalidParameterError, UnstableSystemError
-from analytic.splitting.classes import JobClass, _classes, _probabilities
+from analytic.splitting.classes import RigidClass, _classes, _probabilities
 from analytic.splitting.partition import Partition, balanced_partition
 from analytic.validation import positive
 
-__all__ = ["ResponseTimeBound", "Stability", "helper_probability_bound", "response_time_bound", "split_servers",
+__all__ = ["ResponseTimeBound", "StabilityMargin", "helper_probability_bound", "response_time_bound", "split_servers",
            "stability_margin"]
 
 
 def _reserved_system(servers: int, arrival_rate: float,
-                     classes: Iterable[JobClass]) -> tuple[tuple[JobClass, ...], float, Partition, np.ndarray]:
+                     classes: Iterable[RigidClass]) -> tuple[tuple[RigidClass, ...], float, Partition, np.ndarray]:
     """Validated classes and rate, the partition, and E_{s_i}(λ α_i d_i) of every class (Property 1)."""
     classes = _classes(classes)
     rate = positive("arrival_rate", arrival_rate)
@@ -40,7 +41,7 @@ def _reserved_system(servers: int, arrival_rate: float,
 
 
 @dataclass(frozen=True)
-class Stability:
+class StabilityMargin:
     """The sufficient stability condition of Proposition 1.
 
     Attributes
@@ -56,8 +57,8 @@ class Stability:
 
     Examples
     --------
-    >>> from analytic.splitting import JobClass, stability_margin
-    >>> round(stability_margin(64, 30.0, [JobClass(1, 0.5, 1.0), JobClass(4, 0.5, 0.5)]).margin, 4)
+    >>> from analytic.splitting import RigidClass, stability_margin
+    >>> round(stability_margin(64, 30.0, [RigidClass(1, 0.5, 1.0), RigidClass(4, 0.5, 0.5)]).margin, 4)
     0.9176
     """
 
@@ -67,7 +68,7 @@ class Stability:
     partition: Partition
 
 
-def stability_margin(servers: int, arrival_rate: float, classes: Iterable[JobClass]) -> Stability:
+def stability_margin(servers: int, arrival_rate: float, classes: Iterable[RigidClass]) -> StabilityMargin:
     """The left side of eq. (5) and whether it is below one (Proposition 1).
 
     Parameters
@@ -76,11 +77,11 @@ def stability_margin(servers: int, arrival_rate: float, classes: Iterable[JobCla
         k.
     arrival_rate : float
         λ > 0, jobs per unit time.
-    classes : sequence of JobClass
+    classes : sequence of RigidClass
 
     Returns
     -------
-    Stability
+    StabilityMargin
 
     Raises
     ------
@@ -93,7 +94,7 @@ def stability_margin(servers: int, arrival_rate: float, classes: Iterable[JobCla
 
     Examples
     --------
-    >>> result = stability_margin(64, 30.0, [JobClass(1, 0.5, 1.0), JobClass(4, 0.5, 0.5)])
+    >>> result = stability_margin(64, 30.0, [RigidClass(1, 0.5, 1.0), RigidClass(4, 0.5, 0.5)])
     >>> result.stable, round(result.margin, 4), result.partition.servers_per_class
     (True, 0.9176, (20, 10))
     """
@@ -102,10 +103,10 @@ def stability_margin(servers: int, arrival_rate: float, classes: Iterable[JobCla
     blocked = float(demands @ blocking)
     margin = rate * blocked / partition.helpers if partition.helpers else math.inf
     load = rate * float(demands.sum()) / partition.servers
-    return Stability(margin=margin, stable=margin < 1, load=load, partition=partition)
+    return StabilityMargin(margin=margin, stable=margin < 1, load=load, partition=partition)
 
 
-def helper_probability_bound(servers: int, arrival_rate: float, classes: Iterable[JobClass]) -> float:
+def helper_probability_bound(servers: int, arrival_rate: float, classes: Iterable[RigidClass]) -> float:
     """Eq. (16): P_H under ModifiedBS, sum_i α_i E_{s_i}(λ α_i d_i), an upper bound on P_H of BS-π.
 
     Exact for ModifiedBS by Property 1 (the A_i are independent M/GI/s_i/s_i queues, insensitive
@@ -117,7 +118,7 @@ def helper_probability_bound(servers: int, arrival_rate: float, classes: Iterabl
         k.
     arrival_rate : float
         λ > 0.
-    classes : sequence of JobClass
+    classes : sequence of RigidClass
 
     Returns
     -------
@@ -135,7 +136,7 @@ def helper_probability_bound(servers: int, arrival_rate: float, classes: Iterabl
 
     Examples
     --------
-    >>> round(helper_probability_bound(11, 1.0, [JobClass(2, 1.0, 2.0)]), 12)  # s_1 = 4: E_4(2) = 2/21
+    >>> round(helper_probability_bound(11, 1.0, [RigidClass(2, 1.0, 2.0)]), 12)  # s_1 = 4: E_4(2) = 2/21
     0.095238095238
     """
     classes, _, _, blocking = _reserved_system(servers, arrival_rate, classes)
@@ -159,8 +160,8 @@ class ResponseTimeBound:
 
     Examples
     --------
-    >>> from analytic.splitting import JobClass, response_time_bound
-    >>> response_time_bound(11, 1.0, [JobClass(2, 1.0, 2.0)]).lower
+    >>> from analytic.splitting import RigidClass, response_time_bound
+    >>> response_time_bound(11, 1.0, [RigidClass(2, 1.0, 2.0)]).lower
     2.0
     """
 
@@ -169,7 +170,7 @@ class ResponseTimeBound:
     helper_probability: float
 
 
-def response_time_bound(servers: int, arrival_rate: float, classes: Iterable[JobClass]) -> ResponseTimeBound:
+def response_time_bound(servers: int, arrival_rate: float, classes: Iterable[RigidClass]) -> ResponseTimeBound:
     """Bounds on the mean response time of BS-π from eqs. (4) and (16).
 
     R = lower + (mean wait), and a job waits only when sent to the helpers: the paper bounds the
@@ -182,7 +183,7 @@ def response_time_bound(servers: int, arrival_rate: float, classes: Iterable[Job
         k.
     arrival_rate : float
         λ > 0.
-    classes : sequence of JobClass
+    classes : sequence of RigidClass
 
     Returns
     -------
@@ -199,7 +200,7 @@ def response_time_bound(servers: int, arrival_rate: float, classes: Iterable[Job
 
     Examples
     --------
-    >>> bound = response_time_bound(11, 1.0, [JobClass(2, 1.0, 2.0)])
+    >>> bound = response_time_bound(11, 1.0, [RigidClass(2, 1.0, 2.0)])
     >>> bound.lower, round(bound.accepted, 12)  # 2 (1 - E_4(2)) = 38/21
     (2.0, 1.809523809524)
     """
@@ -210,7 +211,8 @@ def response_time_bound(servers: int, arrival_rate: float, classes: Iterable[Job
                              helper_probability=float(probabilities @ blocking))
 
 
-def split_servers(servers: int, arrival_rate: float, classes: Iterable[JobClass], modified: bool) -> tuple[tuple[int, ...], int]:
+def split_servers(servers: int, arrival_rate: float, classes: Iterable[RigidClass],
+                  modified: bool) -> tuple[tuple[int, ...], int]:
     """The slots s_i of each A_i and the helpers ``|H|`` under BS-FCFS or (``modified``) ModifiedBS-FCFS.
 
     Parameters
@@ -219,7 +221,7 @@ def split_servers(servers: int, arrival_rate: float, classes: Iterable[JobClass]
         k.
     arrival_rate : float
         λ > 0.
-    classes : sequence of JobClass
+    classes : sequence of RigidClass
         The job classes.
     modified : bool
         ModifiedBS-FCFS (True) or BS-FCFS (False).
@@ -238,7 +240,7 @@ def split_servers(servers: int, arrival_rate: float, classes: Iterable[JobClass]
 
     Examples
     --------
-    >>> split_servers(10, 2.0, [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)], modified=False)
+    >>> split_servers(10, 2.0, [RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 1.0)], modified=False)
     ((2, 2), 4)
     """
     classes = _classes(classes)
@@ -248,3 +250,7 @@ def split_servers(servers: int, arrival_rate: float, classes: Iterable[JobClass]
         raise UnstableSystemError("rate of jobs sent to the helpers (eq. 16)", sent, 0.0,
                                   "ModifiedBS with an empty helper set (all k ϱ_i/(n_i ϱ) integers) never serves them")
     return partition.servers_per_class, partition.helpers
+
+
+# Names before issue 32's vocabulary: they warn, and go in version 0.3.
+__getattr__ = old_names(globals(), {"Stability": "StabilityMargin"})

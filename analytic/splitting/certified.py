@@ -56,7 +56,7 @@ from analytic.ctmc.truncation import (
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError, UnstableSystemError
 from analytic.intervals import Interval
 from analytic.splitting.chains import _System, fcfs_saturation
-from analytic.splitting.classes import JobClass, _classes
+from analytic.splitting.classes import RigidClass, _classes
 
 __all__ = ["FCFSBounds", "fcfs_bounds"]
 
@@ -101,8 +101,8 @@ class FCFSBounds:
 
     Examples
     --------
-    >>> from analytic.splitting import JobClass, fcfs_bounds
-    >>> b = fcfs_bounds(2, [JobClass(1, 1.0, 1.0)], 1.0)            # M/M/2 at load 1/2: E[R] = 4/3
+    >>> from analytic.splitting import RigidClass, fcfs_bounds
+    >>> b = fcfs_bounds(2, [RigidClass(1, 1.0, 1.0)], 1.0)            # M/M/2 at load 1/2: E[R] = 4/3
     >>> 4 / 3 in b.response_time, b.width < 1e-8
     (True, True)
     """
@@ -134,7 +134,7 @@ class FCFSBounds:
         return max(self.response_time.width / self.response_time.high, self.wait_probability.width)
 
 
-def fcfs_bounds(servers: int, classes: Iterable[JobClass], arrival_rate: float, width: float = 1e-8,
+def fcfs_bounds(servers: int, classes: Iterable[RigidClass], arrival_rate: float, width: float = 1e-8,
                 max_states: int = 1_000_000) -> FCFSBounds:
     """Intervals that provably contain ``E[R]`` and ``P(wait)`` of the untruncated FCFS queue.
 
@@ -148,7 +148,7 @@ def fcfs_bounds(servers: int, classes: Iterable[JobClass], arrival_rate: float, 
     ----------
     servers : int
         k >= every need.
-    classes : sequence of JobClass
+    classes : sequence of RigidClass
         Exponential or phase-type service times, as in :func:`multiserver_chain`: the phases of the
         jobs in service are part of the phase of the level-independent tail, and the drift argument
         of the module docstring holds unchanged.
@@ -192,8 +192,8 @@ def fcfs_bounds(servers: int, classes: Iterable[JobClass], arrival_rate: float, 
     --------
     The FCFS counterpart of the BS-FCFS example (k = 8, classes needing 1 and 2 servers):
 
-    >>> from analytic.splitting import JobClass, fcfs_bounds
-    >>> b = fcfs_bounds(8, [JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5)], 16 / 9, width=1e-6)
+    >>> from analytic.splitting import RigidClass, fcfs_bounds
+    >>> b = fcfs_bounds(8, [RigidClass(1, 0.6, 1.0), RigidClass(2, 0.4, 1.5)], 16 / 9, width=1e-6)
     >>> b.relative_width <= 1e-6, round(b.response_time.low, 4)
     (True, 1.2415)
 
@@ -201,7 +201,7 @@ def fcfs_bounds(servers: int, classes: Iterable[JobClass], arrival_rate: float, 
     Pollaczek–Khinchine's E[S] + λ E[S²] / (2 (1 - λ E[S])) = 1.5 + 0.5 · 3.375 / 0.5 = 4.875:
 
     >>> from analytic.simulation import erlang
-    >>> b = fcfs_bounds(3, [JobClass(2, 1.0, 1.5, size=erlang(2))], 0.5)
+    >>> b = fcfs_bounds(3, [RigidClass(2, 1.0, 1.5, size=erlang(2))], 0.5)
     >>> 4.875 in b.response_time, b.relative_width < 1e-8
     (True, True)
     """
@@ -301,7 +301,7 @@ def _largest_theta(tail: _Tail) -> float | None:
     return low
 
 
-def _refuse(servers: int, classes: tuple[JobClass, ...], arrival_rate: float) -> None:
+def _refuse(servers: int, classes: tuple[RigidClass, ...], arrival_rate: float) -> None:
     """No decay rate: unstable beyond the saturation throughput, too close to it otherwise."""
     saturation = fcfs_saturation(servers, classes)
     if arrival_rate >= saturation.throughput:

@@ -8,10 +8,10 @@ result: it bounds the error of the truncation and must be negligible for the val
 of the untruncated queue. The simulator of :mod:`~analytic.splitting.simulation` is checked against these values.
 
 Service times. Class i's service time is the phase-type law PH(β_i, T_i) of
-``JobClass.law.to_phase_type()`` (β_i is its ``initial``, the α of
+``RigidClass.law.to_phase_type()`` (β_i is its ``initial``, the α of
 :class:`~analytic.simulation.PhaseType`, renamed here because α_i is the class probability;
 its phases reachable from β_i), with ``m_i`` phases, in time
-units and of mean d_i (:class:`~analytic.splitting.JobClass` scales its law to ``mean_size``). A job in service
+units and of mean d_i (:class:`~analytic.splitting.RigidClass` scales its law to ``mean_size``). A job in service
 carries its phase: drawn from β_i when it starts service, it moves from phase j to j' at rate
 T_i[j, j'] and completes at rate t_{i,j} = -(T_i 1)_j. Waiting jobs carry none (they have not
 started). An exponential class is the case ``m_i = 1``, of rate 1/d_i; laws that are not
@@ -70,7 +70,7 @@ from analytic.simulation.laws import exact_phase_type
 from analytic.splitting.bounds import split_servers
 from analytic.splitting.classes import (
     _SMALLEST_RELATIVE_RATE,
-    JobClass,
+    RigidClass,
     _check_rate_span,
     _classes,
     _servers,
@@ -134,8 +134,8 @@ class ExactMetrics:
 
     Examples
     --------
-    >>> from analytic.splitting import JobClass, exact_multiserver
-    >>> exact = exact_multiserver("fcfs", 2, [JobClass(1, 1.0, 1.0)], 1.0)   # M/M/2 at load 1/2: E[R] = 4/3
+    >>> from analytic.splitting import RigidClass, exact_multiserver
+    >>> exact = exact_multiserver("fcfs", 2, [RigidClass(1, 1.0, 1.0)], 1.0)   # M/M/2 at load 1/2: E[R] = 4/3
     >>> round(exact.mean_response_time, 12), exact.accuracy < 1e-12
     (1.333333333333, True)
     """
@@ -156,7 +156,7 @@ class ExactMetrics:
     residual: float
 
 
-def multiserver_chain(policy: str, servers: int, classes: Iterable[JobClass], arrival_rate: float,
+def multiserver_chain(policy: str, servers: int, classes: Iterable[RigidClass], arrival_rate: float,
                       max_waiting: int = 60, representation: str | None = None, max_states: int = 500_000) -> CTMC:
     """The CTMC of the multiserver-job queue under ``policy``, truncated at ``max_waiting`` waiting jobs.
 
@@ -168,8 +168,8 @@ def multiserver_chain(policy: str, servers: int, classes: Iterable[JobClass], ar
         (preemptive; the needs of the classes must differ).
     servers : int
         k >= every need.
-    classes : sequence of JobClass
-        Their service times (:attr:`JobClass.law`, of mean d_i) must be phase-type: exponential, an
+    classes : sequence of RigidClass
+        Their service times (:attr:`RigidClass.law`, of mean d_i) must be phase-type: exponential, an
         :class:`~analytic.simulation.ErlangMixture` (:func:`~analytic.simulation.erlang`,
         :func:`~analytic.simulation.hyperexponential`, :func:`~analytic.simulation.mixed_erlang`,
         :func:`~analytic.simulation.fitted`) or a :class:`~analytic.simulation.PhaseType`. Each
@@ -212,8 +212,8 @@ def multiserver_chain(policy: str, servers: int, classes: Iterable[JobClass], ar
 
     Examples
     --------
-    >>> from analytic.splitting import JobClass
-    >>> classes = [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)]
+    >>> from analytic.splitting import RigidClass
+    >>> classes = [RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 1.0)]
     >>> multiserver_chain("fcfs", 4, classes, 2.0, max_waiting=3, representation="sequence").n_states
     65
     >>> multiserver_chain("fcfs", 4, classes, 2.0, max_waiting=3).n_states
@@ -222,7 +222,7 @@ def multiserver_chain(policy: str, servers: int, classes: Iterable[JobClass], ar
     Erlang-2 sizes for the second class: its jobs in service are counted per phase.
 
     >>> from analytic.simulation import erlang
-    >>> phased = [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0, size=erlang(2))]
+    >>> phased = [RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 1.0, size=erlang(2))]
     >>> chain = multiserver_chain("fcfs", 4, phased, 2.0, max_waiting=3)
     >>> chain.n_states, chain.states[1]       # (class-0 jobs, class-1 jobs in phases 1 and 2), head, waiting
     (59, ((1, 0, 0), -1, 0))
@@ -230,7 +230,7 @@ def multiserver_chain(policy: str, servers: int, classes: Iterable[JobClass], ar
     return _System.build(policy, servers, classes, arrival_rate, max_waiting, representation, max_states).chain(max_states)
 
 
-def exact_multiserver(policy: str, servers: int, classes: Iterable[JobClass], arrival_rate: float,
+def exact_multiserver(policy: str, servers: int, classes: Iterable[RigidClass], arrival_rate: float,
                       max_waiting: int = 60, representation: str | None = None, max_states: int = 500_000,
                       method: str = "auto", tolerance: float = 1e-10) -> ExactMetrics:
     """Mean response time, probability of waiting and P_H of a multiserver-job queue, exactly.
@@ -266,8 +266,8 @@ def exact_multiserver(policy: str, servers: int, classes: Iterable[JobClass], ar
     --------
     One class needing 2 of 4 servers is an M/M/2 queue (Erlang C: E[R] = 1/(1 - ρ^2) at ρ = 1/2):
 
-    >>> from analytic.splitting import JobClass
-    >>> round(exact_multiserver("fcfs", 4, [JobClass(2, 1.0, 1.0)], 1.0, max_waiting=60).mean_response_time, 10)
+    >>> from analytic.splitting import RigidClass
+    >>> round(exact_multiserver("fcfs", 4, [RigidClass(2, 1.0, 1.0)], 1.0, max_waiting=60).mean_response_time, 10)
     1.3333333333
 
     With hyperexponential sizes of squared coefficient of variation 4 (H2) and one server's worth of
@@ -275,7 +275,7 @@ def exact_multiserver(policy: str, servers: int, classes: Iterable[JobClass], ar
     at ρ = 1/2:
 
     >>> from analytic.simulation import fitted
-    >>> h2 = JobClass(2, 1.0, 1.0, size=fitted(1.0, 2.0))
+    >>> h2 = RigidClass(2, 1.0, 1.0, size=fitted(1.0, 2.0))
     >>> round(exact_multiserver("fcfs", 3, [h2], 0.5, max_waiting=200).mean_response_time, 8)
     3.5
     """
@@ -304,8 +304,8 @@ class Saturation:
 
     Examples
     --------
-    >>> from analytic.splitting import JobClass, fcfs_saturation
-    >>> round(fcfs_saturation(4, [JobClass(1, 0.8, 1.0), JobClass(4, 0.2, 1.0)]).max_load, 4)
+    >>> from analytic.splitting import RigidClass, fcfs_saturation
+    >>> round(fcfs_saturation(4, [RigidClass(1, 0.8, 1.0), RigidClass(4, 0.2, 1.0)]).max_load, 4)
     0.7136
     """
 
@@ -318,7 +318,7 @@ class Saturation:
 SATURATION_MAX_STATES = 2_000_000
 
 
-def fcfs_saturation(servers: int, classes: Iterable[JobClass], method: str = "auto",
+def fcfs_saturation(servers: int, classes: Iterable[RigidClass], method: str = "auto",
                     tolerance: float = 1e-10) -> Saturation:
     """The stability limit of FCFS: the throughput of the saturated multiserver-job queue, exactly.
 
@@ -335,7 +335,7 @@ def fcfs_saturation(servers: int, classes: Iterable[JobClass], method: str = "au
     ----------
     servers : int
         k >= every need.
-    classes : sequence of JobClass
+    classes : sequence of RigidClass
         Exponential or phase-type service times, as in :func:`multiserver_chain`.
     method, tolerance
         Passed to :meth:`analytic.ctmc.CTMC.stationary`.
@@ -358,8 +358,8 @@ def fcfs_saturation(servers: int, classes: Iterable[JobClass], method: str = "au
     --------
     One class: all ⌊k/n⌋ slots stay busy.
 
-    >>> from analytic.splitting import JobClass
-    >>> fcfs_saturation(5, [JobClass(2, 1.0, 0.5)]).throughput
+    >>> from analytic.splitting import RigidClass
+    >>> fcfs_saturation(5, [RigidClass(2, 1.0, 0.5)]).throughput
     4.0
 
     The throughput depends on the size laws beyond their means: with H2 sizes (scv 4) for the
@@ -368,7 +368,7 @@ def fcfs_saturation(servers: int, classes: Iterable[JobClass], method: str = "au
     for the last small job to finish).
 
     >>> from analytic.simulation import fitted
-    >>> round(fcfs_saturation(4, [JobClass(1, 0.8, 1.0, size=fitted(1.0, 2.0)), JobClass(4, 0.2, 1.0)]).max_load, 4)
+    >>> round(fcfs_saturation(4, [RigidClass(1, 0.8, 1.0, size=fitted(1.0, 2.0)), RigidClass(4, 0.2, 1.0)]).max_load, 4)
     0.6091
     """
     classes = _classes(classes)
@@ -422,7 +422,7 @@ class _Phases:
         return min([t for t in self.exits if t > 0] + [r for moves in self.moves for _, r in moves])
 
 
-def _phase_law(i: int, job_class: JobClass) -> _Phases:
+def _phase_law(i: int, job_class: RigidClass) -> _Phases:
     """The service time of ``classes[i]`` as :class:`_Phases`: its phases reachable from β, or the
     exponential law of rate 1/d_i when one phase is; refused when the law is not phase-type."""
     phase_type = exact_phase_type(job_class.law, f"classes[{i}]", job_class.law, "service time")
@@ -446,7 +446,7 @@ def _phase_law(i: int, job_class: JobClass) -> _Phases:
                    tuple(float(exits[j]) for j in kept))
 
 
-def _check_phase_rates(arrival_rate: float, classes: Sequence[JobClass], phases: Sequence[_Phases], busy: float) -> None:
+def _check_phase_rates(arrival_rate: float, classes: Sequence[RigidClass], phases: Sequence[_Phases], busy: float) -> None:
     """Refuse a class whose phase rates (a move, a completion, an arrival that starts at once in a phase)
     fall below 2**-1021 times ``arrival_rate + busy``, a bound on the total rate out of a state, or below
     the normal doubles: the exact solver could not represent them (as :func:`_check_rate_span` for arrivals)."""
@@ -502,7 +502,7 @@ class _System:
             for cols, law in zip(columns, self.phases, strict=True)))
 
     @classmethod
-    def build(cls, policy: str, servers: int, classes: Iterable[JobClass], arrival_rate: float, max_waiting: int,
+    def build(cls, policy: str, servers: int, classes: Iterable[RigidClass], arrival_rate: float, max_waiting: int,
               representation: str | None, max_states: int) -> _System:
         """The validated system, refused when one class alone exceeds ``max_states`` (:meth:`refuse_large`)."""
         if not isinstance(policy, str) or policy not in EXACT_POLICIES:

@@ -23,11 +23,12 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from analytic._deprecation import old_names
 from analytic.errors import InvalidParameterError, UnstableSystemError
 from analytic.simulation import SizeLaw, exponential, fitted, size_law
 from analytic.validation import instances, integer, positive, real, unit_fraction
 
-__all__ = ["JobClass"]
+__all__ = ["RigidClass"]
 
 
 #: Tolerance on sum_i α_i = 1.
@@ -50,7 +51,7 @@ def _exact(value: Real) -> Fraction:
 
 
 @dataclass(frozen=True)
-class JobClass:
+class RigidClass:
     """One job class of Section 3.1: server need n_i, probability α_i, mean size d_i.
 
     Parameters
@@ -82,9 +83,9 @@ class JobClass:
 
     Examples
     --------
-    >>> JobClass(need=4, probability=0.25, mean_size=2.0).demand
+    >>> RigidClass(need=4, probability=0.25, mean_size=2.0).demand
     Fraction(2, 1)
-    >>> JobClass(need=4, probability=0.25, mean_size=2.0, size_std=3.0).law  # two-phase hyperexponential
+    >>> RigidClass(need=4, probability=0.25, mean_size=2.0, size_std=3.0).law  # two-phase hyperexponential
     ErlangMixture(weights=[0.8101, 0.1899], phases=[1, 1], rates=[0.8101, 0.1899], mean=2, scv=2.25)
     """
 
@@ -128,8 +129,8 @@ class JobClass:
         return _exact(self.probability) * _exact(self.mean_size) * self.need
 
 
-def _classes(classes: Iterable[JobClass]) -> tuple[JobClass, ...]:
-    result = instances("classes", classes, JobClass)
+def _classes(classes: Iterable[RigidClass]) -> tuple[RigidClass, ...]:
+    result = instances("classes", classes, RigidClass)
     total = sum(float(c.probability) for c in result)
     if abs(total - 1) > _PROBABILITY_SUM_TOLERANCE:
         raise InvalidParameterError("classes", [float(c.probability) for c in result],
@@ -146,7 +147,7 @@ def _server_count(servers: int, minimum: int = 1) -> int:
     return k
 
 
-def _servers(servers: int, classes: Sequence[JobClass]) -> int:
+def _servers(servers: int, classes: Sequence[RigidClass]) -> int:
     k = _server_count(servers)
     largest = max(c.need for c in classes)
     if largest > k:
@@ -163,7 +164,7 @@ def _total_rate(rate: float, servers: int, divisor: float, formula: str) -> floa
     return total
 
 
-def _check_rate_span(arrival_rate: float, classes: Sequence[JobClass], service: Sequence[float | None]) -> None:
+def _check_rate_span(arrival_rate: float, classes: Sequence[RigidClass], service: Sequence[float | None]) -> None:
     """Refuse an exact chain whose rates out of one state span more than its solver represents.
 
     Every arrival rate λ α_i must be a normal double at least 2**-1021 times λ + ``service[i]``,
@@ -188,14 +189,18 @@ def _check_rate_span(arrival_rate: float, classes: Sequence[JobClass], service: 
                                         "would span more than the double range)")
 
 
-def _probabilities(classes: Sequence[JobClass]) -> np.ndarray:
+def _probabilities(classes: Sequence[RigidClass]) -> np.ndarray:
     return np.array([float(c.probability) for c in classes])
 
 
-def check_load(servers: int, arrival_rate: float, classes: Sequence[JobClass]) -> float:
+def check_load(servers: int, arrival_rate: float, classes: Sequence[RigidClass]) -> float:
     """The arrival rate as a float, if the load λ ϱ / k of eq. (1) is below one (no policy is stable otherwise)."""
     rate = positive("arrival_rate", arrival_rate)
     load = rate * float(sum(c.demand for c in classes)) / servers
     if load >= 1:
         raise UnstableSystemError("load λ ϱ / k", load, 1.0, "eq. (1): no policy is stable at this arrival rate")
     return rate
+
+
+# Names before issue 32's vocabulary: they warn, and go in version 0.3.
+__getattr__ = old_names(globals(), {"JobClass": "RigidClass"})

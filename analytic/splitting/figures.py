@@ -48,7 +48,7 @@ from analytic.errors import InvalidParameterError
 from analytic.reproduce import Row, reproduces
 from analytic.simulation import SerialExecutor, check_executor
 from analytic.splitting.bounds import helper_probability_bound, stability_margin
-from analytic.splitting.classes import JobClass, _classes, _server_count, _servers, _total_rate
+from analytic.splitting.classes import RigidClass, _classes, _server_count, _servers, _total_rate
 from analytic.splitting.limits import subcritical_system
 from analytic.splitting.paper import figure1_classes, figure1_need_scale
 from analytic.splitting.policies import POLICIES
@@ -80,7 +80,7 @@ class System:
     x : float
         The abscissa of the figure (k or the load).
     servers : int
-    classes : tuple of JobClass
+    classes : tuple of RigidClass
     arrival_rate : float
     load : float
 
@@ -94,7 +94,7 @@ class System:
     label: str
     x: float
     servers: int
-    classes: tuple[JobClass, ...]
+    classes: tuple[RigidClass, ...]
     arrival_rate: float
     load: float
 
@@ -245,13 +245,13 @@ def figure2_subcritical(load: float = 0.8, servers: Sequence[int] = FIGURE1_SERV
     return tuple(result)
 
 
-def figure3_systems(classes: Iterable[JobClass], servers: int,
+def figure3_systems(classes: Iterable[RigidClass], servers: int,
                     loads: Sequence[float] = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)) -> tuple[System, ...]:
     """Figure 3: a class table (SDSC_SP2 or KIT_FH2) at k servers over a range of loads.
 
     Parameters
     ----------
-    classes : sequence of JobClass
+    classes : sequence of RigidClass
         A class table.
     servers : int
         k, an integer in [max_i n_i, 1.8e308].
@@ -278,7 +278,7 @@ def figure3_systems(classes: Iterable[JobClass], servers: int,
     return tuple(_system(f"ρ = {rho:g}", rho, k, classes, rho) for rho in _loads(loads))
 
 
-def _system(label: str, x: float, servers: int, classes: tuple[JobClass, ...], load: float) -> System:
+def _system(label: str, x: float, servers: int, classes: tuple[RigidClass, ...], load: float) -> System:
     """The system at load ρ on k servers: λ = ρ k / ϱ (eq. 1)."""
     return System(label, x, servers, classes, _total_rate(load, servers, float(sum(c.demand for c in classes)), "ρ k / ϱ"),
                   load)

@@ -9,12 +9,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from analytic._deprecation import old_names
 from analytic.erlang import halfin_whitt_blocking
 from analytic.errors import InvalidParameterError, UnstableSystemError
-from analytic.splitting.classes import JobClass, _classes, _exact, _probabilities, _servers, _total_rate
+from analytic.splitting.classes import RigidClass, _classes, _exact, _probabilities, _servers, _total_rate
 from analytic.validation import integer, positive
 
-__all__ = ["ScaledSystem", "critical_system", "subcritical_system", "theorem1_limit", "theorem2_limit"]
+__all__ = ["ScaledSystem", "critical_helper_limit", "critical_system", "subcritical_system", "zero_wait_response_time"]
 
 
 @dataclass(frozen=True)
@@ -25,30 +26,30 @@ class ScaledSystem:
     ----------
     servers : int
     arrival_rate : float
-    classes : tuple of JobClass
+    classes : tuple of RigidClass
         Needs n_i f_k, probabilities and sizes unchanged.
     load : float
         ρ^(k) = λ^(k) ϱ^(k) / k.
 
     Examples
     --------
-    >>> from analytic.splitting import JobClass, critical_system
-    >>> critical_system(400, 1, 2.0, [JobClass(1, 1.0, 1.0)]).load
+    >>> from analytic.splitting import RigidClass, critical_system
+    >>> critical_system(400, 1, 2.0, [RigidClass(1, 1.0, 1.0)]).load
     0.9
     """
 
     servers: int
     arrival_rate: float
-    classes: tuple[JobClass, ...]
+    classes: tuple[RigidClass, ...]
     load: float
 
 
-def _scaled_classes(classes: Sequence[JobClass], scale: int) -> tuple[JobClass, ...]:
+def _scaled_classes(classes: Sequence[RigidClass], scale: int) -> tuple[RigidClass, ...]:
     scale = integer("need_scale", scale, meaning=" (f_k)")
     return tuple(dataclasses.replace(c, need=c.need * scale) for c in classes)
 
 
-def subcritical_system(servers: int, need_scale: int, arrival_rate: float, classes: Iterable[JobClass]) -> ScaledSystem:
+def subcritical_system(servers: int, need_scale: int, arrival_rate: float, classes: Iterable[RigidClass]) -> ScaledSystem:
     """The k-th system of the subcritical scaling (7): λ^(k) = λ k / f_k, n_i^(k) = n_i f_k.
 
     Parameters
@@ -59,7 +60,7 @@ def subcritical_system(servers: int, need_scale: int, arrival_rate: float, class
         f_k >= 1 (f_k = o(k), eq. (6)).
     arrival_rate : float
         The base rate λ, with ρ = λ ϱ < 1 for the base classes.
-    classes : sequence of JobClass
+    classes : sequence of RigidClass
         The base classes (needs n_i).
 
     Returns
@@ -80,7 +81,7 @@ def subcritical_system(servers: int, need_scale: int, arrival_rate: float, class
 
     Examples
     --------
-    >>> system = subcritical_system(100, 2, 0.5, [JobClass(1, 1.0, 1.0)])
+    >>> system = subcritical_system(100, 2, 0.5, [RigidClass(1, 1.0, 1.0)])
     >>> system.arrival_rate, system.classes[0].need, system.load
     (25.0, 2, 0.5)
     """
@@ -95,7 +96,7 @@ def subcritical_system(servers: int, need_scale: int, arrival_rate: float, class
                         load=load)
 
 
-def critical_system(servers: int, need_scale: int, theta: float, classes: Iterable[JobClass]) -> ScaledSystem:
+def critical_system(servers: int, need_scale: int, theta: float, classes: Iterable[RigidClass]) -> ScaledSystem:
     """The k-th system of the Halfin–Whitt scaling (8) with (1 - ρ^(k)) √(k/f_k) = θ exactly.
 
     ρ^(k) = 1 - θ √(f_k/k) and λ^(k) = ρ^(k) k / ϱ^(k), with ϱ^(k) = f_k sum_i α_i d_i n_i.
@@ -108,7 +109,7 @@ def critical_system(servers: int, need_scale: int, theta: float, classes: Iterab
         f_k >= 1 (f_k = o(k)); e.g. :func:`figure1_need_scale`.
     theta : float
         θ > 0 with 0 < 1 - θ √(f_k/k) < 1 in doubles.
-    classes : sequence of JobClass
+    classes : sequence of RigidClass
         The base classes (needs n_i).
 
     Returns
@@ -127,7 +128,7 @@ def critical_system(servers: int, need_scale: int, theta: float, classes: Iterab
 
     Examples
     --------
-    >>> system = critical_system(400, 1, 2.0, [JobClass(1, 1.0, 1.0)])
+    >>> system = critical_system(400, 1, 2.0, [RigidClass(1, 1.0, 1.0)])
     >>> system.load, system.arrival_rate
     (0.9, 360.0)
     """
@@ -144,12 +145,12 @@ def critical_system(servers: int, need_scale: int, theta: float, classes: Iterab
     return ScaledSystem(servers=k, arrival_rate=rate, classes=scaled, load=load)
 
 
-def theorem1_limit(classes: Iterable[JobClass]) -> float:
+def zero_wait_response_time(classes: Iterable[RigidClass]) -> float:
     """Theorem 1's limit of the mean response time, sum_i α_i d_i (P_H -> 0 under scaling (7)).
 
     Parameters
     ----------
-    classes : sequence of JobClass
+    classes : sequence of RigidClass
         The job classes.
 
     Returns
@@ -159,13 +160,13 @@ def theorem1_limit(classes: Iterable[JobClass]) -> float:
 
     Examples
     --------
-    >>> theorem1_limit([JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 3.0)])
+    >>> zero_wait_response_time([RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 3.0)])
     2.0
     """
     return float(sum(_exact(c.probability) * _exact(c.mean_size) for c in _classes(classes)))
 
 
-def theorem2_limit(theta: float, classes: Iterable[JobClass]) -> float:
+def critical_helper_limit(theta: float, classes: Iterable[RigidClass]) -> float:
     """Theorem 2's limit of √(k/f_k) P_H^(k): θ sum_i α_i φ(θ_i) / (θ_i Φ(θ_i)), θ_i = θ √(ϱ_i/(n_i ϱ)).
 
     An upper bound for BS-π and, by Property 1 and Lemma 1, the exact limit for ModifiedBS.
@@ -174,7 +175,7 @@ def theorem2_limit(theta: float, classes: Iterable[JobClass]) -> float:
     ----------
     theta : float
         θ > 0 of eq. (8b).
-    classes : sequence of JobClass
+    classes : sequence of RigidClass
         The base classes (needs n_i before scaling by f_k).
 
     Returns
@@ -192,7 +193,7 @@ def theorem2_limit(theta: float, classes: Iterable[JobClass]) -> float:
 
     Examples
     --------
-    >>> round(theorem2_limit(1.0, [JobClass(1, 1.0, 1.0)]), 12)  # φ(1)/Φ(1)
+    >>> round(critical_helper_limit(1.0, [RigidClass(1, 1.0, 1.0)]), 12)  # φ(1)/Φ(1)
     0.287599970939
     """
     classes = _classes(classes)
@@ -200,3 +201,7 @@ def theorem2_limit(theta: float, classes: Iterable[JobClass]) -> float:
     total = sum(c.demand for c in classes)
     thetas = np.array([theta * math.sqrt(float(c.demand / (c.need * total))) for c in classes])
     return float(theta * _probabilities(classes) @ (np.asarray(halfin_whitt_blocking(thetas)) / thetas))
+
+
+# Names before issue 32's vocabulary: they warn, and go in version 0.3.
+__getattr__ = old_names(globals(), {"theorem1_limit": "zero_wait_response_time", "theorem2_limit": "critical_helper_limit"})

@@ -11,14 +11,14 @@ from collections.abc import Iterable, Mapping
 
 from analytic.ctmc import CTMC
 from analytic.errors import InvalidParameterError
-from analytic.splitting.classes import JobClass, _check_rate_span, _classes
+from analytic.splitting.classes import RigidClass, _check_rate_span, _classes
 from analytic.splitting.partition import balanced_partition
 from analytic.validation import positive
 
 __all__ = ["modified_bs_chain", "modified_bs_helper_probability"]
 
 
-def modified_bs_chain(servers: int, arrival_rate: float, classes: Iterable[JobClass],
+def modified_bs_chain(servers: int, arrival_rate: float, classes: Iterable[RigidClass],
                       hyperexponential: Mapping[int, tuple[float, float]] | None = None,
                       max_states: int = 200_000) -> CTMC:
     """The CTMC of the A system under ModifiedBS, built from Definition 2 with analytic.ctmc.
@@ -34,7 +34,7 @@ def modified_bs_chain(servers: int, arrival_rate: float, classes: Iterable[JobCl
         k.
     arrival_rate : float
         λ > 0.
-    classes : sequence of JobClass
+    classes : sequence of RigidClass
     hyperexponential : mapping, optional
         ``{i: (q, rate)}``: class i's service time is exponential with ``rate`` with probability
         q, else exponential with the rate that keeps its mean d_i (it must be positive).
@@ -60,7 +60,7 @@ def modified_bs_chain(servers: int, arrival_rate: float, classes: Iterable[JobCl
 
     Examples
     --------
-    >>> modified_bs_chain(8, 2.0, [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)]).n_states  # s = (2, 2)
+    >>> modified_bs_chain(8, 2.0, [RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 1.0)]).n_states  # s = (2, 2)
     9
     """
     classes = _classes(classes)
@@ -93,7 +93,7 @@ def modified_bs_chain(servers: int, arrival_rate: float, classes: Iterable[JobCl
     return CTMC.from_function(initial, transitions, max_states=max_states)
 
 
-def _service_phases(index: int, job_class: JobClass, spec: tuple[float, float] | None):
+def _service_phases(index: int, job_class: RigidClass, spec: tuple[float, float] | None):
     """(phase probabilities, phase rates) of a class's service time with mean d_i."""
     mean = float(job_class.mean_size)
     if spec is None:
@@ -116,7 +116,7 @@ def _phase_specs(hyperexponential: object, count: int) -> list:
     return [hyperexponential.get(i) for i in range(count)]
 
 
-def modified_bs_helper_probability(servers: int, arrival_rate: float, classes: Iterable[JobClass],
+def modified_bs_helper_probability(servers: int, arrival_rate: float, classes: Iterable[RigidClass],
                                    hyperexponential: Mapping[int, tuple[float, float]] | None = None,
                                    method: str = "auto", tolerance: float = 1e-10) -> float:
     """P_H under ModifiedBS from the exact CTMC: sum_i α_i P(fewer than n_i idle servers in A_i) (PASTA).
@@ -131,7 +131,7 @@ def modified_bs_helper_probability(servers: int, arrival_rate: float, classes: I
         k.
     arrival_rate : float
         λ > 0.
-    classes : sequence of JobClass
+    classes : sequence of RigidClass
         The job classes (exponential sizes unless ``hyperexponential`` says otherwise).
     hyperexponential : mapping of int to (float, float), optional
         As in :func:`modified_bs_chain`.
@@ -150,7 +150,7 @@ def modified_bs_helper_probability(servers: int, arrival_rate: float, classes: I
 
     Examples
     --------
-    >>> round(modified_bs_helper_probability(11, 1.0, [JobClass(2, 1.0, 2.0)]), 12)  # E_4(2) = 2/21
+    >>> round(modified_bs_helper_probability(11, 1.0, [RigidClass(2, 1.0, 2.0)]), 12)  # E_4(2) = 2/21
     0.095238095238
     """
     classes = _classes(classes)

@@ -18,13 +18,13 @@ import numpy as np
 from analytic.reproduce import Row, reproduces
 from analytic.splitting.bounds import helper_probability_bound, stability_margin
 from analytic.splitting.chains import exact_multiserver, fcfs_saturation
-from analytic.splitting.classes import JobClass, _exact
+from analytic.splitting.classes import RigidClass, _exact
 from analytic.splitting.limits import (
     _scaled_classes,
+    critical_helper_limit,
     critical_system,
     subcritical_system,
-    theorem1_limit,
-    theorem2_limit,
+    zero_wait_response_time,
 )
 from analytic.splitting.modified_bs import modified_bs_helper_probability
 from analytic.splitting.partition import balanced_partition
@@ -33,9 +33,9 @@ from analytic.validation import integer
 __all__ = ["KIT_FH2", "SDSC_SP2", "figure1_classes", "figure1_need_scale"]
 
 
-def _table(rows: Sequence[tuple[float, float, int, float]], total: float = 1.0) -> tuple[JobClass, ...]:
+def _table(rows: Sequence[tuple[float, float, int, float]], total: float = 1.0) -> tuple[RigidClass, ...]:
     """Classes from (E[D_i], std(D_i), n_i, α_i) rows; α_i divided by their printed sum."""
-    return tuple(JobClass(need=n, probability=_exact(alpha) / _exact(total), mean_size=mean, size_std=std)
+    return tuple(RigidClass(need=n, probability=_exact(alpha) / _exact(total), mean_size=mean, size_std=std)
                  for mean, std, n, alpha in rows)
 
 
@@ -99,7 +99,7 @@ def _integer_cube_root(n: int) -> int:
         x = y
 
 
-def figure1_classes(need_scale: int = 1) -> tuple[JobClass, ...]:
+def figure1_classes(need_scale: int = 1) -> tuple[RigidClass, ...]:
     """The "several small and few large" model of Figure 1, needs scaled by f.
 
     Small jobs (f, mean 1) with probability 0.95; large jobs (2f, 40), (4f, 20), (8f, 10), each
@@ -112,7 +112,7 @@ def figure1_classes(need_scale: int = 1) -> tuple[JobClass, ...]:
 
     Returns
     -------
-    tuple of JobClass
+    tuple of RigidClass
 
 
     Examples
@@ -121,11 +121,11 @@ def figure1_classes(need_scale: int = 1) -> tuple[JobClass, ...]:
     [(2, 1.0), (4, 40.0), (8, 20.0), (16, 10.0)]
     """
     large = Fraction(1, 60)
-    base = (JobClass(1, Fraction(19, 20), 1), JobClass(2, large, 40), JobClass(4, large, 20), JobClass(8, large, 10))
+    base = (RigidClass(1, Fraction(19, 20), 1), RigidClass(2, large, 40), RigidClass(4, large, 20), RigidClass(8, large, 10))
     return _scaled_classes(base, need_scale)
 
 
-def _partition_by_scan(servers: int, classes: Sequence[JobClass]) -> tuple[float, tuple[int, ...], int]:
+def _partition_by_scan(servers: int, classes: Sequence[RigidClass]) -> tuple[float, tuple[int, ...], int]:
     """ψ and the partition by walking through every breakpoint in increasing order (reference)."""
     needs = [c.need for c in classes]
     total = sum(c.demand for c in classes)
@@ -209,7 +209,7 @@ def _stability_rows() -> list[Row]:
 @reproduces
 def _property1_row() -> Row:
     """Property 1 / eq. (16): the loss-formula value equals P_H of the exact ModifiedBS chain."""
-    classes = [JobClass(1, 0.6, 1.0), JobClass(2, 0.3, 1.5), JobClass(4, 0.1, 2.0)]
+    classes = [RigidClass(1, 0.6, 1.0), RigidClass(2, 0.3, 1.5), RigidClass(4, 0.1, 2.0)]
     return Row(paper="Anselmi & Doncel, Property 1, eq. (16)",
                statement="P_H of ModifiedBS: eq. (16) vs exact CTMC of Definition 2 (k = 40, λ = 9, "
                          "hyperexponential sizes for the 2-server class)",
@@ -219,7 +219,7 @@ def _property1_row() -> Row:
 
 #: The system of the BS-FCFS rows: k = 8, needs 1 and 2, load 0.4 (exact chain truncated at 9 waiting jobs:
 #: 2681 states, lost fraction 3.4e-5, a thousandth of the gap the rows show; seconds to solve).
-_BS_CLASSES = (JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5))
+_BS_CLASSES = (RigidClass(1, 0.6, 1.0), RigidClass(2, 0.4, 1.5))
 
 
 @reproduces
@@ -250,7 +250,7 @@ def _corollary1_rows() -> list[Row]:
 @reproduces
 def _fcfs_throughput_row() -> Row:
     """Table 1: FCFS is not throughput optimal (stable only below the saturated throughput)."""
-    limit = fcfs_saturation(4, (JobClass(1, 0.8, 1.0), JobClass(4, 0.2, 1.0)))
+    limit = fcfs_saturation(4, (RigidClass(1, 0.8, 1.0), RigidClass(4, 0.2, 1.0)))
     return Row(paper="Anselmi & Doncel, Table 1 (FCFS)",
                statement="FCFS is not throughput optimal: k = 4, needs 1 and 4 (powers of two), largest stable load < 1",
                paper_value=True, value=bool(limit.max_load < 1),
@@ -273,7 +273,7 @@ def _fcfs_throughput_row() -> Row:
 # λ. tests/test_claims_splitting.py checks each inequality on the exact BS-FCFS chain.
 
 
-def _mmc_bounds(servers: int, arrival_rate: float, classes: Sequence[JobClass]) -> dict[str, float]:
+def _mmc_bounds(servers: int, arrival_rate: float, classes: Sequence[RigidClass]) -> dict[str, float]:
     """The bounds above for one system: P(wait) from below, P(sent to H) and E[R] from above, P(served on H)."""
     from analytic.erlang import erlang_c
 
@@ -302,7 +302,7 @@ def _theorem1_own_rows() -> list[Row]:
         system = subcritical_system(k, figure1_need_scale(k), rate, base)
         bounds.append(_mmc_bounds(system.servers, system.arrival_rate, system.classes))
     sent = [b["sent_up"] for b in bounds]
-    excess = [b["response_up"] - theorem1_limit(base) for b in bounds]
+    excess = [b["response_up"] - zero_wait_response_time(base) for b in bounds]
     where = "Figure 1 model (exponential sizes), ρ = 0.9, f_k = ⌊(k/32)^(2/3)⌋, k = 2^10, 2^20, 2^30, 2^40"
     return [
         Row(paper="Anselmi & Doncel, Theorem 1",
@@ -319,7 +319,7 @@ def _theorem1_own_rows() -> list[Row]:
                       f"{where}: upper bound minus the limit at k = 2^40",
             paper_value=0.0, value=excess[-1], tolerance=1e-9,
             note="upper bound minus the limit " + ", ".join(f"{e:.3g}" for e in excess)
-                 + f" (limit {theorem1_limit(base):.6g}): the mean response time of BS-π is pinned to the limit."),
+                 + f" (limit {zero_wait_response_time(base):.6g}): the mean response time of BS-π is pinned to the limit."),
     ]
 
 
@@ -336,7 +336,7 @@ def _critical_bounds(theta: float = 0.7, exponents: Sequence[int] = (20, 30, 40)
         k = 2**e
         system = critical_system(k, figure1_need_scale(k), theta, base)
         out.append({**_mmc_bounds(k, system.arrival_rate, system.classes), "k": k,
-                    "scale": math.sqrt(k / figure1_need_scale(k)), "eq9": theorem2_limit(theta, base),
+                    "scale": math.sqrt(k / figure1_need_scale(k)), "eq9": critical_helper_limit(theta, base),
                     "halfin_whitt": limit})
     return out
 
@@ -445,7 +445,7 @@ def _eq13_row() -> Row:
                     "since 1 - ψ^(k) <= max_i n_i^(k)/k moves s_i by O(1).")
 
 
-def _lsf_capacities(servers: int, classes: Sequence[JobClass], arrival_rate: float,
+def _lsf_capacities(servers: int, classes: Sequence[RigidClass], arrival_rate: float,
                     spread: float = 5) -> list[tuple[float, float, float]]:
     """Preemptive Least Servers First, exponential sizes: per class j > 0, (λ α_j d_j, E[⌊(k - servers held by classes
     < j)/n_j⌋], truncated mass) in the stationary law of the classes before j.
@@ -608,3 +608,18 @@ def _server_filling_scan(servers: int, needs: Sequence[int]) -> tuple[int, int, 
                 idle += 1
                 example = example or jobs
     return count, idle, example
+
+
+@reproduces
+def _lemma1_rows() -> list[Row]:
+    """Lemma 1: √s E_s(s - θ√s) approaches φ(θ)/Φ(θ); the gap shrinks like 1/√s."""
+    from analytic.erlang import erlang_b, halfin_whitt_blocking
+
+    theta, rows = 0.7, []
+    for s in (1e4, 1e8, 1e12):
+        value = math.sqrt(s) * erlang_b(s, s - theta * math.sqrt(s))
+        rows.append(Row(paper="Anselmi & Doncel, Lemma 1",
+                        statement=f"√s E_s(a) -> φ(θ)/Φ(θ): (1 - a/s)√s = {theta}, s = {s:.0e} (tolerance 1/(4√s))",
+                        paper_value=float(halfin_whitt_blocking(theta)), value=value,
+                        tolerance=0.25 / math.sqrt(s)))
+    return rows

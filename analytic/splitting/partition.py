@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from analytic.splitting.classes import JobClass, _classes, _servers
+from analytic.splitting.classes import RigidClass, _classes, _servers
 
 __all__ = ["Partition", "balanced_partition"]
 
@@ -42,8 +42,8 @@ class Partition:
 
     Examples
     --------
-    >>> from analytic.splitting import JobClass, balanced_partition
-    >>> partition = balanced_partition(8, [JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5)])
+    >>> from analytic.splitting import RigidClass, balanced_partition
+    >>> partition = balanced_partition(8, [RigidClass(1, 0.6, 1.0), RigidClass(2, 0.4, 1.5)])
     >>> partition.reserved, partition.helpers
     ((2, 4), 2)
     """
@@ -56,7 +56,7 @@ class Partition:
     helpers: int
 
 
-def balanced_partition(servers: int, classes: Iterable[JobClass]) -> Partition:
+def balanced_partition(servers: int, classes: Iterable[RigidClass]) -> Partition:
     """The reserved sets a_i and helpers ``|H|`` of eqs. (2a)–(2b), with ψ computed exactly.
 
     With c_i = k ϱ_i / (n_i ϱ), the number of servers left to helpers, h(x) = k - sum_i
@@ -70,7 +70,7 @@ def balanced_partition(servers: int, classes: Iterable[JobClass]) -> Partition:
     ----------
     servers : int
         k >= max_i n_i.
-    classes : sequence of JobClass
+    classes : sequence of RigidClass
         The C classes; probabilities sum to 1.
 
     Returns
@@ -88,7 +88,7 @@ def balanced_partition(servers: int, classes: Iterable[JobClass]) -> Partition:
 
     Examples
     --------
-    >>> p = balanced_partition(10, [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)])
+    >>> p = balanced_partition(10, [RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 1.0)])
     >>> p.psi, p.reserved, p.helpers  # c_i = 10/3: floor(10x/3) (1 + 2) <= 10 - 2 iff x < 0.9
     (0.9, (2, 4), 4)
     """

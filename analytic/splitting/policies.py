@@ -54,10 +54,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from analytic._deprecation import renamed_arguments
 from analytic.errors import InvalidParameterError
 from analytic.memory import require
 from analytic.simulation import Discrete, ErlangMixture, Pareto, SizeLaw
-from analytic.splitting.classes import JobClass
+from analytic.splitting.classes import RigidClass
 from analytic.validation import integer, real_array
 
 __all__ = ["POLICIES", "Policy", "PolicyState", "gittins_rank", "gittins_table", "resolve_policy"]
@@ -151,10 +152,10 @@ class PolicyState:
     A callable policy that serves jobs in arrival order while they fit (FCFS without blocking):
 
     >>> import numpy as np
-    >>> from analytic.splitting import JobClass, simulate_multiserver
+    >>> from analytic.splitting import RigidClass, simulate_multiserver
     >>> def first_fit(state):
     ...     return np.cumsum(state.need) <= state.servers
-    >>> simulate_multiserver(first_fit, 2, [JobClass(1, 1.0, 1.0)], 1.0, jobs=2000, seed=1).policy
+    >>> simulate_multiserver(first_fit, 2, [RigidClass(1, 1.0, 1.0)], 1.0, jobs=2000, seed=1).policy
     'callable'
     """
 
@@ -173,7 +174,7 @@ def _power_of_two(n: int) -> bool:
 
 
 def resolve_policy(policy: str | Callable[[PolicyState], object], servers: int,
-                   classes: Sequence[JobClass]) -> Policy | Callable[[PolicyState], object]:
+                   classes: Sequence[RigidClass]) -> Policy | Callable[[PolicyState], object]:
     """The :class:`Policy` named ``policy`` checked against the system, or the callable itself.
 
     Parameters
@@ -182,7 +183,7 @@ def resolve_policy(policy: str | Callable[[PolicyState], object], servers: int,
         A name of :data:`POLICIES` or a callable of a :class:`PolicyState`.
     servers : int
         k.
-    classes : sequence of JobClass
+    classes : sequence of RigidClass
         The job classes.
 
     Returns
@@ -197,7 +198,7 @@ def resolve_policy(policy: str | Callable[[PolicyState], object], servers: int,
 
     Examples
     --------
-    >>> resolve_policy("server-filling", 12, [JobClass(4, 1.0, 1.0)])  # doctest: +ELLIPSIS
+    >>> resolve_policy("server-filling", 12, [RigidClass(4, 1.0, 1.0)])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     analytic.errors.InvalidParameterError: servers = 12: must be a power of two for server-filling (...
@@ -264,16 +265,17 @@ def _ratio(survival, tail, a: np.ndarray, b: np.ndarray, sa: np.ndarray, ta: np.
         return np.where(drop > 0, (ta - tail(b)) / np.where(drop > 0, drop, 1.0), np.inf)
 
 
-def _check_law(law: object) -> None:
-    if not isinstance(law, SizeLaw):
-        raise InvalidParameterError("law", law, "must be an analytic.simulation.SizeLaw")
+def _check_size(size: object) -> None:
+    if not isinstance(size, SizeLaw):
+        raise InvalidParameterError("size", size, "must be an analytic.simulation.SizeLaw")
 
 
 #: Memory of the Gittins search per age: a grid of 160 trial ends b, a few float arrays of each.
 _BYTES_PER_AGE = 160 * 8 * 8
 
 
-def gittins_rank(law: SizeLaw, ages: float | np.ndarray) -> np.ndarray:
+@renamed_arguments(law="size")
+def gittins_rank(size: SizeLaw, ages: float | np.ndarray) -> np.ndarray:
     """The Gittins rank G(a) = inf_{b > a} E[min(D, b) - a | D > a] / P(D <= b | D > a) of a size law.
 
     Lower is served first. With S the survival function and T(x) = ∫_x^∞ S, the ratio is
@@ -286,7 +288,7 @@ def gittins_rank(law: SizeLaw, ages: float | np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    law : SizeLaw
+    size : SizeLaw
     ages : float or array_like
         Attained service a >= 0.
 
@@ -298,7 +300,7 @@ def gittins_rank(law: SizeLaw, ages: float | np.ndarray) -> np.ndarray:
     Raises
     ------
     InvalidParameterError
-        Negative or non-finite ages, or ``law`` not a SizeLaw.
+        Negative or non-finite ages, or ``size`` not a SizeLaw.
 
     References
     ----------
@@ -313,7 +315,8 @@ def gittins_rank(law: SizeLaw, ages: float | np.ndarray) -> np.ndarray:
     >>> gittins_rank(deterministic(3.0), [0.0, 1.0]).tolist()
     [3.0, 2.0]
     """
-    _check_law(law)
+    _check_size(size)
+    law = size
     a = real_array("ages", ages, allow_infinite=True)
     if not np.all(np.isfinite(a)) or np.any(a < 0):
         raise InvalidParameterError("ages", ages, "must be finite and >= 0")
@@ -344,7 +347,8 @@ def gittins_rank(law: SizeLaw, ages: float | np.ndarray) -> np.ndarray:
     return np.where(alive, best, 0.0).reshape(shape)
 
 
-def gittins_table(law: SizeLaw, points: int = 256) -> tuple[np.ndarray, np.ndarray]:
+@renamed_arguments(law="size")
+def gittins_table(size: SizeLaw, points: int = 256) -> tuple[np.ndarray, np.ndarray]:
     """Ages and Gittins ranks on which the simulator interpolates linearly.
 
     Ages: 0, the atoms of a discrete law (with 32 points between consecutive ones), or a geometric
@@ -354,7 +358,7 @@ def gittins_table(law: SizeLaw, points: int = 256) -> tuple[np.ndarray, np.ndarr
 
     Parameters
     ----------
-    law : SizeLaw
+    size : SizeLaw
         A job-size law.
     points : int
         Points of the geometric grid.
@@ -372,7 +376,8 @@ def gittins_table(law: SizeLaw, points: int = 256) -> tuple[np.ndarray, np.ndarr
     >>> bool(np.allclose(ranks, 1.0, rtol=1e-9, atol=0))
     True
     """
-    _check_law(law)
+    _check_size(size)
+    law = size
     require(_BYTES_PER_AGE * integer("points", points, minimum=2), "the Gittins table", points)
     survival, _ = _survival_and_tail(law)
     if isinstance(law, ErlangMixture) and law.phases.tolist() == [1]:  # exponential: a constant rank

@@ -2,7 +2,7 @@
 
 k servers; jobs arrive as a Poisson process of total rate λ, are of class i with probability α_i,
 hold n_i servers for their whole service and need a service time drawn from the class's law
-(:attr:`JobClass.law`: exponential unless given). Policies: :mod:`~analytic.splitting.policies` (BS-FCFS of Definition
+(:attr:`RigidClass.law`: exponential unless given). Policies: :mod:`~analytic.splitting.policies` (BS-FCFS of Definition
 1 and ModifiedBS-FCFS of Definition 2 among them) or any callable.
 
 Randomness: each replication has its own ``SeedSequence`` child, spawned into three streams —
@@ -45,9 +45,9 @@ from analytic.simulation import (
 )
 from analytic.simulation._runs import pooled, run_control, run_replications, split_jobs, warmup_of
 from analytic.simulation.clock import check_horizon
-from analytic.splitting import engine
+from analytic.splitting import _engine as engine
 from analytic.splitting.bounds import split_servers
-from analytic.splitting.classes import JobClass, _classes, _servers, check_load
+from analytic.splitting.classes import RigidClass, _classes, _servers, check_load
 from analytic.splitting.policies import Policy, PolicyState, gittins_table, resolve_policy
 from analytic.validation import confidence, user_code
 
@@ -86,8 +86,8 @@ class ClassEstimates:
 
     Examples
     --------
-    >>> from analytic.splitting import JobClass, simulate_multiserver
-    >>> sim = simulate_multiserver("fcfs", 4, [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)], 1.0, jobs=4000, seed=1)
+    >>> from analytic.splitting import RigidClass, simulate_multiserver
+    >>> sim = simulate_multiserver("fcfs", 4, [RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 1.0)], 1.0, jobs=4000, seed=1)
     >>> [c.need for c in sim.per_class]
     [1, 2]
     """
@@ -121,8 +121,8 @@ class ClassEstimates:
 
         Examples
         --------
-        >>> from analytic.splitting import JobClass, simulate_multiserver
-        >>> sim = simulate_multiserver("fcfs", 4, [JobClass(1, 0.5, 1.0), JobClass(2, 0.5, 1.0)], 1.0, jobs=4000, seed=1)
+        >>> from analytic.splitting import RigidClass, simulate_multiserver
+        >>> sim = simulate_multiserver("fcfs", 4, [RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 1.0)], 1.0, jobs=4000, seed=1)
         >>> sim.per_class[0].estimate("mean_response_time").samples
         20
         """
@@ -174,8 +174,8 @@ class MultiserverSimulation:
 
     Examples
     --------
-    >>> from analytic.splitting import JobClass, simulate_multiserver
-    >>> sim = simulate_multiserver("bs-fcfs", 8, [JobClass(1, 0.6, 1.0), JobClass(2, 0.4, 1.5)], 16 / 9, jobs=4000, seed=1)
+    >>> from analytic.splitting import RigidClass, simulate_multiserver
+    >>> sim = simulate_multiserver("bs-fcfs", 8, [RigidClass(1, 0.6, 1.0), RigidClass(2, 0.4, 1.5)], 16 / 9, jobs=4000, seed=1)
     >>> sim.policy, sim.helper_probability is not None
     ('bs-fcfs', True)
     """
@@ -222,8 +222,8 @@ class MultiserverSimulation:
         Examples
         --------
         >>> from analytic.simulation import compare
-        >>> from analytic.splitting import JobClass, simulate_multiserver
-        >>> sim = simulate_multiserver("fcfs", 2, [JobClass(1, 1.0, 1.0)], 1.0, jobs=100_000, seed=3)
+        >>> from analytic.splitting import RigidClass, simulate_multiserver
+        >>> sim = simulate_multiserver("fcfs", 2, [RigidClass(1, 1.0, 1.0)], 1.0, jobs=100_000, seed=3)
         >>> compare(sim.estimate("mean_response_time"), 4 / 3).verdict   # M/M/2 at load 1/2
         'agrees'
         """
@@ -260,7 +260,7 @@ class _Setup:
     policy: Policy | Callable[[PolicyState], object]
     servers: int
     arrival_rate: float
-    classes: tuple[JobClass, ...]
+    classes: tuple[RigidClass, ...]
     slots: tuple[int, ...]
     helpers: int
     arrivals: int
@@ -472,7 +472,7 @@ _INT64_MAX = 2**63 - 1
 
 
 @run_control("arrivals")
-def simulate_multiserver(policy: str | Callable[[PolicyState], object], servers: int, classes: Iterable[JobClass],
+def simulate_multiserver(policy: str | Callable[[PolicyState], object], servers: int, classes: Iterable[RigidClass],
                          arrival_rate: float, jobs: int = 1_000_000, warmup: int | None = None, replications: int = 1,
                          seed: int | np.random.SeedSequence | np.random.Generator | None = None,
                          executor: Executor | None = None, *, level: float = 0.95, batches: int = 20,
@@ -490,8 +490,8 @@ def simulate_multiserver(policy: str | Callable[[PolicyState], object], servers:
         (:mod:`analytic.splitting.policies`), or a callable taking a :class:`PolicyState`.
     servers : int
         k >= every need (a power of two, as every need, for the ServerFilling policies).
-    classes : sequence of JobClass
-        Needs, probabilities and service-time laws (:attr:`JobClass.law`).
+    classes : sequence of RigidClass
+        Needs, probabilities and service-time laws (:attr:`RigidClass.law`).
     arrival_rate : float
         Total arrival rate λ, with load λ ϱ / k < 1, and large enough that the arrivals of one
         replication span at most 1e12 of the smallest mean size, (jobs / replications) / λ
@@ -531,7 +531,7 @@ def simulate_multiserver(policy: str | Callable[[PolicyState], object], servers:
 
     >>> from analytic.erlang import erlang_c
     >>> from analytic.simulation import compare
-    >>> sim = simulate_multiserver("fcfs", 8, [JobClass(2, 1.0, 1.0)], 3.0, jobs=200_000, seed=1)
+    >>> sim = simulate_multiserver("fcfs", 8, [RigidClass(2, 1.0, 1.0)], 3.0, jobs=200_000, seed=1)
     >>> exact = 1 + erlang_c(4, 3.0) / (4 - 3.0)
     >>> compare(sim.estimate("mean_response_time"), exact).verdict
     'agrees'

@@ -4,7 +4,7 @@ conditioning.
 O'Cinneide (*Entrywise perturbation theory and error analysis for Markov chains*, Numer. Math. 65,
 1993) proved that the dense GTH algorithm computes every stationary probability to a relative
 error of a modest multiple of ``n**3 u``. This module derives the analogue for the multifrontal
-elimination of :mod:`analytic.ctmc.gth` from its operation counts, and evaluates it from the
+elimination of :mod:`analytic.ctmc._gth` from its operation counts, and evaluates it from the
 symbolic analysis alone. The argument (re-derived here for this implementation; the constants are
 ours, not the paper's):
 
@@ -47,9 +47,9 @@ over t's column, plus ``sum_t 2 c_t 2**-100``. The counts are those of the facto
 is an exact zero in every front, and adds or multiplies without rounding. It needs a factorization with no
 underflow: no embedded rate, routing probability, censored rate or product of the two below
 ``2**-1022``, and no contribution shifted below it
-(:class:`~analytic.ctmc.gth.Factorization` checks this). It grows like the factor's entries times
+(:class:`~analytic.ctmc._gth.Factorization` checks this). It grows like the factor's entries times
 their row counts: ``24 n u'`` for a birth–death chain, far above the true error for a
-``10**5``-state lattice, where the a-posteriori certificate of :mod:`analytic.ctmc.certificate`
+``10**5``-state lattice, where the a-posteriori certificate of :mod:`analytic.ctmc._certificate`
 is the sharper proof.
 """
 

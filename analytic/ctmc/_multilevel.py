@@ -12,7 +12,7 @@ to a chain small enough for an exact solve.
   or so of their law, where the lazy jumps of :meth:`Balance.rough_measure` leave them tens of orders
   off: the first refinement round then starts where its linear solve can resolve the correction.
 - :class:`Multilevel` preconditions the scaled system ``S delta = rho`` of
-  :mod:`analytic.ctmc.refinement` by a V-cycle: ILU(0) smoothing on each level, the residual
+  :mod:`analytic.ctmc._refinement` by a V-cycle: ILU(0) smoothing on each level, the residual
   restricted by a flow-weighted average over each aggregate (summing the balance equations of its
   states, in flows), the correction prolonged constant on each aggregate; the coarse matrices are
   those of the aggregated chains, so the slow, smooth components of the error that ILU(0) leaves
@@ -32,9 +32,9 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from analytic._kernels import kernel
-from analytic.ctmc import gth
-from analytic.ctmc.balance import Balance, Measure
-from analytic.ctmc.preconditioner import ILU0
+from analytic.ctmc import _gth as gth
+from analytic.ctmc._balance import Balance, Measure
+from analytic.ctmc._preconditioner import ILU0
 
 __all__ = ["Multilevel", "aggregation_measure"]
 
@@ -112,7 +112,7 @@ def _without_diagonal(matrix: sp.csr_array) -> sp.csr_array:
 
 class Multilevel:
     """A V-cycle preconditioner for the scaled matrix ``S`` of a measure (module docstring), with
-    :meth:`solve` applying it; a drop-in for :class:`~analytic.ctmc.preconditioner.ILU0`.
+    :meth:`solve` applying it; a drop-in for :class:`~analytic.ctmc._preconditioner.ILU0`.
 
     Parameters
     ----------
@@ -215,7 +215,7 @@ def aggregation_measure(balance: Balance, cycles: int = CYCLES) -> Measure:
     Returns
     -------
     Measure
-        The measure (a starting point for :func:`~analytic.ctmc.refinement.refine`).
+        The measure (a starting point for :func:`~analytic.ctmc._refinement.refine`).
 
     Examples
     --------

@@ -1,7 +1,7 @@
 """A certified bound on the error of every stationary probability, whatever method computed it.
 
 Pin a state ``k`` and write the balance equations of the (scaled) generator ``Q'`` of
-:mod:`analytic.ctmc.balance` as ``M x = b``: row ``i != k`` is ``x_i q'_i - sum_j x_j q'_ji = 0``,
+:mod:`analytic.ctmc._balance` as ``M x = b``: row ``i != k`` is ``x_i q'_i - sum_j x_j q'_ji = 0``,
 row ``k`` is ``x_k = b_k``. ``M`` is a Z-matrix whose inverse is non-negative (it is block lower
 triangular after moving ``k`` first, with the identity and the nonsingular M-matrix ``-Q'`` minus
 row and column ``k`` on the diagonal, for an irreducible chain; Berman & Plemmons, *Nonnegative
@@ -37,8 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from analytic._kernels import kernel
-from analytic.ctmc.balance import Balance, Measure
-from analytic.ctmc.spanning import spanning_tree
+from analytic.ctmc._balance import Balance, Measure
+from analytic.ctmc._spanning import spanning_tree
 
 __all__ = ["Certificate", "certify", "normalized_bound", "relative_residual", "tree_bound"]
 
@@ -76,7 +76,7 @@ class Certificate:
     (:class:`Balance`); the exact measure is certified, its residual being zero:
 
     >>> import scipy.sparse as sp
-    >>> from analytic.ctmc.refinement import ScaledSolver
+    >>> from analytic.ctmc._refinement import ScaledSolver
     >>> balance = Balance(sp.csr_array([[-1.0, 1.0], [2.0, -2.0]]))
     >>> x = Measure.from_parts(np.ones(2), np.zeros(2, np.int64))
     >>> solver = ScaledSolver(balance, "direct")
@@ -163,7 +163,7 @@ def certify(balance: Balance, x: Measure, reference: int,
     that (the right-hand side is twice each row's need):
 
     >>> import scipy.sparse as sp
-    >>> from analytic.ctmc.refinement import ScaledSolver
+    >>> from analytic.ctmc._refinement import ScaledSolver
     >>> balance = Balance(sp.csr_array([[-1.0, 1.0], [2.0, -2.0]]))
     >>> x = Measure.from_parts(np.array([1.0, 1.001]), np.zeros(2, np.int64))
     >>> solver = ScaledSolver(balance, "direct")

@@ -5,7 +5,7 @@ chosen so that every state's total outflow lies in [1/2, 1). The scaling is exac
 lose bits is refused), ``Q'`` is again a generator, and its invariant measures are those of ``Q``
 multiplied by ``2**e_i``: subnormal or huge rates become ordinary numbers, and the exponents are
 carried separately (:class:`Measure`). Every computation of this package's solvers and of the
-certificate (:mod:`analytic.ctmc.certificate`) happens on ``Q'``.
+certificate (:mod:`analytic.ctmc._certificate`) happens on ``Q'``.
 
 Two quantities are computed here for an approximate invariant measure ``x``:
 
@@ -15,6 +15,9 @@ Two quantities are computed here for an approximate invariant measure ``x``:
 * the **scaled matrix** ``S = I - P`` with ``P_ij = x_j q'_ji / (x_i q'_i)``, the balance equations
   in the relative variables ``delta = x_true / x - 1``: ``P`` is the jump chain of the time-reversed
   chain when ``x`` is exact, so ``S`` is well scaled however widely the probabilities range.
+
+The module stays above 700 lines because :class:`Balance` and the compiled loops over its sparse
+rows are one unit: each method is a thin call of a kernel below it.
 """
 
 from __future__ import annotations
@@ -27,9 +30,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, dijkstra
 
-from analytic._kernels import kernel
-from analytic.ctmc.compensated import two_product, two_sum
-from analytic.ctmc.spanning import spanning_tree
+from analytic._double_double import two_sum as exact_sum
+from analytic._kernels import kernel, two_product, two_sum
+from analytic.ctmc._spanning import spanning_tree
 from analytic.errors import InvalidParameterError
 
 __all__ = ["Balance", "Measure"]
@@ -100,7 +103,7 @@ class Measure:
         ([0.5], True, [1])
         """
         low = np.zeros_like(mantissa) if low is None else low
-        hi, lo = _renormalized_sum(mantissa.astype(float), low.astype(float))
+        hi, lo = exact_sum(mantissa.astype(float), low.astype(float))
         fraction, power = np.frexp(hi)
         return cls(fraction, np.ldexp(lo, -power), exponent.astype(np.int64) + power)
 
@@ -129,7 +132,7 @@ class Measure:
         [1.5, 0.25]
         """
         product, error = _products(self.hi, delta)
-        hi, lo = _renormalized_sum(self.hi, product)
+        hi, lo = exact_sum(self.hi, product)
         lo = lo + error + self.lo * (1.0 + delta)
         hi = np.where(exact, hi, self.hi * factor)
         lo = np.where(exact, lo, 0.0)
@@ -152,12 +155,6 @@ class Measure:
         """
         top = int(self.exponent[self.hi > 0].max())
         return np.ldexp(self.hi, np.maximum(self.exponent - top, -1100))
-
-
-def _renormalized_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    s = a + b
-    v = s - a
-    return s, (a - (s - v)) + (b - v)
 
 
 @kernel
@@ -322,7 +319,7 @@ class Balance:
         return Measure(hi, lo, exponent)
 
     def rough_measure(self) -> Measure:
-        """A first measure for the rounds of :mod:`analytic.ctmc.refinement`, positive everywhere at
+        """A first measure for the rounds of :mod:`analytic.ctmc._refinement`, positive everywhere at
         any range: the better balanced (by the median relative flow excess) of two cheap guesses,
         ``_tree_measure`` (exact for reversible chains) and ``_jump_measure`` (good where
         the jump chain mixes fast).

@@ -1,6 +1,6 @@
 """Incomplete LU factorization with no fill, ILU(0), for the scaled balance equations.
 
-The scaled matrix ``S = I - P`` of :mod:`analytic.ctmc.balance` is a nonsingular M-matrix (``P``
+The scaled matrix ``S = I - P`` of :mod:`analytic.ctmc._balance` is a nonsingular M-matrix (``P``
 substochastic, one row pinned), for which the incomplete factorization on the sparsity pattern of
 ``S`` exists and has positive pivots (Meijerink & van der Vorst, *An iterative solution method for
 linear systems of which the coefficient matrix is a symmetric M-matrix*, Math. Comp. 31, 1977; the

@@ -35,6 +35,9 @@ its departure a counted job adds to its batch its response time, whether it wait
 after its arrival), whether it was sent to the helpers on arrival and whether it was served there
 (under BS-FCFS rule 3 may move it to A_i); the number of jobs present is integrated over each
 batch's time span.
+
+The three loops and the helpers they share stay in one module (about 800 lines): numba inlines the
+helpers into each loop, and splitting them apart would only separate code that is compiled together.
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ for Markov chains*, Numer. Math. 65, 1993), so every probability of ``x / sum(x)
 relative ``exp(sum_i max_j |l_ij|) - 1`` of the exact law (:func:`reversible_bound`). For a
 reversible chain each ``l_ij`` can be made a rounding of double-double arithmetic, whatever the
 barriers between states: nothing is summed across a cut, unlike
-:func:`~analytic.ctmc.certificate.tree_bound`, and nothing is amplified by the chain's mean hitting
-times, unlike :func:`~analytic.ctmc.certificate.certify`.
+:func:`~analytic.ctmc._certificate.tree_bound`, and nothing is amplified by the chain's mean hitting
+times, unlike :func:`~analytic.ctmc._certificate.certify`.
 
 :func:`detailed_balance` makes them so: a Newton step on ``log x``, the least-squares correction
 ``delta`` with ``delta_i - delta_j = -l_ij`` on every edge (a graph Laplacian, solved by SuperLU).
@@ -30,9 +30,8 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from analytic._kernels import kernel
-from analytic.ctmc.balance import Balance, Measure
-from analytic.ctmc.compensated import two_product, two_sum
+from analytic._kernels import kernel, two_product, two_sum
+from analytic.ctmc._balance import Balance, Measure
 
 __all__ = ["detailed_balance", "reversible_bound"]
 

@@ -2,7 +2,7 @@
 
 A measure ``x`` is improved by solving the balance equations for the relative correction
 ``delta`` (``x_true = x (1 + delta)``): ``S delta = rho``, with ``S = I - P`` the scaled matrix and
-``rho`` the relative flow excesses of :mod:`analytic.ctmc.balance`, computed in double-double. In
+``rho`` the relative flow excesses of :mod:`analytic.ctmc._balance`, computed in double-double. In
 these variables every state counts alike, however small its probability: a solve that reduces the
 2-norm of the scaled residual reduces every state's relative residual. Each *round* rebuilds ``S``
 for the current ``x`` and updates ``x`` in double-double (Moler, *Iterative refinement in floating
@@ -23,8 +23,8 @@ when ten of them have not divided the excess by ten.
 
 The scaled system is solved by SuperLU (``"direct"``; diagonal pivots, as ``S`` is an M-matrix),
 by restarted GMRES preconditioned with ILU(0) or, on chains of ``MULTILEVEL_STATES`` states and more,
-with a multilevel V-cycle (``"iterative"``; :mod:`analytic.ctmc.multilevel`), or through a GTH factorization of
-the chain (:class:`~analytic.ctmc.gth.Factorization`), subtraction-free for each sign of the
+with a multilevel V-cycle (``"iterative"``; :mod:`analytic.ctmc._multilevel`), or through a GTH factorization of
+the chain (:class:`~analytic.ctmc._gth.Factorization`), subtraction-free for each sign of the
 right-hand side.
 """
 
@@ -37,12 +37,12 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from tqdm import tqdm
 
-from analytic.ctmc import gth
-from analytic.ctmc.balance import Balance, Measure
-from analytic.ctmc.certificate import relative_residual
-from analytic.ctmc.krylov import gmres
-from analytic.ctmc.multilevel import MULTILEVEL_STATES, Multilevel
-from analytic.ctmc.preconditioner import ILU0
+from analytic.ctmc import _gth as gth
+from analytic.ctmc._balance import Balance, Measure
+from analytic.ctmc._certificate import relative_residual
+from analytic.ctmc._krylov import gmres
+from analytic.ctmc._multilevel import MULTILEVEL_STATES, Multilevel
+from analytic.ctmc._preconditioner import ILU0
 
 __all__ = ["Refinement", "ScaledSolver", "refine"]
 
@@ -105,7 +105,7 @@ class ScaledSolver:
     solve of ``S delta = rho`` corrects a measure 0.1 % too high at state 1:
 
     >>> import scipy.sparse as sp
-    >>> from analytic.ctmc.certificate import relative_residual
+    >>> from analytic.ctmc._certificate import relative_residual
     >>> balance = Balance(sp.csr_array([[-1.0, 1.0], [2.0, -2.0]]))
     >>> x = Measure.from_parts(np.array([1.0, 1.001]), np.zeros(2, np.int64))
     >>> solver = ScaledSolver(balance, "iterative")

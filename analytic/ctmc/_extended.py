@@ -3,7 +3,7 @@
 When a chain's pinned system is so ill conditioned that double precision cannot certify it (a
 nearly completely decomposable chain with couplings of 1e-16: the reversed chain needs 1e16 jumps
 to cross, so an error of one unit in the last place of any probability moves the others by order
-one), the whole certificate of :mod:`analytic.ctmc.certificate` is computed here at
+one), the whole certificate of :mod:`analytic.ctmc._certificate` is computed here at
 :func:`digits` significant digits: GTH (Grassmann, Taksar & Heyman 1985) for the measure, its flow
 excesses, dense LU for the supersolution ``u`` and the check ``M u >= |r|``, each sum with a
 bound on its rounding. Dense and cubic in the number of states: used up to
@@ -17,8 +17,8 @@ import math
 import mpmath
 import numpy as np
 
-from analytic.ctmc.balance import Balance, Measure
-from analytic.ctmc.certificate import Certificate
+from analytic.ctmc._balance import Balance, Measure
+from analytic.ctmc._certificate import Certificate
 
 __all__ = ["EXTENDED_STATES", "certified_measure", "digits"]
 

@@ -1,6 +1,6 @@
 """Fill-reducing elimination orders for sparse elimination on a chain's transition graph.
 
-The GTH elimination (:mod:`analytic.ctmc.gth`) eliminates states one at a time; the order decides
+The GTH elimination (:mod:`analytic.ctmc._gth`) eliminates states one at a time; the order decides
 the fill, hence memory and time. :func:`nested_dissection` orders the states of a connected
 undirected graph by George's automatic nested dissection: a breadth-first level structure from a
 pseudo-peripheral state, a level near the middle as separator (removing one BFS level disconnects

@@ -14,7 +14,7 @@ error, whatever the condition number of the generator.
 
 This module runs GTH as a sparse *multifrontal* factorization:
 
-* the states are ordered by nested dissection (:mod:`analytic.ctmc.ordering`) and the elimination
+* the states are ordered by nested dissection (:mod:`analytic.ctmc._ordering`) and the elimination
   tree of the symmetrized transition graph is post-ordered;
 * chains of the tree with nested structure are grouped into supernodes; each supernode is
   eliminated in a dense *front* holding its states and the later states they reach, assembled from
@@ -26,14 +26,15 @@ This module runs GTH as a sparse *multifrontal* factorization:
 
 Rates are first divided by each state's total outflow (the embedded jump chain, whose rates lie in
 [0, 1] and cannot overflow), and ``log pi_i = log nu_i - log q_i`` undoes it. The analysis phase
-(:func:`analyse`) returns the exact memory and work the factorization will need before anything is
-allocated, so callers can refuse a chain that does not fit.
+(:func:`analyse`, in :mod:`analytic.ctmc._gth_analysis`) returns the exact memory and work the
+factorization will need before anything is allocated, so callers can refuse a chain that does not
+fit.
 
 One :class:`Factorization` serves a whole solve: its :meth:`~Factorization.measure` is computed once
 (a single back-substitution, whoever asks), and the refinement rounds and the certificate solve
 their pinned systems through the same factors (:meth:`~Factorization.solve`: one forward sweep and
 one back-substitution per non-zero source). On chains of many million multiply-adds the
-factorization runs in steps for a progress bar (``_chunks``): several calls of ``_factor``, one
+factorization runs in steps for a progress bar (``chunks``): several calls of ``_factor``, one
 factorization.
 """
 
@@ -41,283 +42,26 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import reverse_cuthill_mckee
 from tqdm import tqdm
 
-from analytic._kernels import kernel
-from analytic.ctmc.balance import Balance, Measure, transpose
-from analytic.ctmc.compensated import two_sum
-from analytic.ctmc.ordering import minimum_degree, nested_dissection
-from analytic.ctmc.rounding import factorization_bound, rounding_sum
-from analytic.errors import StateSpaceTooLargeError
+from analytic._kernels import kernel, two_sum
+from analytic.ctmc._balance import Balance, Measure, transpose
+from analytic.ctmc._gth_analysis import (
+    BLOCK,
+    PROGRESS_FLOPS,
+    GTHPlan,
+    analyse,
+    chunks,
+    etree,
+    permute,
+    permuted_pattern,
+    symmetric,
+)
+from analytic.ctmc._rounding import factorization_bound, rounding_sum
 
 __all__ = ["Factorization", "GTHPlan", "analyse"]
-
-#: Up to this many states, a nested dissection needing more than ``WIDE_SEPARATORS`` multiply-adds
-#: per state (its breadth-first separators are wide: the sequence chains of Anselmi & Doncel) is
-#: compared with a minimum-degree order, which costs one SuperLU factorization (0.4 s on the
-#: BS-FCFS chain of 5 251 states, where it cuts the work from 1.3e9 to 4.9e8 multiply-adds).
-MINIMUM_DEGREE_STATES = 50_000
-WIDE_SEPARATORS = 1e4
-
-#: A factorization needing more multiply-adds than this shows a progress bar (about half a minute).
-PROGRESS_FLOPS = 1e11
-
-#: Columns eliminated together before the trailing update of a front (the block size).
-_BLOCK = 64
-
-#: A chain of the elimination tree joins its child's supernode while that supernode has fewer
-#: columns than this, even if their structures are not nested (small supernodes cost more in
-#: bookkeeping than a few explicit zeros in a front).
-_RELAX = 8
-
-
-@dataclass(frozen=True, repr=False)
-class GTHPlan:
-    """The symbolic analysis of a GTH factorization: order, supernodes, fronts and their sizes.
-
-    Attributes
-    ----------
-    order : numpy.ndarray
-        Elimination order: ``order[k]`` is the k-th state eliminated (the last is the root).
-    bytes : int
-        Memory the numerical factorization will allocate (stored factor, largest front,
-        contribution stack).
-    flops : float
-        Multiply-adds of the elimination (about ``sum_fronts pivots * front_size**2``).
-    work : numpy.ndarray
-        The multiply-adds done before each supernode (the last entry is ``flops``).
-    traffic : float
-        Entries of all fronts together.
-
-    Examples
-    --------
-    An M/M/1/2 queue is one front of its three states: 3 pivots times ``3**2`` entries.
-
-    >>> import scipy.sparse as sp
-    >>> plan = analyse(sp.csr_array([[0, 1.0, 0], [2.0, 0, 1.0], [0, 2.0, 0]]), root=0)
-    >>> int(plan.order[-1]), plan.largest_front, plan.flops
-    (0, 3, 27.0)
-    """
-
-    order: np.ndarray
-    start: np.ndarray
-    update_ptr: np.ndarray
-    update: np.ndarray
-    n_children: np.ndarray
-    stored: int
-    stack: int
-    largest_front: int
-    work: np.ndarray
-    traffic: float
-    transitions: int
-
-    @property
-    def flops(self) -> float:
-        """Multiply-adds of the elimination (about ``sum_fronts pivots * front_size**2``)."""
-        return float(self.work[-1])
-
-    @property
-    def cost(self) -> float:
-        """The elimination's time in multiply-adds' worth: ``flops``, plus eight per front entry
-        (fronts with few pivots cost their memory passes more than their arithmetic; measured on the
-        sequence chains of Anselmi & Doncel)."""
-        return self.flops + 8 * self.traffic
-
-    @property
-    def bytes(self) -> int:
-        """Bytes of the numerical phase: both factors, the contribution stack with its row exponents,
-        the largest front, the permuted rates and the per-state arrays."""
-        floats = 2 * self.stored + self.stack + self.largest_front**2 + 2 * self.transitions + 6 * len(self.order)
-        integers = len(self.update) + self.stack + self.stored // _BLOCK + 2 * self.transitions + 10 * len(self.order)
-        return 8 * (floats + integers)
-
-    def __repr__(self) -> str:
-        return (f"GTHPlan(n_states={len(self.order)}, supernodes={len(self.start) - 1}, "
-                f"largest_front={self.largest_front}, stored={self.stored:,}, flops={self.flops:.3g}, "
-                f"bytes={self.bytes:,})")
-
-
-# ---------------------------------------------------------------------------------------------
-# Symbolic analysis (compiled)
-# ---------------------------------------------------------------------------------------------
-
-
-@kernel
-def _etree(indptr, indices, n):  # pragma: no cover - compiled
-    """Elimination tree of a symmetric pattern (Liu's algorithm with path compression)."""
-    parent = -np.ones(n, np.int64)
-    ancestor = -np.ones(n, np.int64)
-    for k in range(n):
-        for p in range(indptr[k], indptr[k + 1]):
-            i = indices[p]
-            while i != -1 and i < k:
-                following = ancestor[i]
-                ancestor[i] = k
-                if following == -1:
-                    parent[i] = k
-                i = following
-    return parent
-
-
-@kernel
-def _postorder(parent, n):  # pragma: no cover - compiled
-    """A post-order of the forest ``parent`` (children before parents, subtrees contiguous)."""
-    head = -np.ones(n, np.int64)
-    following = -np.ones(n, np.int64)
-    for j in range(n - 1, -1, -1):
-        if parent[j] != -1:
-            following[j] = head[parent[j]]
-            head[parent[j]] = j
-    post = np.empty(n, np.int64)
-    stack = np.empty(n, np.int64)
-    k = 0
-    for root in range(n):
-        if parent[root] != -1:
-            continue
-        top = 0
-        stack[0] = root
-        while top >= 0:
-            v = stack[top]
-            child = head[v]
-            if child == -1:
-                post[k] = v
-                k += 1
-                top -= 1
-            else:
-                head[v] = following[child]
-                top += 1
-                stack[top] = child
-    return post
-
-
-@kernel
-def _column_counts(indptr, indices, parent, n, cap):  # pragma: no cover - compiled
-    """Number of entries of each column of the factor, diagonal included (row subtrees, O(|L|)),
-    and their total; the count stops as soon as the total exceeds ``cap`` (so does the work)."""
-    count = np.ones(n, np.int64)
-    mark = -np.ones(n, np.int64)
-    total = n
-    for k in range(n):
-        mark[k] = k
-        for p in range(indptr[k], indptr[k + 1]):
-            i = indices[p]
-            while i < k and mark[i] != k:
-                count[i] += 1
-                mark[i] = k
-                i = parent[i]
-                total += 1
-        if total > cap:
-            break
-    return count, total
-
-
-@kernel
-def _supernodes(parent, count, n, relax):  # pragma: no cover - compiled
-    """First column of each supernode (and n): column j joins j - 1's supernode when j is j - 1's
-    parent and only child, and either their structures nest or the supernode is still small."""
-    children = np.zeros(n, np.int64)
-    for j in range(n):
-        if parent[j] != -1:
-            children[parent[j]] += 1
-    start = np.empty(n + 1, np.int64)
-    m = 0
-    start[0] = 0
-    for j in range(1, n):
-        joins = parent[j - 1] == j and children[j] == 1 and (count[j - 1] == count[j] + 1 or j - start[m] < relax)
-        if not joins:
-            m += 1
-            start[m] = j
-    start[m + 1] = n
-    return start[: m + 2]
-
-
-@kernel
-def _grow(array, needed):  # pragma: no cover - compiled
-    if needed <= len(array):
-        return array
-    grown = np.empty(max(needed, 2 * len(array)), array.dtype)
-    for i in range(len(array)):       # a loop: a slice assignment costs numba a second of compiling
-        grown[i] = array[i]
-    return grown
-
-
-@kernel
-def _fronts(indptr, indices, parent, start, n):  # pragma: no cover - compiled
-    """Update rows of every supernode's front (the later states its states reach after censoring),
-    and its number of child supernodes."""
-    m = len(start) - 1
-    owner = np.empty(n, np.int64)
-    for s in range(m):
-        owner[start[s]:start[s + 1]] = s
-    head = -np.ones(m, np.int64)
-    sibling = -np.ones(m, np.int64)
-    for s in range(m - 1, -1, -1):
-        last = start[s + 1] - 1
-        if parent[last] != -1:
-            up = owner[parent[last]]
-            sibling[s] = head[up]
-            head[up] = s
-    update_ptr = np.zeros(m + 1, np.int64)
-    update = np.empty(4 * n + 16, np.int64)
-    n_children = np.zeros(m, np.int64)
-    mark = -np.ones(n, np.int64)
-    for s in range(m):
-        first, end = start[s], start[s + 1]
-        size = update_ptr[s]
-        for j in range(first, end):
-            for p in range(indptr[j], indptr[j + 1]):
-                i = indices[p]
-                if i >= end and mark[i] != s:
-                    mark[i] = s
-                    update = _grow(update, size + 1)
-                    update[size] = i
-                    size += 1
-        child = head[s]
-        while child != -1:
-            n_children[s] += 1
-            for q in range(update_ptr[child], update_ptr[child + 1]):
-                i = update[q]
-                if i >= end and mark[i] != s:
-                    mark[i] = s
-                    update = _grow(update, size + 1)
-                    update[size] = i
-                    size += 1
-            child = sibling[child]
-        update_ptr[s + 1] = size
-    return update_ptr, update[: update_ptr[m]].copy(), n_children
-
-
-@kernel
-def _sizes(start, update_ptr, n_children):  # pragma: no cover - compiled
-    """Stored factor entries, peak contribution stack, largest front, the multiply-adds done before
-    each supernode (and in all), and the entries of all fronts (each is cleared, assembled and
-    scanned a few times)."""
-    m = len(start) - 1
-    stored, largest, alive, peak, traffic = 0, 0, 0, 0, 0.0
-    work = np.zeros(m + 1)
-    blocks = np.zeros(m + 1, np.int64)
-    depth = 0
-    for s in range(m):
-        pivots = start[s + 1] - start[s]
-        rest = update_ptr[s + 1] - update_ptr[s]
-        size = pivots + rest
-        stored += pivots * size
-        traffic += float(size) * size
-        work[s + 1] = work[s] + pivots * float(size) * size
-        largest = max(largest, size)
-        for _ in range(n_children[s]):
-            depth -= 1
-            alive -= blocks[depth]
-        blocks[depth] = rest * rest
-        depth += 1
-        alive += rest * rest
-        peak = max(peak, alive)
-    return stored, peak, largest, work, traffic
 
 
 # ---------------------------------------------------------------------------------------------
@@ -366,7 +110,7 @@ def _eliminate(G, exponent, pivot, pivot_exponent, lower, upper, lower_exponent,
     censored rates out of front state j, times ``2**-exponent[j]``.
 
     Eliminating pivot t: ``s_t = sum_{i > t} G[t, i]`` (the pivot, never a difference, summed with
-    compensation so that it is rounded once: :mod:`analytic.ctmc.rounding`),
+    compensation so that it is rounded once: :mod:`analytic.ctmc._rounding`),
     ``G[t, i] /= s_t`` (routing probabilities), and ``G[j, i] += G[j, t] * G[t, i]`` for later j, i.
     Done in blocks: each block's rows are first rescaled where they became tiny (``_rescale``), its
     own columns eliminated (panel), then a forward substitution on the rows below and one matrix
@@ -420,7 +164,7 @@ def _trailing(G, b0, b1):  # pragma: no cover - compiled
     the work runs on the calling thread (a threaded BLAS on many small fronts spent most of its
     time synchronizing: the 10**6-state lattice's factorization took three times as long on a busy
     two-core machine). Every term is a product of non-negative numbers: the rounding analysis of
-    :mod:`analytic.ctmc.rounding` covers any order of the sums."""
+    :mod:`analytic.ctmc._rounding` covers any order of the sums."""
     f = G.shape[0]
     for c0 in range(b1, f, _TILE):
         c1 = min(c0 + _TILE, f)
@@ -684,187 +428,6 @@ def _back_substitute(start, update_ptr, update, pivot, pivot_exponent, factor_pt
     return mantissa, exponent
 
 
-# ---------------------------------------------------------------------------------------------
-# Entry points
-# ---------------------------------------------------------------------------------------------
-
-
-def _symmetric(rates: sp.csr_array) -> sp.csr_array:
-    """The pattern of ``rates + rates.T`` (entries 1, indices sorted): the undirected transition graph."""
-    n = rates.shape[0]
-    indptr, indices = rates.indptr.astype(np.int64), rates.indices.astype(np.int64)
-    ptr, idx = _union(indptr, indices, *transpose(indptr, indices, np.ones(len(indices)), n)[:2])
-    return sp.csr_array((np.ones(len(idx)), idx, ptr), shape=(n, n))
-
-
-@kernel
-def _union(a_ptr, a_idx, b_ptr, b_idx):  # pragma: no cover - compiled
-    """CSR pattern of the union of two patterns whose rows are sorted (merged row by row, sorted)."""
-    n = len(a_ptr) - 1
-    ptr = np.zeros(n + 1, np.int64)
-    idx = np.empty(len(a_idx) + len(b_idx), np.int64)
-    at = 0
-    for i in range(n):
-        p, q = a_ptr[i], b_ptr[i]
-        while p < a_ptr[i + 1] or q < b_ptr[i + 1]:
-            if q == b_ptr[i + 1] or (p < a_ptr[i + 1] and a_idx[p] < b_idx[q]):
-                idx[at] = a_idx[p]
-                p += 1
-            elif p == a_ptr[i + 1] or b_idx[q] < a_idx[p]:
-                idx[at] = b_idx[q]
-                q += 1
-            else:
-                idx[at] = a_idx[p]
-                p += 1
-                q += 1
-            at += 1
-        ptr[i + 1] = at
-    return ptr, idx[:at].copy()
-
-
-@kernel
-def _permute(indptr, indices, data, order):  # pragma: no cover - compiled
-    """CSR arrays of ``matrix[order][:, order]`` (column indices unsorted)."""
-    n = len(order)
-    inverse = np.empty(n, np.int64)
-    for k in range(n):
-        inverse[order[k]] = k
-    new_ptr = np.zeros(n + 1, np.int64)
-    for k in range(n):
-        new_ptr[k + 1] = new_ptr[k] + indptr[order[k] + 1] - indptr[order[k]]
-    new_idx = np.empty(new_ptr[n], np.int64)
-    new_val = np.empty(new_ptr[n])
-    for k in range(n):
-        at = new_ptr[k]
-        for q in range(indptr[order[k]], indptr[order[k] + 1]):
-            new_idx[at] = inverse[indices[q]]
-            new_val[at] = data[q]
-            at += 1
-    return new_ptr, new_idx, new_val
-
-
-@kernel
-def _envelope(indptr, indices):  # pragma: no cover - compiled
-    """Sum over rows of (row index - smallest column index in the row, if smaller)."""
-    total = 0
-    for k in range(len(indptr) - 1):
-        first = k
-        for q in range(indptr[k], indptr[k + 1]):
-            first = min(first, indices[q])
-        total += k - first
-    return total
-
-
-def _permuted_pattern(pattern: sp.csr_array, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """CSR ``indptr`` and ``indices`` (int64) of ``pattern[order][:, order]``, without building a
-    scipy matrix (whose checks cost a small chain's analysis more than the analysis itself)."""
-    indptr, indices, _ = _permute(pattern.indptr.astype(np.int64), pattern.indices.astype(np.int64),
-                                  pattern.data.astype(float), order)
-    return indptr, indices
-
-
-def _profile(pattern: sp.csr_array, order: np.ndarray) -> int:
-    """Envelope size of the pattern under ``order``: a bound on the fill of a banded elimination."""
-    return int(_envelope(*_permuted_pattern(pattern, order)))
-
-
-def _plan(pattern: sp.csr_array, order: np.ndarray, transitions: int, budget: float = math.inf) -> GTHPlan:
-    """Supernodes, fronts and sizes of the elimination in ``order`` (post-ordered first); refused
-    (:class:`StateSpaceTooLargeError`) as soon as the factors alone exceed ``budget`` bytes."""
-    n = pattern.shape[0]
-    order = order[_postorder(_etree(*_permuted_pattern(pattern, order), n), n)]
-    indptr, indices = _permuted_pattern(pattern, order)
-    parent = _etree(indptr, indices, n)
-    cap = int(min(budget / 16, 2**62))     # both factors store each entry of L's pattern
-    count, total = _column_counts(indptr, indices, parent, n, cap)
-    if total > cap:
-        raise StateSpaceTooLargeError(n, int(n * budget / (16 * total)), "the GTH factorization",
-                                      memory=(16 * total, int(budget)),
-                                      advice="its factors alone need at least that much; the iterative method needs none")
-    start = _supernodes(parent, count, n, _RELAX)
-    update_ptr, update, n_children = _fronts(indptr, indices, parent, start, n)
-    stored, stack, largest, work, traffic = _sizes(start, update_ptr, n_children)
-    return GTHPlan(order, start, update_ptr, update, n_children, int(stored), int(stack), int(largest), work,
-                   float(traffic), transitions)
-
-
-def analyse(rates: sp.csr_array, root: int | None = None, thorough: bool = False, budget: float = math.inf) -> GTHPlan:
-    """Symbolic analysis of the GTH factorization of an irreducible chain given by its off-diagonal
-    ``rates``: the elimination order and the exact memory and work of the numerical phase,
-    computed without allocating it. ``root``, if given, is eliminated last (the pinned state of the
-    systems :meth:`Factorization.solve` solves).
-
-    The orders considered: nested dissection; the banded reverse Cuthill–McKee order, taken
-    whenever its envelope is no larger than nested dissection's factor (a banded order censors only
-    between nearby states, so on birth–death and other level-structured chains it creates no
-    long-range censored rates, which could otherwise underflow where probabilities span more than
-    the double range); and with ``thorough``, on chains of at most ``MINIMUM_DEGREE_STATES``
-    states whose dissection is costly, a minimum-degree order, the cheaper of the two kept.
-
-    Parameters
-    ----------
-    rates : scipy.sparse.csr_array
-        The off-diagonal rates of the chain, shape (n, n) (only their pattern matters here).
-    root : int, optional
-        The state eliminated last (default: wherever the order puts it).
-    thorough : bool
-        Whether a minimum-degree order (:func:`~analytic.ctmc.ordering.minimum_degree`, one SuperLU
-        factorization) competes too, on chains of at most ``MINIMUM_DEGREE_STATES`` states whose
-        nested dissection needs more than ``WIDE_SEPARATORS`` multiply-adds per state; the order
-        with fewer multiply-adds is kept.
-    budget : float
-        Bytes the plan may need: an elimination whose factors alone need more is refused while it
-        is being counted (the count of a plan far larger than memory costs as much as the plan).
-
-    Returns
-    -------
-    GTHPlan
-        The order, supernodes and fronts, with :attr:`GTHPlan.bytes` and :attr:`GTHPlan.flops`.
-
-    Raises
-    ------
-    StateSpaceTooLargeError
-        The factors alone need more than ``budget`` bytes in both the nested dissection and the
-        banded order (the message gives a lower bound).
-
-    Examples
-    --------
-    A birth–death chain of 1000 states needs no fill:
-
-    >>> import scipy.sparse as sp
-    >>> up, down = np.full(999, 0.5), np.ones(999)
-    >>> plan = analyse(sp.diags_array([down, up], offsets=[-1, 1]).tocsr())
-    >>> plan.stored <= 10 * 1000
-    True
-    """
-    pattern = _symmetric(rates)
-    try:
-        dissection = _plan(pattern, _rooted(nested_dissection(pattern.indptr, pattern.indices), root), rates.nnz, budget)
-    except StateSpaceTooLargeError:
-        dissection = None
-    banded = _rooted(reverse_cuthill_mckee(pattern, symmetric_mode=True).astype(np.int64), root)
-    if dissection is None or _profile(pattern, banded) <= dissection.stored:
-        return _plan(pattern, banded, rates.nnz, budget)
-    n = pattern.shape[0]
-    if thorough and n <= MINIMUM_DEGREE_STATES and dissection.flops > WIDE_SEPARATORS * n:
-        degree = _plan(pattern, _rooted(minimum_degree(pattern), root), rates.nnz)
-        return min(dissection, degree, key=lambda plan: plan.flops)
-    return dissection
-
-
-def _rooted(order: np.ndarray, root: int | None) -> np.ndarray:
-    """``order`` with ``root`` moved to the end."""
-    return order if root is None else np.append(order[order != root], root)
-
-
-def _chunks(plan: GTHPlan) -> np.ndarray:
-    """Supernode boundaries splitting the factorization into steps of about ``PROGRESS_FLOPS / 20``
-    multiply-adds (one step for a small plan): the progress bar advances between them."""
-    step = PROGRESS_FLOPS / 20
-    marks = np.searchsorted(plan.work, np.arange(step, plan.flops, step))
-    return np.unique(np.concatenate([[0], marks, [len(plan.start) - 1]]))
-
-
 class VanishedPivot(FloatingPointError):
     """A GTH pivot vanished before the root: every censored rate out of ``state`` towards the states
     eliminated after it fell more than the double range below its other rates. Either the chain is
@@ -878,12 +441,12 @@ class VanishedPivot(FloatingPointError):
 
 
 class Factorization:
-    """The sparse GTH factorization of a scaled chain (:class:`~analytic.ctmc.balance.Balance`),
+    """The sparse GTH factorization of a scaled chain (:class:`~analytic.ctmc._balance.Balance`),
     eliminated in the order of ``plan`` towards its root, the last state.
 
     :meth:`measure` is the invariant measure; :meth:`solve` the solution of the balance equations
     with non-negative sources, killed at the root (the pinned system of
-    :mod:`analytic.ctmc.certificate`): both by additions, multiplications and divisions of
+    :mod:`analytic.ctmc._certificate`): both by additions, multiplications and divisions of
     non-negative numbers only, so every entry comes out with a small relative error.
 
     Raises ``VanishedPivot`` (a ``FloatingPointError``) when a pivot vanishes before the root:
@@ -924,12 +487,12 @@ class Factorization:
         self.root = int(plan.order[-1])
         self._measure: Measure | None = None
         indptr, indices, rates = balance.out_csr
-        out = _permute(indptr, indices, rates / np.repeat(balance.outflow, np.diff(indptr)), plan.order)   # jump chain
+        out = permute(indptr, indices, rates / np.repeat(balance.outflow, np.diff(indptr)), plan.order)   # jump chain
         into = transpose(*out, balance.n)
         n, m = balance.n, len(plan.start) - 1
         self._pivot, self._pivot_exponent = np.zeros(n), np.zeros(n, np.int64)
         self._lower, self._upper = np.empty(plan.stored), np.empty(plan.stored)
-        self._exponent_ptr = _exponent_slots(plan.start, plan.update_ptr, _BLOCK)
+        self._exponent_ptr = _exponent_slots(plan.start, plan.update_ptr, BLOCK)
         self._lower_exponent = np.empty(self._exponent_ptr[m], np.int64)
         self._factor_ptr = np.zeros(m + 1, np.int64)
         work = (np.empty(n, np.int64), np.empty(max(plan.stack, 1)), np.empty(max(plan.stack, 1), np.int64),
@@ -939,13 +502,13 @@ class Factorization:
 
         def factor(begin: int, end: int) -> None:
             _factor(begin, end, counters, *out, *into, plan.start, plan.update_ptr, plan.update, plan.n_children,
-                    _BLOCK, self._pivot, self._pivot_exponent, self._lower, self._upper, self._exponent_ptr,
+                    BLOCK, self._pivot, self._pivot_exponent, self._lower, self._upper, self._exponent_ptr,
                     self._lower_exponent, self._factor_ptr, *work)
 
         if plan.flops > PROGRESS_FLOPS:     # in steps, for the progress bar
             with tqdm(total=round(plan.flops), unit=" multiply-adds", unit_scale=True, desc="GTH factorization",
                       disable=None, leave=False) as progress:
-                for begin, end in itertools.pairwise(_chunks(plan)):
+                for begin, end in itertools.pairwise(chunks(plan)):
                     factor(begin, end)
                     progress.update(round(plan.work[end] - plan.work[begin]))
         else:
@@ -959,7 +522,7 @@ class Factorization:
     def error_bound(self) -> float:
         """An a-priori bound on the relative error of every probability of the normalized
         :meth:`measure` (before the rounding of the normalization), from the operation counts of
-        the elimination (:mod:`analytic.ctmc.rounding`): independent of the chain's conditioning,
+        the elimination (:mod:`analytic.ctmc._rounding`): independent of the chain's conditioning,
         valid when no operation fell below the normal range (``inf`` otherwise).
 
         Returns
@@ -979,8 +542,8 @@ class Factorization:
         """
         if not self.normal:
             return math.inf
-        indptr, indices = _permuted_pattern(_symmetric(self.balance.rates), self.plan.order)
-        return factorization_bound(*rounding_sum(indptr, indices, _etree(indptr, indices, self.balance.n)))
+        indptr, indices = permuted_pattern(symmetric(self.balance.rates), self.plan.order)
+        return factorization_bound(*rounding_sum(indptr, indices, etree(indptr, indices, self.balance.n)))
 
     def measure(self) -> Measure:
         """The invariant measure of the scaled chain (values whose censored rates fell more than the
@@ -1059,7 +622,7 @@ class Factorization:
         order = self.plan.order
         values, exponents = _back_substitute(self.plan.start, self.plan.update_ptr, self.plan.update, self._pivot,
                                              self._pivot_exponent, self._factor_ptr, self._lower, self._exponent_ptr,
-                                             self._lower_exponent, _BLOCK, source, power, root)
+                                             self._lower_exponent, BLOCK, source, power, root)
         if not np.all(np.isfinite(values)):
             raise FloatingPointError("a value of the GTH back-substitution left the double range")
         mantissa, exponent = np.empty(len(order)), np.empty(len(order), np.int64)
