@@ -41,10 +41,14 @@ MOVED_MODULES: dict[str, str] = {
 
 def warn(old: str, new: str, stacklevel: int = 3) -> None:
     """Warn that ``old`` is renamed ``new``."""
+    deprecated(f"{old} is renamed {new}; the old name will be removed in version 0.3", stacklevel + 1)
+
+
+def deprecated(message: str, stacklevel: int = 3) -> None:
+    """Warn with ``message`` (:class:`~analytic.errors.AnalyticDeprecationWarning`)."""
     from .errors import AnalyticDeprecationWarning  # here: it imports numpy, which `import analytic` does not
 
-    warnings.warn(f"{old} is renamed {new}; the old name will be removed in version 0.3",
-                  AnalyticDeprecationWarning, stacklevel=stacklevel)
+    warnings.warn(message, AnalyticDeprecationWarning, stacklevel=stacklevel)
 
 
 def renamed_arguments(**renames: str) -> Callable:
@@ -75,6 +79,42 @@ def renamed_arguments(**renames: str) -> Callable:
                     warn(f"argument {old} of {function.__qualname__}", new)
                     kwargs[new] = kwargs.pop(old)
             return function(*args, **kwargs)
+        return wrapper
+    return decorate
+
+
+def positional_deprecated(*names: str) -> Callable:
+    """Decorator: the keyword-only parameters ``names`` (in order) may still be passed by position for
+    one release, with a warning. The wrapped function keeps its keyword-only signature.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> @positional_deprecated("servers")
+    ... def limit(theta, *, servers=None):
+    ...     return theta, servers
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     limit(0.5, 100), str(caught[0].message)[:40]
+    ((0.5, 100), 'servers of limit passed by position: wri')
+    """
+    def decorate(function: Callable) -> Callable:
+        import inspect  # here: `import analytic` stays light
+
+        leading = sum(parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD)
+                      for parameter in inspect.signature(function).parameters.values())
+
+        @functools.wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            extra = args[leading:]
+            if extra:
+                if len(extra) > len(names):
+                    raise TypeError(f"{function.__qualname__}() takes {leading + len(names)} arguments by position at most")
+                given = names[:len(extra)]
+                deprecated(f"{', '.join(given)} of {function.__qualname__} passed by position: write "
+                           f"{', '.join(f'{name}=...' for name in given)}; by position it goes in version 0.3")
+                kwargs.update(zip(given, extra, strict=True))
+            return function(*args[:leading], **kwargs)
         return wrapper
     return decorate
 

@@ -5,6 +5,10 @@
 continued fraction, the power series of the lower incomplete gamma function);
 :func:`erlang_b_exact` to any number of digits by exact sums in integer fixed point. The methods and
 their measured accuracy are described in the docstring of :mod:`analytic.erlang`.
+
+scipy.special and mpmath are imported where a region or the high precision needs them, not with the
+module: ``import scipy.special`` alone costs 0.2 s of CPU, more than an Erlang command's whole run
+(``benchmarks/startup.py``); :func:`gammaln` is scipy's, ported.
 """
 
 from __future__ import annotations
@@ -13,13 +17,15 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
+from typing import TYPE_CHECKING
 
-import mpmath
 import numpy as np
-from scipy import special
 
 from analytic._double_double import dd_product, dd_quotient, two_product, two_sum
 from analytic.errors import ConvergenceError
+
+if TYPE_CHECKING:
+    import mpmath
 
 #: Temme's expansion is used for s >= _TEMME_SERVERS and load/servers in _TEMME_RATIO.
 _TEMME_SERVERS = 20.0
@@ -137,6 +143,65 @@ def _deviance_dd(s: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ---------------------------------------------------------------------------------------------
+# log Γ without scipy
+# ---------------------------------------------------------------------------------------------
+
+#: Cephes' log Γ(2 + t) = t B(t) / C(t) on 0 <= t < 1 (C monic, its leading 1 omitted) and the
+#: coefficients of its Stirling series for x >= 13 (A), from Moshier's gamma.c.
+_LGAM_B = (-1.37825152569120859100e3, -3.88016315134637840924e4, -3.31612992738871184744e5,
+           -1.16237097492762307383e6, -1.72173700820839662146e6, -8.53555664245765465627e5)
+_LGAM_C = (-3.51815701436523470549e2, -1.70642106651881159223e4, -2.20528590553854454839e5,
+           -1.13933444367982507207e6, -2.53252307177582951285e6, -2.01889141433532773231e6)
+_LGAM_A = (8.11614167470508450300e-4, -5.95061904284301438324e-4, 7.93650340457716943945e-4,
+           -2.77777777730099687205e-3, 8.33333333333331927722e-2)
+_LGAM_LS2PI = 0.91893853320467274178
+
+
+def _libm_log(x: np.ndarray) -> np.ndarray:
+    """log by the C library, element by element (numpy's own vectorized log differs in the last bit at a few points)."""
+    return np.fromiter(map(math.log, x.ravel().tolist()), float, x.size).reshape(x.shape)
+
+
+def gammaln(x: np.ndarray) -> np.ndarray:
+    """log Γ(x) for x > 0: ``scipy.special.gammaln`` bit for bit, without importing scipy.special.
+
+    Moshier's Cephes ``lgam`` (S. L. Moshier, *Methods and Programs for Mathematical Functions*,
+    1989; ``gamma.c``), which scipy evaluates: for x < 13, x shifted into [2, 3) by the recurrence
+    Γ(x+1) = x Γ(x) and a rational approximation there; beyond, Stirling's series with three or
+    five terms (none past 1e8). Checked bit for bit against scipy in ``tests/test_incomplete_gamma.py``.
+    """
+    x = np.asarray(x, float)
+    out = np.empty_like(x)
+    large = x >= 13.0
+    y = x[large]
+    q = (y - 0.5) * _libm_log(y) - y + _LGAM_LS2PI
+    p = 1.0 / (y * y)
+    series = _LGAM_A[0]
+    for c in _LGAM_A[1:]:
+        series = series * p + c
+    short = ((7.9365079365079365079365e-4 * p - 2.7777777777777777777778e-3) * p + 0.0833333333333333333333) / y
+    out[large] = np.where(y > 1e8, q, q + np.where(y >= 1000.0, short, series / y))
+    y = x[~large]
+    z, u, shift = np.ones_like(y), y.copy(), np.zeros_like(y)
+    while (above := u >= 3.0).any():      # log Γ(x) = log((x-1)...(x-k)) + log Γ(x-k)
+        shift[above] -= 1.0
+        u[above] = y[above] + shift[above]
+        z[above] *= u[above]
+    while (below := u < 2.0).any():       # log Γ(x) = log Γ(x+k) - log(x (x+1) ... (x+k-1))
+        z[below] /= u[below]
+        shift[below] += 1.0
+        u[below] = y[below] + shift[below]
+    t = y + (shift - 2.0)
+    numerator, denominator = _LGAM_B[0], t + _LGAM_C[0]
+    for b in _LGAM_B[1:]:
+        numerator = numerator * t + b
+    for c in _LGAM_C[1:]:
+        denominator = denominator * t + c
+    out[~large] = np.where(u == 2.0, _libm_log(z), _libm_log(z) + t * numerator / denominator)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
 # Exact rational coefficients: Stirling series and Temme's c_k(η)
 # ---------------------------------------------------------------------------------------------
 
@@ -168,7 +233,7 @@ def stirlerr(s: np.ndarray) -> np.ndarray:
         acc = acc * inv2 + c
     out[large] = acc / x
     x = s[~large]
-    out[~large] = special.gammaln(x + 1) - (x + 0.5) * np.log(x) + x - _LOG_SQRT_2PI
+    out[~large] = gammaln(x + 1) - (x + 0.5) * np.log(x) + x - _LOG_SQRT_2PI
     return out
 
 
@@ -248,7 +313,7 @@ def log_poisson(s: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     lo = np.zeros_like(s)
     small = s < 1  # no cancellation: every term is O(1) or O(a) with a <= 3 or a <= s
     x, m = s[small], a[small]
-    hi[small] = x * np.log(m) - m - special.gammaln(1 + x)
+    hi[small] = x * np.log(m) - m - gammaln(1 + x)
     big = ~small
     if big.any():
         x = s[big]
@@ -372,12 +437,16 @@ def erlang_parts(s: np.ndarray, a: np.ndarray) -> Parts:
 
 def _temme_ratio(s: np.ndarray, a: np.ndarray) -> np.ndarray:
     """1/E - 1 = Q(s, a)/p = e^{stirlerr(s)} (√(πs/2) erfcx(y) + sum_k c_k(η) s^{-k}) for a >= s."""
+    from scipy import special
+
     y = np.sqrt(deviance(s, a, exact=False)[0])
     return np.exp(stirlerr(s)) * (np.sqrt(np.pi * s / 2) * special.erfcx(y) + _temme_sum(y * np.sqrt(2 / s), s))
 
 
 def _temme_quotient(s: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """log p and Q(s+1, a) = Q(s, a) + p = 1 - ½ erfc(|y|) + e^{-y²} (sum_k c_k(η) s^{-k} + e^{-stirlerr}) / √(2πs)."""
+    from scipy import special
+
     dev_hi, dev_lo = deviance(s, a)
     stirling = stirlerr(s)
     y = -np.sqrt(dev_hi)
@@ -408,18 +477,18 @@ def _small_order(s: np.ndarray, a: np.ndarray) -> np.ndarray:
     return s * np.exp(a - s * log_a) * upper
 
 
-#: ζ(k) for k = 2..56: log Γ(1+s) = -γ s + sum_k ζ(k) (-s)^k / k.
-_ZETA = special.zeta(np.arange(2, 57), 1)
-
-
 def _lgamma1p(s: np.ndarray) -> np.ndarray:
-    """log Γ(1+s) for 0 <= s < 1 with full relative precision as s -> 0 (Taylor series for s <= ½)."""
+    """log Γ(1+s) for 0 <= s < 1 with full relative precision as s -> 0 (Taylor series for s <= ½:
+    log Γ(1+s) = -γ s + sum_k ζ(k) (-s)^k / k, k = 2..56)."""
+    from scipy import special
+
+    zeta = special.zeta(np.arange(2, 57), 1)
     acc = np.zeros_like(s)
-    for k in range(len(_ZETA) + 1, 1, -1):  # 0.5^56/56 < 3e-19
-        acc = acc * (-s) + _ZETA[k - 2] / k
+    for k in range(len(zeta) + 1, 1, -1):  # 0.5^56/56 < 3e-19
+        acc = acc * (-s) + zeta[k - 2] / k
     out = s * (-np.euler_gamma + s * acc)
     large = s > 0.5
-    out[large] = special.gammaln(1 + s[large])
+    out[large] = gammaln(1 + s[large])
     return out
 
 
@@ -451,6 +520,8 @@ def erlang_b_exact(s: float, a: float, digits: int) -> mpmath.mpf:
     (:func:`_sum_terms`); where they would take more than two seconds and more than the quadrature
     (s above about 4e10 near a = s at 50 digits, above 6e13 at 1000), :func:`quadrature`.
     """
+    import mpmath
+
     if s == 0 or a == 0:
         return mpmath.mpf(1 if s == 0 else 0)
     bits = math.ceil(digits * math.log2(10)) + _GUARD_BITS
@@ -515,6 +586,8 @@ def lower_sum(s: float, a: float, bits: int) -> mpmath.mpf:
     T is summed in fixed point to its last positive term; 1 - pT = Q(s+1, a) >= ½ here, so the
     subtraction keeps every digit. p comes from mpmath with the bits its exponent needs.
     """
+    import mpmath
+
     S, A, N = _fixed_point(s, a)
     total = _rising_sum(1 << bits, A, S, N) - (1 << bits)
     magnitude = abs(s * math.log(a)) + a + math.lgamma(s + 1) + 1
@@ -531,6 +604,8 @@ def upper_sum(s: float, a: float, bits: int) -> mpmath.mpf:
     :func:`_small_order_inverse`. The sum stops at its first zero term: the rest, at most
     P_j (s-j)/(a-s+j) plus P_m/E_{s-m} <= 2 P_m, is below the guard bits.
     """
+    import mpmath
+
     S, A, N = _fixed_point(s, a)
     whole = math.floor(s)
     total, last = _falling_sum(1 << bits, S, N, A, whole)
@@ -548,6 +623,8 @@ def _small_order_inverse(order: float, a: float, bits: int) -> mpmath.mpf:
     γ(z, x) = x^z e^{-x} Σ_{n>=0} x^n / (z(z+1)...(z+n)) (positive terms) and Γ(σ+1, X) from the
     series above; the subtraction cancels about a·log2(e) bits, carried as extra bits.
     """
+    import mpmath
+
     cut = math.ceil(bits * math.log(2)) + 16
     if a >= cut:
         order_n, load, unit = _fixed_point(order, a)
@@ -574,6 +651,8 @@ def quadrature(s: mpmath.mpf, a: mpmath.mpf) -> mpmath.mpf:
     faster than the cube of the digits: 0.07 s at 50 digits, 3 s at 300, 22 s at 500, about ten minutes at 1000
     (:data:`_QUADRATURE_SECONDS`).
     """
+    import mpmath
+
     peak = max(s - a, mpmath.mpf(0))
     exponent = lambda u: s * mpmath.log1p(u / a) - u  # noqa: E731
     top = exponent(peak)

@@ -67,16 +67,16 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import special
 
-from analytic._incomplete_gamma import deviance, erlang_b_exact, erlang_parts, log_poisson, stirlerr
+from analytic._deprecation import old_names, positional_deprecated, renamed_arguments
+from analytic._incomplete_gamma import deviance, erlang_b_exact, erlang_parts, gammaln, log_poisson, stirlerr
 from analytic.errors import ConvergenceError, InvalidParameterError, UnstableSystemError, describe
 from analytic.memory import available_bytes, fits
 from analytic.validation import integer, real_array
 
 __all__ = [
     "erlang_b",
-    "erlang_b_load",
+    "erlang_b_offered_load",
     "erlang_b_servers",
     "erlang_c",
     "halfin_whitt_blocking",
@@ -126,7 +126,7 @@ def _shaped(result: np.ndarray, shape: tuple[int, ...]) -> Any:
 
 
 #: Peak bytes of work arrays per broadcast value (tracemalloc on 10^6 values: 116 for erlang_b, 270 for
-#: erlang_b_load, the most).
+#: erlang_b_offered_load, the most).
 _BYTES_PER_VALUE = 320
 
 
@@ -156,14 +156,15 @@ def _broadcast(*arrays: np.ndarray) -> tuple[tuple[int, ...], list[np.ndarray]]:
 # ---------------------------------------------------------------------------------------------
 
 
-def erlang_b(servers: Any, load: Any, precision: int | None = None) -> Any:
+@renamed_arguments(load="offered_load")
+def erlang_b(servers: Any, offered_load: Any, precision: int | None = None) -> Any:
     """Erlang's loss formula E_s(a): the blocking probability of an M/GI/s/s queue.
 
     Parameters
     ----------
     servers : float or array_like
         Number of servers, 0 <= s <= 1e15; real values use the continuation a^s e^{-a} / Γ(s+1, a).
-    load : float or array_like
+    offered_load : float or array_like
         Offered load a = λ d >= 0 in Erlangs (arrival rate times mean service time).
     precision : int, optional
         Decimal digits D, 1 to 1000: return ``mpmath.mpf`` values correct to D digits (an object
@@ -187,7 +188,7 @@ def erlang_b(servers: Any, load: Any, precision: int | None = None) -> Any:
     Raises
     ------
     InvalidParameterError
-        A negative, NaN or infinite ``load``, ``servers`` outside [0, 1e15], a ``precision``
+        A negative, NaN or infinite ``offered_load``, ``servers`` outside [0, 1e15], a ``precision``
         outside 1..1000, or shapes whose broadcast would not fit in memory.
 
     References
@@ -201,21 +202,22 @@ def erlang_b(servers: Any, load: Any, precision: int | None = None) -> Any:
     >>> erlang_b([1, 2], 1.0).round(6).tolist()
     [0.5, 0.2]
     """
-    s, a = _server_count("servers", servers), _nonnegative("load", load)
+    s, a = _server_count("servers", servers), _nonnegative("offered_load", offered_load)
     if precision is not None:
         return _erlang_b_mpmath(s, a, precision)
     shape, (s, a) = _broadcast(s, a)
     return _shaped(erlang_parts(s, a).value(), shape)
 
 
-def log_erlang_b(servers: Any, load: Any) -> Any:
+@renamed_arguments(load="offered_load")
+def log_erlang_b(servers: Any, offered_load: Any) -> Any:
     """Natural logarithm of Erlang's loss formula, finite far below the double range.
 
     Parameters
     ----------
     servers : float or array_like
         Number of servers, 0 <= s <= 1e15 (real values allowed, as in :func:`erlang_b`).
-    load : float or array_like
+    offered_load : float or array_like
         Offered load a >= 0 in Erlangs.
 
     Returns
@@ -228,14 +230,14 @@ def log_erlang_b(servers: Any, load: Any) -> Any:
     Raises
     ------
     InvalidParameterError
-        A negative, NaN or infinite ``load``, or ``servers`` outside [0, 1e15].
+        A negative, NaN or infinite ``offered_load``, or ``servers`` outside [0, 1e15].
 
     Examples
     --------
     >>> round(log_erlang_b(1e9, 1e6) / 1e9, 9)
     -5.90875529
     """
-    shape, (s, a) = _broadcast(_server_count("servers", servers), _nonnegative("load", load))
+    shape, (s, a) = _broadcast(_server_count("servers", servers), _nonnegative("offered_load", offered_load))
     with np.errstate(divide="ignore"):
         return _shaped(erlang_parts(s, a).log(), shape)
 
@@ -252,7 +254,8 @@ def _erlang_b_mpmath(s: np.ndarray, a: np.ndarray, digits: Any) -> Any:
     return np.frompyfunc(lambda si, ai: erlang_b_exact(float(si), float(ai), int(digits)), 2, 1)(s, a)
 
 
-def erlang_c(servers: Any, load: Any) -> Any:
+@renamed_arguments(load="offered_load")
+def erlang_c(servers: Any, offered_load: Any) -> Any:
     """Erlang's delay formula C_s(a): the probability of waiting in a stable M/M/s queue.
 
     C_s(a) = s E_s(a) / (s - a + a E_s(a)), from :func:`erlang_b` without cancellation (all three
@@ -262,7 +265,7 @@ def erlang_c(servers: Any, load: Any) -> Any:
     ----------
     servers : float or array_like
         Number of servers, 0 < s <= 1e15 (real values use the continuation of E_s).
-    load : float or array_like
+    offered_load : float or array_like
         Offered load a = λ d in Erlangs, 0 <= a < s.
 
     Returns
@@ -275,24 +278,25 @@ def erlang_c(servers: Any, load: Any) -> Any:
     InvalidParameterError
         Negative, NaN or infinite inputs.
     UnstableSystemError
-        load >= servers: the M/M/s queue has no stationary distribution.
+        offered_load >= servers: the M/M/s queue has no stationary distribution.
 
     Examples
     --------
     >>> round(erlang_c(2, 1.0), 12)
     0.333333333333
     """
-    shape, (s, a) = _broadcast(_server_count("servers", servers), _nonnegative("load", load))
+    shape, (s, a) = _broadcast(_server_count("servers", servers), _nonnegative("offered_load", offered_load))
     unstable = a >= s
     if unstable.any():
         i = int(np.flatnonzero(unstable)[0])
-        raise UnstableSystemError("load", float(a[i]), float(s[i]),
-                                  "Erlang C needs load < servers (the M/M/s queue is otherwise unstable)")
+        raise UnstableSystemError("offered_load", float(a[i]), float(s[i]),
+                                  "Erlang C needs offered_load < servers (the M/M/s queue is otherwise unstable)")
     blocking = erlang_parts(s, a).value()
     return _shaped(s * blocking / ((s - a) + a * blocking), shape)
 
 
-def loss_occupancy(servers: Any, load: Any, busy: Any) -> Any:
+@renamed_arguments(load="offered_load")
+def loss_occupancy(servers: Any, offered_load: Any, busy: Any) -> Any:
     """P(N = k): the stationary probability that k of the s servers of an M/GI/s/s queue are busy.
 
     The truncated Poisson law (a^k / k!) / Σ_{l<=s} a^l / l! (Erlang; insensitive to the service law),
@@ -305,7 +309,7 @@ def loss_occupancy(servers: Any, load: Any, busy: Any) -> Any:
     ----------
     servers : int or array_like
         Number of servers s, an integer in [0, 1e15].
-    load : float or array_like
+    offered_load : float or array_like
         Offered load a >= 0 in Erlangs.
     busy : int or array_like
         k, an integer in [0, s].
@@ -337,7 +341,7 @@ def loss_occupancy(servers: Any, load: Any, busy: Any) -> Any:
                    lambda x: (x >= 0) & (x <= MAX_SERVERS) & (x == np.floor(x)))
     k = _validated("busy", busy, "must be an integer >= 0 (a number of busy servers)",
                    lambda x: np.isfinite(x) & (x >= 0) & (x == np.floor(x)))
-    shape, (s, a, k) = _broadcast(s, _nonnegative("load", load), k)
+    shape, (s, a, k) = _broadcast(s, _nonnegative("offered_load", offered_load), k)
     above = k > s
     if above.any():
         i = int(np.flatnonzero(above)[0])
@@ -409,7 +413,8 @@ def loss_response_time(servers: Any, arrival_rate: Any, mean_size: Any) -> Any:
     return _shaped(d * erlang_parts(s, load).complement(), shape)
 
 
-def erlang_b_servers(load: Any, target: Any) -> Any:
+@renamed_arguments(load="offered_load")
+def erlang_b_servers(offered_load: Any, target: Any) -> Any:
     """Smallest integer number of servers s with E_s(a) <= target.
 
     Integer bisection on :func:`log_erlang_b` (so that E_s(a) below 1e-300 is compared exactly) inside a
@@ -418,7 +423,7 @@ def erlang_b_servers(load: Any, target: Any) -> Any:
 
     Parameters
     ----------
-    load : float or array_like
+    offered_load : float or array_like
         Offered load in Erlangs, 0 <= a <= 1e15.
     target : float or array_like
         Blocking probability to meet, 0 < target < 1.
@@ -431,14 +436,14 @@ def erlang_b_servers(load: Any, target: Any) -> Any:
     Raises
     ------
     InvalidParameterError
-        A load outside [0, 1e15], or a target outside (0, 1).
+        An offered load outside [0, 1e15], or a target outside (0, 1).
 
     Examples
     --------
     >>> erlang_b_servers(7.0, 0.1)  # E_9(7) = 0.127, E_10(7) = 0.079
     10
     """
-    a, t = _server_count("load", load), _probability_target(target)
+    a, t = _server_count("offered_load", offered_load), _probability_target(target)
     shape, (a, t) = _broadcast(a, t)
     slack = np.log(2.0) - np.log(t)  # not log(2 / t): 2 / t overflows for a subnormal target such as 1e-309
     hi = np.ceil(a + slack / 3 + np.sqrt(slack * slack / 9 + 2 * a * slack)) + 1
@@ -456,7 +461,7 @@ def erlang_b_servers(load: Any, target: Any) -> Any:
     return _shaped(hi.astype(np.int64), shape)
 
 
-def erlang_b_load(servers: Any, target: Any) -> Any:
+def erlang_b_offered_load(servers: Any, target: Any) -> Any:
     """Largest offered load a with E_s(a) <= target, i.e. the root of E_s(a) = target.
 
     Safeguarded Newton iteration on u = log a, f(u) = log E_s(e^u) - log target, whose slope is
@@ -474,7 +479,7 @@ def erlang_b_load(servers: Any, target: Any) -> Any:
     Returns
     -------
     float or numpy.ndarray
-        The load in Erlangs, to about 1e-15 relative (Newton in log a, then two Newton steps on
+        The offered load in Erlangs, to about 1e-15 relative (Newton in log a, then two Newton steps on
         a itself) times the condition number 1/f'(u), which exceeds 1 only for targets near 1
         (about 10 at target 0.9 with a >> s). Roots below the smallest double (s < 1 with tiny targets, e.g. s = 0.5,
         target = 1e-200 has a ≈ 8e-401) come out as 0 or a subnormal.
@@ -486,14 +491,14 @@ def erlang_b_load(servers: Any, target: Any) -> Any:
 
     Examples
     --------
-    >>> round(erlang_b_load(1, 0.5), 12)  # E_1(a) = a / (1 + a)
+    >>> round(erlang_b_offered_load(1, 0.5), 12)  # E_1(a) = a / (1 + a)
     1.0
     """
     s = _server_count("servers", servers, positive=True)
     shape, (s, t) = _broadcast(s, _probability_target(target))
     log_target = np.log(t)
     with np.errstate(over="ignore"):  # tiny s: the bound is -inf, replaced just below
-        lo = np.minimum(np.log(s), (np.log(t / 2) + special.gammaln(s + 1)) / s)
+        lo = np.minimum(np.log(s), (np.log(t / 2) + gammaln(s + 1)) / s)
     lo = np.maximum(lo, math.log(np.finfo(float).smallest_subnormal) - 1)  # a root below underflows anyway
     hi = np.log(s) - np.log1p(-t)
     u = 0.5 * (lo + hi)
@@ -517,7 +522,7 @@ def erlang_b_load(servers: Any, target: Any) -> Any:
         active = active[~done]
         if active.size == 0:
             return _shaped(_polished_load(s, np.exp(u), log_target), shape)
-    raise ConvergenceError(f"erlang_b_load: Newton iteration did not converge for servers = {describe(s[active[0]])}")
+    raise ConvergenceError(f"erlang_b_offered_load: Newton iteration did not converge for servers = {describe(s[active[0]])}")
 
 
 def _polished_load(s: np.ndarray, a: np.ndarray, log_target: np.ndarray) -> np.ndarray:
@@ -537,10 +542,13 @@ def _polished_load(s: np.ndarray, a: np.ndarray, log_target: np.ndarray) -> np.n
 
 def _mills(x: np.ndarray) -> np.ndarray:
     """Φ(x)/φ(x) = √(π/2) erfcx(-x/√2) for x <= 0 (no overflow; erfcx of a non-negative number)."""
+    from scipy import special  # here: the Erlang commands start without scipy (benchmarks/startup.py)
+
     return np.sqrt(np.pi / 2) * special.erfcx(-x / np.sqrt(2))
 
 
-def halfin_whitt_blocking(theta: Any, servers: Any = None) -> Any:
+@positional_deprecated("servers")
+def halfin_whitt_blocking(theta: Any, *, servers: Any = None) -> Any:
     """Lemma 1's limit φ(θ)/Φ(θ) of √s E_s(a) when (1 - a/s)√s → θ, optionally with a correction.
 
     Parameters
@@ -575,6 +583,8 @@ def halfin_whitt_blocking(theta: Any, servers: Any = None) -> Any:
     >>> round(halfin_whitt_blocking(0.0), 12)  # √(2/π)
     0.797884560803
     """
+    from scipy import special  # here: the Erlang commands start without scipy (benchmarks/startup.py)
+
     th = _validated("theta", theta, "must be a finite real number", np.isfinite)
     shape, (th,) = _broadcast(th)
     with np.errstate(under="ignore", over="ignore"):     # φ(θ) underflows to 0 beyond θ = 38.6: the limit is 0
@@ -607,19 +617,21 @@ def _tail_square_excess(x: np.ndarray) -> np.ndarray:
     return (x * c) * x / (x + c)
 
 
-def halfin_whitt_delay(beta: Any) -> Any:
-    """The Halfin–Whitt delay probability (1 + β Φ(β)/φ(β))⁻¹, limit of Erlang C.
+@renamed_arguments(beta="theta")
+def halfin_whitt_delay(theta: Any) -> Any:
+    """The Halfin–Whitt delay probability (1 + θ Φ(θ)/φ(θ))⁻¹, limit of Erlang C.
 
-    When (1 - a/s)√s → β > 0, C_s(a) → (1 + β Φ(β)/φ(β))⁻¹ (Halfin & Whitt 1981). The formula
-    is evaluated stably for every real β: as φ/(φ + βΦ) for β >= 0 (no overflow, underflows to 0
-    near β = 38.6), and for β < 0, where it exceeds 1 and is not a probability, through
-    1 + βΦ/φ = g/(x + g) with x = -β/√2 and g = (½)/(x + 1/(x + (3/2)/(x + 2/(x + ...)))) from
+    When (1 - a/s)√s → θ > 0, C_s(a) → (1 + θ Φ(θ)/φ(θ))⁻¹ (Halfin & Whitt 1981, who write β; θ here,
+    as in :func:`halfin_whitt_blocking` and Anselmi & Doncel). The formula
+    is evaluated stably for every real θ: as φ/(φ + θΦ) for θ >= 0 (no overflow, underflows to 0
+    near θ = 38.6), and for θ < 0, where it exceeds 1 and is not a probability, through
+    1 + θΦ/φ = g/(x + g) with x = -θ/√2 and g = (½)/(x + 1/(x + (3/2)/(x + 2/(x + ...)))) from
     Laplace's continued fraction of erfc, which avoids the cancellation 1 - √π x erfcx(x).
 
     Parameters
     ----------
-    beta : float or array_like
-        Any real β (the limit is a probability for β > 0).
+    theta : float or array_like
+        Any real θ (the limit is a probability for θ > 0).
 
     Returns
     -------
@@ -628,7 +640,7 @@ def halfin_whitt_delay(beta: Any) -> Any:
     Raises
     ------
     InvalidParameterError
-        NaN or infinite β.
+        NaN or infinite θ.
 
     References
     ----------
@@ -640,7 +652,9 @@ def halfin_whitt_delay(beta: Any) -> Any:
     >>> round(halfin_whitt_delay(1.0), 12)
     0.223361274798
     """
-    b = _validated("beta", beta, "must be a finite real number", np.isfinite)
+    from scipy import special  # here: the Erlang commands start without scipy (benchmarks/startup.py)
+
+    b = _validated("theta", theta, "must be a finite real number", np.isfinite)
     shape, (b,) = _broadcast(b)
     out = np.empty_like(b)
     pos = b >= 0
@@ -660,6 +674,8 @@ def _one_minus_sqrtpi_x_erfcx(x: np.ndarray) -> np.ndarray:
     value is g/(x + g). The fraction is summed backwards from depth 60 for x >= 2 (converged to
     double precision there); below, the direct formula loses at most a factor 10.
     """
+    from scipy import special  # here: the Erlang commands start without scipy (benchmarks/startup.py)
+
     out = 1 - np.sqrt(np.pi) * x * special.erfcx(x)
     big = x >= 2
     xb = x[big]
@@ -668,3 +684,8 @@ def _one_minus_sqrtpi_x_erfcx(x: np.ndarray) -> np.ndarray:
         g = (k / 2) / (xb + g)
     out[big] = g / (xb + g)
     return out
+
+
+# Names before issue 32's vocabulary (`load` is a fraction of capacity; Erlangs are an offered load):
+# they warn, and go in version 0.3.
+__getattr__ = old_names(globals(), {"erlang_b_load": "erlang_b_offered_load"})

@@ -10,7 +10,7 @@ Examples
 >>> available_bytes() > 0
 True
 >>> try:
-...     require(10**30, "the example", states=10**9)
+...     require(10**30, "the example", n_states=10**9)
 ... except StateSpaceTooLargeError as refusal:
 ...     print(str(refusal).split(", more than")[0])
 the example needs 1,000,000,000 states and about 9.31e+20 GiB of memory
@@ -25,6 +25,7 @@ import sys
 from fractions import Fraction
 from numbers import Integral
 
+from analytic._deprecation import renamed_arguments
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.validation import as_number, flag, integer, real
 
@@ -120,7 +121,8 @@ def _bytes(value: float) -> float:
     return real("bytes_needed", value, allow_infinite=True)
 
 
-def require(bytes_needed: float, what: str, states: int, at_least: bool = False, advice: str | None = None) -> None:
+@renamed_arguments(states="n_states")
+def require(bytes_needed: float, what: str, n_states: int, at_least: bool = False, advice: str | None = None) -> None:
     """Raise :class:`StateSpaceTooLargeError` unless ``bytes_needed`` fit in :func:`available_bytes`.
 
     Parameters
@@ -129,10 +131,10 @@ def require(bytes_needed: float, what: str, states: int, at_least: bool = False,
         Bytes the computation would allocate (>= 0; ``inf`` allowed, and refused).
     what : str
         What would be built, for the message.
-    states : int
+    n_states : int
         The size of the model (a lower bound when ``at_least``), for the message.
     at_least : bool
-        Whether ``states`` is a lower bound.
+        Whether ``n_states`` is a lower bound.
     advice : str, optional
         Replaces the message's default advice when the model has a better route than more memory.
 
@@ -155,11 +157,11 @@ def require(bytes_needed: float, what: str, states: int, at_least: bool = False,
     refused
     """
     bytes_needed = _bytes(bytes_needed)
-    states = integer("states", states, minimum=0)
+    n_states = integer("n_states", n_states, minimum=0)
     at_least = flag("at_least", at_least)
     if not fits(bytes_needed):
         available = available_bytes()
         # in rationals: a count beyond the float range (a model of 1.7e308 servers) times the bytes overflows a float
-        fitting = 0 if bytes_needed == math.inf else int(Fraction(states * available) / Fraction(bytes_needed))
-        raise StateSpaceTooLargeError(states, fitting, what, at_least, memory=(int(min(bytes_needed, 2.0**1000)), available),
+        fitting = 0 if bytes_needed == math.inf else int(Fraction(n_states * available) / Fraction(bytes_needed))
+        raise StateSpaceTooLargeError(n_states, fitting, what, at_least, memory=(int(min(bytes_needed, 2.0**1000)), available),
                                       advice=advice)

@@ -24,6 +24,10 @@ the same words. The conversions go both ways:
 Functions that take a speed-up accept either form where the meaning is clear, through
 :func:`as_curve` (any form: a table is interpolated) and :func:`as_discrete` (a table, or the
 interpolation of one; a curve alone does not say how many servers ``d`` a job can use).
+
+One module for both forms (over 700 lines): the table and the curve convert into each other
+(:meth:`SpeedupTable.from_curve`, :meth:`SpeedupCurve.from_discrete`, :func:`as_curve`, :func:`as_discrete`), so two
+modules would import each other.
 """
 
 from __future__ import annotations

@@ -89,6 +89,11 @@ MODELS = {
     "tandem queue 1 -> 3 -> 2 (x, y unbounded)": (
         PopulationModel([x, y], [((1, 0), 1.0), ((-1, 1), 3.0 * sympy.Min(x, 1)), ((0, -1), 2.0 * sympy.Min(y, 1))]),
         0.5),
+    "tandem queue at load 0.9, both stations (x, y)": (
+        PopulationModel([x, y], [((1, 0), 0.9), ((-1, 1), sympy.Min(x, 1)), ((0, -1), sympy.Min(y, 1))]), 9.0),
+    "tandem 0.95 -> 1.2 -> 1 (x, y unbounded)": (
+        PopulationModel([x, y], [((1, 0), 0.95), ((-1, 1), 1.2 * sympy.Min(x, 1)), ((0, -1), sympy.Min(y, 1))]),
+        0.95 / 0.25),
     "two independent M/M/1 queues at 0.7 (x, y unbounded)": (
         PopulationModel([x, y], [((1, 0), 0.7), ((0, 1), 0.7), ((-1, 0), sympy.Min(x, 1)), ((0, -1), sympy.Min(y, 1))]),
         0.7 / 0.3),
@@ -124,7 +129,7 @@ def main() -> None:
         plain = plain_solve(model, bounds.truncation.states)
         interval = bounds["mean"]
         error = "-" if mean is None else ("inside" if mean in interval else f"OUT {mean:.6g}")
-        print(f"{name:44s} {bounds.states:7,d} {seconds:9.3f} {plain:8.4f} {seconds / plain:6.0f} {peak:8.1f} "
+        print(f"{name:44s} {bounds.n_states:7,d} {seconds:9.3f} {plain:8.4f} {seconds / plain:6.0f} {peak:8.1f} "
               f"{interval.width:8.1e} {error:>8s}  {bounds.lyapunov}")
 
 
@@ -140,12 +145,12 @@ def applications() -> None:
         arrival_rate = 0.9 * fcfs_saturation(servers, classes).throughput
         start = time.perf_counter()
         bounds = fcfs_bounds(servers, classes, arrival_rate, width=1e-6, max_states=3_000_000)
-        print(f"{f'FCFS, k = {servers}, needs {needs}, 0.9 of saturation':58s} {bounds.states:10,d} "
+        print(f"{f'FCFS, k = {servers}, needs {needs}, 0.9 of saturation':58s} {bounds.n_states:10,d} "
               f"{time.perf_counter() - start:8.1f} {bounds.relative_width:8.1e} {_peak_gb():8.2f}")
     for n in (50, 100, 150, 200):
         start = time.perf_counter()
         bounds = greedy_bounds(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), 0.8, n, max_states=60_000_000)
-        print(f"{f'greedy(p*), Table 1 mean-field cell, n = {n}':58s} {bounds.states:10,d} "
+        print(f"{f'greedy(p*), Table 1 mean-field cell, n = {n}':58s} {bounds.n_states:10,d} "
               f"{time.perf_counter() - start:8.1f} {bounds.width:8.1e} {_peak_gb():8.2f}")
 
 

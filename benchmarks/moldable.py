@@ -117,7 +117,7 @@ def bounds_against_whole(alphas: tuple[float, ...], n: int = 4000) -> None:
         lam = traffic(n, alpha, 0.1)
         bounds, bounds_s = timed(greedy_bounds, SUBLINEAR, lam, n)
         bounds_gb = peak_gb()
-        print(f"\nα = {alpha:.3g}: {bounds.states:,} states kept, neglected mass {bounds.neglected_mass:.2g}, entry cost "
+        print(f"\nα = {alpha:.3g}: {bounds.n_states:,} states kept, neglected mass {bounds.neglected_mass:.2g}, entry cost "
               f"{bounds.entry_cost:.3g}, {bounds_s:.1f} s, peak {bounds_gb:.2f} GB")
         print(f"  P_b  in [{bounds.blocking[0]:.12f}, {bounds.blocking[1]:.12f}]  width "
               f"{bounds.blocking[1] - bounds.blocking[0]:.2g}")
@@ -129,7 +129,7 @@ def bounds_against_whole(alphas: tuple[float, ...], n: int = 4000) -> None:
                   and bounds.mean_time[0] <= exact.mean_time <= bounds.mean_time[1])
         print(f"  whole chain: {exact.n_states:,} states, {exact_s:.1f} s, peak {peak_gb():.2f} GB; P_b {exact.blocking:.12f}, "
               f"E[D] {exact.mean_time:.12f}, inside the intervals: {inside}")
-        print(f"  ratios whole / bounds: time {exact_s / bounds_s:.1f}x, states {exact.n_states / bounds.states:.1f}x")
+        print(f"  ratios whole / bounds: time {exact_s / bounds_s:.1f}x, states {exact.n_states / bounds.n_states:.1f}x")
 
 
 def mass_spread(sizes: list[int]) -> None:

@@ -17,7 +17,7 @@ import time
 
 from analytic.errors import StateSpaceTooLargeError
 from analytic.moldable import greedy_metrics
-from analytic.moldable.greedy import _allocations, _resolve_p, _simplex_points
+from analytic.moldable.greedy import allocations, resolve_p, simplex_points
 from analytic.simulation import erlang, exponential, fitted
 from analytic.speedup import SpeedupTable
 
@@ -44,14 +44,14 @@ def main() -> None:
 
 def largest() -> None:
     """For each law, the largest n (steps of 4) whose chain the memory check of greedy_metrics accepts."""
-    p = _resolve_p(SUBLINEAR, 0.8, None)
+    p = resolve_p(SUBLINEAR, 0.8, None)
     for name, law in LAWS.items():
         phases = len(law.to_phase_type().initial)
         n = 40
         while True:
-            sizes = _allocations(n + 4, p)[1]
+            sizes = allocations(n + 4, p)[1]
             try:
-                if _simplex_points(n + 4, sizes.repeat(phases)) > 10**9:
+                if simplex_points(n + 4, sizes.repeat(phases)) > 10**9:
                     break
                 greedy_metrics(SUBLINEAR, 0.8, n + 4, size=law, max_states=1)   # refused at once: by memory or by max_states
             except StateSpaceTooLargeError as exc:
@@ -59,7 +59,7 @@ def largest() -> None:
                     break
             n += 4
         print(f"{name:12s}: largest n accepted by the memory check {n} "
-              f"(simplex of {_simplex_points(n, _allocations(n, p)[1].repeat(phases)):,} points)")
+              f"(simplex of {simplex_points(n, allocations(n, p)[1].repeat(phases)):,} points)")
 
 
 if __name__ == "__main__":

@@ -270,9 +270,9 @@ def _check() -> None:
         theta = 1.0 / m if m > 0 else math.inf
         runs = [algorithm1(table, np.array([2, 2]), graph.capacities, rates, theta, 200_000, 20_000, seed)[0].sum()
                 for seed in range(10)]
-        package = simulate_interruptions(graph, rates, interruptions=m, jobs=2_000_000, seed=1)
+        package = simulate_interruptions(graph, rates, interruptions=m, arrivals=2_000_000, seed=1)
         ref, ref_se = np.mean(runs), np.std(runs, ddof=1) / math.sqrt(len(runs))
-        pkg, pkg_se = package.mean_jobs.sum(), package.mean_jobs_ci.sum() / 2.093
+        pkg, pkg_se = package.mean_jobs.value.sum(), package.mean_jobs.half_width.sum() / 2.093
         print(f"Algorithm 1 m = {m:g}: reference {ref:.4f} ± {ref_se:.4f}, package {pkg:.4f} ± {pkg_se:.4f}, "
               f"exact {exact.sum():.4f}; {(ref - pkg) / math.hypot(ref_se, pkg_se):+.2f} SE")
     cluster, job = FIGURE1_CLUSTER, FIGURE1_JOB

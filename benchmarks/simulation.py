@@ -118,7 +118,7 @@ def simpy_rate(jobs: int) -> float | None:
 def moldable_rate(speedup, alpha, beta, size, jobs) -> tuple[float, object]:
     lam = float(traffic(TABLE1_SERVERS, alpha, beta))
     start = time.perf_counter()
-    result = simulate_moldable(speedup, lam, TABLE1_SERVERS, size=size, jobs=jobs, seed=1, executor=SerialExecutor())
+    result = simulate_moldable(speedup, lam, TABLE1_SERVERS, size=size, arrivals=jobs, seed=1, executor=SerialExecutor())
     return jobs / (time.perf_counter() - start), result
 
 
@@ -133,18 +133,18 @@ def multiserver_section(baseline: float, jobs: int) -> None:
     k = 1024
     rate = 0.8 * k / float(sum(c.demand for c in SDSC_SP2))
     for policy in POLICIES:  # compile, or load numba's cache
-        simulate_multiserver(policy, k, SDSC_SP2, rate, jobs=5_000, seed=0, executor=SerialExecutor())
+        simulate_multiserver(policy, k, SDSC_SP2, rate, arrivals=5_000, seed=0, executor=SerialExecutor())
     print(f"\nsimulate_multiserver, k = {k}, SDSC SP2 (Table 2), load 0.8, one run of {jobs:,} jobs on one core:")
     worst = {False: np.inf, True: np.inf}
     for name, policy in POLICIES.items():
         start = time.perf_counter()
-        result = simulate_multiserver(name, k, SDSC_SP2, rate, jobs=jobs, seed=1, executor=SerialExecutor())
+        result = simulate_multiserver(name, k, SDSC_SP2, rate, arrivals=jobs, seed=1, executor=SerialExecutor())
         speed = jobs / (time.perf_counter() - start)
         ratio = speed / baseline
         worst[policy.preemptive] = min(worst[policy.preemptive], ratio)
         flag = "" if result.stationary else f"  (not stationary: {result.growth.rate:.2g} jobs per second)"
         print(f"  {name:>22}: {speed:>10,.0f} jobs/s  ratio {ratio:5.2f} (target {MULTISERVER_TARGETS[policy.preemptive]})  "
-              f"E[R] = {result.mean_response_time:8.1f} ± {result.mean_response_time_ci:.2g} s{flag}")
+              f"E[R] = {result.mean_response_time.value:8.1f} ± {result.mean_response_time.half_width:.2g} s{flag}")
     for preemptive, label in ((False, "non-preemptive"), (True, "preemptive")):
         print(f"slowest {label} ratio: {worst[preemptive]:.2f} (target >= {MULTISERVER_TARGETS[preemptive]})")
     # Figure 1 at the paper's scale: every policy but ModifiedBS at each k, 10^6 arrivals per point
@@ -156,7 +156,7 @@ def multiserver_section(baseline: float, jobs: int) -> None:
         if name == "modified-bs-fcfs":
             continue
         start = time.perf_counter()
-        simulate_multiserver(name, big, system.classes, system.arrival_rate, jobs=sample, seed=1, executor=SerialExecutor())
+        simulate_multiserver(name, big, system.classes, system.arrival_rate, arrivals=sample, seed=1, executor=SerialExecutor())
         total += (time.perf_counter() - start) / sample * 1_000_000 * len(FIGURE1_SERVERS)
     print(f"Figure 1 at the paper's scale ({len(FIGURE1_SERVERS)} values of k x 9 policies x 10^6 arrivals), "
           f"at the rates of k = {big}: about {total / 60:.0f} minutes on one core")
@@ -178,12 +178,12 @@ def reference_section(jobs: int, policies: tuple[str, ...] | None = None) -> dic
         print(f"  {'policy':>22}  {'package jobs/s':>14}  {'loop jobs/s':>12}  {'ratio':>5}  {'E[R] package':>20}  "
               f"{'E[R] loop':>9}")
         for name in names:
-            simulate_multiserver(name, k, classes, rate, jobs=5_000, seed=0, executor=SerialExecutor())  # compile
+            simulate_multiserver(name, k, classes, rate, arrivals=5_000, seed=0, executor=SerialExecutor())  # compile
             reference(name, k, rate, classes, 5_000, 500, 0)
             package_time = loop_time = np.inf
             for repeat in range(3):
                 start = time.perf_counter()
-                result = simulate_multiserver(name, k, classes, rate, jobs=jobs, seed=repeat + 1, executor=SerialExecutor())
+                result = simulate_multiserver(name, k, classes, rate, arrivals=jobs, seed=repeat + 1, executor=SerialExecutor())
                 package_time = min(package_time, time.perf_counter() - start)
                 start = time.perf_counter()
                 loop_mean, _ = reference(name, k, rate, classes, jobs, warmup, repeat + 1)
@@ -191,7 +191,7 @@ def reference_section(jobs: int, policies: tuple[str, ...] | None = None) -> dic
             ratio = loop_time / package_time
             table[k, name] = ratio
             print(f"  {name:>22}  {jobs / package_time:>14,.0f}  {jobs / loop_time:>12,.0f}  {ratio:5.2f}  "
-                  f"{result.mean_response_time:>10.4f} ± {result.mean_response_time_ci:<7.2g}  {loop_mean:9.4f}")
+                  f"{result.mean_response_time.value:>10.4f} ± {result.mean_response_time.half_width:<7.2g}  {loop_mean:9.4f}")
     print(f"slowest ratio: {min(table.values()):.2f} (target >= 1)")
     return table
 
@@ -213,7 +213,7 @@ def main() -> None:
         return
 
     start = time.perf_counter()
-    simulate_moldable(SUBLINEAR, 0.8, 40, jobs=10_000, seed=0, executor=SerialExecutor())
+    simulate_moldable(SUBLINEAR, 0.8, 40, arrivals=10_000, seed=0, executor=SerialExecutor())
     print(f"first call (numba compiles or loads its cache): {time.perf_counter() - start:.2f} s")
 
     blocking, baseline = python_heap_loop(args.baseline_jobs)
@@ -235,8 +235,8 @@ def main() -> None:
         rate, result = moldable_rate(speedup, alpha, beta, size, args.jobs)
         rates.append(rate)
         print(f"  {label:>10}, α = {alpha:.3g}, {size:>13}: {rate:>12,.0f} jobs/s  ratio {rate / baseline:5.2f}   "
-              f"P_b = {result.blocking:.5f} ± {result.blocking_ci:.1g}, "
-              f"E[D] = {result.mean_time:.5f} ± {result.mean_time_ci:.1g}")
+              f"P_b = {result.blocking.value:.5f} ± {result.blocking.half_width:.1g}, "
+              f"E[D] = {result.mean_time.value:.5f} ± {result.mean_time.half_width:.1g}")
     slowest = min(rates)
     print(f"\nslowest ratio to the baseline: {slowest / baseline:.2f} (target >= 1)")
     table = 6 * 4 * 100 * 5_000_000

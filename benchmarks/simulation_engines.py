@@ -54,10 +54,11 @@ def algorithm1_rows(jobs: int) -> None:
     for m in (0.0, 1.0, 5.0):
         theta = 1.0 / m if m > 0 else math.inf
         package_s, loop_s, sim, (jobs_loop, events) = best_of_three(
-            lambda m=m: simulate_interruptions(graph, rates, interruptions=m, jobs=jobs, seed=1),
+            lambda m=m: simulate_interruptions(graph, rates, interruptions=m, arrivals=jobs, seed=1),
             lambda theta=theta: algorithm1(table, widths, graph.capacities, rates, theta, jobs, jobs // 10, 1))
         print(f"  m = {m:g}: package {jobs / package_s:12,.0f}/s, loop {jobs / loop_s:12,.0f}/s, "
-              f"ratio {loop_s / package_s:5.2f}; E[x] package {sim.mean_jobs.sum():.4f} ± {sim.mean_jobs_ci.sum():.4f}, "
+              f"ratio {loop_s / package_s:5.2f}; E[x] package {sim.mean_jobs.value.sum():.4f} ± "
+              f"{sim.mean_jobs.half_width.sum():.4f}, "
               f"loop {jobs_loop.sum():.4f} ({events / jobs:.2f} events per arrival)")
 
 
@@ -86,7 +87,7 @@ def partitioning_rows(horizon: float) -> None:
     for name, package, loop in rows:
         package_s, loop_s, run, (cost, _, events) = best_of_three(package, loop)
         print(f"  {name:10s} package {events / package_s:12,.0f}/s, loop {events / loop_s:12,.0f}/s, "
-              f"ratio {loop_s / package_s:5.2f}; cost package {run.cost:.4f} ± {run.cost_ci:.4f}, loop {cost:.4f} "
+              f"ratio {loop_s / package_s:5.2f}; cost package {run.expected_cost:.4f}, loop {cost:.4f} "
               f"({events:,} events)")
 
 

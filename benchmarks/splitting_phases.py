@@ -25,7 +25,7 @@ import time
 
 from analytic.simulation import erlang, exponential, fitted
 from analytic.splitting import RigidClass, fcfs_bounds
-from analytic.splitting.chains import _System
+from analytic.splitting.chains import ExactSystem, read_metrics
 
 SPECS = ((1, 0.6, 1.0), (2, 0.4, 1.5))
 LAWS = {"exponential": exponential, "Erlang-2": lambda mean: erlang(2, mean), "H2 (scv 4)": lambda mean: fitted(mean, 2 * mean)}
@@ -45,14 +45,14 @@ def rate_at(k, job_classes):
 def measure(policy, k, depth, law):
     job_classes = classes(law)
     rate = rate_at(k, job_classes)
-    system = _System.build(policy, k, job_classes, rate, depth, None, 5_000_000)
+    system = ExactSystem.build(policy, k, job_classes, rate, depth, None, 5_000_000)
     start = time.perf_counter()
     chain = system.chain(5_000_000)
     built = time.perf_counter() - start
     start = time.perf_counter()
     pi = chain.stationary()
     solved = time.perf_counter() - start
-    metrics = system.metrics(pi, chain.n_states)
+    metrics = read_metrics(system, pi, chain.n_states)
     return chain.n_states, built, solved, metrics.mean_response_time, metrics.lost_fraction
 
 
@@ -79,8 +79,8 @@ def main() -> None:
             start = time.perf_counter()
             bounds = fcfs_bounds(k, job_classes, rate_at(k, job_classes))
             seconds = time.perf_counter() - start
-            base = base or (bounds.states, seconds)
-            print(f"{f'fcfs, k={k}':24} {name:12} {bounds.states:9,} {bounds.states / base[0]:6.1f} {seconds:8.2f} "
+            base = base or (bounds.n_states, seconds)
+            print(f"{f'fcfs, k={k}':24} {name:12} {bounds.n_states:9,} {bounds.n_states / base[0]:6.1f} {seconds:8.2f} "
                   f"{'':8} {seconds / base[1]:6.1f} {bounds.response_time[1]:10.6f} {bounds.relative_width:9.2e}")
 
 

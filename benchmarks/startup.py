@@ -26,10 +26,11 @@ from pathlib import Path
 TARGET = 0.3
 
 COMMANDS = {
-    "erlang-b": ["erlang-b", "--servers", "10", "--load", "7"],
-    "erlang-c": ["erlang-c", "--servers", "10", "--load", "7"],
-    "erlang-b-servers": ["erlang-b-servers", "--load", "7", "--target", "0.01"],
-    "erlang-b-load": ["erlang-b-load", "--servers", "10", "--target", "0.01"],
+    "erlang-b": ["erlang-b", "--servers", "10", "--offered-load", "7"],
+    "erlang-b s=100 (Temme)": ["erlang-b", "--servers", "100", "--offered-load", "90"],   # imports scipy.special (erfcx)
+    "erlang-c": ["erlang-c", "--servers", "10", "--offered-load", "7"],
+    "erlang-b-servers": ["erlang-b-servers", "--offered-load", "7", "--target", "0.01"],
+    "erlang-b-offered-load": ["erlang-b-offered-load", "--servers", "10", "--target", "0.01"],
     "--help": ["--help"],
     "--version": ["--version"],
     "erlang-b --help": ["erlang-b", "--help"],

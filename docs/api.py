@@ -72,6 +72,19 @@ def non_callables() -> set[str]:
     return patterns
 
 
+def deprecated() -> set[str]:
+    """Patterns of the documented names kept for one release after a rename (their docstring starts with
+    "Deprecated"): listed so that old code finds them, not validated as API (they warn and point to the new name)."""
+    patterns = set()
+    for obj_id, full in _homes().items():
+        obj = _OBJECTS[obj_id]
+        members = vars(obj).items() if inspect.isclass(obj) else ()
+        for name, value in [("", obj), *((f".{attribute}", value) for attribute, value in members)]:
+            if (inspect.getdoc(value) or "").startswith("Deprecated"):
+                patterns.add(f"^{full.replace('.', '[.]')}{name.replace('.', '[.]')}$")
+    return patterns
+
+
 _OBJECTS = {id(obj): obj for top in ORDER for module_name in modules(top) for _, obj in public(module_name)}
 
 

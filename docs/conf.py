@@ -57,7 +57,7 @@ numpydoc_validation_checks = {"PR01", "RT01", "EX01", "GL08"}
 # A frozen result class documents its fields, which are its constructor's parameters, under Attributes.
 numpydoc_validation_overrides = {"PR01": [r"(?m)^\s*Attributes\n\s*-{5,}"]}
 # Attributes (properties, constants) are not callables: only GL08 applies, checked by tests/test_docs.py.
-numpydoc_validation_exclude = api.non_callables()
+numpydoc_validation_exclude = api.non_callables() | api.deprecated()
 
 # Internal links: every cross-reference must resolve (-n), with Python's and numpy's names, which
 # have no inventory here (no network), the only exceptions. A docstring may name an object the

@@ -99,6 +99,8 @@ def _methods(cls: type) -> Iterator[str]:
         if attr.startswith("_"):
             continue
         function = raw.__func__ if isinstance(raw, classmethod | staticmethod) else raw
+        if (function.__doc__ or "").startswith("Deprecated:"):      # an old name kept one release: it warns
+            continue
         if inspect.isfunction(function) and not getattr(function, "__isabstractmethod__", False):
             parameters = [p for p in inspect.signature(function).parameters if p not in ("self", "cls")]
             if parameters:
@@ -230,20 +232,18 @@ def _shared_objects() -> dict[str, Callable[[], Any]]:
         discrete=lambda: simulation.Discrete([0.5, 5.5], [0.9, 0.1]), pareto=lambda: simulation.Pareto(3.0, 2.0),
         mixture=lambda: simulation.ErlangMixture([0.5, 0.5], [1, 3], [1.0, 2.0]),
         phase_type=lambda: simulation.PhaseType([0.5, 0.5], [[-2.0, 1.0], [0.5, -1.5]]),
-        interruptions=lambda: fairness.simulate_interruptions(graph(), [0.5, 0.5], jobs=4000, seed=1),
         partitioning=lambda: partitioning.simulate_max_weight(cluster(), job(), 1.0, 1.0, time=200.0, seed=1),
         trajectory=lambda: hesrpt.flow_time([1.0, 2.0], "hesrpt", 0.5, 10, record=True).trajectory,
         verdict=lambda: __import__("analytic.reproduce", fromlist=["Verdict"]).Verdict("E_1(1) = 1/2", "0.5", True),
         figure=lambda: FIGURES[1], classes=lambda: splitting.RigidClass(1, 1.0, 1.0),
         serial=simulation.SerialExecutor, estimate=lambda: simulation.mean_estimate([1.0, 2.0, 3.0]),
-        moldable_run=lambda: moldable.simulate_moldable(speedup.SpeedupTable([1, 1.8, 2.5]), 0.5, 6, jobs=4000, seed=1,
-                                                        executor=simulation.SerialExecutor()),
         moldable_class=lambda: moldable.MoldableClass(speedup.SpeedupTable.linear(2), 0.3),
         multiserver_run=lambda: splitting.simulate_multiserver("bs-fcfs", 4, [splitting.RigidClass(1, 1.0, 1.0)], 1.0,
-                                                               jobs=2000, seed=1, executor=simulation.SerialExecutor()),
-        class_estimates=lambda: _shared_objects()["multiserver_run"]().per_class[0],
+                                                               arrivals=2000, seed=1, executor=simulation.SerialExecutor()),
+        class_estimates=lambda: splitting.ClassEstimates(1, 100, 1.2, 0.1, 0.3, 0.05, None, None, None, None, 0.95,
+                                                         "batch means", 20),
         systems=lambda: splitting.figure2_heavy_traffic(32, (0.5,)),
-        sweep_run=lambda: splitting.sweep(splitting.figure2_heavy_traffic(32, (0.5,)), ("fcfs",), jobs=2000,
+        sweep_run=lambda: splitting.sweep(splitting.figure2_heavy_traffic(32, (0.5,)), ("fcfs",), arrivals=2000,
                                           executor=simulation.SerialExecutor()),
     )
 
@@ -291,6 +291,7 @@ INTERNAL: dict[str, str] = {
         "lyapunov.tail_drift", "regions.LinearGeometric", "regions.Region", "regions.LinearGeometric.states",
         "regions.LinearGeometric.count", "regions.LinearGeometric.level_of", "regions.find_linear_geometric",
         "regions.prove_linear_geometric", "regions.region_form", "regions.region_envelope", "tails.Envelope",
+        "regions.LinearGeometric.cell", "regions.find_face_geometric",
         "tails.Envelope.beyond", "tails.Envelope.of_polynomial", "tails.Envelope.times", "tails.envelope",
         "tails.eventual_rational",
         "regions.regions", "tails.eventual_form", "tails.eventual_polynomial", "tails.exact", "tails.last_root_bound",
@@ -371,10 +372,10 @@ BASELINES: dict[str, Any] = {
     # erlang, errors, memory, validation, reproduce
     "analytic.erlang.erlang_b": call(5, 3.0),
     "analytic.erlang.loss_occupancy": call(5, 3.0, 2),
-    "analytic.erlang.erlang_b_load": call(5, 0.01),
+    "analytic.erlang.erlang_b_offered_load": call(5, 0.01),
     "analytic.erlang.erlang_b_servers": call(3.0, 0.01),
     "analytic.erlang.erlang_c": call(5, 3.0),
-    "analytic.erlang.halfin_whitt_blocking": call(0.5, 100),
+    "analytic.erlang.halfin_whitt_blocking": call(0.5, servers=100),
     "analytic.erlang.halfin_whitt_delay": call(0.5),
     "analytic.erlang.log_erlang_b": call(5, 3.0),
     "analytic.erlang.loss_response_time": call(5, 3.0, 1.0),
@@ -411,13 +412,10 @@ BASELINES: dict[str, Any] = {
     "analytic.fairness.graph.service_rate": call(_GRAPH, [0, 1]),
     "analytic.fairness.graph.subset_service_rates": call(_GRAPH),
     "analytic.fairness.simulation.InterruptionSimulation": RESULT,
-    "analytic.fairness.simulation.InterruptionSimulation.delay_estimate": method("interruptions", 0),
-    "analytic.fairness.simulation.InterruptionSimulation.service_rate_estimate": method("interruptions", 0),
-    "analytic.fairness.simulation.InterruptionSimulation.jobs_estimate": method("interruptions", 0),
     # Simulators run on the SerialExecutor in the sweep: with replications > 1 and no executor, a process pool
     # starts, and on a fresh install its workers spent more than the time limit before the first event.
-    "analytic.fairness.simulation.simulate_interruptions": call(_GRAPH, [0.5, 0.5], jobs=2000, seed=1, executor=S("serial")),
-    "analytic.fairness.simulation.simulate_random_assignment": call(10, 2, 5.0, jobs=2000, seed=1, executor=S("serial")),
+    "analytic.fairness.simulation.simulate_interruptions": call(_GRAPH, [0.5, 0.5], arrivals=2000, seed=1, executor=S("serial")),
+    "analytic.fairness.simulation.simulate_random_assignment": call(10, 2, 5.0, arrivals=2000, seed=1, executor=S("serial")),
     "analytic.fairness.chain.OIQueueLaw": RESULT,
     "analytic.fairness.chain.oi_queue_chain": call(_GRAPH, _RATES, 3),
     "analytic.fairness.chain.oi_queue_law": call(_GRAPH, _RATES, 3, interruptions=1.0),
@@ -551,9 +549,6 @@ BASELINES: dict[str, Any] = {
     "analytic.partitioning.operating.OperatingPoint.queues": method("operating", 0.5, 2.0, 0.5),
     "analytic.partitioning.operating.operating_point": call(_CLUSTER, _JOB, 0.5),
     "analytic.partitioning.simulation.PartitioningSimulation": RESULT,
-    "analytic.partitioning.simulation.PartitioningSimulation.templates_estimate": method("partitioning", 0),
-    "analytic.partitioning.simulation.PartitioningSimulation.queue_estimate": method("partitioning", 0),
-    "analytic.partitioning.simulation.PartitioningSimulation.cost_law_estimate": method("partitioning", 0.0),
     "analytic.partitioning.simulation.simulate_adgp": call(_CLUSTER, _JOB, 0.5, 0.5, 0.05, frozen_queues=[20], time=100.0,
                                                            seed=2, executor=S("serial")),
     "analytic.partitioning.simulation.simulate_dgp": call(_CLUSTER, _JOB, 0.5, 0.5, frozen_queues=[20], time=100.0, seed=1,
@@ -593,6 +588,7 @@ BASELINES: dict[str, Any] = {
     "analytic.simulation.comparison.compare": call(np.linspace(0.0, 2.0, 400), 1.0),
     "analytic.simulation.comparison.coverage_band": call(100),
     "analytic.simulation.estimates.Estimate": RESULT,
+    "analytic.simulation.estimates.Estimates": RESULT,
     "analytic.simulation.estimates.batch_means": call(np.linspace(0.0, 2.0, 400)),
     "analytic.simulation.estimates.mean_estimate": call([1.0, 2.0, 3.0]),
     "analytic.simulation.estimates.ratio_estimate": call([1.0, 2.0, 3.0], [2.0, 2.0, 2.0]),
@@ -643,7 +639,6 @@ BASELINES: dict[str, Any] = {
     "analytic.splitting.ClassEstimates.estimate": method("class_estimates", "mean_response_time"),
     "analytic.splitting.ExactMetrics": RESULT,
     "analytic.splitting.MultiserverSimulation": RESULT,
-    "analytic.splitting.MultiserverSimulation.estimate": method("multiserver_run", "mean_response_time"),
     "analytic.splitting.PolicyState": RESULT,
     "analytic.splitting.Saturation": RESULT,
     "analytic.splitting.Sweep": RESULT,
@@ -661,13 +656,12 @@ BASELINES: dict[str, Any] = {
     "analytic.splitting.gittins_rank": call(S("pareto"), [0.0, 1.0]),
     "analytic.splitting.multiserver_chain": call("fcfs", 4, _SPLIT, 1.0, max_waiting=5),
     "analytic.splitting.policies.gittins_table": call(S("pareto"), 16),
-    "analytic.splitting.simulate_multiserver": call("bs-fcfs", 4, _SPLIT, 1.0, jobs=2000, seed=1, executor=S("serial")),
-    "analytic.splitting.sweep": call(S("systems"), ("fcfs",), jobs=2000, executor=S("serial")),
+    "analytic.splitting.simulate_multiserver": call("bs-fcfs", 4, _SPLIT, 1.0, arrivals=2000, seed=1, executor=S("serial")),
+    "analytic.splitting.sweep": call(S("systems"), ("fcfs",), arrivals=2000, executor=S("serial")),
 }
 BASELINES |= {
     "analytic.moldable.MoldableSimulation": RESULT,
-    "analytic.moldable.MoldableSimulation.occupancy_estimate": method("moldable_run", 1),
-    "analytic.moldable.simulate_moldable": call(S("speedup"), 0.5, 6, jobs=4000, seed=1, executor=S("serial")),
+    "analytic.moldable.simulate_moldable": call(S("speedup"), 0.5, 6, arrivals=4000, seed=1, executor=S("serial")),
     "analytic.moldable.paper.table1_simulation": call(S("speedup"), 0.5, 0.1, "exponential", 1, 20_000, 1),
     "analytic.simulation.difference": call(S("estimate"), S("estimate")),
     "analytic.simulation.laws.SizeLaw.cdf": method("mixture", [0.5, 1.0]),
@@ -707,7 +701,7 @@ HUGE_COUNT = 10**12
 #: HUGE_COUNT asks for that much work, a valid request, so a call still running after WORK_PROBE seconds
 #: of CPU time is doing what it was asked (its tables are allocated at the start); exhausting memory or a
 #: raw error is still a defect.
-WORK = {"jobs", "time", "replications", "runs", "warmup", "size", "count", "length", "total"}
+WORK = {"arrivals", "jobs", "time", "replications", "runs", "warmup", "size", "count", "length", "total"}
 WORK_PROBE = 1.0
 #: Values left out for a parameter: the empty ``select`` of ``collect`` asks for the whole reproduce table
 #: (tens of seconds).
@@ -1231,7 +1225,7 @@ def test_greedy_chain_refuses_a_billion_servers_before_allocating():
         10**18, [__import__("analytic.splitting", fromlist=["x"]).RigidClass(1, 1.0, 1.0)]),
      r"^the chain \(jobs of one class in service\) needs more than 2,000,000 states"),
     (lambda: __import__("analytic.splitting", fromlist=["x"]).simulate_multiserver(
-        "fcfs", 10**18, [__import__("analytic.splitting", fromlist=["x"]).RigidClass(1, 1.0, 1.0)], 1.0, jobs=1000),
+        "fcfs", 10**18, [__import__("analytic.splitting", fromlist=["x"]).RigidClass(1, 1.0, 1.0)], 1.0, arrivals=1000),
      r"^the state of 1,000,000,000,000,000,000 servers needs"),
     (lambda: __import__("analytic.splitting", fromlist=["x"]).RigidClass(1, 1.0, 1.0, size_std="abc"),
      r"^size_std = 'abc': must be a real number$"),
@@ -1498,7 +1492,7 @@ def test_erlang_refuses_complex_text_and_bool_entries_and_takes_other_real_numbe
     from analytic.erlang import erlang_b, erlang_c, log_erlang_b
 
     for call_, name in [(lambda: log_erlang_b(np.array([3 + 2j]), 5.0), "servers"),
-                        (lambda: erlang_c(12, np.array([4 - 1j])), "load"), (lambda: erlang_b(True, 7), "servers"),
+                        (lambda: erlang_c(12, np.array([4 - 1j])), "offered_load"), (lambda: erlang_b(True, 7), "servers"),
                         (lambda: erlang_b([1, "2"], 7), "servers"), (lambda: erlang_b([1, True], 7), "servers")]:
         with pytest.raises(InvalidParameterError, match=f"^{name} = "):
             call_()
@@ -1652,7 +1646,7 @@ def test_random_streams_beyond_memory_are_refused_before_spawning(count):
     lambda n: __import__("analytic.simulation", fromlist=["x"]).exponential().sample(np.random.default_rng(1), n),
     lambda n: __import__("analytic.fairness", fromlist=["x"]).random_assignment(n, 2, 2.0),
     lambda n: __import__("analytic.fairness", fromlist=["x"]).simulate_random_assignment(
-        n, 2, 5.0, jobs=2000, seed=1, executor=__import__("analytic.simulation", fromlist=["x"]).SerialExecutor()),
+        n, 2, 5.0, arrivals=2000, seed=1, executor=__import__("analytic.simulation", fromlist=["x"]).SerialExecutor()),
     lambda n: P.simulate_dgp(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0), 0.5, 0.5, frozen_queues=[20], time=100.0,
                              seed=1, batches=n),
 ])

@@ -331,7 +331,7 @@ def small_sweep():
     from analytic.simulation import SerialExecutor
     from analytic.splitting import figure1_systems, sweep
 
-    return sweep(figure1_systems((32, 256), reading="as printed"), ("bs-fcfs", "fcfs", "server-filling"), jobs=20_000,
+    return sweep(figure1_systems((32, 256), reading="as printed"), ("bs-fcfs", "fcfs", "server-filling"), arrivals=20_000,
                  executor=SerialExecutor())
 
 
@@ -346,7 +346,7 @@ def test_point_rows_carry_the_exact_condition5_and_eq16(small_sweep):
         assert condition.value is bool(exact < 1) is False and condition.passed
         assert condition.verdict == "assumption fails"
         assert f"Left side of (5) = {float(exact):.4f}" in condition.note
-        assert f"sent to H {small_sweep.result('bs-fcfs', i).helper_probability:.4f}" in condition.note
+        assert f"sent to H {small_sweep.result('bs-fcfs', i).helper_probability.value:.4f}" in condition.note
 
 
 def test_per_class_means_recombine_into_the_overall_mean(small_sweep):
@@ -356,13 +356,11 @@ def test_per_class_means_recombine_into_the_overall_mean(small_sweep):
     for policy in small_sweep.policies:
         for i, system in enumerate(small_sweep.systems):
             run = small_sweep.result(policy, i)
-            counted = sum(c.jobs for c in run.per_class)
-            assert counted == run.measured
-            assert sum(c.jobs * c.mean_response_time for c in run.per_class) / counted == pytest.approx(
-                run.mean_response_time, rel=1e-12, abs=0)
-            weighted = sum(float(k.probability) * c.mean_response_time for k, c in zip(system.classes, run.per_class,
-                                                                                       strict=True))
-            assert abs(weighted - run.mean_response_time) < run.mean_response_time_ci
+            counted, means = run.per_class_measured, run.per_class_response_time.value
+            assert counted.sum() == run.measured
+            assert counted @ means / counted.sum() == pytest.approx(run.mean_response_time.value, rel=1e-12, abs=0)
+            weighted = sum(float(k.probability) * m for k, m in zip(system.classes, means, strict=True))
+            assert weighted in run.mean_response_time                # inside the overall 95% interval
 
 
 def _with_run(sw, policy, i, **changes):
@@ -381,9 +379,11 @@ def _with_class_mean(sw, policy, i, c, mean, half):
     """The sweep with class c of ``policy`` at point i given the estimate mean ± half."""
     import dataclasses
 
-    classes = list(sw.result(policy, i).per_class)
-    classes[c] = dataclasses.replace(classes[c], mean_response_time=mean, mean_response_time_ci=half)
-    return _with_run(sw, policy, i, per_class=tuple(classes))
+    estimates = sw.result(policy, i).per_class_response_time
+    value, half_width = estimates.value.copy(), estimates.half_width.copy()
+    value[c], half_width[c] = mean, half
+    return _with_run(sw, policy, i, per_class_response_time=dataclasses.replace(estimates, value=value,
+                                                                                half_width=half_width))
 
 
 def test_gain_verdict_flips_when_an_interval_overlaps(small_sweep):
@@ -393,16 +393,15 @@ def test_gain_verdict_flips_when_an_interval_overlaps(small_sweep):
     from analytic.splitting import figures
 
     sw = small_sweep
-    bs = sw.result("bs-fcfs", 1).per_class[0]
-    top = bs.mean_response_time + bs.mean_response_time_ci
-    cases = {"gains": top + 0.2, "not resolved": top + 0.05, "loses": bs.mean_response_time - bs.mean_response_time_ci - 0.2}
+    low, top = sw.result("bs-fcfs", 1).per_class_response_time[0].interval
+    cases = {"gains": top + 0.2, "not resolved": top + 0.05, "loses": low - 0.2}
     for expected, mean in cases.items():
         moved = _with_class_mean(sw, "fcfs", 1, 0, mean, 0.1)
         assert figures._class_gains(moved, 1, "fcfs")[0] == expected
     every = sw
-    for c, e in enumerate(sw.result("bs-fcfs", 1).per_class):
+    for c, e in enumerate(sw.result("bs-fcfs", 1).per_class_response_time):
         for rival in figures._GAIN_RIVALS:
-            every = _with_class_mean(every, rival, 1, c, e.mean_response_time + e.mean_response_time_ci + 1.0, 0.5)
+            every = _with_class_mean(every, rival, 1, c, e.interval[1] + 1.0, 0.5)
     _, before = figures._point_rows("Fig. 1, as printed", "Figure 1", sw, 1)
     _, after = figures._point_rows("Fig. 1, as printed", "Figure 1", every, 1)
     assert before.passed and before.value != before.paper_value

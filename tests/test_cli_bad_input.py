@@ -16,13 +16,13 @@ BAD_COMMAND_LINES = [
     ([], "the following arguments are required: command"),
     (["frobnicate"], "invalid choice: 'frobnicate'"),
     (["reproduce", "--bogus"], "unrecognized arguments: --bogus"),
-    (["erlang-b", "--servers", "x", "--load", "3"], "argument --servers: invalid float value: 'x'"),
-    (["erlang-b", "--load", "3"], "the following arguments are required: --servers"),
-    (["erlang-b", "--servers", "nan", "--load", "3"], "servers = nan: must be >= 0"),
-    (["erlang-b", "--servers", "5", "--load", "3", "--precision", "-3"], "precision = -3: must be a positive integer"),
-    (["erlang-c", "--servers", "1e300", "--load", "1e300"], "servers = 1e+300: must be >= 0 and <= 1e+15"),
-    (["erlang-b-servers", "--load", "-1", "--target", "0.01"], "load = -1"),
-    (["erlang-b-load", "--servers", "5", "--target", "0"], "target = 0: must lie strictly between 0 and 1"),
+    (["erlang-b", "--servers", "x", "--offered-load", "3"], "argument --servers: invalid float value: 'x'"),
+    (["erlang-b", "--offered-load", "3"], "the following arguments are required: --servers"),
+    (["erlang-b", "--servers", "nan", "--offered-load", "3"], "servers = nan: must be >= 0"),
+    (["erlang-b", "--servers", "5", "--offered-load", "3", "--precision", "-3"], "precision = -3: must be a positive integer"),
+    (["erlang-c", "--servers", "1e300", "--offered-load", "1e300"], "servers = 1e+300: must be >= 0 and <= 1e+15"),
+    (["erlang-b-servers", "--offered-load", "-1", "--target", "0.01"], "offered_load = -1"),
+    (["erlang-b-offered-load", "--servers", "5", "--target", "0"], "target = 0: must lie strictly between 0 and 1"),
     (["hesrpt", "--sizes", "1", "nan", "--exponent", "0.5", "--servers", "10"], "sizes = [ 1., nan]: every size must be finite"),
     (["hesrpt", "--sizes", "1", "2", "--exponent", "2", "--servers", "10"], "exponent = 2: must lie in the open interval (0, 1)"),
     (["hesrpt", "--sizes", "1", "--exponent", "0.5", "--servers", "inf"], "servers = inf: must be positive and finite"),
@@ -49,7 +49,7 @@ BAD_COMMAND_LINES = [
      "classes (0,) = 5 must be < 2"),
     (["graph-gamma", "--slots", "2", "2", "--nodes", "2", "--edges", "0:1"], "invalid edge: '0:1'"),
     (["graph-pi-star", "--slots", "2", "2", "--nodes", "2", "--queue-weights", "1", "--beta", "-1"], "beta = -1"),
-    (["simulate", "--servers", "10", "--load", "0", "--jobs", "1000"], "load = 0"),
+    (["simulate", "--servers", "10", "--load", "0", "--arrivals", "1000"], "load = 0"),
     (["compare", "--exact", "1"], "give either --observations FILE or --estimate VALUE"),
     (["compare", "--exact", "1", "--estimate", "1"], "--estimate needs --half-width and --samples"),
     (["compare", "--exact", "1", "--observations", "/nonexistent/x"], "cannot read /nonexistent/x"),
@@ -71,12 +71,12 @@ def test_user_error_is_one_line_and_status_2(argv, message, capsys):
 def test_valid_subnormal_target_is_answered(capsys):
     """erlang_b_servers(7, 1e-309) once raised ConvergenceError; 266 servers (E_266(7) = 4.448e-310
     and E_265(7) = 1.690e-308 by the recursion at 50 digits in mpmath) is the answer."""
-    assert main(["erlang-b-servers", "--load", "7", "--target", "1e-309"]) == 0
+    assert main(["erlang-b-servers", "--offered-load", "7", "--target", "1e-309"]) == 0
     assert capsys.readouterr().out.strip() == "266"
 
 
 def test_python_m_analytic_prints_one_line_and_exits_2():
-    result = subprocess.run([sys.executable, "-m", "analytic", "erlang-b", "--servers", "nan", "--load", "3"],
+    result = subprocess.run([sys.executable, "-m", "analytic", "erlang-b", "--servers", "nan", "--offered-load", "3"],
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 2
     assert result.stdout == ""

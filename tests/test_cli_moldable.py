@@ -5,6 +5,7 @@ for the linear speed-up (800 slots at load 720, by the recursion in mpmath); the
 against simulate_moldable called directly with the same seed.
 """
 
+import json
 import subprocess
 import sys
 
@@ -42,10 +43,12 @@ def test_simulation_prints_what_simulate_moldable_returns(capsys):
     assert main(["moldable", "--speedup", "1", "2", "3", "4", "5", "--rate-per-server", "0.9", "--servers", "50",
                  "--simulate", "400000", "--size", "pareto", "--replications", "4", "--seed", "3"]) == 0
     line = capsys.readouterr().out.splitlines()[-1]
-    sim = simulate_moldable(SpeedupTable.linear(5), 0.9, 50, size="pareto", jobs=400_000, replications=4, seed=3,
+    sim = simulate_moldable(SpeedupTable.linear(5), 0.9, 50, size="pareto", arrivals=400_000, replications=4, seed=3,
                             executor=SerialExecutor())
     assert "(simulated, pareto sizes, 400,000 arrivals, 4 independent replications, seed 3)" in line
-    assert f"P_b = {interval(sim.blocking, sim.blocking_ci)}, E[D] = {interval(sim.mean_time, sim.mean_time_ci)}" in line
+    blocking, mean_time = sim.blocking, sim.mean_time
+    assert (f"P_b = {interval(blocking.value, blocking.half_width)}, "
+            f"E[D] = {interval(mean_time.value, mean_time.half_width)}") in line
 
 
 def test_simulation_needs_servers(capsys):
@@ -61,7 +64,7 @@ def test_no_result_is_printed_before_an_error(capsys):
                  "--simulate", "10"]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert "jobs = 10: must give each of the 1 replications at least" in captured.err
+    assert "arrivals = 10: must give each of the 1 replications at least" in captured.err
 
 
 def test_bad_speedup_is_a_clean_error():
@@ -75,3 +78,14 @@ def test_bad_speedup_is_a_clean_error():
 def test_listed_in_help():
     result = subprocess.run([sys.executable, "-m", "analytic", "--help"], capture_output=True, text=True, timeout=120)
     assert "moldable" in result.stdout
+
+
+def test_json_holds_the_estimates(capsys):
+    assert main(["moldable", "--speedup", "1", "2", "--rate-per-server", "0.9", "--servers", "4", "--simulate", "20000",
+                 "--seed", "1", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)["simulated"]
+    sim = simulate_moldable(SpeedupTable([1.0, 2.0]), 0.9, 4, arrivals=20_000, seed=1, executor=SerialExecutor())
+    assert data["arrivals"] == 20_000
+    assert data["blocking"] == {"value": sim.blocking.value, "half_width": sim.blocking.half_width, "level": 0.95,
+                                "method": "batch means", "samples": 20}
+    assert data["mean_time"]["value"] == sim.mean_time.value

@@ -107,10 +107,11 @@ def test_multiserver_saturation_by_hand(capsys):
 
 def test_multiserver_simulate_prints_what_the_function_returns(capsys):
     data = run_json(capsys, "multiserver-simulate", "bs-fcfs", "--servers", "8", *TWO_CLASSES, "--load", "0.4",
-                    "--jobs", "20000", "--seed", "2")
-    sim = simulate_multiserver("bs-fcfs", 8, CLASSES, 16 / 9, jobs=20_000, seed=2)
-    assert data["mean_response_time"] == pytest.approx(sim.mean_response_time, abs=1e-12)
-    assert data["helper_probability_ci"] == pytest.approx(sim.helper_probability_ci, abs=1e-12)
+                    "--arrivals", "20000", "--seed", "2")
+    sim = simulate_multiserver("bs-fcfs", 8, CLASSES, 16 / 9, arrivals=20_000, seed=2)
+    assert data["mean_response_time"] == pytest.approx(sim.mean_response_time.value, abs=1e-12)
+    assert data["helper_probability_half_width"] == pytest.approx(sim.helper_probability.half_width, abs=1e-12)
+    assert data["arrivals"] == 20_000
     assert data["seed"] == 2 and data["stationary"] is True
 
 
@@ -182,12 +183,12 @@ def test_graph_static_highs_against_cvxpy(capsys):
 
 
 def test_simulate_against_erlang_b(capsys):
-    data = run_json(capsys, "simulate", "--servers", "10", "--load", "7", "--size", "pareto", "--jobs", "40000",
+    data = run_json(capsys, "simulate", "--servers", "10", "--load", "7", "--size", "pareto", "--arrivals", "40000",
                     "--seed", "1")
     assert data["exact"] == pytest.approx(erlang_b(10, 7.0), abs=1e-15)
-    sim = simulate_moldable(SpeedupTable([1.0]), 0.7, 10, size="pareto", jobs=40_000, seed=1, executor=SerialExecutor())
-    assert data["value"] == pytest.approx(sim.blocking, abs=1e-15)
-    assert data["verdict"] == compare(sim.blocking_estimate, erlang_b(10, 7.0)).verdict
+    sim = simulate_moldable(SpeedupTable([1.0]), 0.7, 10, size="pareto", arrivals=40_000, seed=1, executor=SerialExecutor())
+    assert data["value"] == pytest.approx(sim.blocking.value, abs=1e-15)
+    assert data["verdict"] == compare(sim.blocking, erlang_b(10, 7.0)).verdict
 
 
 def test_compare_observations_by_batch_means(tmp_path, capsys):

@@ -18,7 +18,7 @@ from analytic._incomplete_gamma import temme_coefficients
 from analytic.ctmc import CTMC
 from analytic.erlang import (
     erlang_b,
-    erlang_b_load,
+    erlang_b_offered_load,
     erlang_b_servers,
     erlang_c,
     halfin_whitt_blocking,
@@ -141,7 +141,7 @@ def test_extreme_inputs_give_no_nan_and_no_warning():
     a = np.concatenate([10 ** rng.uniform(-300, 300, 3000), [5e-324, 1e300, 5e-324]])
     values, logs = erlang_b(s, a), log_erlang_b(s, a)
     assert np.all((values >= 0) & (values <= 1)) and np.all(np.isfinite(logs)) and np.all(logs <= 0)
-    assert np.all(np.isfinite(erlang_b_load(s[s > 0], 1e-10)))
+    assert np.all(np.isfinite(erlang_b_offered_load(s[s > 0], 1e-10)))
 
 
 def test_broadcasting_and_scalar_types():
@@ -307,7 +307,7 @@ def test_loss_occupancy_edges_and_errors():
         loss_occupancy(3, 1.0, 1.5)
     with pytest.raises(InvalidParameterError, match=r"^servers = 2.5: must be an integer in \[0, 1e\+15\]$"):
         loss_occupancy(2.5, 1.0, 1)
-    with pytest.raises(InvalidParameterError, match=r"^load = -1: must be finite and >= 0$"):
+    with pytest.raises(InvalidParameterError, match=r"^offered_load = -1: must be finite and >= 0$"):
         loss_occupancy(3, -1.0, 1)
 
 
@@ -332,16 +332,16 @@ def test_erlang_c_matches_exact_formula():
 
 
 def test_erlang_c_unstable():
-    with pytest.raises(UnstableSystemError, match=r"^unstable: load = 10\.5 must be < 10 \(exceeds it by 0\.5\); "
-                                                  r"Erlang C needs load < servers"):
+    with pytest.raises(UnstableSystemError, match=r"^unstable: offered_load = 10\.5 must be < 10 \(exceeds it by 0\.5\); "
+                                                  r"Erlang C needs offered_load < servers"):
         erlang_c(10, 10.5)
 
 
 @pytest.mark.parametrize("servers,load", [(10, 10.0), ([5, 10], [1.0, 10.0]), (1e15, 1e15)])
 def test_erlang_c_at_load_equal_to_servers_says_not_below(servers, load):
     """The boundary a = s is unstable (null recurrent), and there is no excess to report."""
-    with pytest.raises(UnstableSystemError, match=r"^unstable: load = (10|1e\+15) is not below the limit (10|1e\+15) "
-                                                  r"\(it equals it\); Erlang C needs load < servers") as error:
+    with pytest.raises(UnstableSystemError, match=r"^unstable: offered_load = (10|1e\+15) is not below the limit (10|1e\+15) "
+                                                  r"\(it equals it\); Erlang C needs offered_load < servers") as error:
         erlang_c(servers, load)
     assert "exceeds" not in str(error.value) and error.value.value == error.value.limit
 
@@ -372,10 +372,10 @@ def test_erlang_b_servers_large_and_tiny_targets():
 def test_erlang_b_load_closed_forms():
     """E_1(a) = a/(1+a) and E_2(a) = a²/(2 + 2a + a²) solved exactly."""
     t = np.array([1e-12, 0.01, 0.5, 0.99])
-    assert np.allclose(erlang_b_load(1, t), t / (1 - t), rtol=1e-14, atol=0)
+    assert np.allclose(erlang_b_offered_load(1, t), t / (1 - t), rtol=1e-14, atol=0)
     # a²(1 - t) - 2ta - 2t = 0
     a2 = (2 * t + np.sqrt(4 * t * t + 8 * t * (1 - t))) / (2 * (1 - t))
-    assert np.allclose(erlang_b_load(2, t), a2, rtol=1e-13, atol=0)
+    assert np.allclose(erlang_b_offered_load(2, t), a2, rtol=1e-13, atol=0)
 
 
 @pytest.mark.parametrize("servers", [0.5, 20.5, 1000.0, 1e9, 1e15])
@@ -385,7 +385,7 @@ def test_erlang_b_load_brackets_the_target(servers, target):
 
     To 1e-14 relative, and 1e-13 at target 0.9, where log E changes only 0.1 times as fast as log a.
     """
-    a = erlang_b_load(servers, target)
+    a = erlang_b_offered_load(servers, target)
     if servers < 1 and target < 1e-100:  # the root, about 8e-401, is below the double range
         assert a < 1e-320
         return
@@ -446,24 +446,24 @@ def test_halfin_whitt_delay_against_mpmath_and_erlang_c():
 @pytest.mark.parametrize("call,match", [
     (lambda: erlang_b(-1, 2.0), r"servers = -1: must be >= 0 and <= 1e\+15"),
     (lambda: erlang_b(2e15, 2.0), r"servers = 2e\+15: must be >= 0 and <= 1e\+15"),
-    (lambda: erlang_b(3, -0.5), r"load = -0.5: must be finite and >= 0"),
+    (lambda: erlang_b(3, -0.5), r"offered_load = -0.5: must be finite and >= 0"),
     (lambda: erlang_b(np.nan, 1.0), r"servers = nan"),
-    (lambda: erlang_b(3, np.inf), r"load = inf"),
+    (lambda: erlang_b(3, np.inf), r"offered_load = inf"),
     (lambda: erlang_b("three", 1.0), r"servers = 'three': must be a real number"),
     (lambda: erlang_b([1, 2], [1, 2, 3]), r"shapes = .*must broadcast together"),
     (lambda: erlang_b(3, 1.0, precision=0), r"precision = 0: must be a positive integer"),
     (lambda: log_erlang_b(-2, 1.0), r"servers = -2"),
     (lambda: erlang_b_servers(5.0, 0.0), r"target = 0: must lie strictly between 0 and 1"),
     (lambda: erlang_b_servers(5.0, 1.0), r"target = 1: must lie strictly between 0 and 1"),
-    (lambda: erlang_b_servers(-5.0, 0.1), r"load = -5"),
-    (lambda: erlang_b_load(0, 0.1), r"servers = 0: must be > 0 and <= 1e\+15"),
-    (lambda: erlang_b_load(3, 1.5), r"target = 1.5"),
+    (lambda: erlang_b_servers(-5.0, 0.1), r"offered_load = -5"),
+    (lambda: erlang_b_offered_load(0, 0.1), r"servers = 0: must be > 0 and <= 1e\+15"),
+    (lambda: erlang_b_offered_load(3, 1.5), r"target = 1.5"),
     (lambda: loss_response_time(3, -1.0, 1.0), r"arrival_rate = -1"),
     (lambda: loss_response_time(3, 1.0, np.nan), r"mean_size = nan"),
     (lambda: loss_response_time(3, 1e200, 1e200), r"arrival_rate \* mean_size = inf: must be finite"),
     (lambda: halfin_whitt_blocking(np.inf), r"theta = inf: must be a finite real number"),
     (lambda: halfin_whitt_blocking(1.0, servers=0), r"servers = 0: must be finite and > 0"),
-    (lambda: halfin_whitt_delay(np.nan), r"beta = nan"),
+    (lambda: halfin_whitt_delay(np.nan), r"theta = nan"),
 ])
 def test_bad_input_names_the_parameter(call, match):
     with pytest.raises(InvalidParameterError, match=match):
@@ -476,10 +476,10 @@ def test_bad_input_names_the_parameter(call, match):
 
 
 @pytest.mark.parametrize("argv,expected", [
-    (["erlang-b", "--servers", "10", "--load", "7"], float(exact_erlang_b(10, 7))),
-    (["erlang-c", "--servers", "2", "--load", "1"], 1 / 3),
-    (["erlang-b-servers", "--load", "7", "--target", "0.1"], 10),
-    (["erlang-b-load", "--servers", "1", "--target", "0.5"], 1.0),
+    (["erlang-b", "--servers", "10", "--offered-load", "7"], float(exact_erlang_b(10, 7))),
+    (["erlang-c", "--servers", "2", "--offered-load", "1"], 1 / 3),
+    (["erlang-b-servers", "--offered-load", "7", "--target", "0.1"], 10),
+    (["erlang-b-offered-load", "--servers", "1", "--target", "0.5"], 1.0),
 ])
 def test_cli_prints_the_value(argv, expected, capsys):
     from analytic.cli import main
@@ -494,11 +494,24 @@ def test_cli_precision_and_errors(capsys):
 
     from analytic.cli import main
 
-    assert main(["erlang-b", "--servers", "10", "--load", "7", "--precision", "30"]) == 0
+    assert main(["erlang-b", "--servers", "10", "--offered-load", "7", "--precision", "30"]) == 0
     exact = exact_erlang_b(10, 7)
     printed = mp.mpf(capsys.readouterr().out.strip())
     assert abs(printed - mp.mpf(exact.numerator) / exact.denominator) < mp.mpf(10) ** -30
-    result = subprocess.run([sys.executable, "-m", "analytic", "erlang-b-servers", "--load", "5", "--target", "2"],
+    result = subprocess.run([sys.executable, "-m", "analytic", "erlang-b-servers", "--offered-load", "5", "--target", "2"],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert "target = 2: must lie strictly between 0 and 1" in result.stderr
+
+
+def test_the_old_cli_names_still_work_and_say_their_new_names(capsys):
+    """`--load` and `erlang-b-load` before version 0.2 (issue 32: `load` is a fraction of capacity)."""
+    from analytic.cli import main
+
+    assert main(["erlang-b", "--servers", "10", "--load", "7"]) == 0
+    captured = capsys.readouterr()
+    assert float(captured.out) == pytest.approx(float(exact_erlang_b(10, 7)), rel=1e-14, abs=0)   # erlang_b's accuracy
+    assert "--load is renamed --offered-load" in captured.err
+    assert main(["erlang-b-load", "--servers", "1", "--target", "0.5"]) == 0
+    captured = capsys.readouterr()
+    assert float(captured.out) == 1.0 and "erlang-b-load is renamed erlang-b-offered-load" in captured.err

@@ -54,10 +54,10 @@ GRAPH = three_server_graph()
     (lambda: whittle_network(lambda x: np.zeros(len(x)), [0.5], 3, log="yes"), InvalidParameterError,
      "log = 'yes': must be True or False"),
     # Each interruption is an event of the loop: 10^18 per job would never finish.
-    (lambda: simulate_interruptions(GRAPH, [0.5, 0.5], interruptions=1e18, jobs=1000), InvalidParameterError,
+    (lambda: simulate_interruptions(GRAPH, [0.5, 0.5], interruptions=1e18, arrivals=1000), InvalidParameterError,
      "interruptions = 1e.18: must be at most 1000"),
     # 1000 arrivals at rate 1e-300 span 1e303 mean sizes: the clock no longer resolves a service time.
-    (lambda: simulate_random_assignment(10, 2, 1e-300, jobs=1000), InvalidParameterError,
+    (lambda: simulate_random_assignment(10, 2, 1e-300, arrivals=1000), InvalidParameterError,
      "arrival_rate = 1e-300: is so small that"),
 ])
 def test_bad_input_names_parameter_and_condition(call, error, match):
@@ -69,7 +69,7 @@ def test_bad_input_names_parameter_and_condition(call, error, match):
     (lambda: oi_queue_chain(GRAPH, [0.5, 0.5], 10**18), "the job sequences of up to max_jobs"),
     (lambda: aggregate_measure(GRAPH, [0.5, 0.5], [10**12, 10**12]), "the orderings of x"),
     (lambda: random_assignment(10**18, 2, 1.0), "the recursion over"),
-    (lambda: simulate_random_assignment(10**18, 2, 1.0, jobs=1000), "the state of"),
+    (lambda: simulate_random_assignment(10**18, 2, 1.0, arrivals=1000), "the state of"),
 ])
 def test_huge_models_are_refused_before_the_work(call, what):
     with pytest.raises(StateSpaceTooLargeError, match=what):
@@ -87,7 +87,7 @@ def test_stability_at_huge_and_tiny_rates():
     tiny = stability(GRAPH, [1e-18, 1e-18])
     assert tiny.stable and tiny.load == pytest.approx(2e-18 / 3, rel=1e-15, abs=0)
     with pytest.raises(UnstableSystemError):
-        simulate_interruptions(GRAPH, [1e18, 1e18], jobs=1000)
+        simulate_interruptions(GRAPH, [1e18, 1e18], arrivals=1000)
 
 
 def test_a_normalization_below_the_truncated_mass_is_refused_without_overflow():

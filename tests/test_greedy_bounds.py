@@ -47,7 +47,7 @@ def test_intervals_contain_the_whole_chain_and_are_narrow(speedup, lam, n, p):
     assert _contains(bounds.blocking, exact.blocking)
     assert _contains(bounds.mean_time, exact.mean_time)
     assert bounds.width <= 1e-8
-    assert bounds.states <= exact.n_states
+    assert bounds.n_states <= exact.n_states
 
 
 def test_the_box_leaves_states_out_and_bounds_their_mass():
@@ -59,8 +59,8 @@ def test_the_box_leaves_states_out_and_bounds_their_mass():
     pi = loss.chain.stationary(method="gth", reference=loss.chain.states[loss.equilibrium]).probabilities
     top_b, top_i = (int(v) for v in bounds.method.split("kept box X_2 <= ")[1].split(" (")[0].split(", I <= "))
     outside = (loss.states[:, 1] > top_b) | (n - loss.states @ loss.sizes > top_i)
-    assert 0 < bounds.states < loss.chain.n_states / 2
-    assert bounds.states == np.count_nonzero(~outside)
+    assert 0 < bounds.n_states < loss.chain.n_states / 2
+    assert bounds.n_states == np.count_nonzero(~outside)
     assert pi[outside].sum() <= bounds.neglected_mass
     assert 0 < bounds.neglected_mass < 1e-11
 
@@ -74,7 +74,7 @@ def test_whole_chains_give_intervals_from_the_solver_accuracy(speedup, lam, n, p
     bounds = greedy_bounds(speedup, lam, n, p)
     exact = greedy_metrics(speedup, lam, n, p, method="gth")
     assert bounds.neglected_mass == 0 and bounds.entry_cost == 0
-    assert bounds.states == exact.n_states and "whole chain" in bounds.method
+    assert bounds.n_states == exact.n_states and "whole chain" in bounds.method
     assert _contains(bounds.blocking, exact.blocking) and _contains(bounds.mean_time, exact.mean_time)
     assert bounds.width <= 1e-8
 
@@ -202,7 +202,7 @@ def test_light_loads_give_narrow_intervals_around_the_exact_values(lam, p):
     assert bounds.mean_time[1] - bounds.mean_time[0] < 1e-14 and bounds.width <= 1e-8
     assert _contains(bounds.mean_time, 0.4 if p is None else 0.7)
     if 10 * lam <= 1e-290:
-        assert bounds.states == 1 and bounds.neglected_mass == pytest.approx(10 * lam, rel=1e-15, abs=2.0**-1073)
+        assert bounds.n_states == 1 and bounds.neglected_mass == pytest.approx(10 * lam, rel=1e-15, abs=2.0**-1073)
 
 
 def test_tiny_entries_of_p_are_named():
@@ -227,7 +227,7 @@ def test_drift_bounds_are_the_exact_extremes_over_the_simplex(monkeypatch):
     monkeypatch.setattr(certified, "lattice_drift", spy)
     n = 120
     bounds = greedy_bounds(SUBLINEAR, traffic(n, 0.5, 0.1), n)
-    assert 0 < bounds.neglected_mass and bounds.states < 61**2          # a box, not the simplex's 61^2 states
+    assert 0 < bounds.neglected_mass and bounds.n_states < 61**2          # a box, not the simplex's 61^2 states
     states = np.array([(a, b) for b in range(n // 2 + 1) for a in range(n - 2 * b + 1)])
     lyapunov, moves, drift = found["lyapunov"], found["moves"], found["drift"]
     base = [Fraction(float(v)) for v in lyapunov(states)]

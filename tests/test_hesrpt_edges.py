@@ -289,7 +289,7 @@ def test_the_memory_estimates_cover_the_measured_peaks():
     assert peak_bytes(lambda: scale_free_constants(m, 0.5)) <= closed_form._SHARE_BYTES * m
     assert peak_bytes(lambda: pareto_sizes(m, 1.5, 0)) <= comparison._DRAW_BYTES * m
     for policy in ("srpt", "equi", "hell", "knee"):
-        runs = 2 * (policies._KNEE_COARSE if policy == "knee" else 1)
+        runs = 2 * (policies.KNEE_COARSE if policy == "knee" else 1)
         used = peak_bytes(lambda chosen=policy: compare_policies(exponents=(0.5,), servers=100, jobs=400, seeds=(0, 1),
                                                                  policies=("hesrpt", chosen)))
         assert used <= policies._RUN_BYTES * runs * 400, policy

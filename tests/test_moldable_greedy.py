@@ -352,7 +352,7 @@ def test_the_chain_route_leaves_unvouched_states_out(monkeypatch, lam, n):
     """Below the empty-system limit, the chain route itself (forced here) is right: the solver vouches for no
     probability but the empty system's (some bounds are infinite; at λ = 1e-305 one state holds 4e-295
     for 4e-305), and E[x], E[D] and the distance come from the arrivals, not from those states."""
-    monkeypatch.setattr(greedy_module, "_empty_limit", lambda *args: None)
+    monkeypatch.setattr(greedy_module, "empty_limit", lambda *args: None)
     loss = greedy_chain(THREE, lam, n)
     assert np.isinf(loss.chain.stationary(reference=loss.chain.states[loss.equilibrium]).error_bounds).any()
     metrics, exact = greedy_metrics(THREE, lam, n), exact_metrics(THREE, lam, n)

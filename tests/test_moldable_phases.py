@@ -22,7 +22,7 @@ import pytest
 from analytic.erlang import erlang_b
 from analytic.errors import InvalidParameterError
 from analytic.moldable import greedy_chain, greedy_metrics, simulate_moldable
-from analytic.moldable.greedy import _resolve_p
+from analytic.moldable.greedy import resolve_p
 from analytic.simulation import PhaseType, SerialExecutor, compare, coverage_band, deterministic, erlang, fitted, hyperexponential
 from analytic.speedup import SpeedupTable
 
@@ -89,7 +89,7 @@ def brute_force(speedup, lam, n, p, initial, generator):
 ])
 def test_against_a_brute_force_generator_in_mpmath(law, speedup, lam, n):
     """Blocking and, through Little's law E[N] = nλ(1 - P_b) E[D], the mean execution time."""
-    p = _resolve_p(speedup, lam, None)
+    p = resolve_p(speedup, lam, None)
     ph = law.to_phase_type()
     blocking, jobs = brute_force(speedup, lam, n, p, np.asarray(ph.initial), np.asarray(ph.generator))
     metrics = greedy_metrics(speedup, lam, n, size=law)
@@ -150,8 +150,8 @@ def test_simulated_phase_type_sizes_cover_the_exact_chain(name):
     offset = 5000 + 1000 * list(SIMULATED).index(name)
     hits = np.zeros(2, dtype=int)
     for seed in range(100):
-        sim = simulate_moldable(speedup, lam, n, p, size=law, jobs=40_000, seed=offset + seed, executor=SERIAL)
-        hits += [compare(sim.blocking_estimate, exact.blocking).agrees, compare(sim.mean_time_estimate, exact.mean_time).agrees]
+        sim = simulate_moldable(speedup, lam, n, p, size=law, arrivals=40_000, seed=offset + seed, executor=SERIAL)
+        hits += [compare(sim.blocking, exact.blocking).agrees, compare(sim.mean_time, exact.mean_time).agrees]
     low, high = coverage_band(100)
     assert np.all((low <= hits) & (hits <= high)), f"coverage of (P_b, E[D]): {hits.tolist()} not in [{low}, {high}]"
 
@@ -163,7 +163,7 @@ def test_breadth_first_and_lattice_enumeration_build_the_same_chain():
     from analytic.moldable import greedy as greedy_module
 
     speedup, lam, n = SUBLINEAR, 0.8, 10
-    p = _resolve_p(speedup, lam, None)
+    p = resolve_p(speedup, lam, None)
     sizes = np.arange(1, 5)
     phases = tuple(np.asarray(a) for a in (erlang(3).to_phase_type().initial, erlang(3).to_phase_type().generator))
     explored = greedy_module._explore(n, lam, p, sizes, SUBLINEAR.values[:4], 10**6, phases)

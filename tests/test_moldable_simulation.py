@@ -23,7 +23,7 @@ import pytest
 from scipy import linalg
 
 from analytic.erlang import erlang_b
-from analytic.errors import InvalidParameterError
+from analytic.errors import AnalyticDeprecationWarning, InvalidParameterError
 from analytic.moldable import greedy_metrics, simulate_moldable, traffic
 from analytic.simulation import SerialExecutor, compare, coverage_band, deterministic, mixed_erlang, pareto
 from analytic.speedup import SpeedupTable
@@ -53,11 +53,11 @@ def coverage(name):
     hits = np.zeros(3, dtype=int)
     offset = 1000 * list(SYSTEMS).index(name)          # distinct seeds: the pooled count is of independent runs
     for seed in SEEDS:
-        sim = simulate_moldable(speedup, lam, n, p, jobs=40_000, replications=replications, seed=offset + seed,
+        sim = simulate_moldable(speedup, lam, n, p, arrivals=40_000, replications=replications, seed=offset + seed,
                                 executor=SERIAL)
-        hits += [compare(sim.blocking_estimate, exact.blocking).agrees,
-                 compare(sim.mean_time_estimate, exact.mean_time).agrees,
-                 compare(sim.occupancy_estimate(largest), exact.mean_occupancy[largest - 1]).agrees]
+        hits += [compare(sim.blocking, exact.blocking).agrees,
+                 compare(sim.mean_time, exact.mean_time).agrees,
+                 compare(sim.mean_occupancy[largest - 1], exact.mean_occupancy[largest - 1]).agrees]
     return hits
 
 
@@ -80,8 +80,8 @@ def test_linear_speedup_blocking_is_erlang_b_for_every_size_law(law):
     """d = 5 divides n = 50: 10 slots of 5 servers, offered load 50 λ / 5; the start is stationary."""
     lam = 0.9
     exact = float(erlang_b(10, 50 * lam / 5))
-    hits = sum(compare(simulate_moldable(SpeedupTable.linear(5), lam, 50, size=law, jobs=20_000, replications=10, warmup=0,
-                                         seed=seed, executor=SERIAL).blocking_estimate, exact).agrees for seed in SEEDS)
+    hits = sum(compare(simulate_moldable(SpeedupTable.linear(5), lam, 50, size=law, arrivals=20_000, replications=10, warmup=0,
+                                         seed=seed, executor=SERIAL).blocking, exact).agrees for seed in SEEDS)
     low, high = coverage_band(len(SEEDS))
     assert low <= hits <= high
 
@@ -109,8 +109,8 @@ def test_paper_procedure_from_empty_has_the_exact_transient_blocking():
     exact = blocked_fraction_from_empty(slots=4, rate_per_server=20.0, service_rate=5.0, arrivals=60)
     stationary = float(erlang_b(4, 4.0))
     assert exact < stationary - 0.02                        # the transient matters at this length
-    hits = sum(compare(simulate_moldable(SpeedupTable.linear(5), 1.0, 20, jobs=60 * 20, replications=20, warmup=0, batches=2,
-                                         start="empty", seed=seed, executor=SERIAL).blocking_estimate, exact).agrees
+    hits = sum(compare(simulate_moldable(SpeedupTable.linear(5), 1.0, 20, arrivals=60 * 20, replications=20, warmup=0, batches=2,
+                                         start="empty", seed=seed, executor=SERIAL).blocking, exact).agrees
                for seed in SEEDS)
     low, high = coverage_band(len(SEEDS))
     assert low <= hits <= high
@@ -118,22 +118,23 @@ def test_paper_procedure_from_empty_has_the_exact_transient_blocking():
 
 def test_completed_jobs_only_shorten_the_mean_time_of_heavy_tails():
     """Deterministic sizes: every job runs 1/5, counted at completion or not. Pareto: long jobs are censored."""
-    det = simulate_moldable(SpeedupTable.linear(5), 0.9, 50, size=deterministic(), jobs=20_000, seed=3, executor=SERIAL,
+    det = simulate_moldable(SpeedupTable.linear(5), 0.9, 50, size=deterministic(), arrivals=20_000, seed=3, executor=SERIAL,
                             mean_time_of="completed")
-    assert det.mean_time == pytest.approx(0.2, rel=1e-12, abs=0) and det.mean_time_ci == pytest.approx(0.0, abs=1e-12)
-    runs = [simulate_moldable(SpeedupTable.linear(5), 0.9, 50, size=pareto(), jobs=20_000, seed=3, executor=SERIAL,
+    assert det.mean_time.value == pytest.approx(0.2, rel=1e-12, abs=0)
+    assert det.mean_time.half_width == pytest.approx(0.0, abs=1e-12)
+    runs = [simulate_moldable(SpeedupTable.linear(5), 0.9, 50, size=pareto(), arrivals=20_000, seed=3, executor=SERIAL,
                               start="empty", warmup=0, mean_time_of=of) for of in ("accepted", "completed")]
-    assert runs[1].mean_time < runs[0].mean_time and runs[0].blocking == runs[1].blocking
+    assert runs[1].mean_time.value < runs[0].mean_time.value and runs[0].blocking == runs[1].blocking
 
 
 def fields(sim):
-    return (sim.blocking, sim.blocking_ci, sim.mean_time, sim.mean_time_ci, sim.mean_occupancy.tolist(),
-            sim.mean_occupancy_ci.tolist(), sim.measured)
+    return (sim.blocking, sim.mean_time, sim.mean_occupancy.value.tolist(), sim.mean_occupancy.half_width.tolist(),
+            sim.measured)
 
 
 def test_same_seed_same_numbers_serial_in_processes_and_on_dask():
     distributed = pytest.importorskip("distributed")
-    arguments = dict(speedup=SUBLINEAR, rate_per_server=0.8, servers=30, size="mixed_erlang", jobs=60_000, replications=3,
+    arguments = dict(speedup=SUBLINEAR, rate_per_server=0.8, servers=30, size="mixed_erlang", arrivals=60_000, replications=3,
                      seed=42)
     serial = simulate_moldable(**arguments, executor=SERIAL)
     with ProcessPoolExecutor(2) as pool:
@@ -146,15 +147,15 @@ def test_same_seed_same_numbers_serial_in_processes_and_on_dask():
 
 
 def test_seed_none_records_its_entropy_for_a_rerun():
-    first = simulate_moldable(SUBLINEAR, 0.8, 10, jobs=5_000, executor=SERIAL)
-    again = simulate_moldable(SUBLINEAR, 0.8, 10, jobs=5_000, executor=SERIAL, seed=first.seed)
+    first = simulate_moldable(SUBLINEAR, 0.8, 10, arrivals=5_000, executor=SERIAL)
+    again = simulate_moldable(SUBLINEAR, 0.8, 10, arrivals=5_000, executor=SERIAL, seed=first.seed)
     assert fields(first) == fields(again)
 
 
 def test_no_jit_runs_the_same_code_with_the_same_numbers():
     script = ("from analytic.moldable import simulate_moldable\nfrom analytic.speedup import SpeedupTable\n"
               "from analytic.simulation import SerialExecutor\n"
-              "print(simulate_moldable(SpeedupTable([1, 1.8, 2.5]), 0.7, 9, size='pareto', jobs=3_000, seed=5, "
+              "print(simulate_moldable(SpeedupTable([1, 1.8, 2.5]), 0.7, 9, size='pareto', arrivals=3_000, seed=5, "
               "executor=SerialExecutor(), mean_time_of='completed'))")
     outputs = []
     for disable in ("0", "1"):
@@ -164,12 +165,44 @@ def test_no_jit_runs_the_same_code_with_the_same_numbers():
 
 
 def test_result_fields_and_repr():
-    sim = simulate_moldable(SUBLINEAR, 0.8, 12, jobs=10_000, warmup=1_000, seed=1, executor=SERIAL)
-    assert (sim.jobs, sim.measured, sim.warmup, sim.replications, sim.samples) == (10_000, 9_000, 1_000, 1, 20)
+    sim = simulate_moldable(SUBLINEAR, 0.8, 12, arrivals=10_000, warmup=1_000, seed=1, executor=SERIAL)
+    assert (sim.arrivals, sim.measured, sim.warmup, sim.replications, sim.samples) == (10_000, 9_000, 1_000, 1, 20)
     assert sim.method == "batch means" and sim.p.tolist() == pytest.approx([0, 0, 0.625, 0.375, 0], rel=1e-12, abs=0)
-    assert repr(sim).startswith("MoldableSimulation(servers=12, blocking=")
-    assert sim.occupancy_estimate(3).value == sim.mean_occupancy[2]
-    with pytest.raises(InvalidParameterError, match="servers = 6: must be at most d = 5"):
+    blocking = sim.blocking
+    assert repr(sim).startswith(f"MoldableSimulation(servers=12, blocking={blocking.value:.6g} ± {blocking.half_width:.6g}, ")
+
+
+def test_each_field_is_the_estimate_of_the_raw_tallies():
+    """blocking, mean_time and mean_occupancy hold, bit for bit, the ratio estimates of the replications' tallies
+    (summed here from the event loop's own per-batch counts, not through the simulator's summary)."""
+    from analytic.moldable.simulation import _replication, _Setup
+    from analytic.simulation import Estimate, Estimates, ratio_estimate
+
+    sim = simulate_moldable(SUBLINEAR, 0.8, 12, arrivals=30_000, replications=3, seed=5, executor=SERIAL)
+    setup = _Setup(12, 0.8, SUBLINEAR.values, sim.p, sim.size, 10_000, 1_000, 20, "equilibrium")
+    tallies = [_replication(setup, child) for child in np.random.SeedSequence(5).spawn(3)]
+    total = {name: np.array([getattr(t, name).sum(axis=0) for t in tallies]) for name in ("arrivals", "blocked",
+                                                                                          "counted", "time_sum", "area",
+                                                                                          "duration")}
+    method = "independent replications"
+    assert isinstance(sim.blocking, Estimate) and isinstance(sim.mean_time, Estimate)
+    assert isinstance(sim.mean_occupancy, Estimates)
+    assert sim.blocking == ratio_estimate(total["blocked"], total["arrivals"], 0.95, method)
+    assert sim.mean_time == ratio_estimate(total["time_sum"], total["counted"], 0.95, method)
+    for i in range(SUBLINEAR.d):
+        assert sim.mean_occupancy[i] == ratio_estimate(total["area"][:, i] / 12, total["duration"], 0.95, method)
+
+
+def test_old_names_warn_and_give_the_fields():
+    sim = simulate_moldable(SUBLINEAR, 0.8, 12, arrivals=10_000, seed=1, executor=SERIAL)
+    with pytest.warns(AnalyticDeprecationWarning, match=r"MoldableSimulation.blocking_estimate is renamed"):
+        assert sim.blocking_estimate is sim.blocking
+    with pytest.warns(AnalyticDeprecationWarning, match=r"MoldableSimulation.mean_time_estimate is renamed"):
+        assert sim.mean_time_estimate is sim.mean_time
+    with pytest.warns(AnalyticDeprecationWarning, match=r"occupancy_estimate\(\) is renamed .*mean_occupancy\[servers - 1\]"):
+        assert sim.occupancy_estimate(3) == sim.mean_occupancy[2]
+    with pytest.warns(AnalyticDeprecationWarning), pytest.raises(InvalidParameterError, match="servers = 6: must be at "
+                                                                                              "most d = 5"):
         sim.occupancy_estimate(6)
 
 
@@ -177,8 +210,9 @@ def test_result_fields_and_repr():
     (dict(size="lognormal"), r"size = 'lognormal': must be a SizeLaw or one of"),
     (dict(size=2.5), r"size = 2.5: must be a SizeLaw"),
     (dict(rate_per_server=-0.5), r"rate_per_server = -0.5: must lie in \(0, 1\]"),
-    (dict(jobs=1_000, warmup=995), r"jobs = 1000: must give each of the 1 replications at least warmup \+ batches = 1015"),
-    (dict(jobs=100, replications=10), r"jobs = 100: must give each of the 10 replications at least"),
+    (dict(arrivals=1_000, warmup=995),
+     r"arrivals = 1000: must give each of the 1 replications at least warmup \+ batches = 1015"),
+    (dict(arrivals=100, replications=10), r"arrivals = 100: must give each of the 10 replications at least"),
     (dict(executor="pool"), "executor = 'pool': must be a concurrent.futures.Executor"),
     (dict(start="stationary"), r"start = 'stationary': must be one of \('equilibrium', 'empty'\)"),
     (dict(mean_time_of="departed"), r"mean_time_of = 'departed': must be one of \('accepted', 'completed'\)"),
@@ -189,7 +223,7 @@ def test_result_fields_and_repr():
     (dict(level=95), "level = 95: must lie strictly between 0 and 1"),
 ])
 def test_bad_input_raises(kwargs, match):
-    arguments = dict(speedup=SUBLINEAR, rate_per_server=0.8, servers=10, jobs=10_000, executor=SERIAL) | kwargs
+    arguments = dict(speedup=SUBLINEAR, rate_per_server=0.8, servers=10, arrivals=10_000, executor=SERIAL) | kwargs
     with pytest.raises(InvalidParameterError, match=match):
         simulate_moldable(**arguments)
 

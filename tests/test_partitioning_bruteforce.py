@@ -127,11 +127,11 @@ def test_costs_and_template_counts_per_state(case):
 
 def test_loss_distribution_gamma_14(case):
     cluster, jobs, _, _, configurations_listed, summaries = case
-    brute = weights_of(summaries, [job.load for job in jobs])
+    brute = weights_of(summaries, [job.offered_load for job in jobs])
     law = loss_distribution(cluster, jobs)
     assert law.probabilities == pytest.approx(aggregate(cluster, jobs, configurations_listed, brute), rel=1e-12, abs=0)
     assert law.expected_cost == pytest.approx(sum(p * s[2] for p, s in zip(brute, summaries, strict=True)), rel=1e-12, abs=0)
-    exact = [math.factorial(f) * math.prod(Fraction(job.load) ** n for job, n in zip(jobs, counts, strict=True))
+    exact = [math.factorial(f) * math.prod(Fraction(job.offered_load) ** n for job, n in zip(jobs, counts, strict=True))
              for f, counts, _ in summaries]
     exact_min, total = min(exact), sum(exact)
     assert law.min_log_probability == pytest.approx(math.log(exact_min / total), rel=1e-12, abs=0)
@@ -140,7 +140,7 @@ def test_loss_distribution_gamma_14(case):
 
 def test_dgp_distribution_pi_15(case):
     cluster, jobs, q, beta, configurations_listed, summaries = case
-    brute = weights_of(summaries, [job.load for job in jobs], q, beta)
+    brute = weights_of(summaries, [job.offered_load for job in jobs], q, beta)
     law = dgp_distribution(cluster, jobs, q, beta)
     assert law.probabilities == pytest.approx(aggregate(cluster, jobs, configurations_listed, brute), rel=1e-12, abs=0)
     expected = np.array([s[1] for s in summaries]).T @ brute
@@ -161,7 +161,8 @@ def test_paper_chain_has_pi_star_and_is_reversible(case):
     cluster, jobs, q, beta, configurations_listed, summaries = case
     chain = dgp_chain(cluster, jobs, q, beta, reduce="none")
     assert chain.n_states == len(configurations_listed)
-    brute = dict(zip((tuple(sorted(c)) for c in configurations_listed), weights_of(summaries, [j.load for j in jobs], q, beta),
+    brute = dict(zip((tuple(sorted(c)) for c in configurations_listed),
+                     weights_of(summaries, [j.offered_load for j in jobs], q, beta),
                      strict=True))
     exact = np.array([brute[state] for state in chain.states])
     pi = chain.stationary().probabilities
@@ -189,7 +190,7 @@ def test_lumped_chains_equal_the_paper_chain(case):
 def test_loss_chain_of_explicit_templates(case):
     cluster, jobs, _, _, configurations_listed, summaries = case
     chain = loss_chain(cluster, jobs, reduce="none")
-    brute = dict(zip((tuple(sorted(c)) for c in configurations_listed), weights_of(summaries, [j.load for j in jobs]),
+    brute = dict(zip((tuple(sorted(c)) for c in configurations_listed), weights_of(summaries, [j.offered_load for j in jobs]),
                      strict=True))
     assert np.abs(chain.stationary().probabilities - [brute[s] for s in chain.states]).max() < 1e-13
 
@@ -199,7 +200,7 @@ def test_static_partitioning_against_an_lp_over_listed_configurations(case):
     scaled = [GraphJob(j.nodes, j.edges, 1.6 * j.arrival_rate, j.service_rate, j.edge_weights) for j in jobs]
     counts = np.array([s[1] for s in summaries], dtype=float)
     costs = np.array([s[2] for s in summaries])
-    loads = np.array([j.load for j in scaled])
+    loads = np.array([j.offered_load for j in scaled])
     reference = linprog(costs, A_ub=-counts.T, b_ub=-loads, A_eq=np.ones((1, len(costs))), b_eq=[1], method="highs")
     assert reference.status == 0
     ours = static_partitioning(cluster, scaled)

@@ -45,7 +45,7 @@ def test_theta2_against_the_dense_uniformised_matrix(reduce):
     gap = spectral_gap(chain, xi)
     assert gap.theta2 == pytest.approx(second_eigenvalue(chain, xi), abs=1e-12)
     assert gap.relaxation_time == pytest.approx(1 / (1 - gap.theta2), rel=1e-10, abs=0)
-    assert gap.states == chain.n_states
+    assert gap.n_states == chain.n_states
 
 
 def test_lumping_by_slots_keeps_the_gap_and_machines_can_raise_it():

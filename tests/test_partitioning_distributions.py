@@ -184,7 +184,7 @@ def test_dgp_law_at_huge_queue_weights_against_exact_rationals(system, queue_wei
     cluster, jobs = system
     law = dgp_distribution(cluster, jobs, queue_weights, beta)
     space = law.configurations
-    reference = exact_rational_law(space, [job.load for job in space.jobs], queue_weights, beta)
+    reference = exact_rational_law(space, [job.offered_load for job in space.jobs], queue_weights, beta)
     probabilities = np.array([float(p) for p in reference])
     assert law.probabilities == pytest.approx(probabilities, rel=1e-12, abs=1e-300)
     assert law.probabilities.sum() == pytest.approx(1.0, rel=0, abs=1e-14)
@@ -212,7 +212,7 @@ def test_laws_at_the_ends_of_the_double_range_against_exact_rationals(system, qu
     cluster, jobs = system
     if kind == "dgp":
         law = dgp_distribution(cluster, jobs, queue_weights, beta)
-        loads = [job.load for job in law.configurations.jobs]
+        loads = [job.offered_load for job in law.configurations.jobs]
     else:
         law = adgp_distribution(cluster, jobs, 2.0, queue_weights, beta)
         loads = [2.0 / job.service_rate for job in law.configurations.jobs]

@@ -39,7 +39,7 @@ def test_bad_clusters(slots, distance, message):
 
 def test_graph_job_load_and_repr():
     job = GraphJob(3, [(0, 1), (1, 2)], 1.5, 0.5, edge_weights=[1, 3], name="pipe")
-    assert job.load == 3.0
+    assert job.offered_load == 3.0
     assert repr(job) == ("GraphJob('pipe', nodes=3, edges=[(0, 1), (1, 2)], arrival_rate=1.5, service_rate=0.5, "
                          "edge_weights=[1.0, 3.0])")
 

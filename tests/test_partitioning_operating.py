@@ -38,7 +38,7 @@ def test_one_type_against_a_scalar_root(beta):
 def test_two_types_against_the_primal_exponential_cone_program(beta):
     gamma = loss_distribution(FIGURE1_CLUSTER, TWO)
     space = gamma.configurations
-    loads = np.array([job.load for job in TWO])
+    loads = np.array([job.offered_load for job in TWO])
     p = cp.Variable(len(space), nonneg=True)
     problem = cp.Problem(cp.Maximize(-(space.cost / beta) @ p - cp.sum(cp.rel_entr(p, gamma.probabilities))),
                          [cp.sum(p) == 1, space.templates.T.astype(float) @ p == loads])

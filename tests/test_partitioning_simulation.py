@@ -39,22 +39,18 @@ Q_FROZEN = dgp_queue_weights([20], 1.0, np.e, 0.5, 12, 0.0)
 RUNS = 100
 
 
-def coverage(runs, exact, attribute):
-    return sum(compare(getattr(run, attribute)(*args) if callable(getattr(run, attribute)) else getattr(run, attribute),
-                       exact).agrees for run, args in runs)
-
-
 def test_frozen_dgp_covers_pi_star():
     """DGP-bar (Section 6): E cost, E|C| and P(cost = 2) of eq. (15) inside the intervals at the nominal rate."""
     law = dgp_distribution(FIGURE1_CLUSTER, FIGURE1_JOB, Q_FROZEN, 1.0)
     costs, probabilities = law.cost_distribution()
     runs = [simulate_dgp(FIGURE1_CLUSTER, FIGURE1_JOB, **FROZEN, time=4000, warmup=200, seed=seed) for seed in range(RUNS)]
     low, high = coverage_band(RUNS)
-    hits = [sum(compare(run.cost_estimate, law.expected_cost).agrees for run in runs),
-            sum(compare(run.templates_estimate(0), law.expected_templates[0]).agrees for run in runs),
-            sum(compare(run.cost_law_estimate(2.0), probabilities[costs == 2.0][0]).agrees for run in runs)]
+    level = int(np.flatnonzero(runs[0].cost_levels == 2.0)[0])
+    hits = [sum(compare(law, run)["expected_cost"].agrees for run in runs),        # the fields of the same name
+            sum(compare(law, run)["expected_templates"][0].agrees for run in runs),
+            sum(compare(run.cost_law[level], probabilities[costs == 2.0][0]).agrees for run in runs)]
     assert all(low <= h <= high for h in hits), (hits, (low, high))
-    pooled = np.mean([run.cost for run in runs])
+    pooled = np.mean([run.expected_cost.value for run in runs])
     assert pooled == pytest.approx(law.expected_cost, rel=0.01, abs=0)
 
 
@@ -64,8 +60,8 @@ def test_frozen_adgp_covers_its_law():
     runs = [simulate_adgp(FIGURE1_CLUSTER, FIGURE1_JOB, clock_rate=0.2, **FROZEN, time=2000, warmup=100, seed=1000 + seed)
             for seed in range(RUNS)]
     low, high = coverage_band(RUNS)
-    hits = [sum(compare(run.cost_estimate, law.expected_cost).agrees for run in runs),
-            sum(compare(run.templates_estimate(0), law.expected_templates[0]).agrees for run in runs)]
+    hits = [sum(compare(run.expected_cost, law.expected_cost).agrees for run in runs),
+            sum(compare(run.expected_templates[0], law.expected_templates[0]).agrees for run in runs)]
     assert all(low <= h <= high for h in hits), (hits, (low, high))
 
 
@@ -83,17 +79,18 @@ def test_max_weight_with_short_frames_against_the_birth_death_chain():
     exact_templates = pi.expected(lambda n: 2.0 * (n >= 2))
     run = simulate_max_weight(FIGURE1_CLUSTER, FIGURE1_JOB, alpha=1.0, frame=0.005, time=4000, warmup=200, replications=6,
                               seed=5, executor=SerialExecutor())
-    assert abs(run.templates[0] - exact_templates) <= run.templates_ci[0] + 0.02
-    assert abs(run.queue[0] - exact_queue) <= run.queue_ci[0] + 0.05
-    assert run.cost == pytest.approx(run.templates[0], rel=1e-12, abs=0)       # every installed template costs 1
-    assert run.actual_cost == pytest.approx(run.actual[0], rel=1e-12, abs=0)
+    templates, queue = run.expected_templates[0], run.queue[0]
+    assert abs(templates.value - exact_templates) <= templates.half_width + 0.02
+    assert abs(queue.value - exact_queue) <= queue.half_width + 0.05
+    assert run.expected_cost.value == pytest.approx(templates.value, rel=1e-12, abs=0)   # every installed template costs 1
+    assert run.actual_cost.value == pytest.approx(run.actual.value[0], rel=1e-12, abs=0)
 
 
 def test_max_weight_interrupts_and_longer_frames_cost_more():
     short = simulate_max_weight(FIGURE1_CLUSTER, FIGURE1_JOB, 1.0, 0.1, time=20_000, seed=6)
     long = simulate_max_weight(FIGURE1_CLUSTER, FIGURE1_JOB, 1.0, 10.0, time=20_000, seed=6)
-    assert short.interruptions > 0 and long.interruptions > 0
-    assert long.cost - long.cost_ci > short.cost + short.cost_ci          # Theorem 1: cost grows with T
+    assert short.interruptions.value > 0 and long.interruptions.value > 0
+    assert long.expected_cost.interval[0] > short.expected_cost.interval[1]          # Theorem 1: cost grows with T
     assert short.stationary and long.stationary
 
 
@@ -105,18 +102,19 @@ def test_live_dgp_settles_at_its_operating_point(beta):
     run = simulate_dgp(FIGURE1_CLUSTER, FIGURE1_JOB, beta, beta, b=0.0, h=1.0, time=200_000, initial_queues=[int(queue)],
                        seed=7)
     assert run.stationary
-    assert run.templates[0] == pytest.approx(1.0, abs=max(3 * run.templates_ci[0], 0.02))   # throughput = ρ
-    assert run.throughput[0] == pytest.approx(1.0, abs=max(3 * run.throughput_ci[0], 0.02))
-    assert run.cost == pytest.approx(point.expected_cost, rel=0.05, abs=0)
-    assert run.queue[0] == pytest.approx(queue, rel=0.15, abs=0)
-    assert run.interruptions == 0.0
+    templates, throughput = run.expected_templates[0], run.throughput[0]
+    assert templates.value == pytest.approx(1.0, abs=max(3 * templates.half_width, 0.02))   # throughput = ρ
+    assert throughput.value == pytest.approx(1.0, abs=max(3 * throughput.half_width, 0.02))
+    assert run.expected_cost.value == pytest.approx(point.expected_cost, rel=0.05, abs=0)
+    assert run.queue.value[0] == pytest.approx(queue, rel=0.15, abs=0)
+    assert run.interruptions.value == 0.0
 
 
 def test_outside_the_capacity_region_the_queue_grows():
     heavy = GraphJob(5, FIGURE1_JOB.edges, arrival_rate=2.4, service_rate=1.0)      # Λ = [0, 2]
     run = simulate_dgp(FIGURE1_CLUSTER, heavy, 1.0, 1.0, b=0.0, time=20_000, seed=8)
     assert not run.stationary
-    assert run.templates[0] < 2.0
+    assert run.expected_templates.value[0] < 2.0
 
 
 def test_same_seed_same_numbers_through_any_executor():
@@ -124,7 +122,7 @@ def test_same_seed_same_numbers_through_any_executor():
     serial = simulate_dgp(FIGURE1_CLUSTER, FIGURE1_JOB, 1.0, 1.0, b=0.0, executor=SerialExecutor(), **kwargs)
     with ThreadPoolExecutor(2) as pool:
         threaded = simulate_dgp(FIGURE1_CLUSTER, FIGURE1_JOB, 1.0, 1.0, b=0.0, executor=pool, **kwargs)
-    assert serial.cost == threaded.cost and np.array_equal(serial.queue, threaded.queue)
+    assert serial.expected_cost == threaded.expected_cost and np.array_equal(serial.queue.value, threaded.queue.value)
     assert serial.method == "independent replications" and serial.samples == 3 and serial.seed == 11
 
 
@@ -132,9 +130,9 @@ def test_python_and_compiled_loops_agree():
     """NUMBA_DISABLE_JIT=1 runs the same code in Python, with the same numbers."""
     code = ("from analytic.partitioning import simulate_dgp, simulate_adgp, simulate_max_weight\n"
             "from analytic.partitioning.paper import FIGURE1_CLUSTER as C, FIGURE1_JOB as J\n"
-            "print(repr(simulate_dgp(C, J, 1.0, 1.0, b=0.0, time=300, seed=3).cost),"
-            " repr(simulate_adgp(C, J, 1.0, 1.0, 0.2, b=0.0, time=300, seed=3).cost),"
-            " repr(simulate_max_weight(C, J, 1.0, 1.0, time=300, seed=3).cost))")
+            "print(repr(simulate_dgp(C, J, 1.0, 1.0, b=0.0, time=300, seed=3).expected_cost.value),"
+            " repr(simulate_adgp(C, J, 1.0, 1.0, 0.2, b=0.0, time=300, seed=3).expected_cost.value),"
+            " repr(simulate_max_weight(C, J, 1.0, 1.0, time=300, seed=3).expected_cost.value))")
     outputs = []
     for disable in ("0", "1"):
         env = dict(os.environ, NUMBA_DISABLE_JIT=disable, PYTHONPATH=str(ROOT))
@@ -144,13 +142,72 @@ def test_python_and_compiled_loops_agree():
     assert outputs[0] == outputs[1]
 
 
-def test_result_accessors():
+def test_result_fields_and_the_old_names():
+    from analytic.errors import AnalyticDeprecationWarning
+
     run = simulate_dgp(FIGURE1_CLUSTER, FIGURE1_JOB, **FROZEN, time=500, seed=2)
-    assert run.cost_law.sum() == pytest.approx(1.0, abs=1e-9)
-    assert run.cost_estimate.value == run.cost and run.queue_estimate(0).value == run.queue[0]
-    assert repr(run).startswith("PartitioningSimulation(DGP, cost=")
+    assert run.cost_law.value.sum() == pytest.approx(1.0, abs=1e-9)
+    e = run.expected_cost
+    assert repr(run).startswith(f"PartitioningSimulation(DGP, expected_cost={e.value:.6g} ± {e.half_width:.6g}, queue=[")
+    for old, new in [("queue", "queue"), ("templates", "expected_templates"), ("actual", "actual"), ("cost", "expected_cost"),
+                     ("actual_cost", "actual_cost"), ("cost_law", "cost_law"), ("throughput", "throughput"),
+                     ("interruptions", "interruptions")]:
+        with pytest.warns(AnalyticDeprecationWarning, match=rf"PartitioningSimulation\.{old}_ci is renamed {new}\.half_width"):
+            assert getattr(run, f"{old}_ci") is getattr(run, new).half_width
+    with pytest.warns(AnalyticDeprecationWarning, match=r"PartitioningSimulation\.templates_estimate\(\) is renamed "
+                                                        r"PartitioningSimulation\.expected_templates\[job\]"):
+        assert run.templates_estimate(0) == run.expected_templates[0]
+    with pytest.warns(AnalyticDeprecationWarning, match=r"queue_estimate\(\) is renamed PartitioningSimulation\.queue\[job\]"):
+        assert run.queue_estimate(0) == run.queue[0]
+    with pytest.warns(AnalyticDeprecationWarning, match=r"cost_law_estimate\(\) is renamed PartitioningSimulation\.cost_law"):
+        assert run.cost_law_estimate(2.0) == run.cost_law[int(np.flatnonzero(run.cost_levels == 2.0)[0])]
     with pytest.raises(InvalidParameterError, match="cost = 0.5: must be one of the cost levels"):
         run.cost_law_estimate(0.5)
+    with pytest.raises(InvalidParameterError, match="job = 1: must be a job type index below 1"):
+        run.queue_estimate(1)
+
+
+@pytest.mark.parametrize("replications", [1, 3])
+def test_every_quantity_is_an_estimate_equal_to_the_mean_of_the_raw_time_averages(monkeypatch, replications):
+    """Each field is mean_estimate of the samples' time averages (each batch's, or each replication's area over its
+    span), the numbers the float and array fields held before, bit for bit."""
+    import analytic.partitioning.simulation as module
+    from analytic.simulation import Estimate, Estimates, mean_estimate
+
+    caught = []
+    summarise = module._summarise
+    monkeypatch.setattr(module, "_summarise", lambda setup, runs, *rest: caught.append((setup, runs)) or summarise(setup, runs,
+                                                                                                                    *rest))
+    run = simulate_max_weight(FIGURE1_CLUSTER, FIGURE1_JOB, 1.0, 1.0, time=600, replications=replications, seed=4,
+                              executor=SerialExecutor())
+    (setup, tallies), = caught
+    spans = np.diff(setup.edges)
+    method = "batch means" if replications == 1 else "independent replications"
+    for name, column in [("queue", "area_q"), ("expected_templates", "area_n"), ("actual", "area_a"),
+                         ("expected_cost", "area_cost"), ("actual_cost", "area_actual"), ("cost_law", "level_time"),
+                         ("throughput", "departures"), ("interruptions", "migrated")]:
+        if replications == 1:
+            samples = getattr(tallies[0], column) / (spans if getattr(tallies[0], column).ndim == 1 else spans[:, None])
+        else:
+            samples = np.array([getattr(t, column).sum(axis=0) / spans.sum() for t in tallies])
+        field = getattr(run, name)
+        if samples.ndim == 1:
+            assert isinstance(field, Estimate) and field == mean_estimate(samples, 0.95, method), name
+        else:
+            assert isinstance(field, Estimates), name
+            for j in range(samples.shape[1]):
+                assert field[j] == mean_estimate(samples[:, j], 0.95, method), (name, j)
+
+
+def test_compare_pairs_the_law_and_the_run():
+    """Frozen DGP-bar against π* of eq. (15): compare(law, run) pairs expected_cost and expected_templates; a cost
+    shifted by 20 % disagrees."""
+    law = dgp_distribution(FIGURE1_CLUSTER, FIGURE1_JOB, Q_FROZEN, 1.0)
+    run = simulate_dgp(FIGURE1_CLUSTER, FIGURE1_JOB, **FROZEN, time=20_000, warmup=200, seed=3)
+    verdicts = compare(law, run)
+    assert set(verdicts) == {"expected_cost", "expected_templates"}
+    assert verdicts["expected_cost"].verdict == "agrees" and verdicts["expected_cost"].exact == law.expected_cost
+    assert compare(run.expected_cost, 1.2 * law.expected_cost).verdict == "disagrees"
 
 
 TOO_SHORT = "time = 4.94.*e-324: leaves 4.94.*e-324 after a warm-up of 0: too short to split into 20 batches of positive length"
@@ -192,4 +249,5 @@ def test_a_horizon_near_the_end_of_the_double_range_sees_the_empty_cluster(simul
     1e-298 (rates of order one), so over any seeds the time averages are 0 with no spread."""
     for seed in range(5):
         run = simulate(seed)
-        assert (run.cost, run.cost_ci, run.queue[0], run.templates[0]) == pytest.approx((0.0, 0.0, 0.0, 0.0), abs=0)
+        values = (run.expected_cost.value, run.expected_cost.half_width, run.queue.value[0], run.expected_templates.value[0])
+        assert values == pytest.approx((0.0, 0.0, 0.0, 0.0), abs=0)

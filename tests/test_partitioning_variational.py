@@ -103,7 +103,8 @@ def exact_corollary2(cluster, jobs, queue_weights, beta):
     best = max(weights)
     with mpmath.workdps(50):
         gamma = [space.multiplicity(i) * mpmath.factorial(int(space.free[i]))
-                 * mpmath.fprod(mpmath.mpf(job.load) ** int(n) for job, n in zip(space.jobs, space.templates[i], strict=True))
+                 * mpmath.fprod(mpmath.mpf(job.offered_load) ** int(n)
+                                for job, n in zip(space.jobs, space.templates[i], strict=True))
                  for i in range(len(space))]
         tilt = [mpmath.exp(mp_rational((w - best) / Fraction(beta))) for w in weights]
         pi = [g * t for g, t in zip(gamma, tilt, strict=True)]

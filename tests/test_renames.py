@@ -7,6 +7,7 @@ Each old name must give the very object of its new name and warn with
 from __future__ import annotations
 
 import importlib
+import operator
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -15,8 +16,14 @@ import pytest
 
 from analytic._deprecation import renamed_arguments, renamed_attribute
 from analytic.errors import AnalyticDeprecationWarning, InvalidParameterError
-from analytic.simulation import exponential
+from analytic.fairness import CompatibilityGraph
+from analytic.fairness.paper import FIGURES
+from analytic.simulation import SerialExecutor, exponential
 from analytic.speedup import SpeedupTable
+from analytic.splitting import RigidClass, figure2_heavy_traffic
+
+#: A small compatibility graph (two classes sharing server 2) for the fairness simulators.
+_GRAPH = CompatibilityGraph([[0, 2], [1, 2]])
 
 #: (module, old name, new name)
 RENAMED = [
@@ -48,6 +55,7 @@ RENAMED = [
     ("analytic.splitting", "theorem2_limit", "critical_helper_limit"),
     ("analytic.splitting.limits", "theorem1_limit", "zero_wait_response_time"),
     ("analytic.splitting.limits", "theorem2_limit", "critical_helper_limit"),
+    ("analytic.erlang", "erlang_b_load", "erlang_b_offered_load"),
     ("analytic.hesrpt", "FIGURE4_P", "FIGURE4_EXPONENTS"),
     ("analytic.hesrpt.comparison", "FIGURE4_P", "FIGURE4_EXPONENTS"),
 ]
@@ -64,13 +72,51 @@ RENAMED_ARGUMENTS = [
       for name, others in [("optimal_occupancy", {}), ("occupancy_lp", {}), ("greedy_chain", {"servers": 4}),
                            ("greedy_metrics", {"servers": 4}), ("greedy_bounds", {"servers": 4}),
                            ("kkt_residual", {"y": [0.5, 0.0], "nu": 1.0, "theta0": 0.0}),
-                           ("simulate_moldable", {"servers": 4, "jobs": 4000, "seed": 1})]],
+                           ("simulate_moldable", {"servers": 4, "arrivals": 4000, "seed": 1})]],
+    ("analytic.moldable", "simulate_moldable", "jobs", "arrivals",
+     {"speedup": SpeedupTable([1.0, 1.8]), "rate_per_server": 0.5, "servers": 4, "seed": 1, "value": 4000}),
+    ("analytic.moldable.paper", "table1_simulation", "jobs", "arrivals",
+     {"speedup": SpeedupTable([1.0, 1.8]), "alpha": 0.5, "beta": 0.1, "law": "exponential", "runs": 1, "seed": 1,
+      "value": 4000}),
+    ("analytic.fairness", "simulate_interruptions", "jobs", "arrivals",
+     {"graph": _GRAPH, "arrival_rates": [0.5, 0.5], "seed": 1, "value": 4000}),
+    ("analytic.fairness", "simulate_random_assignment", "jobs", "arrivals",
+     {"servers": 4, "d": 2, "arrival_rate": 1.0, "seed": 1, "value": 4000}),
+    ("analytic.fairness.paper", "simulate_point", "jobs", "arrivals",
+     {"figure": FIGURES[1], "load": 0.5, "law": "exponential", "interruptions": 1.0, "seed": 1, "value": 4000}),
     ("analytic.moldable", "MoldableClass", "arrival_rate", "rate_per_server", {"speedup": [1.0, 1.8]}),
+    *[("analytic.erlang", name, "load", "offered_load", others) for name, others in [
+        ("erlang_b", {"servers": 3}), ("log_erlang_b", {"servers": 3}), ("erlang_c", {"servers": 3}),
+        ("loss_occupancy", {"servers": 3, "busy": 1}), ("erlang_b_servers", {"target": 0.1})]],
+    ("analytic.erlang", "halfin_whitt_delay", "beta", "theta", {}),
     ("analytic.splitting", "gittins_rank", "law", "size", {"ages": [0.0, 1.0], "value": exponential(2.0)}),
     ("analytic.splitting.policies", "gittins_table", "law", "size", {"points": 8, "value": exponential(2.0)}),
+    ("analytic.ctmc", "lattice_bytes", "states", "n_states", {"dimension": 2, "moves": 4, "value": 1000}),
+    ("analytic.ctmc", "solve_bytes", "states", "n_states", {"entries": 5000, "value": 1000}),
+    ("analytic.memory", "require", "states", "n_states", {"bytes_needed": 1e3, "what": "a small chain", "value": 10}),
+    ("analytic.simulation", "coverage_band", "runs", "replications", {"value": 200}),
+    ("analytic.splitting", "simulate_multiserver", "jobs", "arrivals",
+     {"policy": "bs-fcfs", "servers": 4, "classes": [RigidClass(1, 1.0, 1.0)], "arrival_rate": 1.0, "seed": 1, "value": 2000}),
+    ("analytic.splitting", "sweep", "jobs", "arrivals",
+     {"systems": figure2_heavy_traffic(32, (0.5,)), "policies": ("fcfs",), "executor": SerialExecutor(), "value": 2000}),
 ]
 
 #: (a result, its old attribute, the new one)
+def _stationary_bounds() -> object:
+    import sympy
+
+    from analytic.ctmc import PopulationModel, stationary_bounds
+
+    x = sympy.Symbol("x")
+    return stationary_bounds(PopulationModel([x], [((1,), 1.0), ((-1,), 2.0)]), {"empty": 1 - sympy.Min(x, 1)})
+
+
+def _graph_job() -> object:
+    from analytic.partitioning import GraphJob
+
+    return GraphJob(2, [(0, 1)], arrival_rate=1.5, service_rate=0.5)
+
+
 def _policy_comparison() -> object:
     from analytic.hesrpt import compare_policies
 
@@ -84,15 +130,74 @@ def _moldable(name: str) -> Callable[[], object]:
              "GreedyBounds": lambda: moldable.greedy_bounds([1.0, 1.8], 0.5, 4),
              "Occupancy": lambda: moldable.optimal_occupancy([1.0, 1.8], 0.5),
              "SteinBounds": lambda: moldable.stein_bounds([1.0, 1.8], 100, 0.5, 1.0),
-             "MoldableSimulation": lambda: moldable.simulate_moldable(SpeedupTable([1.0, 1.8]), 0.5, 4, jobs=4000, seed=1),
+             "MoldableSimulation": lambda: moldable.simulate_moldable(SpeedupTable([1.0, 1.8]), 0.5, 4, arrivals=4000,
+                                                                      seed=1),
              "MoldableClass": lambda: moldable.MoldableClass([1.0, 1.8], 0.5)}
     return calls[name]
+
+
+def _fcfs_bounds() -> object:
+    from analytic.splitting import RigidClass, fcfs_bounds
+
+    return fcfs_bounds(2, [RigidClass(1, 1.0, 1.0)], 1.0)
+
+
+def _multiserver() -> object:
+    from analytic.splitting import simulate_multiserver
+
+    return simulate_multiserver("bs-fcfs", 4, [RigidClass(1, 1.0, 1.0)], 1.0, arrivals=2000, seed=1)
+
+
+def _sweep() -> object:
+    from analytic.splitting import sweep
+
+    return sweep(figure2_heavy_traffic(32, (0.5,)), ("fcfs",), arrivals=2000, executor=SerialExecutor())
+
+
+def _partitioning() -> object:
+    from analytic.partitioning import simulate_max_weight
+    from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
+
+    return simulate_max_weight(FIGURE1_CLUSTER, FIGURE1_JOB, 1.0, 1.0, time=200.0, seed=1)
+
+
+def _interruptions() -> object:
+    from analytic.fairness import simulate_interruptions
+
+    return simulate_interruptions(_GRAPH, [0.5, 0.5], arrivals=4000, seed=1)
+
+
+def _spectral_gap() -> object:
+    from analytic.ctmc import CTMC
+    from analytic.partitioning import spectral_gap
+
+    return spectral_gap(CTMC.from_function(0, lambda x: [(1, 1.0)] if x == 0 else [(0, 2.0)]), xi=6.0)
 
 
 RENAMED_ATTRIBUTES = [(_policy_comparison, "p", "exponents"),
                       *[(_moldable(name), "arrival_rate", "rate_per_server")
                         for name in ["GreedyMetrics", "GreedyBounds", "Occupancy", "SteinBounds", "MoldableSimulation",
-                                     "MoldableClass"]]]
+                                     "MoldableClass"]],
+                      (_moldable("GreedyBounds"), "states", "n_states"), (_fcfs_bounds, "states", "n_states"),
+                      (_spectral_gap, "states", "n_states"),
+                      *[(_moldable("MoldableSimulation"), old, new) for old, new in [
+                          ("jobs", "arrivals"), ("blocking_ci", "blocking.half_width"),
+                          ("mean_time_ci", "mean_time.half_width"), ("mean_occupancy_ci", "mean_occupancy.half_width")]],
+                      *[(_interruptions, old, new) for old, new in [
+                          ("jobs", "arrivals"), ("mean_jobs_ci", "mean_jobs.half_width"),
+                          ("mean_delay_ci", "mean_delay.half_width"),
+                          ("mean_service_rate_ci", "mean_service_rate.half_width")]],
+                      *[(_multiserver, old, new) for old, new in [
+                          ("jobs", "arrivals"), *[(f"{name}_ci", f"{name}.half_width") for name in [
+                              "mean_response_time", "wait_probability", "helper_probability", "helper_service_probability",
+                              "mean_jobs"]]]],
+                      (_sweep, "jobs", "arrivals"),
+                      *[(_partitioning, old, new) for old, new in [
+                          ("cost", "expected_cost"), ("templates", "expected_templates"), ("cost_estimate", "expected_cost"),
+                          ("cost_ci", "expected_cost.half_width"), ("templates_ci", "expected_templates.half_width"),
+                          *[(f"{name}_ci", f"{name}.half_width") for name in [
+                              "queue", "actual", "actual_cost", "cost_law", "throughput", "interruptions"]]]],
+                      (_graph_job, "load", "offered_load"), (_stationary_bounds, "states", "n_states")]
 
 CHANGELOG = " ".join((Path(__file__).parents[1] / "CHANGELOG.md").read_text().split())   # lines joined
 
@@ -130,8 +235,20 @@ def test_old_attribute_warns_and_reads_the_new_one(make, old: str, new: str) -> 
     result = make()
     with pytest.warns(AnalyticDeprecationWarning, match=rf"\.{old} is renamed {new}\b"):
         value = getattr(result, old)
-    assert value is getattr(result, new)
+    assert _same(value, operator.attrgetter(new)(result))  # new may be a path: "blocking.half_width"
     assert f"`{type(result).__name__}.{old}` → `{new}`" in CHANGELOG
+
+
+def test_servers_of_halfin_whitt_blocking_by_position_warns():
+    """halfin_whitt_blocking(theta, servers) read the reverse of erlang_b(servers, offered_load): swapped, it gave
+    0.0 silently. servers is keyword-only now; by position it still works for one release."""
+    from analytic.erlang import halfin_whitt_blocking
+
+    with pytest.warns(AnalyticDeprecationWarning, match=r"servers of halfin_whitt_blocking passed by position: write servers="):
+        assert halfin_whitt_blocking(0.5, 100) == halfin_whitt_blocking(0.5, servers=100)
+    with pytest.raises(TypeError, match="takes 2 arguments by position at most"):
+        halfin_whitt_blocking(0.5, 100, 3)
+    assert "`halfin_whitt_blocking(theta, servers)` → `halfin_whitt_blocking(theta, servers=...)`" in CHANGELOG
 
 
 def test_an_unknown_name_is_still_an_attribute_error() -> None:

@@ -176,7 +176,7 @@ def test_coverage_band_of_many_runs_against_cornish_fisher(runs, level):
 @pytest.mark.parametrize("runs", [2**52 + 1, 2**62, 10**30, 10**400])
 def test_coverage_band_refuses_counts_beyond_double_precision(runs):
     """10**30 and 10**400 raised a raw TypeError inside scipy, 2**62 ran for minutes."""
-    with pytest.raises(InvalidParameterError, match=r"runs = \d+.*: must be at most 2\*\*52 = 4,503,599,627,370,496"):
+    with pytest.raises(InvalidParameterError, match=r"replications = \d+.*: must be at most 2\*\*52 = 4,503,599,627,370,496"):
         coverage_band(runs)
 
 
@@ -221,7 +221,7 @@ def test_estimate_repr_and_interval():
     (lambda: Estimate(1.0, 0.1, 0.95, "batch means", 1), "samples = 1: must be an integer >= 2"),
     (lambda: compare(Estimate(1.0, 0.1, 0.95, "batch means", 5), float("nan")), "exact = nan: must be a finite real number"),
     (lambda: compare(Estimate(1.0, 0.1, 0.95, "batch means", 5), 1.0, level=0), "level = 0: must lie strictly between"),
-    (lambda: coverage_band(0), "runs = 0: must be a positive integer"),
+    (lambda: coverage_band(0), "replications = 0: must be a positive integer"),
     (lambda: mean_estimate("abc"), "values = 'abc': must be a 1-D sequence of real numbers"),
     (lambda: mean_estimate([[1.0], [1.0, 2.0]]), "values = .*: must be a 1-D sequence of real numbers"),
     (lambda: mean_estimate([1.0, 2.0], method=np.array([2.0, 1.0])), "method = .*: must be one of"),
@@ -234,3 +234,33 @@ def test_estimate_repr_and_interval():
 def test_bad_input_raises(make, match):
     with pytest.raises(InvalidParameterError, match=match):
         make()
+
+
+def test_an_estimate_is_the_field_a_result_holds():
+    """What a simulation result's fields offer (issue 32): the interval, membership, formatting, and the entries
+    of a vector of estimates. Expected values by hand from value ± half_width."""
+    from analytic.simulation import Estimates
+
+    e = Estimate(2.0, 0.1, 0.95, "batch means", 20)
+    assert (1.9 in e, 2.1 in e, 2.11 in e) == (True, True, False)
+    assert float(e) == 2.0 and f"{e:.2f}" == "2.00 ± 0.10"
+    many = Estimates(np.array([1.0, 2.0, 3.0]), np.array([0.1, 0.2, 0.3]), 0.9, "independent replications", 5)
+    assert many[2] == Estimate(3.0, 0.3, 0.9, "independent replications", 5)
+    assert [x.value for x in many[1:]] == [2.0, 3.0] and len(many) == 3
+    np.testing.assert_array_equal(many.interval[0], [0.9, 1.8, 2.7])
+    with pytest.raises(InvalidParameterError, match="half_width .* must have the shape of value"):
+        Estimates(np.zeros(2), np.zeros(3), 0.95, "batch means", 20)
+
+
+def test_an_estimate_used_as_a_number_warns_and_uses_its_value():
+    """Results held floats where they now hold estimates: for one release arithmetic, comparisons and numpy
+    still see the value, with a warning naming .value."""
+    from analytic.errors import AnalyticDeprecationWarning
+    from analytic.simulation import Estimates
+
+    e = Estimate(2.0, 0.1, 0.95, "batch means", 20)
+    with pytest.warns(AnalyticDeprecationWarning, match=r"an Estimate used as a number .*use its \.value"):
+        assert (e < 3, 1 + e, e * 2, 4 / e, -e, round(e, 1)) == (True, 3.0, 4.0, 2.0, -2.0, 2.0)
+    with pytest.warns(AnalyticDeprecationWarning, match=r"an Estimates used as a number"):
+        np.testing.assert_array_equal(np.asarray(Estimates(np.ones(2), np.zeros(2), 0.95, "batch means", 20)) * 3,
+                                      [3.0, 3.0])

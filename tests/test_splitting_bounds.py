@@ -69,7 +69,7 @@ def test_two_classes_contain_the_exact_chain(arrival_rate):
     assert _contains(bounds.response_time, exact.mean_response_time, slack)
     assert _contains(bounds.wait_probability, exact.wait_probability, slack)
     assert bounds.relative_width <= 1e-8
-    assert bounds.neglected_mass < 1e-8 and bounds.states > bounds.levels
+    assert bounds.neglected_mass < 1e-8 and bounds.n_states > bounds.levels
 
 
 def test_intervals_narrow_as_the_width_shrinks():

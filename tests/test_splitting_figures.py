@@ -82,3 +82,20 @@ def test_figure2_subcritical_load_at_the_bottom_of_the_doubles():
     system = figure2_subcritical(1.2e-307, (32,))[0]
     assert system.arrival_rate == pytest.approx(float(Fraction(1.2e-307) * 32 / Fraction(99, 20)), rel=1e-15, abs=0)
     assert system.load == pytest.approx(1.2e-307, rel=1e-15, abs=0)
+
+
+def test_sweep_holds_the_estimates_of_its_runs():
+    """Sweep.mean_response_time is the runs' estimates (value and half-width, policy by system); the old names warn."""
+    from analytic.errors import AnalyticDeprecationWarning
+    from analytic.simulation import SerialExecutor
+    from analytic.splitting import figure2_heavy_traffic, sweep
+
+    sw = sweep(figure2_heavy_traffic(32, (0.5, 0.6)), ("fcfs", "bs-fcfs"), arrivals=2000, executor=SerialExecutor())
+    estimates = sw.mean_response_time
+    for p, policy in enumerate(sw.policies):
+        for i in range(len(sw.systems)):
+            assert estimates[p, i] == sw.result(policy, i).mean_response_time
+    with pytest.warns(AnalyticDeprecationWarning, match=r"Sweep\.mean_response_time_ci is renamed mean_response_time\."):
+        assert sw.mean_response_time_ci.tolist() == estimates.half_width.tolist()
+    with pytest.warns(AnalyticDeprecationWarning, match=r"Sweep\.jobs is renamed arrivals"):
+        assert sw.jobs == sw.arrivals == 2000

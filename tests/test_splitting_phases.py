@@ -335,7 +335,7 @@ def test_an_exponential_law_in_disguise_saturates_and_is_bounded_alike():
     assert exact.n_states > plain.n_states
     assert exact.throughput == pytest.approx(plain.throughput, rel=1e-12, abs=0)
     plain, exact = fcfs_bounds(4, EXPONENTIAL, 1.2, width=1e-7), fcfs_bounds(4, phased, 1.2, width=1e-7)
-    assert exact.states > plain.states
+    assert exact.n_states > plain.n_states
     assert max(plain.response_time[0], exact.response_time[0]) <= min(plain.response_time[1], exact.response_time[1])
 
 
@@ -550,9 +550,9 @@ def test_simulated_phase_type_sizes_cover_the_exact_chain(name):
     offset = 7000 + 1000 * list(SIMULATED).index(name)
     hits = dict.fromkeys(metrics, 0)
     for seed in range(100):
-        sim = simulate_multiserver(policy, k, classes, rate, jobs=jobs, seed=offset + seed, executor=SerialExecutor())
+        sim = simulate_multiserver(policy, k, classes, rate, arrivals=jobs, seed=offset + seed, executor=SerialExecutor())
         for metric in metrics:
-            hits[metric] += compare(sim.estimate(metric), getattr(exact, metric)).agrees
+            hits[metric] += compare(getattr(sim, metric), getattr(exact, metric)).agrees
     assert all(low <= count <= high for count in hits.values()), (hits, (low, high))
 
 

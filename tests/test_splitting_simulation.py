@@ -70,9 +70,9 @@ def test_intervals_cover_the_exact_chain(policy, k, classes, load, depth, metric
     low, high = coverage_band(SEEDS)
     hits = dict.fromkeys(metrics, 0)
     for seed in range(SEEDS):
-        sim = simulate_multiserver(policy, k, classes, rate, jobs=10_000, seed=seed)
+        sim = simulate_multiserver(policy, k, classes, rate, arrivals=10_000, seed=seed)
         for name in metrics:
-            hits[name] += compare(sim.estimate(name), getattr(exact, name)).agrees
+            hits[name] += compare(getattr(sim, name), getattr(exact, name)).agrees
     assert all(low <= count <= high for count in hits.values()), (hits, (low, high))
 
 
@@ -82,10 +82,10 @@ def test_per_class_estimates_cover_the_exact_chain():
     low, high = coverage_band(SEEDS)
     hits = np.zeros((3, 2), dtype=int)
     for seed in range(SEEDS):
-        sim = simulate_multiserver("fcfs", 8, THREE, rate, jobs=10_000, replications=5, seed=seed, executor=SerialExecutor())
-        for i, estimates in enumerate(sim.per_class):
-            hits[i, 0] += compare(estimates.estimate("mean_response_time"), exact.per_class_response_time[i]).agrees
-            hits[i, 1] += compare(estimates.estimate("wait_probability"), exact.per_class_wait_probability[i]).agrees
+        sim = simulate_multiserver("fcfs", 8, THREE, rate, arrivals=10_000, replications=5, seed=seed, executor=SerialExecutor())
+        verdicts = compare(exact, sim)          # every field the two results share, by name
+        hits[:, 0] += [c.agrees for c in verdicts["per_class_response_time"]]
+        hits[:, 1] += [c.agrees for c in verdicts["per_class_wait_probability"]]
     assert np.all((low <= hits) & (hits <= high)), hits
 
 
@@ -101,19 +101,19 @@ def test_modified_bs_sends_erlang_b_to_the_helpers_for_any_size_law():
     low, high = coverage_band(runs)
     hits = np.zeros(3, dtype=int)
     for seed in range(runs):
-        sim = simulate_multiserver("modified-bs-fcfs", k, classes, rate, jobs=20_000, seed=seed)
-        hits += [compare(sim.per_class[i].estimate("helper_probability"), erlang[i]).agrees for i in range(3)]
+        sim = simulate_multiserver("modified-bs-fcfs", k, classes, rate, arrivals=20_000, seed=seed)
+        hits += [compare(sim.per_class_helper_probability[i], erlang[i]).agrees for i in range(3)]
     assert np.all((low <= hits) & (hits <= high)), hits
 
 
 def test_little_law_and_common_random_numbers():
     rate = rate_at(0.7, 8, THREE)
-    sims = {p: simulate_multiserver(p, 8, THREE, rate, jobs=200_000, seed=5) for p in ("fcfs", "ffbf", "server-filling")}
+    sims = {p: simulate_multiserver(p, 8, THREE, rate, arrivals=200_000, seed=5) for p in ("fcfs", "ffbf", "server-filling")}
     for sim in sims.values():  # time-average jobs present = λ E[R]
-        assert sim.mean_jobs == pytest.approx(rate * sim.mean_response_time, rel=0.03, abs=0)
+        assert sim.mean_jobs.value == pytest.approx(rate * sim.mean_response_time.value, rel=0.03, abs=0)
         assert sim.stationary
     # same arrivals and sizes: back-filling can only start jobs earlier than FCFS on this sample path
-    assert sims["ffbf"].wait_probability < sims["fcfs"].wait_probability
+    assert sims["ffbf"].wait_probability.value < sims["fcfs"].wait_probability.value
 
 
 # ---------------------------------------------------------------------------------------------
@@ -130,13 +130,13 @@ def test_fcfs_grows_below_load_one_where_server_filling_does_not():
     rate = rate_at(0.85, 4, classes)
     rates = []
     for seed in range(10):
-        fcfs = simulate_multiserver("fcfs", 4, classes, rate, jobs=100_000, seed=seed)
-        filling = simulate_multiserver("server-filling", 4, classes, rate, jobs=100_000, seed=seed)
+        fcfs = simulate_multiserver("fcfs", 4, classes, rate, arrivals=100_000, seed=seed)
+        filling = simulate_multiserver("server-filling", 4, classes, rate, arrivals=100_000, seed=seed)
         assert not fcfs.stationary and filling.stationary
         rates.append(fcfs.growth.rate)
     assert np.mean(rates) == pytest.approx(rate - limit.throughput, rel=0.05, abs=0)
     assert "NOT STATIONARY" in repr(fcfs)
-    assert simulate_multiserver("fcfs", 4, classes, rate_at(0.6, 4, classes), jobs=100_000, seed=1).stationary
+    assert simulate_multiserver("fcfs", 4, classes, rate_at(0.6, 4, classes), arrivals=100_000, seed=1).stationary
 
 
 # ---------------------------------------------------------------------------------------------
@@ -236,11 +236,11 @@ def sf_gittins(state):
 def test_builtin_policies_follow_section_2(name, reference):
     """Same seed, same arrivals and sizes: the compiled policy and the plain one give the same run."""
     rate = rate_at(0.9, 8, MIXED)
-    builtin = simulate_multiserver(name, 8, MIXED, rate, jobs=3000, seed=11)
-    plain = simulate_multiserver(reference, 8, MIXED, rate, jobs=3000, seed=11)
+    builtin = simulate_multiserver(name, 8, MIXED, rate, arrivals=3000, seed=11)
+    plain = simulate_multiserver(reference, 8, MIXED, rate, arrivals=3000, seed=11)
     assert plain.policy == "callable"
-    assert plain.mean_response_time == pytest.approx(builtin.mean_response_time, rel=1e-12, abs=0)
-    assert plain.wait_probability == builtin.wait_probability
+    assert plain.mean_response_time.value == pytest.approx(builtin.mean_response_time.value, rel=1e-12, abs=0)
+    assert plain.wait_probability.value == builtin.wait_probability.value
 
 
 def test_server_filling_gittins_follows_section_2():
@@ -249,9 +249,9 @@ def test_server_filling_gittins_follows_section_2():
     assert MIXED[1].law.rates.tolist() == [1.6, 1.6]
     assert MIXED[2].law.scv > 1  # hyperexponential: decreasing hazard rate
     rate = rate_at(0.9, 8, MIXED)
-    builtin = simulate_multiserver("server-filling-gittins", 8, MIXED, rate, jobs=3000, seed=3)
-    plain = simulate_multiserver(sf_gittins, 8, MIXED, rate, jobs=3000, seed=3)
-    assert plain.mean_response_time == pytest.approx(builtin.mean_response_time, rel=1e-3, abs=0)
+    builtin = simulate_multiserver("server-filling-gittins", 8, MIXED, rate, arrivals=3000, seed=3)
+    plain = simulate_multiserver(sf_gittins, 8, MIXED, rate, arrivals=3000, seed=3)
+    assert plain.mean_response_time.value == pytest.approx(builtin.mean_response_time.value, rel=1e-3, abs=0)
 
 
 @settings(max_examples=60, deadline=None)
@@ -273,9 +273,9 @@ def test_maxweight_knapsack_against_enumeration(groups, capacity):
 
 def test_maxweight_with_one_need_is_fcfs():
     classes = [RigidClass(2, 1.0, 1.0)]
-    a = simulate_multiserver("maxweight", 8, classes, 3.0, jobs=20_000, seed=2)
-    b = simulate_multiserver("fcfs", 8, classes, 3.0, jobs=20_000, seed=2)
-    assert a.mean_response_time == pytest.approx(b.mean_response_time, rel=1e-12, abs=0)
+    a = simulate_multiserver("maxweight", 8, classes, 3.0, arrivals=20_000, seed=2)
+    b = simulate_multiserver("fcfs", 8, classes, 3.0, arrivals=20_000, seed=2)
+    assert a.mean_response_time.value == pytest.approx(b.mean_response_time.value, rel=1e-12, abs=0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -286,11 +286,10 @@ def test_maxweight_with_one_need_is_fcfs():
 def test_same_seed_same_numbers_serially_and_in_processes():
     rate = rate_at(0.7, 8, THREE)
     for policy in ("bs-fcfs", "server-filling-srpt"):
-        serial = simulate_multiserver(policy, 8, THREE, rate, jobs=40_000, replications=4, seed=9, executor=SerialExecutor())
+        serial = simulate_multiserver(policy, 8, THREE, rate, arrivals=40_000, replications=4, seed=9, executor=SerialExecutor())
         with ProcessPoolExecutor(2) as pool:
-            parallel = simulate_multiserver(policy, 8, THREE, rate, jobs=40_000, replications=4, seed=9, executor=pool)
-        assert serial.mean_response_time == parallel.mean_response_time
-        assert serial.mean_response_time_ci == parallel.mean_response_time_ci
+            parallel = simulate_multiserver(policy, 8, THREE, rate, arrivals=40_000, replications=4, seed=9, executor=pool)
+        assert serial.mean_response_time == parallel.mean_response_time   # value, half-width, level, method, samples
         assert serial.method == "independent replications" and serial.samples == 4
 
 
@@ -298,13 +297,14 @@ def test_without_jit_the_same_numbers():
     code = ("from analytic.splitting import RigidClass, simulate_multiserver\n"
             "c = [RigidClass(1, 0.6, 1.0), RigidClass(2, 0.3, 1.0), RigidClass(4, 0.1, 2.0)]\n"
             "for p in ('bs-fcfs', 'modified-bs-fcfs', 'maxweight', 'msf', 'ff-srpt', 'server-filling-gittins'):\n"
-            "    print(repr(simulate_multiserver(p, 8, c, 2.0, jobs=1500, seed=4).mean_response_time))\n")
+            "    e = simulate_multiserver(p, 8, c, 2.0, arrivals=1500, seed=4).mean_response_time\n"
+            "    print(repr(e.value), repr(e.half_width))\n")
     root = Path(__file__).parent.parent
     outputs = []
     for jit in ("0", "1"):
         env = dict(os.environ, NUMBA_DISABLE_JIT=jit, PYTHONPATH=str(root))
         outputs.append(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout)
-    assert outputs[0] == outputs[1] and len(outputs[0].split()) == 6
+    assert outputs[0] == outputs[1] and len(outputs[0].split()) == 12
 
 
 # ---------------------------------------------------------------------------------------------
@@ -314,19 +314,19 @@ def test_without_jit_the_same_numbers():
 
 @pytest.mark.parametrize("jobs,replications,batches", [(10**30, 1, 20), (2 * ((2**63 - 20) // 20) + 2, 2, 20),
                                                          ((2**63 - 3) // 3 + 1, 1, 3)])
-def test_jobs_beyond_the_event_loops_integers_are_refused_up_front(jobs, replications, batches):
-    """jobs = 10**30 blamed a SeedSequence (OverflowError in the loop's int64 batch boundaries); the limit is
+def test_arrivals_beyond_the_event_loops_integers_are_refused_up_front(jobs, replications, batches):
+    """arrivals = 10**30 (then jobs) blamed a SeedSequence (OverflowError in the loop's int64 batch boundaries); the limit is
     replications x (2**63 - b) // b for b batches (b·arrivals + b - 1 < 2**63), here exceeded by at most one arrival
     per replication."""
     per_run = (2**63 - batches) // batches
-    with pytest.raises(InvalidParameterError, match=rf"^jobs = {jobs}: must be at most {replications * per_run:,} = "
+    with pytest.raises(InvalidParameterError, match=rf"^arrivals = {jobs}: must be at most {replications * per_run:,} = "
                                                     rf"{replications} x \(2\*\*63 - {batches}\) // {batches}: each replication's "
                                                     rf"arrivals times its {batches} batches \(the batch boundaries\) must fit "
                                                     r"the event loop's 64-bit integers; at ten million arrivals a second"):
-        simulate_multiserver("fcfs", 8, THREE, 1.0, jobs=jobs, replications=replications, batches=batches)
+        simulate_multiserver("fcfs", 8, THREE, 1.0, arrivals=jobs, replications=replications, batches=batches)
 
 
-def test_jobs_at_the_limit_pass_the_check(monkeypatch):
+def test_arrivals_at_the_limit_pass_the_check(monkeypatch):
     """The largest accepted count reaches the replications with batch boundaries that did not overflow (stopped
     there: it would run for centuries)."""
     import analytic.splitting.simulation as module
@@ -342,7 +342,7 @@ def test_jobs_at_the_limit_pass_the_check(monkeypatch):
     monkeypatch.setattr(module, "run_replications", stop)
     # 4.6e17 arrivals span at most 1e12 mean sizes (the clock's horizon) only at λ d >= 4.6e5: 2^20 servers at load 0.48.
     with pytest.raises(Reached):
-        simulate_multiserver("fcfs", 2**20, [RigidClass(1, 1.0, 1.0)], 5e5, jobs=(2**63 - 20) // 20, warmup=0, seed=0)
+        simulate_multiserver("fcfs", 2**20, [RigidClass(1, 1.0, 1.0)], 5e5, arrivals=(2**63 - 20) // 20, warmup=0, seed=0)
 
 
 @pytest.mark.parametrize("rate", [5e-324, 2.2e-308, 1e-300, 1e-200, 1e-12])
@@ -356,7 +356,7 @@ def test_an_arrival_rate_whose_clock_swallows_the_sizes_is_refused_up_front(rate
                                                     r"than 1e\+12 mean job sizes \(total arrival rate × smallest mean size "
                                                     r"of a class [0-9.e+-]+\), where the clock no longer resolves a service "
                                                     r"time$") as error:
-        simulate_multiserver("bs-fcfs", 4, [RigidClass(1, 1.0, 1.0)], rate, jobs=2000, seed=1, executor=SerialExecutor())
+        simulate_multiserver("bs-fcfs", 4, [RigidClass(1, 1.0, 1.0)], rate, arrivals=2000, seed=1, executor=SerialExecutor())
     assert error.value.value == rate
 
 
@@ -365,11 +365,11 @@ def test_the_clock_is_checked_against_the_smallest_mean_size():
     though only 2e6 of the large ones; so many arrivals that no rate of order one would do blame `jobs`."""
     classes = [RigidClass(1, 0.5, 1.0), RigidClass(1, 0.5, 1e-6)]
     with pytest.raises(InvalidParameterError, match=r"^arrival_rate = 0\.001: .* smallest mean size of a class 1e-09\)"):
-        simulate_multiserver("fcfs", 4, classes, 1e-3, jobs=2000, seed=1, executor=SerialExecutor())
-    assert simulate_multiserver("fcfs", 4, classes, 1e-3, jobs=1000, seed=1, executor=SerialExecutor()).measured > 0
-    with pytest.raises(InvalidParameterError, match=r"^jobs = 2000000000000: must be at most 1e\+12 per replication at total "
+        simulate_multiserver("fcfs", 4, classes, 1e-3, arrivals=2000, seed=1, executor=SerialExecutor())
+    assert simulate_multiserver("fcfs", 4, classes, 1e-3, arrivals=1000, seed=1, executor=SerialExecutor()).measured > 0
+    with pytest.raises(InvalidParameterError, match=r"^arrivals = 2000000000000: must be at most 1e\+12 per replication at total "
                                                     r"arrival rate × smallest mean size of a class 1: a longer run spans"):
-        simulate_multiserver("fcfs", 4, [RigidClass(1, 1.0, 1.0)], 1.0, jobs=2 * 10**12, seed=1)
+        simulate_multiserver("fcfs", 4, [RigidClass(1, 1.0, 1.0)], 1.0, arrivals=2 * 10**12, seed=1)
 
 
 @pytest.mark.parametrize("policy", ["fcfs", "bs-fcfs"])
@@ -379,8 +379,8 @@ def test_a_small_resolvable_rate_still_measures_the_sizes(policy):
     4e-33 (Erlang C), i.e. 1 to double precision. Covered by the intervals of 40 seeds within the binomial band."""
     runs = 40
     low, high = coverage_band(runs)
-    hits = sum(compare(simulate_multiserver(policy, 4, [RigidClass(1, 1.0, 1.0)], 1e-8, jobs=2000, seed=seed,
-                                            executor=SerialExecutor()).estimate("mean_response_time"), 1.0).agrees
+    hits = sum(compare(simulate_multiserver(policy, 4, [RigidClass(1, 1.0, 1.0)], 1e-8, arrivals=2000, seed=seed,
+                                            executor=SerialExecutor()).mean_response_time, 1.0).agrees
                for seed in range(runs))
     assert low <= hits <= high, (hits, (low, high))
 
@@ -398,17 +398,130 @@ def test_errors():
         simulate_multiserver("server-filling", 8, THREE, rate_at(1.3, 8, THREE))
     with pytest.raises(UnstableSystemError, match=r"ModifiedBS with an empty helper set"):
         simulate_multiserver("modified-bs-fcfs", 6, [RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 1.0)], 1.0)
-    with pytest.raises(InvalidParameterError, match=r"jobs = 100: must give each of the 2 replications at least"):
-        simulate_multiserver("fcfs", 8, THREE, 1.0, jobs=100, replications=2, warmup=40)
+    with pytest.raises(InvalidParameterError, match=r"arrivals = 100: must give each of the 2 replications at least"):
+        simulate_multiserver("fcfs", 8, THREE, 1.0, arrivals=100, replications=2, warmup=40)
     with pytest.raises(InvalidParameterError, match=r"executor = 'pool': must be a concurrent.futures.Executor"):
         simulate_multiserver("fcfs", 8, THREE, 1.0, executor="pool")
     with pytest.raises(InvalidParameterError, match=r"batches = 2: must be an integer >= 3"):
         simulate_multiserver("fcfs", 8, THREE, 1.0, batches=2)
     with pytest.raises(InvalidParameterError, match=r"must return a boolean array of shape"):
-        simulate_multiserver(lambda state: [True], 8, THREE, 1.0, jobs=100)
+        simulate_multiserver(lambda state: [True], 8, THREE, 1.0, arrivals=100)
     with pytest.raises(InvalidParameterError, match=r"must serve jobs whose needs sum to at most k = 8"):
-        simulate_multiserver(lambda state: np.ones(len(state.need), dtype=bool), 8, THREE, 2.0, jobs=1000)
-    sim = simulate_multiserver("fcfs", 8, THREE, 1.0, jobs=1000, seed=0)
-    with pytest.raises(InvalidParameterError, match=r"name = 'helper_probability': has no estimate"):
-        sim.estimate("helper_probability")
-    assert sim.helper_probability is None and sim.per_class[0].helper_probability is None
+        simulate_multiserver(lambda state: np.ones(len(state.need), dtype=bool), 8, THREE, 2.0, arrivals=1000)
+    sim = simulate_multiserver("fcfs", 8, THREE, 1.0, arrivals=1000, seed=0)
+    assert sim.helper_probability is None and sim.per_class_helper_probability is None
+
+
+# ---------------------------------------------------------------------------------------------
+# The result's shape: one estimate per quantity (issue 32), the old names for one release
+# ---------------------------------------------------------------------------------------------
+
+
+def _run_with_tallies(monkeypatch, *args, **kwargs):
+    """The simulation and the per-batch tallies of its replications, caught on their way to the estimates."""
+    import analytic.splitting.simulation as module
+
+    caught = []
+    summarize = module._summarize
+
+    def catch(tallies, *rest):
+        caught.extend(tallies)
+        return summarize(tallies, *rest)
+
+    monkeypatch.setattr(module, "_summarize", catch)
+    return simulate_multiserver(*args, **kwargs), caught
+
+
+@pytest.mark.parametrize("replications", [1, 3])
+def test_every_quantity_is_an_estimate_equal_to_the_ratio_of_the_raw_tallies(monkeypatch, replications):
+    """Each field is the ratio estimate (analytic.simulation.ratio_estimate) of the raw tallies: totals per batch (one
+    replication, batch means) or per replication, summed over the classes for the overall metrics — the numbers the
+    float fields held before, bit for bit."""
+    from analytic.simulation import Estimate, Estimates, ratio_estimate
+
+    sim, tallies = _run_with_tallies(monkeypatch, "bs-fcfs", 8, TWO, rate_at(0.4, 8, TWO), arrivals=6000,
+                                     replications=replications, seed=4, executor=SerialExecutor())
+    method = "batch means" if replications == 1 else "independent replications"
+
+    def samples(name):
+        return tallies[0].__dict__[name] if replications == 1 else np.array([t.__dict__[name].sum(axis=0) for t in tallies])
+
+    count = samples("count")
+    columns = {"response_time": samples("response"), "wait_probability": samples("waited"),
+               "helper_probability": samples("helped")[..., 0], "helper_service_probability": samples("helped")[..., 1]}
+    for name, numerators in columns.items():
+        overall = getattr(sim, "mean_" + name if name == "response_time" else name)
+        assert isinstance(overall, Estimate)
+        assert overall == ratio_estimate(numerators.sum(axis=1), count.sum(axis=1), 0.95, method)
+        per_class = getattr(sim, f"per_class_{name}")
+        assert isinstance(per_class, Estimates)
+        for i in range(len(TWO)):
+            assert per_class[i] == ratio_estimate(numerators[:, i], count[:, i], 0.95, method)
+    assert sim.mean_jobs == ratio_estimate(samples("area"), samples("duration"), 0.95, method)
+    assert sim.per_class_measured.tolist() == count.sum(axis=0).tolist() and sim.needs == (1, 2)
+    assert sim.arrivals == 6000 // replications * replications
+    assert f"R={sim.mean_response_time.value:.6g} ± {sim.mean_response_time.half_width:.6g}" in repr(sim)
+
+
+def test_a_class_never_counted_has_a_nan_entry():
+    """Class 2 (probability 1e-6) gets no job among 2000 arrivals: its entries are NaN; the other class's are estimates."""
+    sim = simulate_multiserver("fcfs", 4, [RigidClass(1, 1 - 1e-6, 1.0), RigidClass(2, 1e-6, 1.0)], 1.0, arrivals=2000,
+                               seed=1)
+    assert sim.per_class_measured.tolist() == [1800, 0]
+    assert np.isnan(sim.per_class_response_time.value[1]) and sim.per_class_response_time[0].samples == 20
+
+
+def test_the_old_names_warn_and_give_the_same_numbers():
+    from analytic.errors import AnalyticDeprecationWarning
+    from analytic.splitting import ClassEstimates
+
+    sim = simulate_multiserver("bs-fcfs", 8, TWO, rate_at(0.4, 8, TWO), arrivals=4000, seed=1)
+    for name in ("mean_response_time", "wait_probability", "helper_probability", "helper_service_probability", "mean_jobs"):
+        with pytest.warns(AnalyticDeprecationWarning, match=rf"MultiserverSimulation\.{name}_ci is renamed {name}\.half_width"):
+            assert getattr(sim, f"{name}_ci") == getattr(sim, name).half_width
+        with pytest.warns(AnalyticDeprecationWarning, match=rf"MultiserverSimulation\.estimate\(\) is renamed "
+                                                            rf"MultiserverSimulation\.{name}\b"):
+            assert sim.estimate(name) is getattr(sim, name)
+    with pytest.warns(AnalyticDeprecationWarning, match=r"MultiserverSimulation\.jobs is renamed arrivals"):
+        assert sim.jobs == sim.arrivals == 4000
+    with pytest.warns(AnalyticDeprecationWarning, match=r"MultiserverSimulation\.per_class is renamed per_class_response_time"):
+        view = sim.per_class
+    assert all(isinstance(c, ClassEstimates) for c in view) and [c.need for c in view] == [1, 2]
+    assert [c.jobs for c in view] == sim.per_class_measured.tolist()
+    assert [(c.mean_response_time, c.mean_response_time_ci) for c in view] == list(
+        zip(sim.per_class_response_time.value.tolist(), sim.per_class_response_time.half_width.tolist(), strict=True))
+    assert view[1].estimate("helper_probability") == sim.per_class_helper_probability[1]
+    fcfs = simulate_multiserver("fcfs", 8, THREE, 1.0, arrivals=1000, seed=0)
+    with pytest.warns(AnalyticDeprecationWarning):
+        assert fcfs.helper_probability_ci is None
+    with pytest.raises(InvalidParameterError, match=r"name = 'helper_probability': has no estimate"), \
+            pytest.warns(AnalyticDeprecationWarning):
+        fcfs.estimate("helper_probability")
+    with pytest.raises(InvalidParameterError, match=r"name = 'mean_delay': must be one of"):
+        fcfs.estimate("mean_delay")
+
+
+def test_compare_pairs_the_fields_of_the_exact_and_the_simulated_result():
+    """FCFS with one class needing 2 of 8 servers is M/M/4 (Erlang C, by its own recursion here):
+    E[R] = 1 + C(4, a)/(4 - a), P(wait) = C(4, a) at a = λ = 3. compare(exact, sim) pairs every field they share;
+    an exact value shifted by 20 % disagrees."""
+    from dataclasses import replace
+
+    a = 3.0
+    blocking = erlang_b_recursion(4, a)
+    erlang_c = 4 * blocking / (4 - a * (1 - blocking))
+    exact = exact_multiserver("fcfs", 8, [RigidClass(2, 1.0, 1.0)], a, max_waiting=200)
+    assert exact.wait_probability == pytest.approx(erlang_c, rel=1e-10, abs=0)
+    assert exact.mean_response_time == pytest.approx(1 + erlang_c / (4 - a), rel=1e-10, abs=0)
+    sim = simulate_multiserver("fcfs", 8, [RigidClass(2, 1.0, 1.0)], a, arrivals=200_000, seed=1)
+    verdicts = compare(exact, sim)
+    assert set(verdicts) == {"mean_response_time", "wait_probability", "per_class_response_time",
+                             "per_class_wait_probability"}
+    assert verdicts["mean_response_time"].verdict == "agrees" and verdicts["wait_probability"].verdict == "agrees"
+    assert verdicts["mean_response_time"].exact == exact.mean_response_time
+    assert [c.verdict for c in verdicts["per_class_response_time"]] == ["agrees"]
+    assert compare(sim, exact) == verdicts                       # either order
+    shifted = compare(replace(exact, mean_response_time=1.2 * exact.mean_response_time), sim)
+    assert shifted["mean_response_time"].verdict == "disagrees" and shifted["wait_probability"].verdict == "agrees"
+    with pytest.raises(InvalidParameterError, match=r"must share a field with the simulated result MultiserverSimulation"):
+        compare(sim, fcfs_saturation(8, [RigidClass(2, 1.0, 1.0)]))

@@ -117,7 +117,7 @@ def test_figure1_loads_under_both_readings():
 
 
 def _interval(sim):
-    return sim.mean_response_time - sim.mean_response_time_ci, sim.mean_response_time + sim.mean_response_time_ci
+    return sim.mean_response_time.interval
 
 
 def test_figure1_verdicts_hold_on_an_independent_seed():
@@ -128,7 +128,7 @@ def test_figure1_verdicts_hold_on_an_independent_seed():
     from analytic.splitting import figure1_systems, simulate_multiserver
 
     def run(policy, system):
-        return simulate_multiserver(policy, system.servers, system.classes, system.arrival_rate, jobs=10**6, seed=11,
+        return simulate_multiserver(policy, system.servers, system.classes, system.arrival_rate, arrivals=10**6, seed=11,
                                     executor=SerialExecutor())
 
     from analytic.simulation import SerialExecutor
@@ -149,7 +149,7 @@ def test_figure2a_beyond_ten_percent_at_load_0_9():
     from analytic.splitting import figure2_heavy_traffic, simulate_multiserver
 
     system = figure2_heavy_traffic(2048, (0.9,))[0]
-    bs, srpt = (_interval(simulate_multiserver(policy, system.servers, system.classes, system.arrival_rate, jobs=10**6,
+    bs, srpt = (_interval(simulate_multiserver(policy, system.servers, system.classes, system.arrival_rate, arrivals=10**6,
                                                seed=11, executor=SerialExecutor()))
                 for policy in ("bs-fcfs", "server-filling-srpt"))
     assert bs[0] / srpt[1] > 1.1
@@ -251,9 +251,9 @@ def test_corollary1_numbers_of_the_exact_chain():
     assert round(float(bound), 4) == 0.2159
     exact = exact_multiserver("bs-fcfs", 8, classes, rate, max_waiting=9)
     assert (round(exact.helper_probability, 4), round(exact.helper_service_probability, 4)) == (0.2435, 0.1774)
-    sim = simulate_multiserver("bs-fcfs", 8, classes, rate, jobs=10**6, seed=5, executor=SerialExecutor(), level=0.999)
-    assert compare(sim.estimate("helper_probability"), exact.helper_probability, level=0.999).agrees
-    assert compare(sim.estimate("helper_service_probability"), exact.helper_service_probability, level=0.999).agrees
+    sim = simulate_multiserver("bs-fcfs", 8, classes, rate, arrivals=10**6, seed=5, executor=SerialExecutor(), level=0.999)
+    assert compare(sim.helper_probability, exact.helper_probability, level=0.999).agrees
+    assert compare(sim.helper_service_probability, exact.helper_service_probability, level=0.999).agrees
 
 
 def test_table1_exact_sublinear_rows_by_extrapolation():
@@ -284,9 +284,9 @@ def test_finite_n_insensitivity_is_the_packages_question():
 
     exact = greedy_metrics(SUBLINEAR, 0.8, 12).blocking
     assert round(exact, 5) == 0.28263
-    sim = simulate_moldable(SUBLINEAR, 0.8, 12, size="deterministic", jobs=10 * 400_000, replications=10, seed=21,
+    sim = simulate_moldable(SUBLINEAR, 0.8, 12, size="deterministic", arrivals=10 * 400_000, replications=10, seed=21,
                             executor=SerialExecutor())
-    check = compare(sim.blocking_estimate, exact, level=0.999)
+    check = compare(sim.blocking, exact, level=0.999)
     assert not check.agrees and check.z < -10
 
 
@@ -301,11 +301,11 @@ def test_corollary1_sent_to_the_helpers_at_the_sizes_of_figures_1_and_3():
     systems = [*figure1_systems((256, 2048)), *figure3_systems(SDSC_SP2, 1024, (0.8,))]
     for system, (low, high) in zip(systems, ((3.5, 4.7), (5.2, 6.4), (2.0, 2.5)), strict=True):
         bound = helper_probability_bound(system.servers, system.arrival_rate, system.classes)
-        sim = simulate_multiserver("bs-fcfs", system.servers, system.classes, system.arrival_rate, jobs=10**6, seed=12,
+        sim = simulate_multiserver("bs-fcfs", system.servers, system.classes, system.arrival_rate, arrivals=10**6, seed=12,
                                    executor=SerialExecutor())
-        sent = (sim.helper_probability - sim.helper_probability_ci, sim.helper_probability + sim.helper_probability_ci)
+        sent = sim.helper_probability.interval
         assert low <= sent[0] / bound and sent[1] / bound <= high          # the notebook's 4.15, 5.85, 2.24
-        assert sim.helper_service_probability + sim.helper_service_probability_ci < bound
+        assert sim.helper_service_probability.interval[1] < bound
 
 
 def test_pareto_procedure_mean_on_other_seeds():
@@ -323,8 +323,8 @@ def test_pareto_procedure_mean_on_other_seeds():
     )
 
     fresh = table1_simulation(LINEAR, 0.5, 0.1, "pareto", 24, PAPER_JOBS, 7, **PAPER_PROCEDURE)
-    for estimate, (mean, error) in ((fresh.blocking_estimate, PARETO_PROCEDURE["blocking"]),
-                                    (fresh.mean_time_estimate, PARETO_PROCEDURE["mean_time"])):
+    for estimate, (mean, error) in ((fresh.blocking, PARETO_PROCEDURE["blocking"]),
+                                    (fresh.mean_time, PARETO_PROCEDURE["mean_time"])):
         assert abs(estimate.value - mean) <= 3.77 * math.hypot(estimate.standard_error, error)   # t(0.9995, 23)
     mean, error = PARETO_PROCEDURE["blocking"]
     by_hand = (mean - 0.02095) / math.sqrt((error * 20) ** 2 / 100 + error**2)

@@ -58,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Examples
     --------
-    >>> main(["erlang-b", "--servers", "10", "--load", "7"])
+    >>> main(["erlang-b", "--servers", "10", "--offered-load", "7"])
     0.07874088296957023
     0
     """

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from analytic.cli.output import SIZE_LAWS, Report, UsageError, add_command, interval, number
+from analytic.cli.output import SIZE_LAWS, Renamed, Report, UsageError, add_command, interval, number
 
 SIMULATE = ("The Erlang loss system M/GI/s/s run by the package's simulator (the loss system of Ghanbarian, "
             "Mukhopadhyay, Mazumdar & Guillemin, 'On Optimal Server Allocation for Moldable Jobs with Concave "
@@ -43,13 +43,14 @@ def _simulate(args: argparse.Namespace) -> Report:
     servers = integer("servers", args.servers)
     rate = positive("load", args.load) / servers
     exact = erlang_b(servers, args.load)
-    sim = simulate_moldable(SpeedupTable([1.0]), rate, servers, size=args.size, jobs=args.jobs,
+    sim = simulate_moldable(SpeedupTable([1.0]), rate, servers, size=args.size, arrivals=args.arrivals,
                             replications=args.replications, seed=args.seed)
-    comparison = compare(sim.blocking_estimate, exact)
-    lines = [f"M/GI/{servers}/{servers} at load {args.load:g}, {args.size} sizes: {sim.jobs:,} arrivals, seed {sim.seed}",
-             f"blocking probability simulated {interval(sim.blocking, sim.blocking_ci)}, Erlang B {number(exact)}"]
+    comparison = compare(sim.blocking, exact)
+    lines = [f"M/GI/{servers}/{servers} at load {args.load:g}, {args.size} sizes: {sim.arrivals:,} arrivals, seed {sim.seed}",
+             f"blocking probability simulated {interval(sim.blocking.value, sim.blocking.half_width)}, Erlang B "
+             f"{number(exact)}"]
     report = _comparison_report(comparison, lines)
-    return Report(report.lines, {"servers": servers, "load": args.load, "size": args.size, "jobs": sim.jobs,
+    return Report(report.lines, {"servers": servers, "load": args.load, "size": args.size, "arrivals": sim.arrivals,
                                  "seed": sim.seed, **report.data})
 
 
@@ -89,7 +90,8 @@ def add(commands: argparse._SubParsersAction) -> None:
     command.add_argument("--servers", type=int, required=True, metavar="S", help="number of servers s")
     command.add_argument("--load", type=float, required=True, metavar="A", help="offered load a in Erlangs, at most s")
     command.add_argument("--size", choices=SIZE_LAWS, default="exponential", help="job-size law (unit mean)")
-    command.add_argument("--jobs", type=int, default=100_000, help="arrivals to simulate (default 100000)")
+    command.add_argument("--arrivals", "--jobs", type=int, default=100_000, action=Renamed,
+                         help="arrivals to simulate (default 100000; --jobs is its old name)")
     command.add_argument("--replications", type=int, default=1, help="independent replications (default 1: batch means)")
     command.add_argument("--seed", type=int, default=None, help="seed (default: fresh, printed)")
     command = add_command(commands, "compare", "Compare a simulation's output with an exact value", COMPARE, _compare)

@@ -39,14 +39,15 @@ def _run(args: argparse.Namespace) -> Report:
         data["exact"] = {"servers": args.servers, "scheme": args.scheme, "blocking": exact.blocking,
                          "mean_time": exact.mean_time, "distance": exact.distance, "n_states": exact.n_states}
     if args.simulate is not None:
-        sim = simulate_moldable(speedup, args.rate_per_server, args.servers, scheme, size=args.size, jobs=args.simulate,
-                                replications=args.replications, seed=args.seed)
-        lines.append(f"{label} with n = {args.servers} (simulated, {args.size} sizes, {sim.jobs:,} arrivals, "
-                     f"{sim.samples} {sim.method}, seed {sim.seed}): P_b = {interval(sim.blocking, sim.blocking_ci)}, "
-                     f"E[D] = {interval(sim.mean_time, sim.mean_time_ci)} ({sim.level:.0%})")
-        data["simulated"] = {"servers": args.servers, "scheme": args.scheme, "size": args.size, "jobs": sim.jobs,
-                             "seed": sim.seed, "level": sim.level, "blocking": sim.blocking,
-                             "blocking_ci": sim.blocking_ci, "mean_time": sim.mean_time, "mean_time_ci": sim.mean_time_ci}
+        sim = simulate_moldable(speedup, args.rate_per_server, args.servers, scheme, size=args.size,
+                                arrivals=args.simulate, replications=args.replications, seed=args.seed)
+        blocking, mean_time = sim.blocking, sim.mean_time
+        lines.append(f"{label} with n = {args.servers} (simulated, {args.size} sizes, {sim.arrivals:,} arrivals, "
+                     f"{sim.samples} {sim.method}, seed {sim.seed}): "
+                     f"P_b = {interval(blocking.value, blocking.half_width)}, "
+                     f"E[D] = {interval(mean_time.value, mean_time.half_width)} ({sim.level:.0%})")
+        data["simulated"] = {"servers": args.servers, "scheme": args.scheme, "size": args.size, "arrivals": sim.arrivals,
+                             "seed": sim.seed, "level": sim.level, "blocking": blocking, "mean_time": mean_time}
     return Report(lines, data)
 
 
@@ -61,8 +62,8 @@ def add(commands: argparse._SubParsersAction) -> None:
     command.add_argument("--servers", type=int, metavar="N", help="also solve the loss system with N servers exactly")
     command.add_argument("--scheme", choices=tuple(SCHEMES), default="greedy-p-star",
                          help="allocation scheme of the loss system: greedy(p*) of eq. (10) (default) or greedy")
-    command.add_argument("--simulate", type=int, metavar="JOBS",
-                         help="simulate the loss system with N servers for JOBS arrivals instead of solving it exactly")
+    command.add_argument("--simulate", type=int, metavar="ARRIVALS",
+                         help="simulate the loss system with N servers for ARRIVALS arrivals instead of solving it exactly")
     command.add_argument("--size", choices=SIZE_LAWS, default="exponential",
                          help="job-size law of the simulation, unit mean (default exponential)")
     command.add_argument("--replications", type=int, default=1, help="independent replications of the simulation")

@@ -98,11 +98,12 @@ def interval(value: float, half_width: float) -> str:
 
 
 def add_command(commands: argparse._SubParsersAction, name: str, summary: str, description: str,
-                run: Callable[[argparse.Namespace], Report], solves_chain: bool = False) -> argparse.ArgumentParser:
+                run: Callable[[argparse.Namespace], Report], solves_chain: bool = False,
+                aliases: Sequence[str] = ()) -> argparse.ArgumentParser:
     """A subcommand with its one-line ``summary`` (in ``analytic --help``), its ``description``
     (in its own ``--help``: what it computes and from which paper), ``--json``, and ``--method`` and
-    ``--tolerance`` when it solves a Markov chain."""
-    command = commands.add_parser(name, help=summary, description=f"{summary}. {description}")
+    ``--tolerance`` when it solves a Markov chain; ``aliases`` are its former names, kept for one release."""
+    command = commands.add_parser(name, help=summary, description=f"{summary}. {description}", aliases=list(aliases))
     command.add_argument("--json", action="store_true", help="print the results as one JSON object")
     if solves_chain:
         command.add_argument("--method", choices=METHODS, default="auto",

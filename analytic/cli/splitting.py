@@ -4,8 +4,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from analytic.cli.output import Report, add_command, interval, number, numbers
+from analytic.cli.output import Renamed, Report, add_command, interval, number, numbers
+
+if TYPE_CHECKING:
+    from analytic.simulation import Estimate
 
 PAPER = ("Anselmi & Doncel, 'Balanced Splitting: A Framework for Achieving Zero-wait in the Multiserver-job Model', "
          "IEEE TPDS 2024 (HAL hal-04713929)")
@@ -70,22 +74,27 @@ def _simulate(args: argparse.Namespace) -> Report:
     from analytic.splitting import simulate_multiserver
 
     classes = _classes(args)
-    sim = simulate_multiserver(args.policy, args.servers, classes, _arrival_rate(args, classes), jobs=args.jobs,
+    sim = simulate_multiserver(args.policy, args.servers, classes, _arrival_rate(args, classes), arrivals=args.arrivals,
                                replications=args.replications, seed=args.seed)
-    lines = [f"{args.policy}, k = {args.servers}, load {number(sim.load)} (simulated, {sim.jobs:,} arrivals, "
+    lines = [f"{args.policy}, k = {args.servers}, load {number(sim.load)} (simulated, {sim.arrivals:,} arrivals, "
              f"{sim.samples} {sim.method}, seed {sim.seed}, {sim.level:.0%} intervals)",
-             f"E[R] = {interval(sim.mean_response_time, sim.mean_response_time_ci)}",
-             f"P(wait) = {interval(sim.wait_probability, sim.wait_probability_ci)}"]
+             f"E[R] = {_interval(sim.mean_response_time)}", f"P(wait) = {_interval(sim.wait_probability)}"]
     if sim.helper_probability is not None:
-        lines.append(f"P_H = {interval(sim.helper_probability, sim.helper_probability_ci)} (sent to the helpers), "
-                     f"served by them {interval(sim.helper_service_probability, sim.helper_service_probability_ci)}")
+        lines.append(f"P_H = {_interval(sim.helper_probability)} (sent to the helpers), "
+                     f"served by them {_interval(sim.helper_service_probability)}")
     if not sim.stationary:
         lines.append(f"NOT STATIONARY: the number of jobs grows at {sim.growth.rate:.3g} per unit time")
-    data = {"policy": args.policy, "servers": args.servers, "load": sim.load, "jobs": sim.jobs, "seed": sim.seed,
+    data = {"policy": args.policy, "servers": args.servers, "load": sim.load, "arrivals": sim.arrivals, "seed": sim.seed,
             "level": sim.level, "stationary": sim.stationary}
     for name in ("mean_response_time", "wait_probability", "helper_probability", "helper_service_probability"):
-        data[name], data[f"{name}_ci"] = getattr(sim, name), getattr(sim, f"{name}_ci")
+        estimate = getattr(sim, name)          # None: not a splitting policy
+        data[name], data[f"{name}_half_width"] = (None, None) if estimate is None else (estimate.value, estimate.half_width)
     return Report(lines, data)
+
+
+def _interval(estimate: Estimate) -> str:
+    """``value ± half_width`` of a simulated estimate."""
+    return interval(estimate.value, estimate.half_width)
 
 
 def _exact(args: argparse.Namespace) -> Report:
@@ -141,7 +150,8 @@ def add(commands: argparse._SubParsersAction) -> None:
         f"simulated, with confidence intervals.", _simulate)
     command.add_argument("policy", choices=POLICIES, help="scheduling policy")
     _add_classes(command)
-    command.add_argument("--jobs", type=int, default=100_000, help="arrivals to simulate (default 100000)")
+    command.add_argument("--arrivals", "--jobs", type=int, default=100_000, action=Renamed,
+                         help="arrivals to simulate (default 100000; --jobs is its old name)")
     command.add_argument("--replications", type=int, default=1, help="independent replications")
     command.add_argument("--seed", type=int, default=None, help="seed (default: fresh, printed)")
     command = add_command(

@@ -71,6 +71,13 @@ UNIT = 2.0**-53 / (1 - 2.0**-53)
 SMALLEST_NORMAL = 2.0**-1022
 
 
+def gamma(terms: int, margin: float = 1.0) -> float:
+    """``γ_k = k u / (1 - k u)``, ``u = 2**-53``, times ``margin``: the relative rounding error of a sum of
+    ``k`` non-negative products of doubles, or of ``k`` operations in a row (Higham, *Accuracy and
+    Stability of Numerical Algorithms*, 2002, Lemma 3.1)."""
+    return margin * terms * 2.0**-53 / (1 - terms * 2.0**-53)
+
+
 def rounding_sum(indptr: np.ndarray, indices: np.ndarray, parent: np.ndarray) -> tuple[float, float]:
     """The counts of the bound (module docstring) on the structure of the factor: the number ``S`` of
     roundings' worth, and the absolute term of the back-substitution's sums.

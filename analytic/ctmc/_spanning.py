@@ -47,11 +47,12 @@ def spanning_tree(indptr: np.ndarray, indices: np.ndarray, weight: np.ndarray, r
     >>> order.tolist(), parent.tolist()
     ([0, 1, 2], [-1, 0, 1])
     """
-    return _tree(np.asarray(indptr, np.int64), np.asarray(indices, np.int64), np.asarray(weight, float), int(root))
+    by_weight = np.argsort(np.asarray(weight, float), kind="stable")  # not compiled: numba's sort takes 1 s to compile
+    return _tree(np.asarray(indptr, np.int64), np.asarray(indices, np.int64), by_weight.astype(np.int64), int(root))
 
 
 @kernel
-def _tree(indptr, indices, weight, root):  # pragma: no cover - compiled
+def _tree(indptr, indices, by_weight, root):  # pragma: no cover - compiled
     n = len(indptr) - 1
     rows = np.empty(len(indices), np.int64)
     for i in range(n):
@@ -59,7 +60,7 @@ def _tree(indptr, indices, weight, root):  # pragma: no cover - compiled
     boss = np.arange(n)
     ends = np.empty((max(n - 1, 0), 2), np.int64)
     count = 0
-    for p in np.argsort(weight, kind="mergesort"):
+    for p in by_weight:
         if count == n - 1:
             break
         a, b = _find(boss, rows[p]), _find(boss, indices[p])
@@ -71,7 +72,8 @@ def _tree(indptr, indices, weight, root):  # pragma: no cover - compiled
     for k in range(count):
         start[ends[k, 0] + 1] += 1
         start[ends[k, 1] + 1] += 1
-    start = np.cumsum(start)
+    for i in range(n):
+        start[i + 1] += start[i]
     fill = start[:-1].copy()
     neighbours = np.empty(2 * count, np.int64)
     for k in range(count):

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from analytic.ctmc._rounding import gamma
 from analytic.ctmc.spaces import check_rates, validate_moves, vector_result
 from analytic.errors import ConvergenceError, InvalidParameterError
 
@@ -30,7 +31,7 @@ def rounding(terms: int) -> float:
     (``γ_{k+2}`` of Higham, *Accuracy and Stability of Numerical Algorithms*, 2002, Lemma 3.1),
     with a margin."""
     k = terms + 3
-    return 1.01 * k * UNIT / (1 - k * UNIT)
+    return gamma(k, margin=1.01)
 
 
 @dataclass(frozen=True)

@@ -28,11 +28,13 @@ import scipy.sparse.linalg as spla
 import sympy
 from scipy.sparse.csgraph import breadth_first_order
 
+from analytic._deprecation import renamed_attribute
 from analytic.ctmc.chain import CTMC
 from analytic.ctmc.lyapunov import GeometricLyapunov, find_geometric, prove_geometric, tail_drift
 from analytic.ctmc.population import PopulationModel, expression, lattice_points
 from analytic.ctmc.regions import (
     LinearGeometric,
+    find_face_geometric,
     find_linear_geometric,
     prove_linear_geometric,
     region_form,
@@ -73,8 +75,8 @@ class StationaryBounds:
         The Lyapunov function found and proved (None: the chain is finite and solved whole).
     neglected_mass : float
         A proven upper bound on the stationary mass of the states left out.
-    states : int
-        The kept states solved.
+    n_states : int
+        The number of kept states solved (``states``, its old name, is deprecated).
     theorem : str
         How the bound on what was left out was established.
     truncation : Truncation
@@ -91,9 +93,11 @@ class StationaryBounds:
     intervals: dict
     lyapunov: object
     neglected_mass: float
-    states: int
+    n_states: int
     theorem: str
     truncation: Truncation = field(compare=False)
+
+    states = renamed_attribute("n_states")
 
     def __getitem__(self, name: str) -> Interval:
         return self.intervals[name]
@@ -101,7 +105,7 @@ class StationaryBounds:
     def __repr__(self) -> str:
         body = ", ".join(f"{k}={v!r}" for k, v in self.intervals.items())
         return (f"StationaryBounds({body}; V={self.lyapunov}, neglected_mass={self.neglected_mass:.3g}, "
-                f"states={self.states:,})")
+                f"n_states={self.n_states:,})")
 
     @property
     def width(self) -> float:
@@ -144,7 +148,7 @@ class _OneCount:
         self.model, self.tail = model, tail_drift(model)
         x = model.variables[self.tail.axis]
         self.first = model.initial[self.tail.axis]
-        self.pieces = []
+        self.polys = []
         for reward in rewards:
             polys = []
             for phase in self.tail.phases:
@@ -152,7 +156,10 @@ class _OneCount:
                 poly, t = eventual_polynomial(reward.expression.subs(values), x)
                 polys.append(poly)
                 self.first = max(self.first, level_after(t))
-            self.pieces.append(polys)
+            self.polys.append(polys)
+
+    def pieces(self, lyapunov: GeometricLyapunov) -> list:
+        return self.polys
 
     def find(self, neglected: float, first: int, limit: int) -> tuple[GeometricLyapunov, int]:
         return find_geometric(self.model, self.tail, neglected, max(first, self.first))
@@ -171,25 +178,51 @@ class _OneCount:
 
 class _SeveralCounts:
     """Several unbounded counts: ``V = β^{w·x}`` proved region by region (:mod:`analytic.ctmc.regions`),
-    or else ``V = Σ_i β^{x_i}`` (:mod:`analytic.ctmc.separable`); the pieces of a reward are its
+    or else ``V = Σ_i β^{x_i}`` (:mod:`analytic.ctmc.separable`), or else ``β^{w·x}`` weighted per
+    boundary cell (regions with thresholds past the cells' layers); the pieces of a reward are its
     polynomials in the large counts of each region."""
 
     def __init__(self, model: PopulationModel, rewards: list[_Reward]) -> None:
         self.model = model
-        self.thresholds, self.regions = regions(model, [r.expression for r in rewards])
-        self.pieces = [[piece for region in self.regions if region.large
-                        for piece in [region_form(model, region, self.thresholds, reward.expression)]]
-                       for reward in rewards]
+        self.expressions = [r.expression for r in rewards]
+        self.partitions: dict[tuple, tuple] = {}
+        self.thresholds, self.regions = self._partition(())[:2]
+        self.layers: tuple | None = None                # the cells' layers, once the weighted family is used
+
+    def _partition(self, layers: tuple, found: tuple | None = None) -> tuple:
+        """The thresholds, regions and reward pieces of ``layers`` (cached)."""
+        if layers not in self.partitions:
+            thresholds, regions_found = found or regions(self.model, self.expressions, layers)
+            pieces = [[region_form(self.model, region, thresholds, expression) for region in regions_found
+                       if region.large] for expression in self.expressions]
+            self.partitions[layers] = (thresholds, regions_found, pieces)
+        return self.partitions[layers]
+
+    def pieces(self, lyapunov: LinearGeometric | SumGeometric) -> list:
+        return self._partition(getattr(lyapunov, "layers", ()))[2]
 
     def find(self, neglected: float, first: int, limit: int) -> tuple[LinearGeometric | SumGeometric, int]:
-        try:
-            lyapunov, level = find_linear_geometric(self.model, self.regions, self.thresholds, neglected, limit)
-        except ConvergenceError as linear:
+        if self.layers is None:
             try:
-                lyapunov, level = find_sum_geometric(self.model, self.regions, neglected, limit)
-            except ConvergenceError as separable:
-                raise ConvergenceError(f"{linear}; and {separable}") from None
+                lyapunov, level = find_linear_geometric(self.model, self.regions, self.thresholds, neglected, limit)
+            except ConvergenceError as linear:
+                try:
+                    lyapunov, level = find_sum_geometric(self.model, self.regions, neglected, limit)
+                except ConvergenceError as separable:
+                    try:
+                        lyapunov, level = self._faces(neglected, limit)
+                    except ConvergenceError as faces:
+                        raise ConvergenceError(f"{linear}; and {separable}; and {faces}") from None
+        else:
+            lyapunov, level = self._faces(neglected, limit)
         return lyapunov, max(level, first, lyapunov.level_of(self.model.initial))
+
+    def _faces(self, neglected: float, limit: int) -> tuple[LinearGeometric, int]:
+        lyapunov, level, thresholds, found = find_face_geometric(self.model, neglected, limit, self.expressions,
+                                                                 self.layers)
+        self.layers = lyapunov.layers
+        self._partition(lyapunov.layers, (thresholds, found))
+        return lyapunov, level
 
     def cap(self, lyapunov: LinearGeometric | SumGeometric, limit: int) -> int:
         low, high = 0, 1
@@ -206,7 +239,8 @@ class _SeveralCounts:
     def prove(self, lyapunov: LinearGeometric | SumGeometric, level: int, chain: TruncatedChain) -> Drift | None:
         if isinstance(lyapunov, SumGeometric):
             return prove_sum_geometric(self.model, self.regions, lyapunov, level, chain)
-        return prove_linear_geometric(self.model, self.regions, self.thresholds, lyapunov, level, chain)
+        thresholds, found, _ = self._partition(lyapunov.layers)
+        return prove_linear_geometric(self.model, found, thresholds, lyapunov, level, chain)
 
 
 def _outside(pieces: list, base: sympy.Rational, level: int, drift: Drift) -> tuple[float, float]:
@@ -249,7 +283,8 @@ def stationary_bounds(model: PopulationModel, rewards: Mapping, width: float = 1
     """Intervals that provably contain the stationary expectations of ``rewards`` under ``model``.
 
     A Lyapunov function is searched for and proved: ``V = β^x g(phase)`` for one unbounded count
-    (:mod:`analytic.ctmc.lyapunov`); ``β^{w·x}``, or else ``Σ_i β^{x_i}``, for several
+    (:mod:`analytic.ctmc.lyapunov`); ``β^{w·x}``, or else ``Σ_i β^{x_i}``, or else ``β^{w·x}``
+    weighted per boundary cell (a tandem queue at high load), for several
     (:mod:`analytic.ctmc.regions`, :mod:`analytic.ctmc.separable`). The states below a level of
     ``V`` are kept and solved, and the level grows until every interval is at most ``width`` wide.
     If ``max_states`` stops it, the intervals are returned as wide as they are, still certified,
@@ -310,11 +345,11 @@ def stationary_bounds(model: PopulationModel, rewards: Mapping, width: float = 1
     for _ in range(MAX_ROUNDS):
         lyapunov, level = strategy.find(neglected, first, limit)
         drift, chain, level = _proved(strategy, lyapunov, level, limit)
-        if result is not None and chain.n_kept <= result.states:
+        if result is not None and chain.n_kept <= result.n_states:
             break                                     # max_states stops the kept set from growing
         truncation = solve_truncated(chain, drift, tolerance=tolerance, method=method)
         intervals = {}
-        for reward, pieces in zip(checked, strategy.pieces, strict=True):
+        for reward, pieces in zip(checked, strategy.pieces(lyapunov), strict=True):
             values = _values(reward, chain.states)
             low, high = truncation.interval(values, outside=_outside(pieces, lyapunov.base, level, drift))
             intervals[reward.name] = Interval(low, high)
@@ -326,7 +361,7 @@ def stationary_bounds(model: PopulationModel, rewards: Mapping, width: float = 1
         first = level + 1
     if result.width > target:
         warnings.warn(f"the intervals are {result.width:.3g} wide, wider than width={target:g}: the kept set stopped at "
-                      f"{result.states:,} states (max_states={limit:,}); they are certified as they are", RuntimeWarning,
+                      f"{result.n_states:,} states (max_states={limit:,}); they are certified as they are", RuntimeWarning,
                       stacklevel=2)
     return result
 
@@ -384,14 +419,13 @@ def _at_the_mode(chain: TruncatedChain) -> TruncatedChain:
     hitting times of the reference, and with them the width the law on the kept set adds, are then
     smallest (from a state in a tail, such as the empty M/M/100 queue at load 0.95, they can leave
     the double range)."""
-    generator = CTMC(chain.generator()).generator
-    system = generator.T.tolil()
-    system[chain.reference, :] = 1.0
-    rhs = np.zeros(chain.n_kept)
-    rhs[chain.reference] = 1.0
+    generator = CTMC(chain.generator()).generator.T.tocsr()
+    others = np.flatnonzero(np.arange(chain.n_kept) != chain.reference)
+    law = np.ones(chain.n_kept)             # the law over its value at the reference (no dense row to fill the LU)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        law = spla.spsolve(system.tocsc(), rhs)
+        law[others] = spla.spsolve(generator[others][:, others].tocsc(), -generator[others][:, [chain.reference]]
+                                   .toarray().ravel())
     if not np.all(np.isfinite(law)):
         return chain
     mode = int(np.argmax(law))

@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, connected_components
 
+from analytic._deprecation import renamed_arguments
 from analytic.ctmc import measures
 from analytic.ctmc import stationary as stationary_law
 from analytic.ctmc._targets import check_times, check_tolerance, state_set
@@ -945,14 +946,15 @@ class CTMC:
             + "; ".join(details) + f"; closed classes contain e.g. {examples}")
 
 
-def lattice_bytes(states: int, dimension: int, moves: int) -> int:
-    """Bytes :meth:`CTMC.from_lattice` needs to build a chain of ``states`` states with
+@renamed_arguments(states="n_states")
+def lattice_bytes(n_states: int, dimension: int, moves: int) -> int:
+    """Bytes :meth:`CTMC.from_lattice` needs to build a chain of ``n_states`` states with
     ``dimension`` coordinates and ``moves`` moves (an upper estimate: greedy(p*)'s 4-dimensional
     chains with 8 moves measured 630 bytes per state, this gives 848).
 
     Parameters
     ----------
-    states : int
+    n_states : int
         Number of states (>= 0).
     dimension : int
         Number of coordinates of a state (>= 0).
@@ -976,9 +978,9 @@ def lattice_bytes(states: int, dimension: int, moves: int) -> int:
     >>> lattice_bytes(10**6, 2, 4)
     448000000
     """
-    states, dimension, moves = (integer(name, value, minimum=0) for name, value in
-                                (("states", states), ("dimension", dimension), ("moves", moves)))
-    return states * (_BYTES_PER_LATTICE_STATE + 8 * dimension + _BYTES_PER_LATTICE_MOVE * moves)
+    n_states, dimension, moves = (integer(name, value, minimum=0) for name, value in
+                                  (("n_states", n_states), ("dimension", dimension), ("moves", moves)))
+    return n_states * (_BYTES_PER_LATTICE_STATE + 8 * dimension + _BYTES_PER_LATTICE_MOVE * moves)
 
 
 def _square_matrix(generator: Any) -> sp.coo_array:

@@ -26,6 +26,28 @@ With unbounded counts ``x_1, ..., x_d`` (and bounded ones, the phase), the packa
 
 The search for ``w`` and ``β`` runs the same test in floating point over small integer vectors and
 dyadic bases and keeps the candidate that needs the fewest kept states; only the exact check vouches.
+
+Weights per boundary cell
+-------------------------
+A tandem queue at high load has no such ``β^{w·x}``: on the face ``y = 0`` station 2 only receives
+work, on ``x = 0`` it only serves, and no one direction ``w`` serves both once the loads add up to
+more than 1 (to first order in ``log β``, ``w_y / w_x`` must be below ``1 - ρ_1`` for the one and
+above ``ρ_2`` for the other). The boundary layer is then weighted, as the phases of one count are
+(:mod:`analytic.ctmc.lyapunov`): ``V(x) = β^{w·x} g_c`` with ``c`` the *cell* of ``x``, each
+unbounded count clamped at a depth ``S_i`` (``min(x_i, S_i)``) and the bounded counts as they are.
+The thresholds become at least ``S_i`` plus the largest jump down of ``x_i``, so every jump from a
+region lands in a known cell, and the drift factor of a region is
+
+    ``D(x) = Σ_k r_k(x) (β^{w·v_k} g_{c(x + v_k)} (1 + 2^-50) - g_{c(x)} (1 - 2^-50))``,
+
+a polynomial proved exactly as above (``g`` are exact doubles ``>= 1``, so ``GV <= β^{w·x} D``
+and outside ``K`` still ``GV <= -β^{L+1} min m``). The weights come from a linear program (HiGHS)
+on the regions' coefficients; the kept set stays ``w·x <= L``. A tandem queue with ``λ = 0.9``,
+``μ_1 = μ_2 = 1`` needs a layer of depth 16 in ``y`` (the search keeps 32, whose kept set is
+smaller): ``g`` falls along it from the face ``y = 0``, where work only arrives, to the interior.
+This is the boundary layer of the piecewise Lyapunov functions for queueing networks (Down &
+Meyn, "Piecewise linear test functions for stability and instability of queueing networks",
+Queueing Systems 27, 1997), made geometric.
 """
 
 from __future__ import annotations
@@ -45,13 +67,18 @@ from analytic.ctmc.tails import Envelope, envelope, eventual_form, eventual_rati
 from analytic.ctmc.truncation import Drift, TruncatedChain, lattice_generator_drift
 from analytic.errors import ConvergenceError, StateSpaceTooLargeError
 
-__all__ = ["LinearGeometric", "Region", "affine_bound", "find_linear_geometric", "prove_linear_geometric",
-           "region_envelope", "region_form", "regions"]
+__all__ = ["LinearGeometric", "Region", "affine_bound", "find_face_geometric", "find_linear_geometric",
+           "prove_linear_geometric", "region_envelope", "region_form", "regions"]
 
 #: Regions (small values times phases) the proof enumerates at most.
 MAX_REGIONS = 100_000
 #: The largest weight of a count in ``w`` the linear program may choose.
 MAX_WEIGHT = 32
+#: Depths of the boundary layer tried for the cell weights, per count (none, or one of these).
+LAYER_DEPTHS = (1, 2, 4, 8, 16, 32)
+#: The largest cell weight ``g`` (the least is 1), and its grid (multiples of ``2^-CELL_BITS``).
+MAX_CELL_WEIGHT = 1e4
+CELL_BITS = 24
 
 
 @dataclass(frozen=True)
@@ -85,7 +112,8 @@ class Region:
 
 @dataclass(frozen=True)
 class LinearGeometric:
-    """``V(x) = β^{w·x}`` over the unbounded counts.
+    """``V(x) = β^{w·x} g_c``: geometric over the unbounded counts, weighted per boundary cell ``c``
+    (module docstring; without ``cells``, every ``g_c = 1``).
 
     Attributes
     ----------
@@ -94,6 +122,11 @@ class LinearGeometric:
     weights : tuple of int
         ``w_i >= 1`` per unbounded count, in the order of ``model.unbounded``.
     model : PopulationModel
+    layers : tuple of int
+        The depth ``S_i >= 0`` of the boundary layer per unbounded count (empty without ``cells``).
+    cells : numpy.ndarray or None
+        ``g_c >= 1`` (exact doubles), shaped ``S_i + 1`` per unbounded count and ``upper + 1`` per
+        bounded one, in the order of ``model.variables``.
 
     Examples
     --------
@@ -102,21 +135,57 @@ class LinearGeometric:
     >>> V = LinearGeometric(sympy.Rational(3, 2), (1, 2), model)
     >>> V.expression, V(np.array([[1, 1]])).tolist()
     ((3/2)**(x + 2*y), [3.375])
+    >>> W = LinearGeometric(sympy.Rational(3, 2), (1, 1), model, (0, 1), np.array([[4.0, 1.0]]))
+    >>> W.expression, W(np.array([[1, 0], [1, 5]])).tolist()                # g = 4 on the face y = 0
+    ((3/2)**(x + y)*g(Min(1, y)), [6.0, 11.390625])
     """
 
     base: sympy.Rational
     weights: tuple
     model: PopulationModel
+    layers: tuple = ()
+    cells: np.ndarray | None = None
 
     @property
     def expression(self) -> sympy.Expr:
-        """``V`` as a sympy expression."""
-        exponent = sum(w * self.model.variables[i] for w, i in zip(self.weights, self.model.unbounded, strict=True))
-        return self.base ** exponent
+        """``V`` as a sympy expression (the cell weights as a function ``g``: their values are :attr:`cells`)."""
+        model = self.model
+        exponent = sum(w * model.variables[i] for w, i in zip(self.weights, model.unbounded, strict=True))
+        if self.cells is None:
+            return self.base ** exponent
+        depth = dict(zip(model.unbounded, self.layers, strict=True))
+        arguments = [v if i not in depth else sympy.Min(v, depth[i]) for i, v in enumerate(model.variables)
+                     if depth.get(i, 1)]
+        return self.base ** exponent * sympy.Function("g")(*arguments)
 
     def __call__(self, states: np.ndarray) -> np.ndarray:
-        """``fl(β^{w·x})`` at each row of ``states``."""
-        return float(self.base) ** self._exponents(states).astype(float)
+        """``fl(fl(β^{w·x}) g_c)`` at each row of ``states``."""
+        power = float(self.base) ** self._exponents(states).astype(float)
+        return power if self.cells is None else power * self.cells[self.cell(states)]
+
+    def cell(self, states: np.ndarray) -> tuple:
+        """The cell of each row of ``states``: an index into :attr:`cells`.
+
+        Parameters
+        ----------
+        states : numpy.ndarray, shape (m, n_variables)
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+
+        Examples
+        --------
+        >>> x, y = sympy.symbols("x y")
+        >>> model = PopulationModel([x, y], [((1, 0), 1), ((0, 1), 1)])
+        >>> V = LinearGeometric(sympy.Integer(2), (1, 1), model, (0, 2), np.ones((1, 3)))
+        >>> [v.tolist() for v in V.cell(np.array([[5, 1], [0, 7]]))]
+        [[0, 0], [1, 2]]
+        """
+        X = np.array(states, dtype=np.int64, ndmin=2)
+        for i, depth in zip(self.model.unbounded, self.layers, strict=True):
+            X[:, i] = np.minimum(X[:, i], depth)
+        return tuple(X.T)
 
     def _exponents(self, states: np.ndarray) -> np.ndarray:
         return np.asarray(states)[:, list(self.model.unbounded)] @ np.asarray(self.weights)
@@ -203,7 +272,7 @@ def _thresholds(model: PopulationModel, phases: list[dict], extra: list) -> dict
     return thresholds
 
 
-def regions(model: PopulationModel, extra: list = ()) -> tuple[dict[int, int], list[Region]]:
+def regions(model: PopulationModel, extra: list = (), layers: tuple = ()) -> tuple[dict[int, int], list[Region]]:
     """The thresholds ``T_i`` of the unbounded counts and the regions of ``model`` (module docstring).
 
     Parameters
@@ -211,6 +280,9 @@ def regions(model: PopulationModel, extra: list = ()) -> tuple[dict[int, int], l
     model : PopulationModel
     extra : list of sympy expressions
         Rewards whose comparisons the thresholds must also decide.
+    layers : tuple of int
+        Depths ``S_i`` of a boundary layer per unbounded count: ``T_i`` is then at least ``S_i``
+        plus the largest jump down of ``x_i`` (cell weights, module docstring).
 
     Returns
     -------
@@ -236,21 +308,29 @@ def regions(model: PopulationModel, extra: list = ()) -> tuple[dict[int, int], l
     phase_values = [dict(zip(bounded, map(int, values), strict=True))
                     for values in lattice_points([model.upper[i] for i in model.bounded])]
     thresholds = _thresholds(model, phase_values, extra)
+    for i, depth in zip(model.unbounded, layers, strict=False):
+        thresholds[i] = max(thresholds[i], depth + max(0, max(-c[i] for c, _ in model.transitions)))
     choices = [[*range(thresholds[i]), None] for i in model.unbounded]
     count = math.prod(len(c) for c in choices) * len(phase_values)
     if count > MAX_REGIONS:
         raise StateSpaceTooLargeError(count, MAX_REGIONS, what="regions (small values of the unbounded counts times "
                                                                "phases) for the drift proof")
-    found = []
+    found, envelopes = [], {}
+    uses = [{model.variables.index(v) for v in sympy.sympify(rate).free_symbols if v in model.variables}
+            for _, rate in model.transitions]
     for phase in phase_values:
         for small in itertools.product(*choices):
             fixed = {model.variables.index(v): int(value) for v, value in phase.items()}
             fixed.update({i: s for i, s in zip(model.unbounded, small, strict=True) if s is not None})
             large = tuple(i for i, s in zip(model.unbounded, small, strict=True) if s is None)
             region = Region(fixed, large, [])
-            for change, rate in model.transitions:
+            for k, (change, rate) in enumerate(model.transitions):
                 if _stays(model, fixed, change):
-                    bounds = region_envelope(model, region, thresholds, rate)
+                    # the same rate on the same values of its own counts, with the same large counts: one envelope
+                    key = (k, large, tuple((i, fixed.get(i)) for i in sorted(uses[k])))
+                    if key not in envelopes:
+                        envelopes[key] = region_envelope(model, region, thresholds, rate)
+                    bounds = envelopes[key]
                     if not (bounds.is_exact and bounds.upper.is_zero):
                         region.rates.append((np.asarray(change), bounds))
             found.append(region)
@@ -372,22 +452,42 @@ def affine_bound(poly: sympy.Poly) -> tuple[sympy.Rational, list] | None:
     return None if any(a > 0 for a in slopes) else (constant, slopes)
 
 
-def _factor(region: Region, base: sympy.Rational, weights: dict) -> sympy.Poly:
-    """``Σ_k r_k (β^{w·v_k} (1 + 2^-50) - (1 - 2^-50))`` in the region (module docstring)."""
+def _ends(region: Region, thresholds: dict, change: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The region's least state (its corner) and the target of ``change`` from it: their cells are
+    those of every state of the region and of its targets (the thresholds exceed the layers)."""
+    corner = np.array([region.fixed.get(i, thresholds.get(i, 0)) for i in range(len(change))], dtype=np.int64)
+    return corner, corner + np.asarray(change, dtype=np.int64)
+
+
+def _cell_weights(lyapunov: LinearGeometric, region: Region, thresholds: dict, change: np.ndarray
+                  ) -> tuple[sympy.Rational, sympy.Rational]:
+    """``(g_target, g_source)`` of a jump from the region, exact (1 without cell weights)."""
+    if lyapunov.cells is None:
+        return sympy.S.One, sympy.S.One
+    source, target = _ends(region, thresholds, change)
+    cells = lyapunov.cells[lyapunov.cell(np.stack([target, source]))]
+    return sympy.Rational(float(cells[0])), sympy.Rational(float(cells[1]))
+
+
+def _factor(region: Region, thresholds: dict, lyapunov: LinearGeometric) -> sympy.Poly:
+    """``Σ_k r_k (β^{w·v_k} g_{c(x + v_k)} (1 + 2^-50) - g_{c(x)} (1 - 2^-50))`` in the region
+    (module docstring)."""
+    weights = dict(zip(lyapunov.model.unbounded, lyapunov.weights, strict=True))
     total = sympy.Poly(0, *region.rates[0][1].upper.gens, domain="QQ")
     for change, rate in region.rates:
-        total += rate.times(rounded_gain(base, sum(weights[i] * int(change[i]) for i in weights)))
+        jump = sum(weights[i] * int(change[i]) for i in weights)
+        total += rate.times(rounded_gain(lyapunov.base, jump, *_cell_weights(lyapunov, region, thresholds, change)))
     return total
 
 
-def _region_bound(region: Region, thresholds: dict, weights: dict, base: sympy.Rational, level: int
-                  ) -> sympy.Rational | None:
+def _region_bound(region: Region, thresholds: dict, lyapunov: LinearGeometric, level: int) -> sympy.Rational | None:
     """``m > 0`` with ``D <= -m`` on the region's states with ``w·x >= level + 1`` (exact), or None."""
     if not region.rates or not region.large:
         return None
-    bound = affine_bound(_factor(region, base, weights))
+    bound = affine_bound(_factor(region, thresholds, lyapunov))
     if bound is None:
         return None
+    weights = dict(zip(lyapunov.model.unbounded, lyapunov.weights, strict=True))
     constant, slopes = bound
     budget = level + 1 - _corner(region, thresholds, weights)
     rate = max(slopes[k] / weights[j] for k, j in enumerate(region.large))
@@ -407,12 +507,19 @@ class _Numeric:
     higher: object            # sparse (region-monomial pairs, transitions): coefficients of degree >= 2
     corner_small: np.ndarray  # (regions, d): fixed values of the unbounded counts (0 where large)
     large: np.ndarray         # (regions, d): which counts are large
+    source: np.ndarray        # cell (flat index) of each transition's source, under ``layers`` (0 without)
+    target: np.ndarray        # cell of its target
+    shape: tuple              # the shape of the cell weights
 
 
-def _numeric(model: PopulationModel, found: list[Region]) -> _Numeric:
+def _numeric(model: PopulationModel, found: list[Region], thresholds: dict | None = None, layers: tuple = ()
+             ) -> _Numeric:
     d = len(model.unbounded)
     position = {i: k for k, i in enumerate(model.unbounded)}
     jumps, side, owner, constant, linear = [], [], [], [], []
+    source, target = [], []
+    shape = tuple(layers[position[i]] + 1 if i in position else u + 1 for i, u in enumerate(model.upper)) if layers else ()
+    cells = LinearGeometric(sympy.S.One, (1,) * d, model, tuple(layers), np.ones(shape)) if layers else None
     rows, cols, values, keys = [], [], [], {}
     corner = np.zeros((len(found), d))
     large = np.zeros((len(found), d), dtype=bool)
@@ -423,9 +530,13 @@ def _numeric(model: PopulationModel, found: list[Region]) -> _Numeric:
         for j in region.large:
             large[r, position[j]] = True
         for change, rate in region.rates:
+            ends = np.ravel_multi_index(cells.cell(np.stack(_ends(region, thresholds, change)[::-1])), shape) \
+                if cells is not None else (0, 0)
             for which, poly in [(0, rate.upper)] if rate.is_exact else [(1, rate.upper), (-1, rate.lower)]:
                 k = len(jumps)
                 jumps.append([int(change[i]) for i in model.unbounded])
+                target.append(int(ends[0]))
+                source.append(int(ends[1]))
                 side.append(which)
                 owner.append(r)
                 row, c0 = np.zeros(d), 0.0
@@ -444,7 +555,8 @@ def _numeric(model: PopulationModel, found: list[Region]) -> _Numeric:
     higher = sp.csr_array((values, (rows, cols)), shape=(len(keys), len(jumps)))
     return _Numeric(np.array(jumps, dtype=float).reshape(-1, d), np.array(side, dtype=np.int64),
                     np.array(owner, dtype=np.int64), np.array(constant),
-                    np.array(linear).reshape(-1, d), higher, corner, large)
+                    np.array(linear).reshape(-1, d), higher, corner, large, np.array(source, dtype=np.int64),
+                    np.array(target, dtype=np.int64), shape)
 
 
 def _weight_vectors(numeric: _Numeric) -> list[tuple[int, ...]]:
@@ -543,49 +655,12 @@ def find_linear_geometric(model: PopulationModel, found: list[Region], threshold
     (91/64)**(x + y)
     """
     numeric = _numeric(model, found)
-    d = len(model.unbounded)
-    T = np.array([thresholds[i] for i in model.unbounded], dtype=float)
-    has_large = numeric.large.any(axis=1)
-    best = None
-    tried = 0
+    best, tried = None, 0
     candidates = _weight_vectors(numeric)
     for w in candidates:
-        wv = np.asarray(w, dtype=float)
-        corner = numeric.corner_small @ wv + (numeric.large * T) @ wv
-        inner = int((numeric.corner_small[~has_large] @ wv).max(initial=0))     # regions of fixed states lie in K
-        exponent = numeric.jumps @ wv
         for base in SEARCH_BASES:
             tried += 1
-            with np.errstate(over="ignore"):
-                factor = float(base) ** exponent - 1.0
-            if not np.all(np.isfinite(factor)):
-                continue
-            factor = np.where(numeric.side * exponent >= 0, factor, 0.0)      # upper envelopes up, lower down
-            if numeric.higher.shape[0] and np.any(numeric.higher @ factor > 0):
-                continue
-            constant = np.bincount(numeric.owner, weights=numeric.constant * factor, minlength=len(found))
-            slopes = np.zeros((len(found), d))
-            np.add.at(slopes, numeric.owner, numeric.linear * factor[:, None])
-            if np.any(slopes > 0):
-                continue
-            rate = np.where(numeric.large, slopes / wv, -np.inf).max(axis=1)[has_large]     # max_j a_j / w_j
-            p0, start = constant[has_large], corner[has_large]
-            negative = rate < 0
-            # the least L with p0 + max(0, L + 1 - corner) rate < 0, per region with a large count
-            need = np.where(negative, start + np.floor(np.maximum(p0, 0) / np.where(negative, -rate, 1.0)),
-                            np.where(p0 < 0, 0.0, np.inf))
-            if not np.all(np.isfinite(need)):
-                continue
-            first = max(inner, int(need.max(initial=0)))
-            candidate = LinearGeometric(base, w, model)
-            if best is not None and candidate.count(first) >= best[0]:
-                continue                                     # cannot beat the best candidate so far
-            level = _level_for(candidate, first, p0, rate, start, neglected, max_states)
-            if level is None:
-                continue
-            states = candidate.count(level)
-            if states <= max_states and (best is None or states < best[0]):
-                best = (states, candidate, level)
+            best = _better(model, numeric, thresholds, LinearGeometric(base, w, model), neglected, max_states, best)
     if best is None:
         names = [str(model.variables[i]) for i in model.unbounded]
         raise ConvergenceError(f"no Lyapunov function found: none of the {tried:,} candidates V = β^(w·x) over {names} "
@@ -594,6 +669,181 @@ def find_linear_geometric(model: PopulationModel, found: list[Region], threshold
                                f"within max_states={max_states:,} kept states (a region's drift must be, beyond its "
                                "corner, a polynomial with no positive coefficient of degree 2 or more and no positive slope)")
     return best[1], best[2]
+
+
+def _better(model: PopulationModel, numeric: _Numeric, thresholds: dict, candidate: LinearGeometric, neglected: float,
+            max_states: int, best: tuple | None) -> tuple | None:
+    """``(states, candidate, level)`` if ``candidate`` passes the floating-point test of every region
+    and needs fewer kept states than ``best``; else ``best``."""
+    d = len(model.unbounded)
+    wv = np.asarray(candidate.weights, dtype=float)
+    T = np.array([thresholds[i] for i in model.unbounded], dtype=float)
+    has_large = numeric.large.any(axis=1)
+    corner = numeric.corner_small @ wv + (numeric.large * T) @ wv
+    inner = int((numeric.corner_small[~has_large] @ wv).max(initial=0))     # regions of fixed states lie in K
+    exponent = numeric.jumps @ wv
+    with np.errstate(over="ignore", invalid="ignore"):
+        power = float(candidate.base) ** exponent
+        factor = power - 1.0 if candidate.cells is None else (
+            power * candidate.cells.ravel()[numeric.target] - candidate.cells.ravel()[numeric.source])
+    if not np.all(np.isfinite(factor)):
+        return best
+    factor = np.where(numeric.side * factor >= 0, factor, 0.0)      # upper envelopes where V rises, lower elsewhere
+    if numeric.higher.shape[0] and np.any(numeric.higher @ factor > 0):
+        return best
+    regions_count = len(numeric.large)
+    constant = np.bincount(numeric.owner, weights=numeric.constant * factor, minlength=regions_count)
+    slopes = np.zeros((regions_count, d))
+    np.add.at(slopes, numeric.owner, numeric.linear * factor[:, None])
+    if np.any(slopes > 0):
+        return best
+    rate = np.where(numeric.large, slopes / wv, -np.inf).max(axis=1)[has_large]     # max_j a_j / w_j
+    p0, start = constant[has_large], corner[has_large]
+    negative = rate < 0
+    # the least L with p0 + max(0, L + 1 - corner) rate < 0, per region with a large count
+    need = np.where(negative, start + np.floor(np.maximum(p0, 0) / np.where(negative, -rate, 1.0)),
+                    np.where(p0 < 0, 0.0, np.inf))
+    if not np.all(np.isfinite(need)):
+        return best
+    first = max(inner, int(need.max(initial=0)))
+    if best is not None and candidate.count(first) >= best[0]:
+        return best                                      # cannot beat the best candidate so far
+    level = _level_for(candidate, first, p0, rate, start, neglected, max_states)
+    if level is None:
+        return best
+    states = candidate.count(level)
+    return (states, candidate, level) if states <= max_states and (best is None or states < best[0]) else best
+
+
+def _layer_candidates(d: int) -> list[tuple[int, ...]]:
+    """Depths of the boundary layer to try: one count layered, then every count, deeper and deeper."""
+    found = []
+    for depth in LAYER_DEPTHS:
+        found += [tuple(depth if k == j else 0 for k in range(d)) for j in range(d)]
+        if d > 1:
+            found.append((depth,) * d)
+    return found
+
+
+def _fit_cells(numeric: _Numeric, weights: tuple, base: sympy.Rational) -> np.ndarray | None:
+    """Cell weights ``g >= 1`` (multiples of ``2^-CELL_BITS``, at most ``MAX_CELL_WEIGHT``) that make
+    every region's drift factor push back, by the largest margin (a linear program, HiGHS): its
+    constant negative (its slopes, where its rates grow along every large count) and no positive
+    slope or higher-order coefficient; None where no weights do."""
+    d = len(weights)
+    exponent = numeric.jumps @ np.asarray(weights, dtype=float)
+    use = (numeric.side == 0) | (numeric.side == np.where(exponent >= 0, 1, -1))
+    k = np.arange(len(exponent))
+    cells = math.prod(numeric.shape)
+    change = sp.csr_array((np.concatenate([float(base) ** exponent, -np.ones(len(k))]),
+                           (np.concatenate([k, k]), np.concatenate([numeric.target, numeric.source]))),
+                          shape=(len(k), cells))
+    regions_count = len(numeric.large)
+
+    def by_region(values: np.ndarray) -> sp.csr_array:
+        return sp.csr_array((values * use, (numeric.owner, k)), shape=(regions_count, len(k)))
+
+    has_large = numeric.large.any(axis=1)
+    grows = np.zeros((regions_count, d), dtype=bool)
+    np.logical_or.at(grows, numeric.owner, numeric.linear != 0)
+    steep = has_large & np.where(numeric.large, grows, True).all(axis=1)
+    blocks, margins = [], []
+    constant_scale = by_region(np.abs(numeric.constant)).sum(axis=1)
+    blocks.append(by_region(numeric.constant)[has_large & ~steep] @ change)
+    margins.append(constant_scale[has_large & ~steep])
+    for j in range(d):
+        rows = by_region(numeric.linear[:, j]) @ change
+        large = numeric.large[:, j]
+        slope_scale = by_region(np.abs(numeric.linear[:, j])).sum(axis=1)
+        blocks.append(rows[large])
+        margins.append(np.where(steep[large], slope_scale[large], 0.0))
+    if numeric.higher.shape[0]:
+        blocks.append(numeric.higher.multiply(use[None, :]).tocsr() @ change)
+        margins.append(np.zeros(numeric.higher.shape[0]))
+    A = sp.hstack([sp.vstack(blocks), np.concatenate(margins)[:, None]]).tocsr()
+    objective = np.zeros(cells + 1)
+    objective[-1] = -1.0
+    bounds = [(1.0, MAX_CELL_WEIGHT)] * cells + [(None, 1.0)]
+    result = linprog(objective, A_ub=A, b_ub=np.zeros(A.shape[0]), bounds=bounds, method="highs")
+    if result.status != 0 or not result.x[-1] > 1e-9:
+        return None
+    g = result.x[:cells] / result.x[:cells].min()
+    return np.maximum(1.0, np.round(g * 2.0**CELL_BITS) / 2.0**CELL_BITS).reshape(numeric.shape)
+
+
+def find_face_geometric(model: PopulationModel, neglected: float, max_states: int, extra: list = (),
+                        layers: tuple | None = None) -> tuple[LinearGeometric, int, dict, list[Region]]:
+    """A function ``V = β^{w·x} g_c``, weighted per boundary cell (module docstring), and a level ``L``
+    that should give a neglected mass ``<= neglected`` with ``K = {w·x <= L}`` (a floating-point
+    search; :func:`prove_linear_geometric` vouches, with the regions returned).
+
+    The layers of ``LAYER_DEPTHS`` are tried from the shallowest, up to twice the first depth
+    where some ``w`` and ``β`` pass, and the candidate with the fewest kept states is kept.
+
+    Parameters
+    ----------
+    model : PopulationModel
+    neglected : float
+        The target for ``c / (c + η)``.
+    max_states : int
+        The most kept states considered.
+    extra : list of sympy expressions
+        Rewards whose comparisons the thresholds must also decide (as for :func:`regions`).
+    layers : tuple of int, optional
+        Try these depths only (a search again, for another ``neglected``).
+
+    Returns
+    -------
+    (LinearGeometric, int, dict, list of Region)
+        ``V``, ``L``, and the thresholds and regions of ``V``'s layers.
+
+    Raises
+    ------
+    ConvergenceError
+        No candidate passes the test of every region (the message says what was tried).
+
+    Examples
+    --------
+    A tandem queue at load 0.9 at both stations, which no ``β^{w·x}`` controls:
+
+    >>> x, y = sympy.symbols("x y")
+    >>> model = PopulationModel([x, y], [((1, 0), 0.9), ((-1, 1), sympy.Min(x, 1)), ((0, -1), sympy.Min(y, 1))])
+    >>> V, level, T, found = find_face_geometric(model, 1e-8, 10**6)
+    >>> V.expression, V.layers, T
+    ((17/16)**(x + y)*g(Min(32, y)), (0, 32), {0: 2, 1: 33})
+    """
+    best, chosen, tried, depths = None, None, 0, set()
+    for depths_tried in _layer_candidates(len(model.unbounded)) if layers is None else [tuple(layers)]:
+        if chosen is not None and max(depths_tried) > 2 * max(chosen[0]):
+            break                                    # up to twice the shallowest depth that works
+        try:
+            thresholds, found = regions(model, extra, depths_tried)
+        except StateSpaceTooLargeError:
+            break
+        numeric = _numeric(model, found, thresholds, depths_tried)
+        depths.add(max(depths_tried))
+        for w in [w for w in _weight_vectors(numeric) if max(w) <= 3]:
+            # the largest base with weights (bisection: a smaller base is nearer the first order in log β,
+            # where weights exist if any do), and two smaller ones, whose margins are wider
+            low, high = -1, len(SEARCH_BASES)
+            while high - low > 1:
+                middle = (low + high) // 2
+                tried += 1
+                low, high = (middle, high) if _fit_cells(numeric, w, SEARCH_BASES[middle]) is not None else (low, middle)
+            for k in range(low, max(low - 5, -1), -2):
+                g = _fit_cells(numeric, w, SEARCH_BASES[k])
+                if g is None:
+                    continue
+                candidate = LinearGeometric(SEARCH_BASES[k], w, model, depths_tried, g)
+                better = _better(model, numeric, thresholds, candidate, neglected, max_states, best)
+                if better is not best:
+                    best, chosen = better, (depths_tried, thresholds, found)
+    if best is None:
+        names = [str(model.variables[i]) for i in model.unbounded]
+        raise ConvergenceError(f"no Lyapunov function found: none of the {tried:,} candidates V = β^(w·x) g(cell) over "
+                               f"{names} with boundary layers up to depth {max(depths, default=0)} has a negative drift "
+                               f"in every region within max_states={max_states:,} kept states")
+    return best[1], best[2], chosen[1], chosen[2]
 
 
 def _level_for(lyapunov: LinearGeometric, level: int, p0: np.ndarray, rate: np.ndarray, corner: np.ndarray,
@@ -660,7 +910,7 @@ def prove_linear_geometric(model: PopulationModel, found: list[Region], threshol
             if _corner(region, thresholds, weights) > level:
                 return None                         # a region of fixed states must lie inside K
             continue
-        m = _region_bound(region, thresholds, weights, lyapunov.base, level)
+        m = _region_bound(region, thresholds, lyapunov, level)
         if m is None:
             return None
         least = m if least is None else min(least, m)

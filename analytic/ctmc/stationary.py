@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from analytic._deprecation import renamed_arguments
 from analytic.ctmc import _extended as extended
 from analytic.ctmc import _gth as gth
 from analytic.ctmc._balance import Balance, Measure
@@ -258,14 +259,15 @@ def tolerance_at_least(tolerance: object, minimum: float, why: str) -> float:
     return value
 
 
-def solve_bytes(states: int, entries: int) -> int:
+@renamed_arguments(states="n_states")
+def solve_bytes(n_states: int, entries: int) -> int:
     """The least memory :meth:`CTMC.stationary` needs for a generator with ``entries`` stored
     entries: the iterative rounds' (the scaled system, its ILU(0) and the GMRES basis); GTH and
     SuperLU need more wherever they fill in.
 
     Parameters
     ----------
-    states : int
+    n_states : int
         Number of states (>= 0).
     entries : int
         Stored entries of the generator (>= 0).
@@ -273,7 +275,7 @@ def solve_bytes(states: int, entries: int) -> int:
     Returns
     -------
     int
-        Bytes: 72 per entry and ``RESTART + 30`` vectors of ``states`` doubles (the GMRES basis
+        Bytes: 72 per entry and ``RESTART + 30`` vectors of ``n_states`` doubles (the GMRES basis
         and work vectors).
 
     Raises
@@ -288,8 +290,8 @@ def solve_bytes(states: int, entries: int) -> int:
     >>> solve_bytes(10**6, 5 * 10**6)
     1400000000
     """
-    states, entries = integer("states", states, minimum=0), integer("entries", entries, minimum=0)
-    return entries * 6 * 12 + (RESTART + 30) * states * 8
+    n_states, entries = integer("n_states", n_states, minimum=0), integer("entries", entries, minimum=0)
+    return entries * 6 * 12 + (RESTART + 30) * n_states * 8
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from analytic._kernels import kernel
+from analytic.simulation._runs import integrate
 
 #: Positions in the integer state vector of a replication.
 HEAP, FREE, BATCH, JOBS = range(4)
@@ -139,10 +140,7 @@ def advance(interarrival, labels, servers, widths, sizes, first, boundaries, cap
         else:
             t = arrival_time
             if first + j == boundaries[b + 1]:
-                for c in range(count.shape[0]):
-                    if b >= 0:
-                        area[b, c] += count[c] * (t - last[c])
-                    last[c] = t
+                integrate(count, last, area, b, t)
                 b += 1
                 start[b] = t
             if b >= 0:

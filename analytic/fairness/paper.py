@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from analytic._deprecation import renamed_arguments
 from analytic.errors import InvalidParameterError
 from analytic.fairness.balance import balance_function
 from analytic.fairness.chain import oi_queue_law
@@ -214,7 +215,8 @@ def exact_point(figure: Figure, load: float, mean_size: float = 1.0) -> tuple[np
     return np.array([result.mean_service_rate]), np.array([result.mean_delay])
 
 
-def simulate_point(figure: Figure, load: float, law: str, interruptions: float, jobs: int, seed: Any = None,
+@renamed_arguments(jobs="arrivals")
+def simulate_point(figure: Figure, load: float, law: str, interruptions: float, arrivals: int, seed: Any = None,
                    replications: int = 1, executor: Executor | None = None, **options: Any) -> InterruptionSimulation:
     """Algorithm 1 simulated at one point of a figure, with a size law of :data:`SIZE_LAWS`.
 
@@ -228,8 +230,8 @@ def simulate_point(figure: Figure, load: float, law: str, interruptions: float, 
         A key of :data:`SIZE_LAWS`.
     interruptions : float
         m.
-    jobs : int
-        Arrivals.
+    arrivals : int
+        Arrivals simulated.
     seed : int, SeedSequence, Generator or None
         The seed.
     replications : int
@@ -245,28 +247,29 @@ def simulate_point(figure: Figure, load: float, law: str, interruptions: float, 
 
     Examples
     --------
-    >>> simulate_point(FIGURES[1], 0.5, "zipf", 1.0, 20_000, seed=1).mean_delay.shape
+    >>> simulate_point(FIGURES[1], 0.5, "zipf", 1.0, 20_000, seed=1).mean_delay.value.shape
     (2,)
     """
     if not isinstance(law, str) or law not in SIZE_LAWS:
         raise InvalidParameterError("law", law, f"must be one of {sorted(SIZE_LAWS)}")
     size = SIZE_LAWS[law]
-    rates = _point_rates(figure, load, size.mean, jobs, replications, "load")
+    rates = _point_rates(figure, load, size.mean, arrivals, replications, "load")
     if figure.capacities is not None:
-        return simulate_interruptions(three_server_graph(figure.capacities), rates, size, interruptions, jobs,
+        return simulate_interruptions(three_server_graph(figure.capacities), rates, size, interruptions, arrivals,
                                       replications=replications, seed=seed, executor=executor, **options)
-    return simulate_random_assignment(figure.servers, figure.d, float(rates[0]), size, interruptions, jobs,
+    return simulate_random_assignment(figure.servers, figure.d, float(rates[0]), size, interruptions, arrivals,
                                       replications=replications, seed=seed, executor=executor, **options)
 
 
-def _point_rates(figure: Figure, load: Any, mean_size: float, jobs: Any, replications: Any, load_name: str) -> np.ndarray:
-    """The rates of one simulated point, refused (naming the load ``load_name`` or ``jobs``) beyond the clock's horizon.
+def _point_rates(figure: Figure, load: Any, mean_size: float, arrivals: Any, replications: Any,
+                 load_name: str) -> np.ndarray:
+    """The rates of one simulated point, refused (naming the load ``load_name`` or the arrivals) beyond the clock's horizon.
 
     Checked here, where the load is known, rather than by the simulator, which would name the arrival rates.
     """
     rates = _figure_rates(figure, load, mean_size, load_name)
-    per_run = integer("jobs", jobs) // integer("replications", replications)
-    check_horizon(jobs, per_run, float(rates.sum()) * mean_size, (load_name, load))
+    per_run = integer("arrivals", arrivals) // integer("replications", replications)
+    check_horizon(arrivals, per_run, float(rates.sum()) * mean_size, (load_name, load))
     return rates
 
 
@@ -307,26 +310,27 @@ class SweepPoint:
     @property
     def relative_gap(self) -> np.ndarray:
         """γ_simulated / γ_balanced-fairness − 1, per class."""
-        return self.simulation.mean_service_rate / self.exact_rate - 1
+        return self.simulation.mean_service_rate.value / self.exact_rate - 1
 
     @property
     def relative_gap_ci(self) -> np.ndarray:
         """Half-width of :attr:`relative_gap`."""
-        return self.simulation.mean_service_rate_ci / self.exact_rate
+        return self.simulation.mean_service_rate.half_width / self.exact_rate
 
 
 def _sweep_point(job: tuple) -> SweepPoint:
-    number, law, m, load, jobs, seed, options = job
+    number, law, m, load, arrivals, seed, options = job
     figure = FIGURES[number]
     rate, delay = exact_point(figure, load, SIZE_LAWS[law].mean)
-    return SweepPoint(number, law, m, load, rate, delay, simulate_point(figure, load, law, m, jobs, seed, **options))
+    return SweepPoint(number, law, m, load, rate, delay, simulate_point(figure, load, law, m, arrivals, seed, **options))
 
 
-def figure_sweep(figures: Any, laws: Any, interruptions: Any, loads: Any, jobs: int, seed: int | None = 0,
+@renamed_arguments(jobs="arrivals")
+def figure_sweep(figures: Any, laws: Any, interruptions: Any, loads: Any, arrivals: int, seed: int | None = 0,
                  executor: Executor | None = None, **options: Any) -> list[SweepPoint]:
     """Simulate every (figure, law, m, load) point of Section 5, each with its own seed, beside balanced fairness.
 
-    Each point is one replication of ``jobs`` arrivals (intervals from batch means); the points get
+    Each point is one replication of ``arrivals`` arrivals (intervals from batch means); the points get
     the children of ``SeedSequence(seed)`` in the order of the loops (figures, laws, m, loads), so a
     seed gives the same numbers serially or through ``executor`` (e.g. a process pool: points run in
     parallel; ``seed=None`` draws fresh entropy). ``options`` go to the simulator (``warmup``, ``batches``, ...).
@@ -341,7 +345,7 @@ def figure_sweep(figures: Any, laws: Any, interruptions: Any, loads: Any, jobs: 
         Values of m.
     loads : sequence of float
         Values of ρ.
-    jobs : int
+    arrivals : int
         Arrivals per point.
     seed : int or None
         Root of the points' seeds.
@@ -359,7 +363,7 @@ def figure_sweep(figures: Any, laws: Any, interruptions: Any, loads: Any, jobs: 
     InvalidParameterError
         Bad figures, laws, counts or options; a load whose rates leave the double range or whose
         run exceeds the clock's horizon, named ``loads[k]`` (every point is checked before any is
-        simulated); ``jobs`` beyond that horizon at every load.
+        simulated); ``arrivals`` beyond that horizon at every load.
 
     Examples
     --------
@@ -378,11 +382,12 @@ def figure_sweep(figures: Any, laws: Any, interruptions: Any, loads: Any, jobs: 
     for k, load in enumerate(rhos):     # every point's rates and run length, before any point is simulated
         for number in numbers:
             for law in names:
-                _point_rates(FIGURES[number], load, SIZE_LAWS[law].mean, jobs, options.get("replications", 1), f"loads[{k}]")
+                _point_rates(FIGURES[number], load, SIZE_LAWS[law].mean, arrivals, options.get("replications", 1),
+                             f"loads[{k}]")
     check_executor(executor)
     grid = [(f, law, float(m), float(load)) for f in numbers for law in names for m in ms for load in rhos]
     seeds = streams(seed, len(grid))
-    work = [(*point, jobs, child, options) for point, child in zip(grid, seeds, strict=True)]
+    work = [(*point, arrivals, child, options) for point, child in zip(grid, seeds, strict=True)]
     if executor is None:
         return [_sweep_point(job) for job in work]
     return list(executor.map(_sweep_point, work))
@@ -491,10 +496,10 @@ def _simulation_rows() -> list[Row]:
     chained = simulate_interruptions(graph, rates, SIZE_LAWS["hyperexponential"], 5.0, 400_000, seed=2024, max_jobs=5)
     return [
         Row(PAPER + ", Sec. 5", "exponential sizes, FCFS (m = 0), ρ = 0.6: simulated δ_1 (400 000 jobs) within its 99.9% "
-            "interval of the balanced-fairness value", True, compare(fcfs.delay_estimate(0), exact, level=0.999).agrees),
+            "interval of the balanced-fairness value", True, compare(fcfs.mean_delay[0], exact, level=0.999).agrees),
         Row(PAPER + ", Alg. 1", "hyperexponential sizes, m = 5, queue truncated at 5 jobs: simulated E[x_1] within its 99.9% "
             "interval of the exact job-sequence CTMC", True,
-            compare(chained.jobs_estimate(0), float(truncated.mean_jobs[0]), level=0.999).agrees),
+            compare(chained.mean_jobs[0], float(truncated.mean_jobs[0]), level=0.999).agrees),
     ]
 
 
@@ -503,12 +508,13 @@ def _one_interruption_with_random_assignment() -> Row:
     figure, load, law = FIGURES[3], 0.9, "hyperexponential"
     exact = float(exact_point(figure, load)[0][0])
     sim = simulate_point(figure, load, law, 1.0, 500_000, seed=2018)
-    gap, half = sim.mean_service_rate[0] / exact - 1, sim.mean_service_rate_ci[0] / exact
+    rate = sim.mean_service_rate[0]
+    gap, half = rate.value / exact - 1, rate.half_width / exact
     return Row(PAPER + ", Sec. 5 / Fig. 3", "S = 100, d = 2, ρ = 0.9, hyperexponential sizes, m = 1: mean service rate "
                "γ within 5 % of balanced fairness (\"very close ... sufficient in practice to set m = 1\")",
-               exact, float(sim.mean_service_rate[0]), 0.05 * exact, expect_agreement=False, kind="reading",
-               note=(f"Algorithm 1 simulated (500 000 jobs, seed 2018): γ = {sim.mean_service_rate[0]:.4f} ± "
-                     f"{sim.mean_service_rate_ci[0]:.4f}, {gap:+.1%} ± {half:.1%} from balanced fairness ({exact:.4f}). "
+               exact, rate.value, 0.05 * exact, expect_agreement=False, kind="reading",
+               note=(f"Algorithm 1 simulated (500 000 jobs, seed 2018): γ = {rate:.4f}, {gap:+.1%} ± {half:.1%} from "
+                     f"balanced fairness ({exact:.4f}). "
                      "Reading \"very close\" as within 5 %, m = 1 does not suffice at high load; the words give no "
                      "threshold: under a loose one (within 30 %) the sentence "
                      f"{'holds' if abs(gap) + half <= 0.3 else 'fails too'} "

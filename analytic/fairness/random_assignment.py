@@ -134,10 +134,7 @@ def random_assignment(servers: int, d: int, arrival_rate: float, mean_size: floa
     >>> round(random_assignment(100, 2, 80.0).mean_service_rate, 6)
     0.782901
     """
-    s = integer("servers", servers)
-    k = integer("d", d)
-    if k > s:
-        raise InvalidParameterError("d", d, f"must be <= servers = {s}")
+    s, k = check_servers_d(servers, d)
     lam = positive("arrival_rate", arrival_rate)
     sigma = check_mean_size(mean_size)
     work = lam * sigma
@@ -171,6 +168,14 @@ def random_assignment(servers: int, d: int, arrival_rate: float, mean_size: floa
     jobs_per_work = float(first_moment.sum() / total)     # E[jobs]/(λσ) = δ/σ = 1/γ
     return RandomAssignment(float(work * jobs_per_work), sigma * jobs_per_work, 1 / jobs_per_work,
                             float(busy[0] / total), busy / total, s, k, lam, sigma)
+
+
+def check_servers_d(servers: object, d: object) -> tuple[int, int]:
+    """``(S, d)`` checked: integers with ``1 <= d <= S`` (random assignment of d servers out of S)."""
+    s, k = integer("servers", servers), integer("d", d)
+    if k > s:
+        raise InvalidParameterError("d", d, f"must be <= servers = {s}")
+    return s, k
 
 
 def _overlap(servers: int, d: int, covered: int) -> tuple[np.ndarray, np.ndarray]:
@@ -225,10 +230,7 @@ def random_assignment_graph(servers: int, d: int, max_classes: int = 100_000) ->
     >>> random_assignment_graph(3, 2).server_sets
     ((0, 1), (0, 2), (1, 2))
     """
-    s = integer("servers", servers)
-    k = integer("d", d)
-    if k > s:
-        raise InvalidParameterError("d", d, f"must be <= servers = {s}")
+    s, k = check_servers_d(servers, d)
     if math.comb(s, k) > integer("max_classes", max_classes):
         raise InvalidParameterError("servers", s, f"C({s}, {k}) = {math.comb(s, k)} classes exceed max_classes = {max_classes}")
     return CompatibilityGraph(list(itertools.combinations(range(s), k)), np.ones(s))

@@ -38,19 +38,30 @@ from typing import Any
 
 import numpy as np
 
+from analytic._deprecation import renamed_arguments, renamed_attribute, warn
 from analytic.errors import InvalidParameterError, UnstableSystemError
 from analytic.fairness._engine import JobPool, advance
 from analytic.fairness.graph import CompatibilityGraph, check_rates
+from analytic.fairness.random_assignment import check_servers_d
 from analytic.fairness.stability import stability, unstable_error
 from analytic.memory import require
 from analytic.simulation import (
     Estimate,
+    Estimates,
     SizeLaw,
     check_executor,
     chunks,
     size_law,
 )
-from analytic.simulation._runs import column_estimates, pooled, run_control, run_replications, split_jobs, warmup_of
+from analytic.simulation._runs import (
+    estimates,
+    pooled,
+    run_control,
+    run_replications,
+    shown,
+    split_jobs,
+    warmup_of,
+)
 from analytic.simulation.clock import check_horizon
 from analytic.validation import as_number, confidence, integer, positive
 
@@ -65,18 +76,22 @@ _INITIAL_SLOTS = 1 << 12
 
 @dataclass(frozen=True, repr=False)
 class InterruptionSimulation:
-    """Simulated mean number of jobs, mean delay and mean service rate per class, with half-widths.
+    """Simulated mean number of jobs, mean delay, mean service rate and blocking per class, with their intervals.
+
+    The fields are named as in :class:`~analytic.fairness.BalancedFairness`,
+    :class:`~analytic.fairness.OIQueueLaw` and :class:`~analytic.fairness.RandomAssignment`, the exact
+    results: compare ``exact.mean_delay`` with ``sim.mean_delay.value``.
 
     Attributes
     ----------
-    mean_jobs, mean_jobs_ci : numpy.ndarray, shape (K,)
+    mean_jobs : Estimates, shape (K,)
         Time-average number of jobs of each class (K = N classes, or 1 for random assignment: all
-        jobs), and the half-widths at ``level``.
-    mean_delay, mean_delay_ci : numpy.ndarray, shape (K,)
+        jobs), with the half-widths at ``level``.
+    mean_delay : Estimates, shape (K,)
         δ_i, mean time in the system of the admitted class-i jobs (Little's law).
-    mean_service_rate, mean_service_rate_ci : numpy.ndarray, shape (K,)
-        γ_i = σ/δ_i, work per unit time.
-    blocking : numpy.ndarray, shape (K,)
+    mean_service_rate : Estimates, shape (K,)
+        γ_i = σ/δ_i, work per unit time (half-width: δ_i's, carried over to first order).
+    blocking : Estimates, shape (K,)
         Fraction of class-i arrivals lost (0 unless ``max_jobs`` was set).
     interruptions_per_job : float
         Interruptions per completed job during the measurement (≈ m).
@@ -85,7 +100,7 @@ class InterruptionSimulation:
         ``"independent replications"`` or ``"batch means"``.
     samples : int
         Replications or batches behind the intervals.
-    jobs : int
+    arrivals : int
         Arrivals simulated (all replications, warm-ups included).
     warmup : int
         Arrivals discarded at the start of each replication.
@@ -101,23 +116,21 @@ class InterruptionSimulation:
     Examples
     --------
     >>> from analytic.fairness import CompatibilityGraph, simulate_interruptions
-    >>> sim = simulate_interruptions(CompatibilityGraph([[0, 2], [1, 2]]), [1.0, 1.0], interruptions=1.0, jobs=20_000, seed=1)
-    >>> sim.mean_delay.shape
-    (2,)
+    >>> sim = simulate_interruptions(CompatibilityGraph([[0, 2], [1, 2]]), [1.0, 1.0], interruptions=1.0,
+    ...                              arrivals=20_000, seed=1)
+    >>> len(sim.mean_delay), sim.mean_delay[1].samples
+    (2, 20)
     """
 
-    mean_jobs: np.ndarray
-    mean_jobs_ci: np.ndarray
-    mean_delay: np.ndarray
-    mean_delay_ci: np.ndarray
-    mean_service_rate: np.ndarray
-    mean_service_rate_ci: np.ndarray
-    blocking: np.ndarray
+    mean_jobs: Estimates
+    mean_delay: Estimates
+    mean_service_rate: Estimates
+    blocking: Estimates
     interruptions_per_job: float
     level: float
     method: str
     samples: int
-    jobs: int
+    arrivals: int
     warmup: int
     replications: int
     seed: Any
@@ -125,84 +138,37 @@ class InterruptionSimulation:
     size: SizeLaw
     arrival_rates: np.ndarray
     max_jobs: int | None
+    jobs = renamed_attribute("arrivals")
+    mean_jobs_ci = renamed_attribute("mean_jobs.half_width", lambda self: self.mean_jobs.half_width)
+    mean_delay_ci = renamed_attribute("mean_delay.half_width", lambda self: self.mean_delay.half_width)
+    mean_service_rate_ci = renamed_attribute("mean_service_rate.half_width",
+                                             lambda self: self.mean_service_rate.half_width)
 
-    def _estimate(self, values: np.ndarray, half_widths: np.ndarray, label: int) -> Estimate:
+    def _entry(self, old: str, field: str, label: int) -> Estimate:
+        warn(f"InterruptionSimulation.{old}()", f"InterruptionSimulation.{field}[label]", stacklevel=4)
+        values = getattr(self, field)
         k = integer("label", label, minimum=0)
-        if k >= values.size:
-            raise InvalidParameterError("label", label, f"must be below {values.size} (one per class)")
-        return Estimate(float(values[k]), float(half_widths[k]), self.level, self.method, self.samples)
+        if k >= len(values):
+            raise InvalidParameterError("label", label, f"must be below {len(values)} (one per class)")
+        return values[k]
 
     def delay_estimate(self, label: int = 0) -> Estimate:
-        """δ of class ``label`` as an :class:`~analytic.simulation.Estimate` (for :func:`~analytic.simulation.compare`).
-
-        Parameters
-        ----------
-        label : int
-            The class (0 for the single class of a random-assignment system).
-
-        Returns
-        -------
-        Estimate
-
-        Examples
-        --------
-        >>> from analytic.fairness import CompatibilityGraph, simulate_interruptions
-        >>> sim = simulate_interruptions(CompatibilityGraph([[0, 2], [1, 2]]), [1.0, 1.0], jobs=20_000, seed=1)
-        >>> sim.delay_estimate(1).samples
-        20
-        """
-        return self._estimate(self.mean_delay, self.mean_delay_ci, label)
+        """Deprecated: use ``mean_delay[label]``."""
+        return self._entry("delay_estimate", "mean_delay", label)
 
     def service_rate_estimate(self, label: int = 0) -> Estimate:
-        """γ of class ``label`` as an :class:`~analytic.simulation.Estimate`.
-
-        Parameters
-        ----------
-        label : int
-            The class (0 for the single class of a random-assignment system).
-
-        Returns
-        -------
-        Estimate
-
-        Examples
-        --------
-        >>> from analytic.fairness import CompatibilityGraph, simulate_interruptions
-        >>> sim = simulate_interruptions(CompatibilityGraph([[0, 2], [1, 2]]), [1.0, 1.0], jobs=20_000, seed=1)
-        >>> sim.service_rate_estimate(1).samples
-        20
-        """
-        return self._estimate(self.mean_service_rate, self.mean_service_rate_ci, label)
+        """Deprecated: use ``mean_service_rate[label]``."""
+        return self._entry("service_rate_estimate", "mean_service_rate", label)
 
     def jobs_estimate(self, label: int = 0) -> Estimate:
-        """E[x] of class ``label`` as an :class:`~analytic.simulation.Estimate`.
-
-        Parameters
-        ----------
-        label : int
-            The class (0 for the single class of a random-assignment system).
-
-        Returns
-        -------
-        Estimate
-
-        Examples
-        --------
-        >>> from analytic.fairness import CompatibilityGraph, simulate_interruptions
-        >>> sim = simulate_interruptions(CompatibilityGraph([[0, 2], [1, 2]]), [1.0, 1.0], jobs=20_000, seed=1)
-        >>> sim.jobs_estimate(1).samples
-        20
-        """
-        return self._estimate(self.mean_jobs, self.mean_jobs_ci, label)
+        """Deprecated: use ``mean_jobs[label]``."""
+        return self._entry("jobs_estimate", "mean_jobs", label)
 
     def __repr__(self) -> str:
-        def show(values: np.ndarray, half: np.ndarray) -> str:
-            return "[" + ", ".join(f"{v:.5g} ± {h:.2g}" for v, h in zip(values, half, strict=True)) + "]"
-
-        return (f"InterruptionSimulation(m={self.interruptions:g}, mean_delay={show(self.mean_delay, self.mean_delay_ci)}, "
-                f"mean_service_rate={show(self.mean_service_rate, self.mean_service_rate_ci)}, "
+        return (f"InterruptionSimulation(m={self.interruptions:g}, mean_delay={shown(self.mean_delay, '.5g')}, "
+                f"mean_service_rate={shown(self.mean_service_rate, '.5g')}, "
                 f"interruptions_per_job={self.interruptions_per_job:.4g}, {self.samples} {self.method}, "
-                f"{self.jobs:,} arrivals)")
+                f"{self.arrivals:,} arrivals)")
 
 
 @dataclass(frozen=True)
@@ -284,21 +250,23 @@ def _replication(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
 
 def _run(setup: _Setup, replications: int, seed: Any, executor: Executor | None, level: float,
          progress: bool | None, interruptions: float, arrival_rates: np.ndarray, max_jobs: int | None,
-         jobs: int) -> InterruptionSimulation:
+         arrivals: int) -> InterruptionSimulation:
     root, tallies = run_replications(_replication, setup, replications, seed, executor, progress,
                                      "Algorithm 1 replications")
     method, sums = pooled(tallies)
-    area, duration, admitted, arrivals = sums["area"], sums["duration"], sums["admitted"], sums["arrivals"]
-    _check_measured(arrivals.sum(axis=0), admitted.sum(axis=0), arrival_rates, max_jobs)
+    area, duration, admitted, arriving = sums["area"], sums["duration"], sums["admitted"], sums["arrivals"]
+    _check_measured(arriving.sum(axis=0), admitted.sum(axis=0), arrival_rates, max_jobs)
     sigma = setup.law.mean
-    mean_jobs, mean_jobs_ci = column_estimates(area, level, method, duration)
-    delay, delay_ci = column_estimates(area, level, method, admitted)
+    delay = estimates(area, level, method, admitted)
+    # the admitted fraction's interval is the lost fraction's, mirrored: R(lost) = 1 - R(admitted)
+    accepted = estimates(admitted, level, method, arriving)
     interrupted = sum(int(t.interrupted.sum()) for t in tallies)
     departed = sum(int(t.departed.sum()) for t in tallies)
     return InterruptionSimulation(
-        mean_jobs, mean_jobs_ci, delay, delay_ci,
-        sigma / delay, sigma * delay_ci / delay ** 2, 1 - admitted.sum(axis=0) / arrivals.sum(axis=0),
-        interrupted / max(departed, 1), level, method, area.shape[0], jobs, setup.warmup, replications,
+        estimates(area, level, method, duration), delay,
+        Estimates(sigma / delay.value, sigma * delay.half_width / delay.value ** 2, level, method, len(area)),
+        Estimates(1 - accepted.value, accepted.half_width, level, method, len(area)),
+        interrupted / max(departed, 1), level, method, len(area), arrivals, setup.warmup, replications,
         root.entropy, interruptions, setup.law, arrival_rates, max_jobs)
 
 
@@ -310,7 +278,7 @@ def _check_measured(arrivals: np.ndarray, admitted: np.ndarray, rates: np.ndarra
             raise InvalidParameterError(f"arrival_rates[{i}]", float(rates[i]),
                                         f"is so small that no class-{i} job arrived among the {int(arrivals.sum()):,} "
                                         f"measured arrivals (about {expected:.3g} expected), so its delay cannot be "
-                                        "estimated: raise jobs, or leave the class out")
+                                        "estimated: raise arrivals, or leave the class out")
         raise InvalidParameterError("max_jobs", max_jobs, f"lost all {int(arrivals[i]):,} measured class-{i} arrivals, so "
                                                           "their delay cannot be estimated")
 
@@ -318,7 +286,7 @@ def _check_measured(arrivals: np.ndarray, admitted: np.ndarray, rates: np.ndarra
 #: Largest mean number of interruptions per job simulated: each is an event of the loop, and the paper's
 #: figures use m <= 5 (m → ∞ is balanced fairness, computed exactly by balanced_fairness).
 MAX_INTERRUPTIONS = 1e3
-def _common(size: Any, interruptions: Any, jobs: Any, warmup: Any, replications: Any, executor: Any, level: Any,
+def _common(size: Any, interruptions: Any, arrivals: Any, warmup: Any, replications: Any, executor: Any, level: Any,
             batches: Any, max_jobs: Any, arrival: tuple[str, float]) -> tuple[SizeLaw, float, float, int, int, int, int, int]:
     """Validate the parameters shared by both simulators (``arrival``: the name and value of the total arrival rate)."""
     law = size if isinstance(size, SizeLaw) else size_law(size)
@@ -333,13 +301,13 @@ def _common(size: Any, interruptions: Any, jobs: Any, warmup: Any, replications:
                                     f"the limit of infinitely many is balanced fairness, exact in balanced_fairness()")
     interruptions = float(number)
     theta = law.mean / interruptions if interruptions > 0 else math.inf
-    _, runs, k, per_run = split_jobs(jobs, replications, batches)
+    _, runs, k, per_run = split_jobs(arrivals, replications, batches, name="arrivals")
     if per_run > _MAX_ARRIVALS:
-        raise InvalidParameterError("jobs", jobs, f"must be at most {_MAX_ARRIVALS:,} per replication (jobs // replications "
-                                                  "= arrivals, counted by the event loop in 64-bit integers)")
-    skip = warmup_of(jobs, warmup, per_run, runs, k, needed=None if runs == 1 else 1)
+        raise InvalidParameterError("arrivals", arrivals, f"must be at most {_MAX_ARRIVALS:,} per replication (arrivals // "
+                                                          "replications, counted by the event loop in 64-bit integers)")
+    skip = warmup_of(arrivals, warmup, per_run, runs, k, needed=None if runs == 1 else 1, name="arrivals")
     name, rate = arrival
-    check_horizon(jobs, per_run, rate * law.mean, (name, rate))
+    check_horizon(arrivals, per_run, rate * law.mean, (name, rate))
     check_executor(executor)
     confidence("level", level)
     # A bound beyond the 64-bit counters of the loop truncates nothing: a replication holds at most per_run jobs.
@@ -348,8 +316,9 @@ def _common(size: Any, interruptions: Any, jobs: Any, warmup: Any, replications:
 
 
 @run_control("arrivals")
+@renamed_arguments(jobs="arrivals")
 def simulate_interruptions(graph: CompatibilityGraph, arrival_rates: Any, size: SizeLaw | str = "exponential",
-                           interruptions: float = 0.0, jobs: int = 1_000_000, warmup: int | None = None,
+                           interruptions: float = 0.0, arrivals: int = 1_000_000, warmup: int | None = None,
                            replications: int = 1, seed: Any = None, executor: Executor | None = None, *,
                            level: float = 0.95, batches: int = 20, max_jobs: int | None = None,
                            progress: bool | None = None) -> InterruptionSimulation:
@@ -371,7 +340,7 @@ def simulate_interruptions(graph: CompatibilityGraph, arrival_rates: Any, size: 
         in :data:`analytic.fairness.paper.SIZE_LAWS`.
     interruptions : float
         m >= 0, mean interruptions per job (θ = σ/m); 0 is FCFS per server.
-    jobs : (run control)
+    arrivals : (run control)
         At most 2**62 per replication (the event loop's 64-bit integers).
     warmup : (run control)
     replications : (run control)
@@ -406,8 +375,8 @@ def simulate_interruptions(graph: CompatibilityGraph, arrival_rates: Any, size: 
     >>> from analytic.fairness import balanced_fairness, three_server_graph
     >>> from analytic.simulation import compare
     >>> graph = three_server_graph()
-    >>> sim = simulate_interruptions(graph, [1.0, 1.0], interruptions=1.0, jobs=200_000, seed=4)
-    >>> compare(sim.delay_estimate(0), balanced_fairness(graph, [1.0, 1.0]).mean_delay[0]).verdict
+    >>> sim = simulate_interruptions(graph, [1.0, 1.0], interruptions=1.0, arrivals=200_000, seed=4)
+    >>> compare(sim.mean_delay[0], balanced_fairness(graph, [1.0, 1.0]).mean_delay[0]).verdict
     'agrees'
     """
     rates = check_rates("arrival_rates", arrival_rates, graph)
@@ -415,7 +384,7 @@ def simulate_interruptions(graph: CompatibilityGraph, arrival_rates: Any, size: 
         total = float(rates.sum())
     if not math.isfinite(total):
         raise InvalidParameterError("arrival_rates", arrival_rates, "must have a finite sum (the total arrival rate)")
-    law, m, theta, runs, k, per_run, skip, limit = _common(size, interruptions, jobs, warmup, replications, executor,
+    law, m, theta, runs, k, per_run, skip, limit = _common(size, interruptions, arrivals, warmup, replications, executor,
                                                            level, batches, max_jobs, ("arrival_rates", total))
     if max_jobs is None:
         load = stability(graph, rates * law.mean)
@@ -433,8 +402,9 @@ def simulate_interruptions(graph: CompatibilityGraph, arrival_rates: Any, size: 
     return _run(setup, runs, seed, executor, level, progress, m, rates, max_jobs, per_run * runs)
 
 
+@renamed_arguments(jobs="arrivals")
 def simulate_random_assignment(servers: int, d: int, arrival_rate: float, size: SizeLaw | str = "exponential",
-                               interruptions: float = 0.0, jobs: int = 1_000_000, warmup: int | None = None,
+                               interruptions: float = 0.0, arrivals: int = 1_000_000, warmup: int | None = None,
                                replications: int = 1, seed: Any = None, executor: Executor | None = None, *,
                                level: float = 0.95, batches: int = 20, max_jobs: int | None = None,
                                progress: bool | None = None) -> InterruptionSimulation:
@@ -446,13 +416,10 @@ def simulate_random_assignment(servers: int, d: int, arrival_rate: float, size: 
 
     Parameters
     ----------
-    servers : int
-        S >= 1 unit-capacity servers.
-    d : int
-        Servers per job, 1 <= d <= S.
-    arrival_rate : float
-        λ > 0, total jobs per unit time (load λσ/S < 1 unless ``max_jobs`` is set).
-    size, interruptions, jobs, warmup, replications, seed, executor, level, batches, max_jobs, progress
+    servers, d, arrival_rate
+        As in :func:`~analytic.fairness.random_assignment` (S, d and the total λ; the load λσ/S must be
+        below 1 unless ``max_jobs`` is set).
+    size, interruptions, arrivals, warmup, replications, seed, executor, level, batches, max_jobs, progress
         As in :func:`simulate_interruptions`.
 
     Returns
@@ -467,16 +434,13 @@ def simulate_random_assignment(servers: int, d: int, arrival_rate: float, size: 
     --------
     >>> from analytic.fairness import random_assignment
     >>> from analytic.simulation import compare
-    >>> sim = simulate_random_assignment(100, 2, 60.0, interruptions=1.0, jobs=200_000, seed=2)
-    >>> compare(sim.delay_estimate(), random_assignment(100, 2, 60.0).mean_delay).verdict
+    >>> sim = simulate_random_assignment(100, 2, 60.0, interruptions=1.0, arrivals=200_000, seed=2)
+    >>> compare(sim.mean_delay[0], random_assignment(100, 2, 60.0).mean_delay).verdict
     'agrees'
     """
-    s = integer("servers", servers)
-    k_servers = integer("d", d)
-    if k_servers > s:
-        raise InvalidParameterError("d", d, f"must be <= servers = {s}")
+    s, k_servers = check_servers_d(servers, d)
     lam = positive("arrival_rate", arrival_rate)
-    law, m, theta, runs, k, per_run, skip, limit = _common(size, interruptions, jobs, warmup, replications, executor,
+    law, m, theta, runs, k, per_run, skip, limit = _common(size, interruptions, arrivals, warmup, replications, executor,
                                                            level, batches, max_jobs, ("arrival_rate", lam))
     if max_jobs is None and lam * law.mean >= s:
         raise UnstableSystemError("load λσ/S", lam * law.mean / s, 1.0, "Theorem 1 with random assignment")

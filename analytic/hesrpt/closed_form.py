@@ -267,7 +267,7 @@ def hesrpt_flow_time(sizes: object, exponent: float, servers: float) -> HesrptFl
     mantissa, binade = np.frexp(x[order])                        # exact: x = mantissa 2^binade
     k = np.arange(1, x.size + 1)
     gap_c, gap_q = _log_gap(k, c), _log_gap(k, q)
-    speed, shift = _power(n, p)                                  # N^p = speed 2^shift
+    speed, shift = scaled_power(n, p)                                  # N^p = speed 2^shift
     # T* = N^-p Σ x_k (k^c - (k-1)^c)^(1-p) with (k^c - (k-1)^c)^(1-p) = k e^((1-p) gap_c) in [1, k];
     # k^q D_k = x_k N^-p e^(-p gap_c) (factor in [1, k]) and D_j (j^q - (j-1)^q) = x_j N^-p e^(gap_q - p gap_c)
     # (factor <= 1, tiny for p -> 0): since cp = q, the powers of k cancel exactly.
@@ -283,7 +283,7 @@ def hesrpt_flow_time(sizes: object, exponent: float, servers: float) -> HesrptFl
                               completion_times=completion)
 
 
-def _power(n: float, p: float) -> tuple[float, int]:
+def scaled_power(n: float, p: float) -> tuple[float, int]:
     """``n^p`` as ``speed 2^shift`` with ``speed`` in [1, 4): exact in the exponent, so that neither a
     subnormal ``n^p`` nor the rounding of ``p log2 n`` (up to 1e-13 relative) costs digits. With
     ``n = m 2^e``, m in [1, 2), ``speed = m^p 2^f`` for ``p e = shift + f`` (exact rationals), so a power
@@ -395,7 +395,7 @@ def optimal_makespan(sizes: object, exponent: float, servers: float) -> float:
     n = positive("servers", servers)
     top = x.max()
     mantissa, binade = math.frexp(top)
-    speed, shift = _power(n, p)
+    speed, shift = scaled_power(n, p)
     with np.errstate(over="ignore"):                              # a makespan beyond 1.8e308 is inf
         return float(np.ldexp(mantissa * float(np.sum((x / top) ** (1.0 / p))) ** p / speed, binade - shift))
 

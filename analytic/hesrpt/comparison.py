@@ -18,12 +18,12 @@ from analytic._deprecation import old_names, renamed_arguments, renamed_attribut
 from analytic.errors import InvalidParameterError
 from analytic.hesrpt.closed_form import hesrpt_flow_time
 from analytic.hesrpt.policies import (
-    _KNEE_COARSE,
-    _allocator,
-    _knee_search_batch,
-    _require_runs,
-    _simulate,
-    _whole_servers,
+    KNEE_COARSE,
+    allocator,
+    knee_search_batch,
+    require_runs,
+    simulate_runs,
+    whole_servers,
 )
 from analytic.memory import require
 from analytic.simulation import root_seed
@@ -186,7 +186,7 @@ def compare_policies(exponents: Sequence[float] = FIGURE4_EXPONENTS, servers: in
     >>> bool(small.ratio().min(axis=1)[0] >= 1.0)
     True
     """
-    n = _whole_servers(positive("servers", servers), "hell")
+    n = whole_servers(positive("servers", servers), "hell")
     p = real_array("exponents", exponents, " (speed-up exponents)", ndim=1, allow_empty=False)
     if not np.all((p > 0) & (p < 1)):
         raise InvalidParameterError("exponents", exponents, "must each lie in the open interval (0, 1)")
@@ -198,7 +198,7 @@ def compare_policies(exponents: Sequence[float] = FIGURE4_EXPONENTS, servers: in
     if unknown or "hesrpt" not in policies:
         raise InvalidParameterError("policies", policies, f"must be among {FIGURE4_POLICIES} and include 'hesrpt'")
     jobs = integer("jobs", jobs)
-    _require_runs(len(seeds) * (_KNEE_COARSE if "knee" in policies else 1), jobs)  # KNEE's search: 17 runs a set
+    require_runs(len(seeds) * (KNEE_COARSE if "knee" in policies else 1), jobs)  # KNEE's search: 17 runs a set
     sizes = np.stack([pareto_sizes(jobs, shape, seed) for seed in seeds])
     curves = [SpeedupCurve.power(value) for value in p]
     per_set = np.empty((len(curves), len(policies), len(seeds)))
@@ -209,11 +209,11 @@ def compare_policies(exponents: Sequence[float] = FIGURE4_EXPONENTS, servers: in
             if policy == "hesrpt":
                 per_set[row, column] = [hesrpt_flow_time(x, curve.exponent, n).mean for x in sizes]
             elif policy == "knee":
-                tried, means = _knee_search_batch(sizes, curve, n)
+                tried, means = knee_search_batch(sizes, curve, n)
                 best = np.argmin(means, axis=1)
                 per_set[row, column], alphas[row] = means[sets, best], tried[sets, best]
             else:
-                completion, _ = _simulate(sizes, _allocator(policy, curve, n, jobs, None), n)
+                completion, _ = simulate_runs(sizes, allocator(policy, curve, n, jobs, None), n)
                 per_set[row, column] = completion.mean(axis=1)
     return PolicyComparison(exponents=tuple(float(v) for v in p), policies=tuple(policies), per_set=per_set,
                             median=np.median(per_set, axis=2), knee_alpha=alphas)

@@ -50,7 +50,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from analytic.errors import ConvergenceError, InvalidParameterError
-from analytic.hesrpt.closed_form import _power, check_sizes, mean_time
+from analytic.hesrpt.closed_form import check_sizes, mean_time, scaled_power
 from analytic.speedup import SpeedupCurve, SpeedupTable, as_curve
 from analytic.validation import positive
 
@@ -285,7 +285,7 @@ def optimal_allocation(sizes: object, speedup: SpeedupCurve | SpeedupTable | flo
         solved, size_shift, speed, shift = n, 0, 1.0, 0
     else:                                  # solved on one server, sizes scaled by 2^-size_shift, times by N^-e
         solved, size_shift = 1.0, math.frexp(x.max())[1] - (_TOP_EXPONENT - 2 * jobs.bit_length())
-        speed, shift = _power(n, exponent)
+        speed, shift = scaled_power(n, exponent)
     ranked = np.ldexp(x[order], -size_shift)
     # held[j - 1, :j]: servers of jobs 1..j while j remain; weights: the multipliers μ
     held, weights = (_smooth_phases(curve, solved, jobs) if curve.discrete is None

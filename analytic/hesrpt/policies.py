@@ -67,7 +67,7 @@ _ALLOCATION_SLACK = 1e-9
 
 #: KNEE search: log-spaced thresholds over the range where knees go from N to 1, then rounds of
 #: refinement, each with evenly log-spaced points on both sides of the best so far, up to its neighbours.
-_KNEE_COARSE, _KNEE_REFINE, _KNEE_ROUNDS = 17, 2, 3
+KNEE_COARSE, _KNEE_REFINE, _KNEE_ROUNDS = 17, 2, 3
 
 #: Logs of the thresholds the search may try: from the smallest positive double to (nearly) the largest.
 _LOG_ALPHAS = (np.log(5e-324), np.log(np.finfo(float).max))
@@ -209,7 +209,7 @@ class KneeSearch:
 # ---------------------------------------------------------------------------------------------
 
 
-def _simulate(sizes: np.ndarray, allocate: Allocator, servers: float,
+def simulate_runs(sizes: np.ndarray, allocate: Allocator, servers: float,
               record: bool = False) -> tuple[np.ndarray, Trajectory | None]:
     """Completion times (rows × jobs, input order) of independent runs, departure by departure.
 
@@ -219,7 +219,7 @@ def _simulate(sizes: np.ndarray, allocate: Allocator, servers: float,
     larger, as in the closed forms.
     """
     rows, jobs = sizes.shape
-    _require_runs(rows, jobs)
+    require_runs(rows, jobs)
     ids = jobs - 1 - np.argsort(sizes[:, ::-1], axis=1, kind="stable")   # ascending; equal sizes: later listed first
     remaining = np.take_along_axis(sizes, ids, axis=1)
     count = np.full(rows, jobs)
@@ -257,7 +257,7 @@ def _simulate(sizes: np.ndarray, allocate: Allocator, servers: float,
     return completion.reshape(rows, jobs), _trajectory(path, clock[0], jobs) if record else None
 
 
-def _require_runs(runs: int, jobs: int) -> None:
+def require_runs(runs: int, jobs: int) -> None:
     """Refuse, before allocating, ``runs`` evaluations of ``jobs`` jobs at once that would not fit in memory."""
     require(_RUN_BYTES * runs * jobs, f"evaluating {runs:,} runs of the jobs at once (an entry per run and job)",
             runs * jobs)
@@ -416,7 +416,7 @@ def _exponent(speedup: SpeedupCurve, policy: str) -> float:
     return speedup.exponent
 
 
-def _whole_servers(servers: float, policy: str) -> int:
+def whole_servers(servers: float, policy: str) -> int:
     if servers < 1 or servers != int(servers):
         raise InvalidParameterError("servers", servers, f"policy {policy!r} allocates whole servers: must be an integer >= 1")
     n = int(servers)
@@ -424,14 +424,14 @@ def _whole_servers(servers: float, policy: str) -> int:
     return n
 
 
-def _allocator(policy: str | Callable, speedup: SpeedupCurve, servers: float, jobs: int,
+def allocator(policy: str | Callable, speedup: SpeedupCurve, servers: float, jobs: int,
                alpha: np.ndarray | None) -> Allocator:
     if callable(policy):
         return _callable(policy, speedup, servers)
     if policy == "knee":
-        return _knee(speedup, _whole_servers(servers, policy), alpha)
+        return _knee(speedup, whole_servers(servers, policy), alpha)
     if policy == "hell":
-        return _hell(speedup, _whole_servers(servers, policy), jobs)
+        return _hell(speedup, whole_servers(servers, policy), jobs)
     builders = {"hesrpt": _hesrpt, "helrpt": _helrpt, "srpt": _srpt, "equi": _equi}
     return builders[_policy_name(policy)](speedup, servers)
 
@@ -513,8 +513,8 @@ def flow_time(sizes: object, policy: str | Callable, speedup: SpeedupCurve | Spe
         alpha = knee_search(x, curve, n).alpha
     if alpha is not None:
         positive("alpha", alpha, meaning=" (KNEE's threshold)")
-    allocate = _allocator(policy, curve, n, x.size, None if alpha is None else np.array([float(alpha)]))
-    completion, path = _simulate(x[None, :], allocate, n, record=record)
+    allocate = allocator(policy, curve, n, x.size, None if alpha is None else np.array([float(alpha)]))
+    completion, path = simulate_runs(x[None, :], allocate, n, record=record)
     with np.errstate(over="ignore"):                   # a total beyond 1.8e308 is inf, its mean need not be
         total = float(completion.sum())
     return FlowTime(policy=name, completion_times=completion[0], total=total, mean=mean_time(completion[0]),
@@ -565,7 +565,7 @@ def knee_search(sizes: object, speedup: SpeedupCurve | SpeedupTable | float | Ca
     True
     """
     x = check_sizes(sizes)
-    n = _whole_servers(positive("servers", servers), "knee")
+    n = whole_servers(positive("servers", servers), "knee")
     curve = as_curve(speedup, n)
     grid = None
     if alphas is not None:
@@ -573,14 +573,14 @@ def knee_search(sizes: object, speedup: SpeedupCurve | SpeedupTable | float | Ca
         if grid.size == 0 or not np.all(np.isfinite(grid) & (grid > 0)):
             raise InvalidParameterError("alphas", alphas, "must be a non-empty sequence of positive finite thresholds")
         grid = grid[None, :]
-    tried, means = _knee_search_batch(x[None, :], curve, n, grid)
+    tried, means = knee_search_batch(x[None, :], curve, n, grid)
     order = np.argsort(tried[0], kind="stable")
     best = int(np.argmin(means[0]))
     return KneeSearch(alpha=float(tried[0, best]), mean=float(means[0, best]),
                       alphas=tried[0, order], means=means[0, order])
 
 
-def _knee_search_batch(sizes: np.ndarray, speedup: SpeedupCurve, servers: int,
+def knee_search_batch(sizes: np.ndarray, speedup: SpeedupCurve, servers: int,
                       alphas: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Mean flow time of KNEE for several instances (rows of ``sizes``) and thresholds at once.
 
@@ -600,7 +600,7 @@ def _knee_search_batch(sizes: np.ndarray, speedup: SpeedupCurve, servers: int,
     # 5e-324 or 1.7e308, and a threshold beyond the double range is not one that can be returned
     low = np.log(0.5) + np.log(useful.min()) + np.log(sizes.min(axis=1))
     high = np.log(2.0) + np.log(useful.max()) + np.log(sizes.max(axis=1))
-    tried = np.exp(np.linspace(np.clip(low, *_LOG_ALPHAS), np.clip(high, *_LOG_ALPHAS), _KNEE_COARSE, axis=1))
+    tried = np.exp(np.linspace(np.clip(low, *_LOG_ALPHAS), np.clip(high, *_LOG_ALPHAS), KNEE_COARSE, axis=1))
     means = _knee_means(sizes, speedup, servers, tried)
     rows = np.arange(sizes.shape[0])[:, None]
     fractions = np.arange(1, _KNEE_REFINE + 1) / (_KNEE_REFINE + 1)
@@ -620,6 +620,6 @@ def _knee_search_batch(sizes: np.ndarray, speedup: SpeedupCurve, servers: int,
 def _knee_means(sizes: np.ndarray, speedup: SpeedupCurve, servers: int, alphas: np.ndarray) -> np.ndarray:
     instances, tries = alphas.shape
     stacked = np.repeat(sizes, tries, axis=0)
-    completion, _ = _simulate(stacked, _knee(speedup, servers, alphas.ravel()), servers)
+    completion, _ = simulate_runs(stacked, _knee(speedup, servers, alphas.ravel()), servers)
     return mean_time(completion).reshape(instances, tries)
 

@@ -48,13 +48,13 @@ from analytic.errors import StateSpaceTooLargeError
 from analytic.intervals import Interval
 from analytic.memory import require
 from analytic.moldable.greedy import (
-    _empty_limit,
-    _rates_in_range,
-    _resolve_p,
     allocation_probabilities,
+    empty_limit,
     fluid_point,
     greedy_chain,
     lattice_moves,
+    rates_in_range,
+    resolve_p,
 )
 from analytic.moldable.occupancy import check_rate_per_server
 from analytic.speedup import SpeedupCurve, SpeedupTable, as_discrete
@@ -95,7 +95,7 @@ class GreedyBounds:
         A proven bound on the stationary probability of the states left out (0 when the whole
         chain was solved; all but the empty system in the empty-system limit of
         :func:`greedy_bounds`).
-    states : int
+    n_states : int
         States kept (and solved; 1 in the empty-system limit).
     method : str
         How the intervals were obtained (the drift check, the kept box, the truncated solve).
@@ -117,17 +117,18 @@ class GreedyBounds:
     blocking: Interval
     mean_time: Interval
     neglected_mass: float
-    states: int
+    n_states: int
     method: str
     entry_cost: float
     p: np.ndarray
     servers: int
     rate_per_server: float
     arrival_rate = renamed_attribute("rate_per_server")
+    states = renamed_attribute("n_states")
 
     def __repr__(self) -> str:
         return (f"GreedyBounds(servers={self.servers}, blocking={self.blocking!r}, mean_time={self.mean_time!r}, "
-                f"neglected_mass={self.neglected_mass:.3g}, states={self.states:,})")
+                f"neglected_mass={self.neglected_mass:.3g}, n_states={self.n_states:,})")
 
     @property
     def width(self) -> float:
@@ -203,12 +204,12 @@ def greedy_bounds(speedup: SpeedupTable | SpeedupCurve | object, rate_per_server
     lam = check_rate_per_server(rate_per_server)
     target, tolerance = checked_width(width)
     integer("max_states", max_states)
-    probabilities = _resolve_p(speedup, lam, p)
-    limit = _empty_limit(speedup.values, lam, n, probabilities)
+    probabilities = resolve_p(speedup, lam, p)
+    limit = empty_limit(speedup.values, lam, n, probabilities)
     if limit is not None:
         return GreedyBounds(blocking=Interval(0.0, limit.occupied),
                             mean_time=Interval(limit.mean_time - limit.deviation, limit.mean_time + limit.deviation),
-                            neglected_mass=limit.occupied, states=1, method=(
+                            neglected_mass=limit.occupied, n_states=1, method=(
                                 f"the empty-system limit: nλ/s_1 <= {limit.occupied:.3g} bounds the mass of the states "
                                 "with jobs (cut equations), no chain solved"),
                             entry_cost=0.0, p=probabilities, servers=n, rate_per_server=lam)
@@ -216,7 +217,7 @@ def greedy_bounds(speedup: SpeedupTable | SpeedupCurve | object, rate_per_server
     step = math.gcd(n, *support.tolist())
     sizes = np.arange(step, support.max() + 1, step)
     speeds = speedup.values[sizes - 1]
-    with _rates_in_range(p, lam):
+    with rates_in_range(p, lam):
         if len(sizes) == 2 and len(support) == 2:
             result = _truncated(n, lam, probabilities, sizes, speeds, speedup.values, target, tolerance, max_states)
         else:
@@ -224,7 +225,7 @@ def greedy_bounds(speedup: SpeedupTable | SpeedupCurve | object, rate_per_server
     truncation, how = result
     blocking, mean_time = _intervals(truncation, n, probabilities, sizes, speeds)
     return GreedyBounds(blocking=blocking, mean_time=mean_time, neglected_mass=truncation.neglected_mass,
-                        states=truncation.chain.n_kept, method=how, entry_cost=truncation.entry_cost, p=probabilities,
+                        n_states=truncation.chain.n_kept, method=how, entry_cost=truncation.entry_cost, p=probabilities,
                         servers=n, rate_per_server=lam)
 
 
@@ -342,7 +343,7 @@ class _Box:
     lyapunov: _Lyapunov
     top_b: int
     top_i: int
-    states: int
+    n_states: int
 
 
 def _box_rows(n: int, sizes: np.ndarray, top_b: int, top_i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -404,12 +405,12 @@ def _truncated(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.
     last = None
     for mass in _MASS_TARGETS:
         box = min((_smallest_box(v, n, sizes, xb, idle, d, mass) for v, d in zip(lyapunovs, drifts, strict=True)),
-                  key=lambda b: b.states)
-        require(lattice_bytes(box.states, 2, 4) + solve_bytes(box.states, 5 * box.states),
-                f"the kept box of greedy(p) for a neglected mass of {mass:g}, built and solved,", box.states)
+                  key=lambda b: b.n_states)
+        require(lattice_bytes(box.n_states, 2, 4) + solve_bytes(box.n_states, 5 * box.n_states),
+                f"the kept box of greedy(p) for a neglected mass of {mass:g}, built and solved,", box.n_states)
         if last is not None and (box.top_b, box.top_i) == (last.top_b, last.top_i):
             continue
-        whole = box.states == total
+        whole = box.n_states == total
         kept = _box_states(n, sizes, box.top_b, box.top_i)
         equilibrium = kept[np.argmin(np.abs(kept[:, 0] - fluid[c1 - 1]) + np.abs(kept[:, 1] - fluid[c2 - 1]))]
         chain = truncate_lattice(kept, moves, lambda X: X @ sizes <= n, equilibrium)
@@ -423,7 +424,7 @@ def _truncated(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.
         if whole or max(blocking.width, mean_time.width) <= target:
             break
     how = ("the whole chain solved (the kept box is the simplex)" if whole else
-           f"kept box X_{c2} <= {box.top_b}, I <= {box.top_i} ({box.states:,} of the {total:,} states); drift of "
+           f"kept box X_{c2} <= {box.top_b}, I <= {box.top_i} ({box.n_states:,} of the {total:,} states); drift of "
            f"{box.lyapunov.describe()} checked on each of the {drift.states_checked:,} states outside; neglected mass "
            f"<= {truncation.neglected_mass:.3g}; entry cost {truncation.entry_cost:.3g}")
     return truncation, how + f"; truncated law: {truncation.law.method}"

@@ -7,6 +7,10 @@ idle servers draws ``i`` with probability ``p_i`` and gets ``min(i, j)`` servers
 is blocked. A job on ``i`` servers runs at speed ``s_i``. The state ``X_i`` counts jobs on ``i``
 servers, and ``X`` is a finite CTMC solved exactly by :mod:`analytic.ctmc`, or in closed form
 (Erlang's loss system, :mod:`analytic.erlang`) where every job holds the same number of servers.
+
+One module (over 700 lines) for the chain and its metrics: :func:`greedy_metrics` chooses among Erlang's closed
+form, the empty-system limit and the chain from the same resolved ``p`` and allocation table the chain is built from,
+and bounds its accuracy from that chain's construction.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import numpy as np
 
 from analytic._deprecation import renamed_arguments, renamed_attribute
 from analytic.ctmc import CTMC, lattice_bytes, solve_bytes
+from analytic.ctmc._rounding import gamma
 from analytic.ctmc.stationary import FLOOR, METHODS, Stationary, check_tolerance
 from analytic.erlang import MAX_SERVERS, erlang_b, loss_occupancy, loss_response_time
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
@@ -153,7 +158,7 @@ def allocation_probabilities(idle: int | np.ndarray, p: np.ndarray) -> np.ndarra
     return np.concatenate([(f == 0).astype(float), allocation], axis=-1)
 
 
-def _resolve_p(speedup: SpeedupTable, rate_per_server: float, p: object) -> np.ndarray:
+def resolve_p(speedup: SpeedupTable, rate_per_server: float, p: object) -> np.ndarray:
     if p is None:
         return optimal_occupancy(speedup, rate_per_server).p
     if isinstance(p, str):
@@ -260,9 +265,9 @@ def greedy_chain(speedup: SpeedupTable | SpeedupCurve | object, rate_per_server:
     speedup = as_discrete(speedup)
     n = integer("servers", servers, minimum=speedup.d, meaning=f" (at least d = {speedup.d})")
     lam = check_rate_per_server(rate_per_server)
-    probabilities = _resolve_p(speedup, lam, p)
+    probabilities = resolve_p(speedup, lam, p)
     phases = phase_representation(size)
-    support, sizes = _allocations(n, probabilities)
+    support, sizes = allocations(n, probabilities)
     speeds = speedup.values[sizes - 1]
     m = 1 if phases is None else len(phases[0])
     build = _explore if len(support) == 1 else _enumerate
@@ -290,7 +295,7 @@ def phase_representation(size: SizeLaw | str) -> tuple[np.ndarray, np.ndarray] |
     return np.asarray(phase_type.initial, dtype=float), np.asarray(phase_type.generator, dtype=float)
 
 
-def _allocations(n: int, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def allocations(n: int, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The support P of ``p`` and the server counts greedy(p) can allocate: multiples of g = gcd(P ∪ {n}) up to max P."""
     support = np.flatnonzero(p > 0) + 1
     step = math.gcd(n, *support.tolist())
@@ -357,7 +362,7 @@ def _explore(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.nd
     return CTMC.from_function((0,) * len(weights), transitions, max_states=max_states)
 
 
-def _simplex_points(n: int, sizes: np.ndarray) -> int:
+def simplex_points(n: int, sizes: np.ndarray) -> int:
     """Number of integer vectors X >= 0 with Σ c X_c <= n (counting solutions by total, exact)."""
     ways = [1] + [0] * n
     for size in sizes.tolist():
@@ -386,7 +391,7 @@ def _enumerate(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.
     # n^k / (k! Π c) bounds the number of points below: checked before they are counted in O(n).
     k = len(weights)
     fits(int(math.exp(min(k * math.log(n) - math.lgamma(k + 1) - float(np.log(weights).sum()), 43.0))), True)
-    points = _simplex_points(n, weights)
+    points = simplex_points(n, weights)
     fits(points, False)
     if math.prod(n // int(w) + 1 for w in weights) >= 2**62:      # beyond the lattice's ranks (many phases)
         return _explore(n, lam, p, sizes, speeds, max_states, phases)
@@ -540,29 +545,29 @@ def greedy_metrics(speedup: SpeedupTable | SpeedupCurve | object, rate_per_serve
     """
     speedup = as_discrete(speedup)
     lam = check_rate_per_server(rate_per_server)
-    probabilities = _resolve_p(speedup, lam, p)
+    probabilities = resolve_p(speedup, lam, p)
     phase_representation(size)
     n = integer("servers", servers, minimum=speedup.d, meaning=f" (at least d = {speedup.d})")
     option("method", method, METHODS)
     integer("max_states", max_states)
     tolerance = check_tolerance(tolerance)
-    sizes = _allocations(n, probabilities)[1]
+    sizes = allocations(n, probabilities)[1]
     if sizes.size == 1:
         return _loss_system_metrics(speedup, lam, n, probabilities, int(sizes[0]), tolerance)
     optimum = optimal_occupancy(speedup, lam)
-    limit = _empty_limit(speedup.values, lam, n, probabilities)
+    limit = empty_limit(speedup.values, lam, n, probabilities)
     if limit is not None:
         occupancy = lam * probabilities / speedup.values
         distance = float(occupancy.sum() + optimum.y.sum())
         # E[x] and the distance within (d + 2) z λ (Returns), E[D] within the deviation; P_b = 0 within z <= FLOOR
         spread = (speedup.d + 2) * limit.occupied * lam
-        accuracy = max(limit.deviation / limit.mean_time, limit.occupied, _ratio(spread, distance) + _gamma(2 * speedup.d),
-                       *(_ratio(spread, x) + _gamma(2) for x in occupancy[probabilities > 0]))
+        accuracy = max(limit.deviation / limit.mean_time, limit.occupied, _ratio(spread, distance) + gamma(2 * speedup.d),
+                       *(_ratio(spread, x) + gamma(2) for x in occupancy[probabilities > 0]))
         return GreedyMetrics(
             blocking=0.0, mean_time=limit.mean_time, mean_occupancy=occupancy, distance=distance, small_jobs=np.ones(1),
             n_states=1, accuracy=float(accuracy), residual=0.0, p=probabilities, i1=optimum.i1, servers=n, rate_per_server=lam)
     loss = greedy_chain(speedup, lam, n, probabilities, max_states=max_states, size=size)
-    with _rates_in_range(p, lam):
+    with rates_in_range(p, lam):
         stationary = loss.chain.stationary(method=method, reference=loss.chain.states[loss.equilibrium],
                                            tolerance=tolerance)
     return _chain_metrics(loss, stationary, speedup, lam, n, probabilities, optimum, tolerance)
@@ -573,7 +578,7 @@ _UNIT = 2.0**-53
 
 
 @dataclass(frozen=True)
-class _EmptyLimit:
+class EmptyLimit:
     """greedy(p) as λ → 0: the arrivals find the system empty but for a mass ``occupied``.
 
     Attributes
@@ -591,7 +596,7 @@ class _EmptyLimit:
     deviation: float
 
 
-def _empty_limit(values: np.ndarray, rate_per_server: float, servers: int, p: np.ndarray) -> _EmptyLimit | None:
+def empty_limit(values: np.ndarray, rate_per_server: float, servers: int, p: np.ndarray) -> EmptyLimit | None:
     """The empty-system limit of greedy(p), where ``z = nλ/s_1 <= FLOOR``; None above.
 
     With ``N`` the number of jobs, the flow across the cut between ``N = k - 1`` and ``N = k`` is at
@@ -608,14 +613,14 @@ def _empty_limit(values: np.ndarray, rate_per_server: float, servers: int, p: np
     mean_time = float(p @ (1 / values))
     spread = max(mean_time - 1 / float(values[-1]), 1 / float(values[0]) - mean_time, 0.0)
     deviation = occupied * spread / (1 - occupied) + 4 * (len(p) + 1) * _UNIT * mean_time
-    return _EmptyLimit(occupied, mean_time, deviation)
+    return EmptyLimit(occupied, mean_time, deviation)
 
 
 @contextmanager
-def _rates_in_range(p: object, rate_per_server: float) -> Iterator[None]:
+def rates_in_range(p: object, rate_per_server: float) -> Iterator[None]:
     """Name the parameter behind the solver's refusal of rates that span more than the double range.
 
-    Above the empty-system limit (:func:`_empty_limit`) λ alone cannot cause it: the chain's
+    Above the empty-system limit (:func:`empty_limit`) λ alone cannot cause it: the chain's
     arrival rates ``nλ A_i`` (eq. 10) then exceed 1e-290 ``A_i``, so tiny entries of an explicit
     ``p`` do; the solver's :class:`~analytic.errors.InvalidParameterError` for its internal
     ``rate`` is raised again naming ``p`` (or ``rate_per_server`` for p* and the greedy scheme).
@@ -646,7 +651,7 @@ def _chain_metrics(loss: LossChain, stationary: Stationary, speedup: SpeedupTabl
     # below FLOOR / (1 - tolerance) (the solver's contract)
     relative = np.where(vouched, bounds / (1 - np.minimum(bounds, 0.5)), 0.0)
     slack = np.where(vouched, pi * relative, FLOOR / (1 - tolerance))
-    rounding = _gamma(len(pi) + 1)              # a dot product of len(pi) non-negative terms
+    rounding = gamma(len(pi) + 1)              # a dot product of len(pi) non-negative terms
     # each sum π(r) of non-negative terms over the vouched states, relative to the computed sum
     sums = (float(relative.max(initial=0.0)) + rounding) / (1 - rounding)
     allocation = allocation_probabilities(n - X @ sizes, p)[:, np.concatenate([[0], sizes])]
@@ -665,10 +670,10 @@ def _chain_metrics(loss: LossChain, stationary: Stationary, speedup: SpeedupTabl
                     + (rounding + 4 * _UNIT) * (mean + y + 2 * short))
     use_little = little_error < direct_error
     distance = np.where(use_little, little, direct).sum() + np.delete(optimum.y, sizes - 1).sum()
-    distance_error = np.where(use_little, little_error, direct_error).sum() + _gamma(speedup.d) * distance
-    served = sums + _gamma(len(sizes) + 1)      # Σ_i a_i / s_i: a division and a sum more
-    accepted = sums + _gamma(len(sizes))
-    accuracy = max(sums + _gamma(2),            # P_b, the small-jobs law, E[x_i] = λ a_i / s_i
+    distance_error = np.where(use_little, little_error, direct_error).sum() + gamma(speedup.d) * distance
+    served = sums + gamma(len(sizes) + 1)      # Σ_i a_i / s_i: a division and a sum more
+    accepted = sums + gamma(len(sizes))
+    accuracy = max(sums + gamma(2),            # P_b, the small-jobs law, E[x_i] = λ a_i / s_i
                    (served + accepted) / (1 - accepted) + 2 * _UNIT,       # E[D], a ratio
                    _ratio(distance_error, distance))
     small = X[:, sizes < optimum.i1].sum(axis=1)
@@ -676,13 +681,6 @@ def _chain_metrics(loss: LossChain, stationary: Stationary, speedup: SpeedupTabl
         blocking=float(a[0]), mean_time=float((a[1:] / speeds).sum() / a[1:].sum()), mean_occupancy=occupancy,
         distance=float(distance), small_jobs=np.bincount(small, weights=pi), n_states=loss.chain.n_states,
         accuracy=float(accuracy), residual=stationary.residual, p=p, i1=optimum.i1, servers=n, rate_per_server=lam)
-
-
-def _gamma(terms: int) -> float:
-    """``γ_k = k u / (1 - k u)``: the relative rounding error of a sum of ``k`` non-negative products of
-    doubles, or of ``k`` operations in a row (Higham, *Accuracy and Stability of Numerical Algorithms*,
-    2002, Lemma 3.1)."""
-    return terms * _UNIT / (1 - terms * _UNIT)
 
 
 def _ratio(error: float, value: float) -> float:
@@ -724,7 +722,7 @@ def _loss_system_metrics(speedup: SpeedupTable, lam: float, n: int, p: np.ndarra
     target = n * optimum.y[m - 1]
     gap = target - load  # E[X] - c = -gap - a P_b, written so that c = a (p* of a linear speed-up) cancels nothing
     # absolute errors of the terms of the deviation (gap: the rounding of c and of the subtraction)
-    error = 2 * _UNIT * (target + load) + load * blocking * (accurate + _gamma(2))
+    error = 2 * _UNIT * (target + load) + load * blocking * (accurate + gamma(2))
     if target >= slots:
         deviation = gap + load * blocking
     else:
@@ -733,8 +731,8 @@ def _loss_system_metrics(speedup: SpeedupTable, lam: float, n: int, p: np.ndarra
         first = 2 * mass * (gap / erlang_b(below, load) + load)
         deviation = first - gap - load * blocking
         error += 2 * mass * (abs(gap) / erlang_b(below, load) + load) * (_occupancy_accuracy(mass) + _ERLANG_ACCURACY
-                                                                         + _gamma(4))
-    error += _gamma(3) * abs(deviation)
+                                                                         + gamma(4))
+    error += gamma(3) * abs(deviation)
     occupancy = np.zeros(speedup.d)
     occupancy[m - 1] = served / n
     others = np.ones(speedup.d, dtype=bool)
@@ -746,7 +744,7 @@ def _loss_system_metrics(speedup: SpeedupTable, lam: float, n: int, p: np.ndarra
         small = loss_occupancy(slots, load, np.arange(slots + 1))
         small_accuracy = float(_occupancy_accuracy(small[small > 0]).max())
     distance = float(deviation / n + optimum.y[others].sum())
-    accuracy = max(accurate + _gamma(2), small_accuracy, _ratio(error / n + _gamma(speedup.d + 1) * distance, distance))
+    accuracy = max(accurate + gamma(2), small_accuracy, _ratio(error / n + gamma(speedup.d + 1) * distance, distance))
     return GreedyMetrics(
         blocking=blocking, mean_time=1.0 / speed, mean_occupancy=occupancy, distance=distance, small_jobs=small,
         n_states=slots + 1, accuracy=float(accuracy), residual=0.0, p=p, i1=optimum.i1, servers=n, rate_per_server=lam)

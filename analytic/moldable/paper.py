@@ -11,6 +11,9 @@ Table 1 has four size laws; the simulated rows use :func:`simulate_moldable` in 
 near equilibrium (the model's stationary values) and by the paper's own procedure (runs of 5·10⁶
 arrivals from an empty system, ``E[D]`` over the jobs completed by the end), which reproduces the
 Pareto column that the stationary model does not.
+
+One module (over 700 lines) for the paper's rows: they share the regimes and tables above, and ``analytic
+reproduce`` finds a paper's rows in its ``paper`` module.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from statistics import NormalDist
 import numpy as np
 from scipy.optimize import linprog
 
+from analytic._deprecation import renamed_arguments
 from analytic.erlang import erlang_b
 from analytic.moldable.bounds import traffic
 from analytic.moldable.certified import greedy_bounds
@@ -191,7 +195,7 @@ def _table1_sublinear_exact() -> list[Row]:
     bounds, exact = greedy_bounds(SUBLINEAR, lam, n), greedy_metrics(SUBLINEAR, lam, n)
     inside = (bounds.blocking[0] <= exact.blocking <= bounds.blocking[1]
               and bounds.mean_time[0] <= exact.mean_time <= bounds.mean_time[1])
-    rows.append(Row(PAPER + ", Table 1", f"sub-linear, α = 1/2, n = {n}: greedy_bounds ({bounds.states:,} kept states, "
+    rows.append(Row(PAPER + ", Table 1", f"sub-linear, α = 1/2, n = {n}: greedy_bounds ({bounds.n_states:,} kept states, "
                                          f"width {bounds.width:.1g}) contains the whole chain's P_b and E[D] "
                                          f"({exact.n_states:,} states)", True, inside))
     return rows
@@ -307,9 +311,10 @@ def _procedure_gap(printed: float, mean: float, standard_error: float, runs: int
     return gap / math.sqrt(spread**2 / paper_runs + standard_error**2)
 
 
-def table1_simulation(speedup: SpeedupTable, alpha: float, beta: float, law: str, runs: int, jobs: int, seed: int | None,
-                      executor=None, **procedure) -> MoldableSimulation:
-    """A Table 1 cell simulated at n = 4000: ``runs`` replications of ``jobs`` arrivals each.
+@renamed_arguments(jobs="arrivals")
+def table1_simulation(speedup: SpeedupTable, alpha: float, beta: float, law: str, runs: int, arrivals: int,
+                      seed: int | None, executor=None, **procedure) -> MoldableSimulation:
+    """A Table 1 cell simulated at n = 4000: ``runs`` replications of ``arrivals`` arrivals each.
 
     Parameters
     ----------
@@ -321,7 +326,7 @@ def table1_simulation(speedup: SpeedupTable, alpha: float, beta: float, law: str
         The column's size law (a name of :data:`analytic.simulation.LAW_NAMES`).
     runs : int
         Replications.
-    jobs : int
+    arrivals : int
         Arrivals per replication.
     seed : int or None
         Seed of the replications (None: fresh entropy).
@@ -338,14 +343,14 @@ def table1_simulation(speedup: SpeedupTable, alpha: float, beta: float, law: str
     --------
     >>> from analytic.moldable.paper import LINEAR
     >>> cell = table1_simulation(LINEAR, 0.5, 0.1, "pareto", 2, 20_000, seed=1)   # Erlang: E_800(800 λ) = 0.0267
-    >>> round(cell.blocking, 4), cell.method
+    >>> round(cell.blocking.value, 4), cell.method
     (0.0268, 'independent replications')
     """
     lam = float(traffic(TABLE1_SERVERS, alpha, beta))
     option("law", law, LAW_NAMES)
-    runs, per_run = integer("runs", runs), integer("jobs", jobs)
-    return simulate_moldable(speedup, lam, TABLE1_SERVERS, size=law, jobs=runs * per_run, replications=runs, seed=seed,
-                             executor=SerialExecutor() if executor is None else executor, **procedure)
+    runs, per_run = integer("runs", runs), integer("arrivals", arrivals)
+    return simulate_moldable(speedup, lam, TABLE1_SERVERS, size=law, arrivals=runs * per_run, replications=runs,
+                             seed=seed, executor=SerialExecutor() if executor is None else executor, **procedure)
 
 
 @reproduces

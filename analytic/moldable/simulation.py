@@ -39,14 +39,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analytic._deprecation import renamed_arguments, renamed_attribute
+from analytic._deprecation import renamed_arguments, renamed_attribute, warn
 from analytic._kernels import kernel
 from analytic.errors import InvalidParameterError
 from analytic.memory import require
-from analytic.moldable.greedy import _resolve_p, fluid_point
+from analytic.moldable.greedy import fluid_point, resolve_p
 from analytic.moldable.occupancy import check_rate_per_server
 from analytic.simulation import (
     Estimate,
+    Estimates,
     SizeLaw,
     check_executor,
     chunks,
@@ -55,7 +56,16 @@ from analytic.simulation import (
     ratio_estimate,
     size_law,
 )
-from analytic.simulation._runs import column_estimates, pooled, run_control, run_replications, split_jobs, warmup_of
+from analytic.simulation._runs import (
+    estimates,
+    integrate,
+    pooled,
+    run_control,
+    run_replications,
+    shown,
+    split_jobs,
+    warmup_of,
+)
 from analytic.speedup import SpeedupTable
 from analytic.validation import confidence, integer
 
@@ -74,24 +84,26 @@ START_ATTEMPTS = 1000
 
 @dataclass(frozen=True, repr=False)
 class MoldableSimulation:
-    """Simulated blocking, mean execution time and occupancy of greedy(p), with confidence half-widths.
+    """Simulated blocking, mean execution time and occupancy of greedy(p), each with its confidence interval.
+
+    The fields are named as in :class:`~analytic.moldable.GreedyMetrics`, the exact result of the
+    same model: compare ``exact.blocking`` with ``sim.blocking.value``.
 
     Attributes
     ----------
-    blocking, blocking_ci : float
-        ``P_b`` and the half-width of its interval at ``level``.
-    mean_time, mean_time_ci : float
-        ``E[D]``, mean execution time of accepted (or completed, see ``mean_time_of``) jobs, and its
-        half-width.
-    mean_occupancy, mean_occupancy_ci : numpy.ndarray
-        Time-average ``E[X_i] / n``, indexed like the speed-up's values, and half-widths.
+    blocking : Estimate
+        ``P_b``, with the half-width of its interval at ``level``.
+    mean_time : Estimate
+        ``E[D]``, mean execution time of accepted (or completed, see ``mean_time_of``) jobs.
+    mean_occupancy : Estimates
+        Time-average ``E[X_i] / n``, indexed like the speed-up's values.
     level : float
         Confidence level of the half-widths.
     method : str
         ``"independent replications"`` or ``"batch means"``.
     samples : int
         Number of replications or batches behind the intervals.
-    jobs : int
+    arrivals : int
         Arrivals simulated (all replications, warm-ups included).
     measured : int
         Arrivals counted in the estimates (after the warm-ups).
@@ -112,21 +124,18 @@ class MoldableSimulation:
     --------
     >>> from analytic.moldable import simulate_moldable
     >>> from analytic.speedup import SpeedupTable
-    >>> sim = simulate_moldable(SpeedupTable([1.0]), 0.7, 10, jobs=20_000, seed=1)   # M/M/10/10 at load 7
-    >>> sim.samples, sim.method
-    (20, 'batch means')
+    >>> sim = simulate_moldable(SpeedupTable([1.0]), 0.7, 10, arrivals=20_000, seed=1)   # M/M/10/10 at load 7
+    >>> sim.blocking.samples, sim.method, sim.mean_occupancy[0].samples
+    (20, 'batch means', 20)
     """
 
-    blocking: float
-    blocking_ci: float
-    mean_time: float
-    mean_time_ci: float
-    mean_occupancy: np.ndarray
-    mean_occupancy_ci: np.ndarray
+    blocking: Estimate
+    mean_time: Estimate
+    mean_occupancy: Estimates
     level: float
     method: str
     samples: int
-    jobs: int
+    arrivals: int
     measured: int
     replications: int
     warmup: int
@@ -138,50 +147,36 @@ class MoldableSimulation:
     servers: int
     rate_per_server: float
     arrival_rate = renamed_attribute("rate_per_server")
-
-    def _estimate(self, value: float, half_width: float) -> Estimate:
-        return Estimate(value, half_width, self.level, self.method, self.samples)
+    jobs = renamed_attribute("arrivals")
+    blocking_ci = renamed_attribute("blocking.half_width", lambda self: self.blocking.half_width)
+    mean_time_ci = renamed_attribute("mean_time.half_width", lambda self: self.mean_time.half_width)
+    mean_occupancy_ci = renamed_attribute("mean_occupancy.half_width", lambda self: self.mean_occupancy.half_width)
 
     @property
     def blocking_estimate(self) -> Estimate:
-        """:attr:`blocking` as an :class:`~analytic.simulation.Estimate` (for :func:`~analytic.simulation.compare`)."""
-        return self._estimate(self.blocking, self.blocking_ci)
+        """Deprecated: use :attr:`blocking`."""
+        warn("MoldableSimulation.blocking_estimate", "MoldableSimulation.blocking")
+        return self.blocking
 
     @property
     def mean_time_estimate(self) -> Estimate:
-        """:attr:`mean_time` as an :class:`~analytic.simulation.Estimate`."""
-        return self._estimate(self.mean_time, self.mean_time_ci)
+        """Deprecated: use :attr:`mean_time`."""
+        warn("MoldableSimulation.mean_time_estimate", "MoldableSimulation.mean_time")
+        return self.mean_time
 
     def occupancy_estimate(self, servers: int) -> Estimate:
-        """``E[X_i] / n`` for ``i = servers`` as an :class:`~analytic.simulation.Estimate`.
-
-        Parameters
-        ----------
-        servers : int
-            i, from 1 to d.
-
-        Returns
-        -------
-        Estimate
-
-        Examples
-        --------
-        >>> from analytic.moldable import simulate_moldable
-        >>> from analytic.speedup import SpeedupTable
-        >>> sim = simulate_moldable(SpeedupTable([1.0]), 0.7, 10, jobs=20_000, seed=1)
-        >>> sim.occupancy_estimate(1).samples
-        20
-        """
+        """Deprecated: use ``mean_occupancy[servers - 1]``."""
+        warn("MoldableSimulation.occupancy_estimate()", "MoldableSimulation.mean_occupancy[servers - 1]")
         i = integer("servers", servers, minimum=1)
-        if i > self.mean_occupancy.size:
-            raise InvalidParameterError("servers", servers, f"must be at most d = {self.mean_occupancy.size}")
-        return self._estimate(float(self.mean_occupancy[i - 1]), float(self.mean_occupancy_ci[i - 1]))
+        if i > len(self.mean_occupancy):
+            raise InvalidParameterError("servers", servers, f"must be at most d = {len(self.mean_occupancy)}")
+        return self.mean_occupancy[i - 1]
 
     def __repr__(self) -> str:
-        return (f"MoldableSimulation(servers={self.servers}, blocking={self.blocking:.6g} ± {self.blocking_ci:.2g}, "
-                f"mean_time={self.mean_time:.6g} ± {self.mean_time_ci:.2g}, "
-                f"mean_occupancy={np.round(self.mean_occupancy, 6).tolist()}, level={self.level:.0%}, "
-                f"{self.samples} {self.method}, measured={self.measured:,} of {self.jobs:,} arrivals)")
+        return (f"MoldableSimulation(servers={self.servers}, blocking={shown(self.blocking)}, "
+                f"mean_time={shown(self.mean_time)}, mean_occupancy={shown(self.mean_occupancy)}, "
+                f"level={self.level:.0%}, {self.samples} {self.method}, measured={self.measured:,} of "
+                f"{self.arrivals:,} arrivals)")
 
 
 @dataclass(frozen=True)
@@ -259,10 +254,7 @@ def _advance(interarrival, requested, sizes, first, n, speeds, boundaries, clock
             free[n_free] = slot
             n_free += 1
         if first + j == boundaries[b + 1]:
-            for a in range(X.shape[0]):
-                if b >= 0:
-                    area[b, a] += X[a] * (t - last[a])
-                last[a] = t
+            integrate(X, last, area, b, t)
             b += 1
             start[b] = t
         if b >= 0:
@@ -345,9 +337,9 @@ def _replication(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
 
 
 @run_control("arrivals")
-@renamed_arguments(arrival_rate="rate_per_server")
+@renamed_arguments(arrival_rate="rate_per_server", jobs="arrivals")
 def simulate_moldable(speedup: SpeedupTable, rate_per_server: float, servers: int, p: object = None,
-                      size: SizeLaw | str = "exponential", jobs: int = 1_000_000, warmup: int | None = None,
+                      size: SizeLaw | str = "exponential", arrivals: int = 1_000_000, warmup: int | None = None,
                       replications: int = 1, seed: int | np.random.SeedSequence | np.random.Generator | None = None,
                       executor: Executor | None = None, *, level: float = 0.95, batches: int = 20,
                       start: str = "equilibrium", mean_time_of: str = "accepted",
@@ -371,7 +363,7 @@ def simulate_moldable(speedup: SpeedupTable, rate_per_server: float, servers: in
         The inherent-size law: a :class:`~analytic.simulation.SizeLaw` (used as is) or one of
         ``"exponential"``, ``"deterministic"``, ``"mixed_erlang"``, ``"pareto"`` (unit mean; see
         :mod:`analytic.simulation.laws`).
-    jobs : (run control)
+    arrivals : (run control)
     warmup : (run control)
     replications : (run control)
     seed : (run control)
@@ -404,8 +396,8 @@ def simulate_moldable(speedup: SpeedupTable, rate_per_server: float, servers: in
     >>> from analytic.erlang import erlang_b
     >>> from analytic.simulation import compare
     >>> from analytic.speedup import SpeedupTable
-    >>> sim = simulate_moldable(SpeedupTable.linear(5), 0.9, 100, size="pareto", jobs=200_000, seed=1)
-    >>> compare(sim.blocking_estimate, erlang_b(20, 18.0)).verdict
+    >>> sim = simulate_moldable(SpeedupTable.linear(5), 0.9, 100, size="pareto", arrivals=200_000, seed=1)
+    >>> compare(sim.blocking, erlang_b(20, 18.0)).verdict
     'agrees'
     """
     if not isinstance(speedup, SpeedupTable):
@@ -413,16 +405,16 @@ def simulate_moldable(speedup: SpeedupTable, rate_per_server: float, servers: in
     lam = check_rate_per_server(rate_per_server)
     n = integer("servers", servers, minimum=speedup.d, meaning=f" (at least d = {speedup.d})")
     require(SLOT_BYTES * n, "simulate_moldable's per-server slots", n)
-    probabilities = _resolve_p(speedup, lam, p)
+    probabilities = resolve_p(speedup, lam, p)
     law = size if isinstance(size, SizeLaw) else size_law(size)
-    _, runs, k, share = split_jobs(jobs, replications, batches)
+    _, runs, k, share = split_jobs(arrivals, replications, batches, name="arrivals")
     confidence("level", level)
     if not isinstance(start, str) or start not in STARTS:
         raise InvalidParameterError("start", start, f"must be one of {STARTS}")
     if not isinstance(mean_time_of, str) or mean_time_of not in MEAN_TIME_OF:
         raise InvalidParameterError("mean_time_of", mean_time_of, f"must be one of {MEAN_TIME_OF}")
     check_executor(executor)
-    skip = warmup_of(jobs, warmup, share, runs, k)
+    skip = warmup_of(arrivals, warmup, share, runs, k, name="arrivals")
     setup = _Setup(n, lam, speedup.values.copy(), probabilities, law, share, skip, k, start)
     root, tallies = run_replications(_replication, setup, runs, seed, executor, progress, "simulate_moldable")
     return _summarize(tallies, setup, runs, level, mean_time_of, root)
@@ -434,13 +426,11 @@ def _summarize(tallies: list[_Tallies], setup: _Setup, runs: int, level: float, 
     method, sums = pooled(tallies)
     times, counts = ((sums["time_sum"], sums["counted"]) if mean_time_of == "accepted"
                      else (sums["completed_sum"], sums["completed"]))
-    blocking = ratio_estimate(sums["blocked"], sums["arrivals"], level, method)
-    mean_time = ratio_estimate(times, counts, level, method)
-    occupancy, occupancy_ci = column_estimates(sums["area"] / setup.servers, level, method, sums["duration"])
     measured = int(sums["arrivals"].sum())
     return MoldableSimulation(
-        blocking=blocking.value, blocking_ci=blocking.half_width, mean_time=mean_time.value, mean_time_ci=mean_time.half_width,
-        mean_occupancy=occupancy, mean_occupancy_ci=occupancy_ci,
-        level=level, method=method, samples=blocking.samples, jobs=setup.arrivals * runs, measured=measured,
+        blocking=ratio_estimate(sums["blocked"], sums["arrivals"], level, method),
+        mean_time=ratio_estimate(times, counts, level, method),
+        mean_occupancy=estimates(sums["area"] / setup.servers, level, method, sums["duration"]),
+        level=level, method=method, samples=len(sums["arrivals"]), arrivals=setup.arrivals * runs, measured=measured,
         replications=runs, warmup=setup.warmup, seed=root.entropy, p=setup.p, size=setup.law, start=setup.start,
         mean_time_of=mean_time_of, servers=setup.servers, rate_per_server=setup.rate_per_server)

@@ -41,6 +41,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.special import expit, gammaln
 
+from analytic._deprecation import renamed_attribute
 from analytic.ctmc import CTMC
 from analytic.errors import InvalidParameterError
 from analytic.partitioning.configurations import Configurations, configurations, state_space
@@ -405,7 +406,7 @@ def log_mixing_constant(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -
     """
     types = check_jobs(cluster, jobs)
     slots = cluster.total_slots
-    loads = np.array([job.load for job in types])
+    loads = np.array([job.offered_load for job in types])
     slowest = min(min(job.service_rate, job.arrival_rate) for job in types)
     return float(slots * np.log(min(loads.min(), 1.0) / max(loads.max(), 1.0)) + np.log(slowest)
                  - state_space(cluster, types).log_configuration_count - 2.0 * gammaln(slots + 1.0))
@@ -470,7 +471,7 @@ class SpectralGap:
         ``1 - gap/ξ``, the second largest eigenvalue of ``P_ξ = I + Q/ξ``.
     relaxation_time : float
         ``1/(1 - θ_2) = ξ/gap``, in jump-chain steps.
-    states : int
+    n_states : int
         States of the chain.
 
     Examples
@@ -486,7 +487,8 @@ class SpectralGap:
     xi: float
     theta2: float
     relaxation_time: float
-    states: int
+    n_states: int
+    states = renamed_attribute("n_states")
 
 
 def spectral_gap(chain: CTMC, xi: float) -> SpectralGap:
@@ -529,4 +531,4 @@ def spectral_gap(chain: CTMC, xi: float) -> SpectralGap:
         shift = 1e-3 * float(np.abs(generator.diagonal()).min())
         eigenvalues = spla.eigsh(symmetric.tocsc(), k=2, sigma=shift, which="LM", return_eigenvectors=False)
     gap = float(-np.sort(eigenvalues)[-2])
-    return SpectralGap(gap=gap, xi=rate, theta2=1.0 - gap / rate, relaxation_time=rate / gap, states=chain.n_states)
+    return SpectralGap(gap=gap, xi=rate, theta2=1.0 - gap / rate, relaxation_time=rate / gap, n_states=chain.n_states)

@@ -21,6 +21,10 @@ count vectors of one orbit are stored once, with the orbit's size folded into ``
 of count vectors and of orbits (Burnside's lemma) is counted by a dynamic program over the used
 capacity before anything is enumerated, and :class:`~analytic.errors.StateSpaceTooLargeError`
 says how many there would be.
+
+One module (over 700 lines): the counting (:func:`~analytic.partitioning.configuration_count`) and the enumeration
+(:class:`~analytic.partitioning.Configurations`) are the same recursion over used capacity and the same orbits,
+and must agree count for count.
 """
 
 from __future__ import annotations

@@ -241,7 +241,7 @@ def loss_distribution(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob]) -> 
     (0.8, 2.909091)
     """
     space = state_space(cluster, jobs)
-    rates = np.log([job.load for job in space.jobs])
+    rates = np.log([job.offered_load for job in space.jobs])
     return _law("loss system γ (14)", space, rates)
 
 
@@ -281,7 +281,7 @@ def dgp_distribution(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], queu
     space = state_space(cluster, jobs)
     temperature = positive("beta", beta)
     q = queue_weight_vector(queue_weights, len(space.jobs))
-    rates = np.log([job.load for job in space.jobs])
+    rates = np.log([job.offered_load for job in space.jobs])
     return _law(f"DGP-bar π* (15), β = {temperature:g}", space, rates, q, temperature)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from analytic._deprecation import renamed_attribute
 from analytic.errors import InvalidParameterError
 from analytic.memory import require
 from analytic.validation import instances, integer, numeric_array, positive, real_array
@@ -157,7 +158,7 @@ class GraphJob:
     >>> job = GraphJob(3, [(0, 1), (1, 2)], arrival_rate=0.5, service_rate=1.0)
     >>> job
     GraphJob(nodes=3, edges=[(0, 1), (1, 2)], arrival_rate=0.5, service_rate=1)
-    >>> job.load
+    >>> job.offered_load
     0.5
     >>> GraphJob(3, [(0, 3)], 1.0, 1.0)
     Traceback (most recent call last):
@@ -190,9 +191,12 @@ class GraphJob:
         object.__setattr__(self, "service_rate", positive("service_rate", self.service_rate))
 
     @property
-    def load(self) -> float:
-        """ρ = λ/μ, the mean number of jobs of this type a system without limits would hold."""
+    def offered_load(self) -> float:
+        """ρ_j = λ_j/μ_j, the offered load in Erlangs: the mean number of jobs of this type a system
+        without limits would hold."""
         return self.arrival_rate / self.service_rate
+
+    load = renamed_attribute("offered_load")
 
     def __repr__(self) -> str:
         name = f"{self.name!r}, " if self.name else ""

@@ -149,7 +149,7 @@ def operating_point(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], beta:
     margin = capacity_margin(cluster, jobs)
     gamma = loss_distribution(cluster, jobs) if clock_rate is None else adgp_distribution(cluster, jobs, clock_rate)
     space = gamma.configurations
-    loads = np.array([job.load for job in space.jobs])
+    loads = np.array([job.offered_load for job in space.jobs])
     if margin <= 1e-9:
         raise InvalidParameterError("jobs", [round(r, 10) for r in loads.tolist()], "loads must lie strictly inside the "
                                     f"capacity region Λ (largest δ with ρ(1+δ) ∈ Λ: {margin:.6g})")

@@ -243,9 +243,9 @@ def _hull_bracket(job: GraphJob) -> tuple[int, int, float, float]:
             hull.pop()
         hull.append(point)
     for (n0, c0), (n1, c1) in itertools.pairwise(hull):
-        if n0 < job.load < n1:
+        if n0 < job.offered_load < n1:
             return n0, n1, c0, c1
-    raise ValueError(f"load {job.load} is not strictly between two hull vertices")
+    raise ValueError(f"load {job.offered_load} is not strictly between two hull vertices")
 
 
 @functools.lru_cache(maxsize=8)
@@ -292,7 +292,7 @@ def _theorem1_case(job: GraphJob, alpha: float, period: float) -> dict[str, floa
     bottom = 100
     f_low = (log_switch + math.log1p((offsets[0] - 1) * math.exp(-log_switch))) * (1 - float(law[:bottom].sum()))
     static = static_partitioning(FIGURE1_CLUSTER, job)
-    slots, load = FIGURE1_CLUSTER.total_slots, job.load
+    slots, load = FIGURE1_CLUSTER.total_slots, job.offered_load
     k2 = 1.0 * (load + slots)                                  # f'(0) Σ_j (ρ_j + M)
     k3 = slots * math.log1p(slots)                             # M f(M)
     b1, b2 = k2 + k3, k2**2                                    # Appendix A: B_1 = K_2 + K_3, B_2 = K_2²
@@ -399,7 +399,7 @@ def _corollary1_threshold(b: float) -> tuple[float, float]:
 def _corollary1_bounds() -> list[Row]:
     b, jobs = 0.5, list(_TWO_TYPES)
     static = static_partitioning(FIGURE1_CLUSTER, jobs)
-    delta, rho_min = min(static.delta_star, 1.0), min(job.load for job in jobs)
+    delta, rho_min = min(static.delta_star, 1.0), min(job.offered_load for job in jobs)
     limit = 2 * (1 + delta / 2) * static.cost / (rho_min * delta)
     b_max = max_template_cost(FIGURE1_CLUSTER, jobs)
     betas = (1e-10, 1e-40, 1e-100)
@@ -610,7 +610,7 @@ def _lemma1_steps() -> list[Row]:
     checks = []
     for cluster, jobs, q, beta in ((SMALL_CLUSTER, [SMALL_JOB], [1.0], 0.5), (FIGURE1_CLUSTER, [FIGURE1_JOB], [1.5], 0.5),
                                    (FIGURE1_CLUSTER, list(_TWO_TYPES), [1.5, 0.8], 0.2)):
-        slots, loads = cluster.total_slots, [job.load for job in jobs]
+        slots, loads = cluster.total_slots, [job.offered_load for job in jobs]
         log_k1 = (slots * math.log(min(min(loads), 1.0) / max(max(loads), 1.0))
                   - state_space(cluster, jobs).log_configuration_count - math.lgamma(slots + 1))
         bound = log_k1 - slots / beta * (max(q) + max_template_cost(cluster, jobs))
@@ -631,7 +631,7 @@ def _step3() -> Row:
     job, q = _with_load(TRIANGLE, 3.1), 3.0
     static = static_partitioning(FIGURE1_CLUSTER, job)
     heaviest = max_weight(FIGURE1_CLUSTER, job, q).weight
-    right = (1 + static.delta_star) * (q * job.load - static.cost)
+    right = (1 + static.delta_star) * (q * job.offered_load - static.cost)
     return Row(PAPER + ", (31)", "proof of Thm 2, (31) at δ = δ*: W*(k) = max_C Σ (q - b_A) >= (1 + δ*) Σ_A x*_A (q - b_A), "
                "triangles on 3 x 4 slots, ρ = 3.1, q = 3 (time-sharing reading of (9))", True, bool(heaviest >= right),
                expect_agreement=False, kind="contradicted",

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logsumexp
 
+from analytic._deprecation import renamed_attribute, warn
 from analytic.errors import InvalidParameterError, UnstableSystemError
 from analytic.memory import require
 from analytic.partitioning._engine import ADGP, DGP, DONE, OVERFLOW, frame_loop, template_loop, update_weights
@@ -47,7 +48,7 @@ from analytic.partitioning.configurations import state_space
 from analytic.partitioning.model import Cluster, GraphJob, check_jobs
 from analytic.partitioning.static import cheapest_packings
 from analytic.partitioning.weights import check_exponent
-from analytic.simulation import CHUNK, Estimate, check_executor, growth_rate
+from analytic.simulation import CHUNK, Estimate, Estimates, check_executor, growth_rate
 from analytic.simulation._runs import column_estimates, pooled, run_control, run_replications
 from analytic.validation import confidence, integer, numeric_array, positive, real, real_array
 
@@ -57,31 +58,40 @@ __all__ = ["ALGORITHMS", "PartitioningSimulation", "simulate_adgp", "simulate_dg
 ALGORITHMS = ("DGP", "ADGP", "Max-Weight")
 
 
+def _half_width(name: str) -> Callable[[PartitioningSimulation], object]:
+    """Reads the half-width of the estimate ``name``."""
+    return lambda result: getattr(result, name).half_width
+
+
 @dataclass(frozen=True, repr=False)
 class PartitioningSimulation:
-    """Time averages of a simulated partitioning algorithm with confidence half-widths.
+    """Time averages of a simulated partitioning algorithm, each an estimate with its confidence interval.
+
+    ``expected_templates`` and ``expected_cost`` have the names of the exact law's
+    (:class:`~analytic.partitioning.ConfigurationLaw`): ``compare(law, run)``
+    (:func:`~analytic.simulation.compare`) pairs them up.
 
     Attributes
     ----------
     algorithm : str
         ``"DGP"``, ``"ADGP"`` or ``"Max-Weight"``.
-    queue, queue_ci : numpy.ndarray
-        Mean jobs of each type in the system, ``E Q^(j)`` (waiting or in service), and half-widths.
-    templates, templates_ci : numpy.ndarray
+    queue : Estimates
+        Mean jobs of each type in the system, ``E Q^(j)`` (waiting or in service).
+    expected_templates : Estimates
         Mean templates of each type in the configuration, ``E|C^(j)|`` (actual and virtual).
-    actual, actual_ci : numpy.ndarray
+    actual : Estimates
         Mean templates holding a job (jobs in service).
-    cost, cost_ci : float
+    expected_cost : Estimate
         Mean partition cost of the configuration, ``E Σ_j Σ_(A ∈ C^(j)) b_A`` (Theorems 1 and 2).
-    actual_cost, actual_cost_ci : float
+    actual_cost : Estimate
         Mean partition cost of the templates holding jobs (the traffic actually carried).
     cost_levels : numpy.ndarray
         The configuration costs that can occur.
-    cost_law, cost_law_ci : numpy.ndarray
-        Fraction of time spent at each cost level, and half-widths.
-    throughput, throughput_ci : numpy.ndarray
+    cost_law : Estimates
+        Fraction of time spent at each cost level.
+    throughput : Estimates
         Departures of each type per unit time.
-    interruptions, interruptions_ci : float
+    interruptions : Estimate
         Jobs migrated per unit time by configuration changes (0 for DGP and ADGP: none by design).
     stationary : bool
         False when the total queue grows significantly over the run (:func:`analytic.simulation.growth_rate`
@@ -104,28 +114,20 @@ class PartitioningSimulation:
     >>> from analytic.partitioning import simulate_dgp
     >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
     >>> run = simulate_dgp(FIGURE1_CLUSTER, FIGURE1_JOB, alpha=0.5, beta=0.5, frozen_queues=[20], time=2_000, seed=1)
-    >>> run.samples, run.method
-    (20, 'batch means')
+    >>> run.samples, run.method, run.expected_templates[0].samples
+    (20, 'batch means', 20)
     """
 
     algorithm: str
-    queue: np.ndarray
-    queue_ci: np.ndarray
-    templates: np.ndarray
-    templates_ci: np.ndarray
-    actual: np.ndarray
-    actual_ci: np.ndarray
-    cost: float
-    cost_ci: float
-    actual_cost: float
-    actual_cost_ci: float
+    queue: Estimates
+    expected_templates: Estimates
+    actual: Estimates
+    expected_cost: Estimate
+    actual_cost: Estimate
     cost_levels: np.ndarray
-    cost_law: np.ndarray
-    cost_law_ci: np.ndarray
-    throughput: np.ndarray
-    throughput_ci: np.ndarray
-    interruptions: float
-    interruptions_ci: float
+    cost_law: Estimates
+    throughput: Estimates
+    interruptions: Estimate
     stationary: bool
     level: float
     method: str
@@ -135,68 +137,39 @@ class PartitioningSimulation:
     replications: int
     seed: int | tuple[int, ...]
 
-    def _estimate(self, value: float, half_width: float) -> Estimate:
-        return Estimate(float(value), float(half_width), self.level, self.method, self.samples)
-
-    @property
-    def cost_estimate(self) -> Estimate:
-        """:attr:`cost` as an :class:`~analytic.simulation.Estimate` (for :func:`~analytic.simulation.compare`)."""
-        return self._estimate(self.cost, self.cost_ci)
+    cost = renamed_attribute("expected_cost")
+    templates = renamed_attribute("expected_templates")
+    cost_estimate = renamed_attribute("expected_cost")
+    queue_ci = renamed_attribute("queue.half_width", _half_width("queue"))
+    templates_ci = renamed_attribute("expected_templates.half_width", _half_width("expected_templates"))
+    actual_ci = renamed_attribute("actual.half_width", _half_width("actual"))
+    cost_ci = renamed_attribute("expected_cost.half_width", _half_width("expected_cost"))
+    actual_cost_ci = renamed_attribute("actual_cost.half_width", _half_width("actual_cost"))
+    cost_law_ci = renamed_attribute("cost_law.half_width", _half_width("cost_law"))
+    throughput_ci = renamed_attribute("throughput.half_width", _half_width("throughput"))
+    interruptions_ci = renamed_attribute("interruptions.half_width", _half_width("interruptions"))
 
     def templates_estimate(self, job: int = 0) -> Estimate:
-        """``E|C^(j)|`` of type ``job`` as an :class:`~analytic.simulation.Estimate`.
-
-        Parameters
-        ----------
-        job : int
-            The job type.
-
-        Returns
-        -------
-        Estimate
-
-        Examples
-        --------
-        >>> from analytic.partitioning import simulate_dgp
-        >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
-        >>> run = simulate_dgp(FIGURE1_CLUSTER, FIGURE1_JOB, alpha=0.5, beta=0.5, frozen_queues=[20], time=2_000, seed=1)
-        >>> run.templates_estimate(0).samples
-        20
-        """
-        job = self._job(job)
-        return self._estimate(self.templates[job], self.templates_ci[job])
+        """Deprecated: ``expected_templates[job]``, the estimate of the job type ``job``."""
+        return self._entry("templates_estimate", "expected_templates", job)
 
     def queue_estimate(self, job: int = 0) -> Estimate:
-        """``E Q^(j)`` of type ``job`` as an :class:`~analytic.simulation.Estimate`.
+        """Deprecated: ``queue[job]``, the estimate of the job type ``job``."""
+        return self._entry("queue_estimate", "queue", job)
 
-        Parameters
-        ----------
-        job : int
-            The job type.
-
-        Returns
-        -------
-        Estimate
-
-        Examples
-        --------
-        >>> from analytic.partitioning import simulate_dgp
-        >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
-        >>> run = simulate_dgp(FIGURE1_CLUSTER, FIGURE1_JOB, alpha=0.5, beta=0.5, frozen_queues=[20], time=2_000, seed=1)
-        >>> run.queue_estimate(0).method
-        'batch means'
-        """
-        job = self._job(job)
-        return self._estimate(self.queue[job], self.queue_ci[job])
+    def _entry(self, old: str, name: str, job: object) -> Estimate:
+        index = self._job(job)
+        warn(f"PartitioningSimulation.{old}()", f"PartitioningSimulation.{name}[job]")
+        return getattr(self, name)[index]
 
     def _job(self, job: object) -> int:
         index = integer("job", job, minimum=0)
-        if index >= len(self.templates):
-            raise InvalidParameterError("job", job, f"must be a job type index below {len(self.templates)}")
+        if index >= len(self.expected_templates):
+            raise InvalidParameterError("job", job, f"must be a job type index below {len(self.expected_templates)}")
         return index
 
     def cost_law_estimate(self, cost: float) -> Estimate:
-        """Fraction of time the configuration costs ``cost``, as an :class:`~analytic.simulation.Estimate`.
+        """Deprecated: ``cost_law[i]`` with ``cost_levels[i]`` the cost.
 
         Parameters
         ----------
@@ -206,26 +179,19 @@ class PartitioningSimulation:
         Returns
         -------
         Estimate
-
-        Examples
-        --------
-        >>> from analytic.partitioning import simulate_dgp
-        >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
-        >>> run = simulate_dgp(FIGURE1_CLUSTER, FIGURE1_JOB, alpha=0.5, beta=0.5, frozen_queues=[20], time=2_000, seed=1)
-        >>> 0 <= run.cost_law_estimate(0.0).value <= 1
-        True
         """
         cost = real("cost", cost)
         hits = np.flatnonzero(np.abs(self.cost_levels - cost) <= 1e-9 * max(1.0, abs(cost)))
         if not hits.size:
             raise InvalidParameterError("cost", cost, f"must be one of the cost levels {self.cost_levels.tolist()}")
-        return self._estimate(self.cost_law[hits[0]], self.cost_law_ci[hits[0]])
+        warn("PartitioningSimulation.cost_law_estimate()", "PartitioningSimulation.cost_law[i] (cost_levels[i] the cost)")
+        return self.cost_law[int(hits[0])]
 
     def __repr__(self) -> str:
-        def vector(values, errors):
-            return "[" + ", ".join(f"{v:.6g} ± {e:.2g}" for v, e in zip(values, errors, strict=True)) + "]"
-        return (f"PartitioningSimulation({self.algorithm}, cost={self.cost:.6g} ± {self.cost_ci:.2g}, "
-                f"queue={vector(self.queue, self.queue_ci)}, templates={vector(self.templates, self.templates_ci)}, "
+        def vector(estimates: Estimates) -> str:
+            return "[" + ", ".join(f"{e.value:.6g} ± {e.half_width:.2g}" for e in estimates) + "]"
+        return (f"PartitioningSimulation({self.algorithm}, expected_cost={self.expected_cost:.6g}, "
+                f"queue={vector(self.queue)}, expected_templates={vector(self.expected_templates)}, "
                 f"interruptions={self.interruptions:.4g}, stationary={self.stationary}, level={self.level:.0%}, "
                 f"{self.samples} {self.method})")
 
@@ -359,29 +325,22 @@ def _summarise(setup: _Setup, runs: list[_Tallies], level: float, seed: np.rando
     method, sums = pooled(runs)
     widths = spans if len(runs) == 1 else np.full(len(runs), spans.sum())    # the time of each sample
 
-    def estimate(name: str) -> tuple[np.ndarray, np.ndarray]:
+    samples = len(runs) if len(runs) > 1 else len(spans)
+
+    def estimate(name: str) -> Estimates:
         values = sums[name]
-        return column_estimates(values / widths.reshape((-1,) + (1,) * (values.ndim - 1)), level, method)
+        value, half = column_estimates(values / widths.reshape((-1,) + (1,) * (values.ndim - 1)), level, method)
+        return Estimates(value, half, level, method, samples)
 
     totals = runs[0].area_q.sum(axis=1) / spans
     growth = growth_rate(totals, 0.5 * (setup.edges[1:] + setup.edges[:-1])) if len(spans) >= 3 else None
-    queue, queue_ci = estimate("area_q")
-    templates, templates_ci = estimate("area_n")
-    actual, actual_ci = estimate("area_a")
-    cost, cost_ci = estimate("area_cost")
-    actual_cost, actual_cost_ci = estimate("area_actual")
-    law, law_ci = estimate("level_time")
-    throughput, throughput_ci = estimate("departures")
-    migrated, migrated_ci = estimate("migrated")
+    scalars = {name: estimate(column)[()] for name, column in
+               (("expected_cost", "area_cost"), ("actual_cost", "area_actual"), ("interruptions", "migrated"))}
     return PartitioningSimulation(
-        algorithm=setup.algorithm, queue=queue, queue_ci=queue_ci, templates=templates, templates_ci=templates_ci,
-        actual=actual, actual_ci=actual_ci, cost=float(cost), cost_ci=float(cost_ci), actual_cost=float(actual_cost),
-        actual_cost_ci=float(actual_cost_ci), cost_levels=setup.levels, cost_law=law, cost_law_ci=law_ci,
-        throughput=throughput, throughput_ci=throughput_ci, interruptions=float(migrated), interruptions_ci=float(migrated_ci),
-        stationary=True if growth is None else growth.stationary, level=level, method=method,
-        samples=len(runs) if len(runs) > 1 else len(spans), duration=float(setup.edges[-1]), warmup=float(setup.edges[0]),
-        replications=len(runs), seed=seed.entropy)
-
+        algorithm=setup.algorithm, queue=estimate("area_q"), expected_templates=estimate("area_n"), actual=estimate("area_a"),
+        **scalars, cost_levels=setup.levels, cost_law=estimate("level_time"), throughput=estimate("departures"),
+        stationary=True if growth is None else growth.stationary, level=level, method=method, samples=samples,
+        duration=float(setup.edges[-1]), warmup=float(setup.edges[0]), replications=len(runs), seed=seed.entropy)
 
 #: Most clock ticks (ADGP) or frames (Max-Weight) one run may ask for: each is an event of the loop.
 MAX_EVENTS = 1e12
@@ -520,7 +479,7 @@ def simulate_dgp(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], alpha: f
     >>> from analytic.simulation import compare
     >>> run = simulate_dgp(FIGURE1_CLUSTER, FIGURE1_JOB, alpha=0.5, beta=0.5, frozen_queues=[20], time=20_000, seed=1)
     >>> q = dgp_queue_weights([20], 0.5, 2.718281828459045, 0.5, 12, 0.5)
-    >>> compare(run.cost_estimate, dgp_distribution(FIGURE1_CLUSTER, FIGURE1_JOB, q, 0.5).expected_cost).verdict
+    >>> compare(run.expected_cost, dgp_distribution(FIGURE1_CLUSTER, FIGURE1_JOB, q, 0.5).expected_cost).verdict
     'agrees'
     """
     return _simulate("DGP", cluster, jobs, alpha, beta, b, h, epsilon, frozen_queues, 0.0, 0.0, time, warmup, replications,
@@ -562,7 +521,7 @@ def simulate_adgp(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], alpha: 
     >>> from analytic.simulation import compare
     >>> run = simulate_adgp(FIGURE1_CLUSTER, FIGURE1_JOB, 0.5, 0.5, 0.05, frozen_queues=[20], time=20_000, seed=2)
     >>> q = dgp_queue_weights([20], 0.5, 2.718281828459045, 0.5, 12, 0.5)
-    >>> compare(run.cost_estimate, adgp_distribution(FIGURE1_CLUSTER, FIGURE1_JOB, 0.05, q, 0.5).expected_cost).verdict
+    >>> compare(run.expected_cost, adgp_distribution(FIGURE1_CLUSTER, FIGURE1_JOB, 0.05, q, 0.5).expected_cost).verdict
     'agrees'
     """
     rate = positive("clock_rate", clock_rate)
@@ -602,7 +561,8 @@ def simulate_max_weight(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], a
 
     >>> from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
     >>> run = simulate_max_weight(FIGURE1_CLUSTER, FIGURE1_JOB, alpha=1.0, frame=1.0, time=5_000, seed=3)
-    >>> bool(abs(run.cost - run.templates[0]) < 1e-12), bool(run.cost > 1.0), run.stationary
+    >>> cost = run.expected_cost.value
+    >>> bool(abs(cost - run.expected_templates.value[0]) < 1e-12), bool(cost > 1.0), run.stationary
     (True, True, True)
     """
     span = positive("frame", frame)

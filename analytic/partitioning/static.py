@@ -151,7 +151,7 @@ def _scaled_loads(space: Configurations) -> tuple[int, np.ndarray]:
     Unscaled, ρ = 1e-300 made t = 1/ρ in the capacity LP 1e300, which HiGHS (whose infinity is 1e20)
     reports as unbounded, and the static LP's constraints fell below its feasibility tolerance.
     """
-    loads = np.array([job.load for job in space.jobs])
+    loads = np.array([job.offered_load for job in space.jobs])
     exponent = int(np.frexp(loads.max())[1])
     return exponent, np.ldexp(loads, -exponent)
 
@@ -249,7 +249,7 @@ def static_partitioning(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], s
         raise InvalidParameterError("solver", solver, 'must be "highs" or "cvxpy"')
     packings = cheapest_packings(cluster, jobs)
     space = packings.configurations
-    loads = np.array([job.load for job in space.jobs])
+    loads = np.array([job.offered_load for job in space.jobs])
     capacity = _capacity_factor(packings)
     delta = capacity - 1.0
     if delta < -_BOUNDARY:

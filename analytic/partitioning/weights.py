@@ -361,7 +361,7 @@ def dgp_bounds(cluster: Cluster, jobs: GraphJob | Sequence[GraphJob], alpha: flo
     b, power = check_exponent(b)
     log_bias = positive("log_h", log_h)
     slots = cluster.total_slots
-    loads = np.array([job.load for job in types])
+    loads = np.array([job.offered_load for job in types])
     static = static_partitioning(cluster, types)
     delta = min(static.delta_star, 1.0)
     b_max = max_template_cost(cluster, types)

@@ -36,6 +36,7 @@ from analytic.simulation.comparison import Comparison, compare, coverage_band
 from analytic.simulation.estimates import (
     METHODS,
     Estimate,
+    Estimates,
     batch_means,
     difference,
     mean_estimate,
@@ -73,6 +74,7 @@ __all__ = [
     "Discrete",
     "ErlangMixture",
     "Estimate",
+    "Estimates",
     "Growth",
     "Pareto",
     "PhaseType",

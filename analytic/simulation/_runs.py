@@ -38,8 +38,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from analytic._kernels import kernel
 from analytic.errors import InvalidParameterError
-from analytic.simulation.estimates import mean_estimate, ratio_estimate
+from analytic.simulation.estimates import Estimate, Estimates, mean_estimate, ratio_estimate
 from analytic.simulation.replications import replicate, root_seed
 from analytic.validation import integer
 
@@ -50,6 +51,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 #: The run-control parameters: type and shared description, by name (``warmup`` by unit).
 RUN_CONTROL = {
     "jobs": ("int", "Total number of arrivals, warm-ups included: ``jobs // replications`` per replication."),
+    "arrivals": ("int", "Total number of arrivals, warm-ups included: ``arrivals // replications`` per replication."),
     "time": ("float", "Simulated time per replication, warm-up included."),
     "warmup arrivals": ("int, optional", "Arrivals discarded at the start of each replication (default a tenth of them)."),
     "warmup time": ("float, optional", "Time discarded at the start of each replication (default a tenth of ``time``)."),
@@ -117,7 +119,7 @@ def run_control(unit: str) -> Callable[[F], F]:
 
 
 def split_jobs(jobs: object, replications: object, batches: object, minimum: int = 2,
-               meaning: str = "") -> tuple[int, int, int, int]:
+               meaning: str = "", name: str = "jobs") -> tuple[int, int, int, int]:
     """The checked ``jobs``, ``replications`` and ``batches``, and the arrivals of each replication.
 
     Parameters
@@ -128,6 +130,8 @@ def split_jobs(jobs: object, replications: object, batches: object, minimum: int
         Fewest batches accepted.
     meaning : str
         Appended to the condition on ``batches`` in the message.
+    name : str
+        The simulator's name for ``jobs`` (``"arrivals"``), in the message.
 
     Returns
     -------
@@ -139,12 +143,13 @@ def split_jobs(jobs: object, replications: object, batches: object, minimum: int
     >>> split_jobs(1_000, 3, 20)
     (1000, 3, 20, 333)
     """
-    total, runs = integer("jobs", jobs), integer("replications", replications)
+    total, runs = integer(name, jobs), integer("replications", replications)
     k = integer("batches", batches, minimum=minimum, meaning=meaning)
     return total, runs, k, total // runs
 
 
-def warmup_of(jobs: object, warmup: object, share: int, replications: int, batches: int, needed: int | None = None) -> int:
+def warmup_of(jobs: object, warmup: object, share: int, replications: int, batches: int, needed: int | None = None,
+              name: str = "jobs") -> int:
     """The arrivals each replication discards: ``warmup``, by default a tenth of its ``share``.
 
     Parameters
@@ -159,6 +164,8 @@ def warmup_of(jobs: object, warmup: object, share: int, replications: int, batch
         The checked counts.
     needed : int, optional
         Arrivals each replication must count after its warm-up (default ``batches``).
+    name : str
+        The simulator's name for ``jobs`` (``"arrivals"``), in the message.
 
     Returns
     -------
@@ -178,7 +185,7 @@ def warmup_of(jobs: object, warmup: object, share: int, replications: int, batch
     least = batches if needed is None else needed
     if share < skip + least:
         what = "batches" if needed is None else str(least)
-        raise InvalidParameterError("jobs", jobs, f"must give each of the {replications} replications at least warmup + "
+        raise InvalidParameterError(name, jobs, f"must give each of the {replications} replications at least warmup + "
                                                   f"{what} = {skip + least} arrivals (it gives {share})")
     return skip
 
@@ -285,3 +292,40 @@ def column_estimates(values: np.ndarray, level: float, method: str,
         results = [ratio_estimate(flat[:, i], under[:, i % under.shape[1]], level, method) for i in range(flat.shape[1])]
     shape = values.shape[1:]
     return np.array([r.value for r in results]).reshape(shape), np.array([r.half_width for r in results]).reshape(shape)
+
+
+def estimates(values: np.ndarray, level: float, method: str, denominators: np.ndarray | None = None) -> Estimates:
+    """:func:`column_estimates` as an :class:`~analytic.simulation.Estimates` (one entry per column).
+
+    Examples
+    --------
+    >>> estimates(np.array([[1.0, 2.0], [3.0, 2.0]]), 0.95, "batch means").value
+    array([2., 2.])
+    """
+    value, half_width = column_estimates(values, level, method, denominators)
+    return Estimates(value, half_width, level, method, len(values))
+
+
+def shown(estimate: Estimate | Estimates, spec: str = ".6g") -> str:
+    """``value ± half_width`` of an estimate, or ``[v ± h, ...]`` of each entry of a vector, for a result's repr.
+
+    Examples
+    --------
+    >>> shown(Estimates(np.array([1.0, 2.0]), np.array([0.1, 0.2]), 0.95, "batch means", 20), ".2g")
+    '[1 ± 0.1, 2 ± 0.2]'
+    """
+    if isinstance(estimate, Estimate):
+        return f"{estimate:{spec}}"
+    return "[" + ", ".join(f"{entry:{spec}}" for entry in estimate) + "]"
+
+
+@kernel
+def integrate(counts, last, area, batch, t):
+    """Add ``counts[c] · (t - last[c])`` to ``area[batch, c]`` (none during the warm-up, ``batch < 0``); set ``last`` to t.
+
+    The time-integral of every count of an event loop, brought up to ``t`` at a batch boundary.
+    """
+    for c in range(counts.shape[0]):
+        if batch >= 0:
+            area[batch, c] += counts[c] * (t - last[c])
+        last[c] = t

@@ -25,18 +25,18 @@ __all__ = ["MAX_HORIZON"]
 MAX_HORIZON = 1e12
 
 
-def check_horizon(jobs: Any, per_run: int, work_rate: float, rate: tuple[str, Any], size: str = "mean size") -> None:
+def check_horizon(arrivals: Any, per_run: int, work_rate: float, rate: tuple[str, Any], size: str = "mean size") -> None:
     """Refuse a run whose arrivals span more than :data:`MAX_HORIZON` mean job sizes (the clock's resolution).
 
     ``per_run`` arrivals at total arrival rate × mean size ``work_rate`` span ``per_run/work_rate``
-    mean sizes. The error names ``jobs`` when ``per_run`` alone exceeds the horizon (no arrival rate
+    mean sizes. The error names ``arrivals`` when ``per_run`` alone exceeds the horizon (no arrival rate
     of order one or less would do), else the parameter ``rate = (name, value)`` that made the rate
     so small. Integers beyond the double range are compared exactly.
 
     Parameters
     ----------
-    jobs : int
-        The ``jobs`` argument, for the message.
+    arrivals : int
+        The ``arrivals`` argument, for the message.
     per_run : int
         Arrivals per replication.
     work_rate : float
@@ -55,21 +55,21 @@ def check_horizon(jobs: Any, per_run: int, work_rate: float, rate: tuple[str, An
     --------
     10^18 arrivals are too many at any rate of order one; 2000 at a rate of 1e-300 span 2e303 mean sizes:
 
-    >>> for jobs, rate in [(10**18, 1.0), (2000, 1e-300)]:
+    >>> for arrivals, rate in [(10**18, 1.0), (2000, 1e-300)]:
     ...     try:
-    ...         check_horizon(jobs, jobs, rate, ("arrival_rate", rate))
+    ...         check_horizon(arrivals, arrivals, rate, ("arrival_rate", rate))
     ...     except InvalidParameterError as error:
     ...         print(error.parameter)
-    jobs
+    arrivals
     arrival_rate
     """
     if per_run <= MAX_HORIZON * work_rate:
         return
     if per_run > MAX_HORIZON:
-        raise InvalidParameterError("jobs", jobs, f"must be at most {MAX_HORIZON * work_rate:.3g} per replication at total "
-                                                  f"arrival rate × {size} {work_rate:.3g}: a longer run spans more than "
-                                                  f"{MAX_HORIZON:g} mean job sizes, where the clock no longer resolves a "
-                                                  "service time")
+        raise InvalidParameterError("arrivals", arrivals, f"must be at most {MAX_HORIZON * work_rate:.3g} per replication at "
+                                                          f"total arrival rate × {size} {work_rate:.3g}: a longer run spans "
+                                                          f"more than {MAX_HORIZON:g} mean job sizes, where the clock no "
+                                                          "longer resolves a service time")
     name, value = rate
     raise InvalidParameterError(name, value, f"is so small that {per_run} arrivals span more than {MAX_HORIZON:g} mean job "
                                              f"sizes (total arrival rate × {size} {work_rate:.3g}), where the clock no "

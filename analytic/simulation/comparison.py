@@ -29,8 +29,9 @@ from dataclasses import dataclass
 
 from scipy import special
 
+from analytic._deprecation import renamed_arguments
 from analytic.errors import InvalidParameterError
-from analytic.simulation.estimates import Estimate, batch_means, t_quantile
+from analytic.simulation.estimates import Estimate, Estimates, batch_means, t_quantile
 from analytic.validation import confidence, integer, real
 
 __all__ = ["Comparison", "compare", "coverage_band"]
@@ -78,18 +79,23 @@ class Comparison:
         return f"Comparison(estimate={self.estimate!r}, exact={self.exact:.10g}, z={self.z:.4g}, verdict={self.verdict!r})"
 
 
-def compare(simulated: Estimate | object, exact: float, level: float | None = None, batches: int = 20,
-            warmup: int = 0) -> Comparison:
-    """Compare a simulated estimate, or raw observations, with an exact value.
+def compare(simulated: Estimate | object, exact: float | object, level: float | None = None, batches: int = 20,
+            warmup: int = 0) -> Comparison | dict[str, Comparison | tuple[Comparison | None, ...]]:
+    """Compare a simulated estimate, or raw observations, with an exact value; or a simulated result with an exact one.
 
     Parameters
     ----------
-    simulated : Estimate or array_like
+    simulated : Estimate, array_like or simulation result
         An :class:`Estimate`, or a one-dimensional series of observations in simulation order
         (per-job response times, 0/1 blocking indicators, ... from any simulator), from which
-        :func:`~analytic.simulation.estimates.batch_means` forms the estimate.
-    exact : float
-        The exact value of the quantity (finite).
+        :func:`~analytic.simulation.estimates.batch_means` forms the estimate; or a simulation
+        result (a dataclass holding :class:`Estimate` and :class:`Estimates` fields, as
+        :class:`~analytic.splitting.MultiserverSimulation`).
+    exact : float or exact result
+        The exact value of the quantity (finite); with a simulation result, the exact result of the
+        same model (:class:`~analytic.splitting.ExactMetrics`,
+        :class:`~analytic.partitioning.ConfigurationLaw`, ...), whose attributes of the same names
+        hold the exact values. The two results may come in either order.
     level : float, optional
         Level of the verdict; default the estimate's level (0.95 for raw observations).
     batches, warmup : int
@@ -97,13 +103,17 @@ def compare(simulated: Estimate | object, exact: float, level: float | None = No
 
     Returns
     -------
-    Comparison
+    Comparison or dict
+        For two results, by the name of every field they share (an estimate of the simulated one
+        whose name the exact one has, not None): its :class:`Comparison`, or for a vector of
+        estimates a tuple with one per entry (None for an entry without an estimate, NaN: a class
+        of which no job was counted).
 
     Raises
     ------
     InvalidParameterError
-        A non-finite exact value, a level outside (0, 1), or observations that cannot form the
-        batches.
+        A non-finite exact value, a level outside (0, 1), observations that cannot form the
+        batches, or two results that share no field (or whose shared vectors differ in length).
 
     Examples
     --------
@@ -111,7 +121,20 @@ def compare(simulated: Estimate | object, exact: float, level: float | None = No
     >>> c = compare(Estimate(0.0280, 0.0010, 0.95, "batch means", 20), 0.0267)
     >>> round(c.z, 3), c.verdict
     (2.721, 'disagrees')
+
+    A simulated M/M/2 queue against its exact chain, field by field:
+
+    >>> from analytic.splitting import RigidClass, exact_multiserver, simulate_multiserver
+    >>> classes = [RigidClass(1, 1.0, 1.0)]
+    >>> sim = simulate_multiserver("fcfs", 2, classes, 1.0, arrivals=100_000, seed=3)
+    >>> verdicts = compare(exact_multiserver("fcfs", 2, classes, 1.0), sim)
+    >>> verdicts["mean_response_time"].verdict, [c.verdict for c in verdicts["per_class_wait_probability"]]
+    ('agrees', ['agrees'])
     """
+    if not isinstance(simulated, Estimate) and _holds_estimates(exact) and not _holds_estimates(simulated):
+        simulated, exact = exact, simulated
+    if _holds_estimates(simulated):
+        return _compare_results(simulated, exact, level)
     if isinstance(simulated, Estimate):
         estimate = simulated
     else:
@@ -129,24 +152,51 @@ def compare(simulated: Estimate | object, exact: float, level: float | None = No
     return Comparison(estimate, reference, float(z), at, p_value, bool(abs(z) <= t_quantile(at, estimate.samples)))
 
 
+def _holds_estimates(result: object) -> bool:
+    """Whether ``result`` is a simulation result: an object with an :class:`Estimate` or :class:`Estimates` attribute."""
+    return any(isinstance(value, Estimate | Estimates) for value in getattr(result, "__dict__", {}).values())
+
+
+def _compare_results(simulated: object, exact: object,
+                     level: float | None) -> dict[str, Comparison | tuple[Comparison | None, ...]]:
+    """Every estimate of ``simulated`` against the attribute of ``exact`` of the same name (see :func:`compare`)."""
+    results: dict[str, Comparison | tuple[Comparison | None, ...]] = {}
+    for name, estimate in vars(simulated).items():
+        if not isinstance(estimate, Estimate | Estimates) or getattr(exact, name, None) is None:
+            continue
+        value = getattr(exact, name)
+        if isinstance(estimate, Estimate):
+            results[name] = compare(estimate, value, level)
+            continue
+        values = list(value) if hasattr(value, "__len__") else [value]
+        if len(values) != len(estimate):
+            raise InvalidParameterError("exact", exact, f"must hold {len(estimate)} values of {name} (it holds {len(values)})")
+        results[name] = tuple(None if math.isnan(e) else compare(estimate[k], values[k], level)
+                              for k, e in enumerate(estimate.value.tolist()))
+    if not results:
+        raise InvalidParameterError("exact", exact, f"must share a field with the simulated result {type(simulated).__name__}")
+    return results
+
+
 #: Most intervals :func:`coverage_band` takes: the binomial counts must be exact in double precision.
 MAX_RUNS = 2**52
 
 
-def coverage_band(runs: int, level: float = 0.95, false_alarm: float = 1e-4) -> tuple[int, int]:
-    """Range of the number of intervals, out of ``runs``, expected to contain the exact value.
+@renamed_arguments(runs="replications")
+def coverage_band(replications: int, level: float = 0.95, false_alarm: float = 1e-4) -> tuple[int, int]:
+    """Range of the number of intervals, out of ``replications``, expected to contain the exact value.
 
-    With ``runs`` independent intervals of exact coverage ``level``, the count is
-    Binomial(runs, level); the band ``[low, high]`` holds it except with probability at most
+    With ``replications`` independent intervals of exact coverage ``level``, the count is
+    Binomial(replications, level); the band ``[low, high]`` holds it except with probability at most
     ``false_alarm``, split evenly between ``P(count < low)`` and ``P(count > high)``. Use it to test
     a simulator over many fixed seeds. ``low`` is the least k with ``P(count <= k) >= false_alarm/2``
     and ``high`` the least k with ``P(count > k) <= false_alarm/2``, found by bisection on the
-    binomial tails ``I_(1-level)(runs - k, k + 1)`` and ``I_level(k + 1, runs - k)`` (regularized
+    binomial tails ``I_(1-level)(replications - k, k + 1)`` and ``I_level(k + 1, replications - k)`` (regularized
     incomplete beta, :func:`scipy.special.betainc`).
 
     Parameters
     ----------
-    runs : int
+    replications : int
         Number of seeded intervals, at most ``MAX_RUNS`` (2^52).
     level : float
         Their confidence level.
@@ -161,17 +211,17 @@ def coverage_band(runs: int, level: float = 0.95, false_alarm: float = 1e-4) -> 
     Raises
     ------
     InvalidParameterError
-        ``runs`` not a positive integer or above ``MAX_RUNS``; ``level`` or ``false_alarm`` outside (0, 1).
+        ``replications`` not a positive integer or above ``MAX_RUNS``; ``level`` or ``false_alarm`` outside (0, 1).
 
     Examples
     --------
     >>> coverage_band(200)
     (176, 199)
     """
-    n = integer("runs", runs)
+    n = integer("replications", replications)
     if n > MAX_RUNS:
-        raise InvalidParameterError("runs", runs, f"must be at most 2**52 = {MAX_RUNS:,} (the binomial tails are "
-                                                  "evaluated at counts that must be exact in double precision)")
+        raise InvalidParameterError("replications", replications, f"must be at most 2**52 = {MAX_RUNS:,} (the binomial "
+                                    "tails are evaluated at counts that must be exact in double precision)")
     p = confidence("level", level)
     tail = confidence("false_alarm", false_alarm) / 2
     low = _least(lambda k: k == n or special.betainc(n - k, k + 1, 1.0 - p) >= tail, n)

@@ -20,15 +20,18 @@ Estimate(2.5 ± 2.054, 95%, 4 independent replications)
 from __future__ import annotations
 
 import math
+import operator
+import warnings
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
 
-from analytic.errors import InvalidParameterError
+from analytic.errors import AnalyticDeprecationWarning, InvalidParameterError
 from analytic.validation import confidence, integer, real_array
 
-__all__ = ["METHODS", "Estimate", "batch_means", "difference", "mean_estimate", "ratio_estimate", "t_quantile"]
+__all__ = ["METHODS", "Estimate", "Estimates", "batch_means", "difference", "mean_estimate", "ratio_estimate", "t_quantile"]
 
 #: How an estimate's samples were obtained.
 METHODS = ("independent replications", "batch means")
@@ -76,11 +79,20 @@ class Estimate:
     samples : int
         Number of replications or batches (>= 2).
 
+    Notes
+    -----
+    A simulation result holds each simulated quantity as an ``Estimate`` (issue 32 of the package:
+    ``sim.blocking.value``, ``sim.blocking.half_width``). Where a quantity was a plain float before,
+    using the estimate as a number (arithmetic, comparisons, ``float()`` aside, numpy) still works for
+    one release and warns: read :attr:`value`.
+
     Examples
     --------
     >>> e = Estimate(2.0, 0.1, 0.95, "batch means", 20)
-    >>> e.interval, round(e.standard_error, 6)
-    ((1.9, 2.1), 0.047778)
+    >>> e.interval, round(e.standard_error, 6), 2.05 in e, float(e)
+    ((1.9, 2.1), 0.047778, True, 2.0)
+    >>> f"{e:.3f}"
+    '2.000 ± 0.100'
     """
 
     value: float
@@ -111,6 +123,106 @@ class Estimate:
 
     def __repr__(self) -> str:
         return f"Estimate({self.value:.6g} ± {self.half_width:.4g}, {self.level:.0%}, {self.samples} {self.method})"
+
+    def __contains__(self, value: float) -> bool:
+        """Whether ``value`` lies in the confidence interval."""
+        low, high = self.interval
+        return low <= value <= high
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    def __format__(self, spec: str) -> str:
+        """``value ± half_width``, both in the format ``spec`` (``f"{e:.4f}"``)."""
+        return f"{self.value:{spec}} ± {self.half_width:{spec}}" if spec else repr(self)
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class Estimates:
+    """Simulated means of several quantities (one per class, per job type, per number of busy servers),
+    each with its confidence interval: ``estimates[k]`` is the :class:`Estimate` of entry ``k``.
+
+    Attributes
+    ----------
+    value : numpy.ndarray
+        The point estimates.
+    half_width : numpy.ndarray
+        Their half-widths at ``level`` (Student-t with ``samples - 1`` degrees of freedom).
+    level : float
+        Confidence level in (0, 1).
+    method : str
+        ``"independent replications"`` or ``"batch means"`` (:data:`METHODS`).
+    samples : int
+        Number of replications or batches (>= 2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> e = Estimates(np.array([1.0, 2.0]), np.array([0.1, 0.2]), 0.95, "batch means", 20)
+    >>> e[1], len(e), e.value.tolist()
+    (Estimate(2 ± 0.2, 95%, 20 batch means), 2, [1.0, 2.0])
+    """
+
+    value: np.ndarray
+    half_width: np.ndarray
+    level: float
+    method: str
+    samples: int
+
+    def __post_init__(self) -> None:
+        value, half_width = np.asarray(self.value, dtype=float), np.asarray(self.half_width, dtype=float)
+        if value.shape != half_width.shape:
+            raise InvalidParameterError("half_width", self.half_width, f"must have the shape of value, {value.shape}")
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "half_width", half_width)
+
+    def __getitem__(self, key: object) -> Estimate | Estimates:
+        value, half_width = self.value[key], self.half_width[key]
+        if np.ndim(value) == 0:
+            return Estimate(float(value), float(half_width), self.level, self.method, self.samples)
+        return Estimates(value, half_width, self.level, self.method, self.samples)
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    def __iter__(self) -> Iterator[Estimate | Estimates]:
+        return (self[k] for k in range(len(self)))
+
+    @property
+    def interval(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(value - half_width, value + half_width)``, entry by entry."""
+        return self.value - self.half_width, self.value + self.half_width
+
+    def __repr__(self) -> str:
+        entries = ", ".join(f"{v:.6g} ± {h:.4g}" for v, h in zip(self.value.ravel(), self.half_width.ravel(), strict=True))
+        return f"Estimates([{entries}], {self.level:.0%}, {self.samples} {self.method})"
+
+
+#: The numeric behaviour of a float, on an estimate's value, kept for one release: simulation results held
+#: plain floats where they now hold estimates (``sim.blocking < 0.01``, ``np.isclose(sim.blocking, p)``).
+_NUMBER_OPERATIONS = {
+    "__lt__": operator.lt, "__le__": operator.le, "__gt__": operator.gt, "__ge__": operator.ge,
+    "__add__": operator.add, "__sub__": operator.sub, "__mul__": operator.mul, "__truediv__": operator.truediv,
+    "__pow__": operator.pow, "__radd__": lambda a, b: b + a, "__rsub__": lambda a, b: b - a,
+    "__rmul__": lambda a, b: b * a, "__rtruediv__": lambda a, b: b / a, "__rpow__": lambda a, b: b**a,
+    "__neg__": operator.neg, "__abs__": abs, "__round__": round,
+    "__array__": lambda value, dtype=None, copy=None: np.asarray(value, dtype=dtype),
+}
+
+
+def _as_number(name: str, operation: Callable) -> Callable:
+    def method(self: Estimate | Estimates, *others: object, **options: object) -> object:
+        warnings.warn(f"an {type(self).__name__} used as a number ({name}); use its .value: this goes in version 0.3",
+                      AnalyticDeprecationWarning, stacklevel=2)
+        return operation(self.value, *(other.value if isinstance(other, Estimate | Estimates) else other
+                                       for other in others), **options)
+    method.__name__ = name
+    return method
+
+
+for _name, _operation in _NUMBER_OPERATIONS.items():
+    setattr(Estimate, _name, _as_number(_name, _operation))
+    setattr(Estimates, _name, _as_number(_name, _operation))
 
 
 def _samples(name: str, values: object) -> np.ndarray:

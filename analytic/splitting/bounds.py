@@ -17,7 +17,7 @@ import numpy as np
 from analytic._deprecation import old_names
 from analytic.erlang import MAX_SERVERS, erlang_b
 from analytic.errors import InvalidParameterError, UnstableSystemError
-from analytic.splitting.classes import RigidClass, _classes, _probabilities
+from analytic.splitting.classes import RigidClass, check_classes, class_probabilities
 from analytic.splitting.partition import Partition, balanced_partition
 from analytic.validation import positive
 
@@ -28,7 +28,7 @@ __all__ = ["ResponseTimeBound", "StabilityMargin", "helper_probability_bound", "
 def _reserved_system(servers: int, arrival_rate: float,
                      classes: Iterable[RigidClass]) -> tuple[tuple[RigidClass, ...], float, Partition, np.ndarray]:
     """Validated classes and rate, the partition, and E_{s_i}(λ α_i d_i) of every class (Property 1)."""
-    classes = _classes(classes)
+    classes = check_classes(classes)
     rate = positive("arrival_rate", arrival_rate)
     partition = balanced_partition(servers, classes)
     largest = max(partition.servers_per_class)
@@ -140,7 +140,7 @@ def helper_probability_bound(servers: int, arrival_rate: float, classes: Iterabl
     0.095238095238
     """
     classes, _, _, blocking = _reserved_system(servers, arrival_rate, classes)
-    return float(_probabilities(classes) @ blocking)
+    return float(class_probabilities(classes) @ blocking)
 
 
 @dataclass(frozen=True)
@@ -206,7 +206,7 @@ def response_time_bound(servers: int, arrival_rate: float, classes: Iterable[Rig
     """
     classes, _, _, blocking = _reserved_system(servers, arrival_rate, classes)
     weights = np.array([float(c.probability) * float(c.mean_size) for c in classes])
-    probabilities = _probabilities(classes)
+    probabilities = class_probabilities(classes)
     return ResponseTimeBound(lower=float(weights.sum()), accepted=float(weights @ (1 - blocking)),
                              helper_probability=float(probabilities @ blocking))
 
@@ -243,7 +243,7 @@ def split_servers(servers: int, arrival_rate: float, classes: Iterable[RigidClas
     >>> split_servers(10, 2.0, [RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 1.0)], modified=False)
     ((2, 2), 4)
     """
-    classes = _classes(classes)
+    classes = check_classes(classes)
     partition = balanced_partition(servers, classes)
     if modified and partition.helpers == 0:
         sent = arrival_rate * helper_probability_bound(servers, arrival_rate, classes)

@@ -43,6 +43,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from analytic._deprecation import renamed_attribute
 from analytic.ctmc.truncation import (
     Drift,
     TruncatedChain,
@@ -55,8 +56,9 @@ from analytic.ctmc.truncation import (
 )
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError, UnstableSystemError
 from analytic.intervals import Interval
-from analytic.splitting.chains import _System, fcfs_saturation
-from analytic.splitting.classes import RigidClass, _classes
+from analytic.splitting._exact_chain import ExactSystem
+from analytic.splitting.chains import fcfs_saturation
+from analytic.splitting.classes import RigidClass, check_classes
 
 __all__ = ["FCFSBounds", "fcfs_bounds"]
 
@@ -88,7 +90,7 @@ class FCFSBounds:
         Contains the probability that an arrival does not enter service at once (PASTA).
     levels : int
         ``L``: the kept states are those with at most ``L`` waiting jobs.
-    states : int
+    n_states : int
         States kept (and solved).
     neglected_mass : float
         A proven bound on the stationary probability of more than ``L`` waiting jobs.
@@ -110,15 +112,16 @@ class FCFSBounds:
     response_time: Interval
     wait_probability: Interval
     levels: int
-    states: int
+    n_states: int
     neglected_mass: float
     entry_cost: float
     theta: float
     method: str
+    states = renamed_attribute("n_states")
 
     def __repr__(self) -> str:
         return (f"FCFSBounds(response_time={self.response_time!r}, wait_probability={self.wait_probability!r}, "
-                f"levels={self.levels}, states={self.states:,}, neglected_mass={self.neglected_mass:.3g})")
+                f"levels={self.levels}, n_states={self.n_states:,}, neglected_mass={self.neglected_mass:.3g})")
 
     @property
     def width(self) -> float:
@@ -206,8 +209,8 @@ def fcfs_bounds(servers: int, classes: Iterable[RigidClass], arrival_rate: float
     (True, True)
     """
     target, tolerance = checked_width(width)
-    classes = _classes(classes)
-    system = replace(_System.build("fcfs", servers, classes, arrival_rate, 1, "lumped", max_states), max_waiting=math.inf)
+    classes = check_classes(classes)
+    system = replace(ExactSystem.build("fcfs", servers, classes, arrival_rate, 1, "lumped", max_states), max_waiting=math.inf)
     tail = _Tail.of(system, max_states)
     top = _largest_theta(tail)
     if top is None:
@@ -233,16 +236,16 @@ class _Tail:
     phases: list
     configurations: list
     starts: int
-    system: _System
+    system: ExactSystem
 
     @classmethod
-    def of(cls, system: _System, max_states: int) -> _Tail:
+    def of(cls, system: ExactSystem, max_states: int) -> _Tail:
         k, needs = system.helpers, system.needs
         # the counts of jobs in service per (class, phase) that fit
         configurations = list(itertools.islice(_configurations(system.column_needs, k), min(max_states + 1, sys.maxsize)))
         if len(configurations) > max_states:
             raise StateSpaceTooLargeError(max_states + 1, max_states, "the FCFS chain with no job waiting", at_least=True)
-        phases = [(s, h) for s in configurations for h in range(len(needs)) if system._free(s) < needs[h]]
+        phases = [(s, h) for s in configurations for h in range(len(needs)) if system.free_servers(s) < needs[h]]
         # before a departure at least one job waits, so fewer than max n_i servers are free; the
         # departing job frees at most max n_i more, and each start takes at least min n_i
         starts = min(k, 2 * max(needs) - 1) // min(needs)
@@ -312,7 +315,7 @@ def _refuse(servers: int, classes: tuple[RigidClass, ...], arrival_rate: float) 
                                 f"{_SMALLEST_THETA:g} was verified")
 
 
-def _solve(system: _System, tail: _Tail, top: float, levels: int, tolerance: float, max_states: int
+def _solve(system: ExactSystem, tail: _Tail, top: float, levels: int, tolerance: float, max_states: int
            ) -> tuple[Truncation, float]:
     """The truncated chain on levels ``0..levels`` with the θ (of :data:`_FRACTIONS`) of least neglected mass."""
     count = len(tail.configurations) + levels * len(tail.phases)
@@ -335,13 +338,13 @@ def _solve(system: _System, tail: _Tail, top: float, levels: int, tolerance: flo
     return solve_truncated(chain, best[0], tolerance=tolerance), best[1]
 
 
-def _reference(system: _System) -> tuple:
+def _reference(system: ExactSystem) -> tuple:
     """No job waiting and ``⌊λ_i d_i⌋`` class-i jobs in service (in the first phase a job may start in), near the
     bulk of the law (a reference far from it, such as the empty queue of many servers, has mean hitting times too
     large to certify)."""
     serving = [0] * len(system.column_needs)
     for i, (rate, mu) in enumerate(zip(system.arrival_rates, system.service_rates, strict=True)):
-        serving[system._entry_column(i)] = int(rate / mu)
+        serving[system.entry_column(i)] = int(rate / mu)
     return tuple(serving), -1, 0
 
 
@@ -367,7 +370,7 @@ def _drift(tail: _Tail, low: list, theta: float, levels: int, kept: TruncatedCha
         return None
 
 
-def _intervals(truncation: Truncation, system: _System, theta: float) -> tuple[Interval, Interval]:
+def _intervals(truncation: Truncation, system: ExactSystem, theta: float) -> tuple[Interval, Interval]:
     """``E[R] = Σ α_i d_i + E[ℓ] / λ`` (the part of ``ℓ`` above the kept levels by the drift) and ``P(wait)``
     (a reward in [0, 1])."""
     levels = max(level for *_, level in truncation.states)
@@ -383,7 +386,7 @@ def _intervals(truncation: Truncation, system: _System, theta: float) -> tuple[I
 
     def waits(state: tuple) -> float:
         serving, _, level = state
-        free = system._free(serving)
+        free = system.free_servers(serving)
         return 1.0 if level else sum(a for a, n in zip(alpha, system.needs, strict=True) if free < n)
 
     return response, Interval(*truncation.interval(waits, 0.0, 1.0))

@@ -40,10 +40,10 @@ _MAX_SERVERS = int(sys.float_info.max)
 #: Smallest ratio of a rate to the total rate out of its state that the exact solver represents:
 #: :mod:`analytic.ctmc` scales the rates out of a state by the power of two just above their total,
 #: and a rate at least 2**-1021 times that total stays a normal double (>= 2**-1022), losing no bits.
-_SMALLEST_RELATIVE_RATE = 2.0**-1021
+SMALLEST_RELATIVE_RATE = 2.0**-1021
 
 
-def _exact(value: Real) -> Fraction:
+def decimal_fraction(value: Real) -> Fraction:
     """A float as the decimal it prints as (0.1 -> 1/10); ints and Fractions unchanged."""
     if isinstance(value, (Fraction, Integral)):
         return Fraction(value)
@@ -126,10 +126,11 @@ class RigidClass:
     @property
     def demand(self) -> Fraction:
         """ϱ_i = α_i d_i n_i, the relative demand of the class (exact)."""
-        return _exact(self.probability) * _exact(self.mean_size) * self.need
+        return decimal_fraction(self.probability) * decimal_fraction(self.mean_size) * self.need
 
 
-def _classes(classes: Iterable[RigidClass]) -> tuple[RigidClass, ...]:
+def check_classes(classes: Iterable[RigidClass]) -> tuple[RigidClass, ...]:
+    """The classes as a tuple of :class:`RigidClass`, refused unless their probabilities α_i sum to 1."""
     result = instances("classes", classes, RigidClass)
     total = sum(float(c.probability) for c in result)
     if abs(total - 1) > _PROBABILITY_SUM_TOLERANCE:
@@ -138,7 +139,7 @@ def _classes(classes: Iterable[RigidClass]) -> tuple[RigidClass, ...]:
     return result
 
 
-def _server_count(servers: int, minimum: int = 1) -> int:
+def check_server_count(servers: int, minimum: int = 1) -> int:
     """k as an ``int``: an integer in [``minimum``, 1.8e308] (the module docstring)."""
     k = integer("servers", servers, minimum=minimum)
     if k > _MAX_SERVERS:
@@ -147,15 +148,16 @@ def _server_count(servers: int, minimum: int = 1) -> int:
     return k
 
 
-def _servers(servers: int, classes: Sequence[RigidClass]) -> int:
-    k = _server_count(servers)
+def check_servers(servers: int, classes: Sequence[RigidClass]) -> int:
+    """k as an ``int`` (:func:`check_server_count`), refused below the largest need n_i."""
+    k = check_server_count(servers)
     largest = max(c.need for c in classes)
     if largest > k:
         raise InvalidParameterError("servers", servers, f"must be >= every server need (largest need is {largest})")
     return k
 
 
-def _total_rate(rate: float, servers: int, divisor: float, formula: str) -> float:
+def total_rate(rate: float, servers: int, divisor: float, formula: str) -> float:
     """``rate`` k / ``divisor``, a total arrival rate proportional to k (``formula`` names it); refused beyond the floats."""
     total = rate * (servers / divisor)
     if total == math.inf:
@@ -164,23 +166,23 @@ def _total_rate(rate: float, servers: int, divisor: float, formula: str) -> floa
     return total
 
 
-def _check_rate_span(arrival_rate: float, classes: Sequence[RigidClass], service: Sequence[float | None]) -> None:
+def check_rate_span(arrival_rate: float, classes: Sequence[RigidClass], service: Sequence[float | None]) -> None:
     """Refuse an exact chain whose rates out of one state span more than its solver represents.
 
     Every arrival rate λ α_i must be a normal double at least 2**-1021 times λ + ``service[i]``,
     with ``service[i]`` a bound on the total service rate of the states a class-i job arrives in
-    (:data:`_SMALLEST_RELATIVE_RATE`; None if it arrives in none). As the rates out of the empty
+    (:data:`SMALLEST_RELATIVE_RATE`; None if it arrives in none). As the rates out of the empty
     state are the λ α_i alone, α_i < 2**-1021 fails whatever λ: then the class is refused.
     """
     for i, (job_class, busy) in enumerate(zip(classes, service, strict=True)):
         if busy is None:
             continue
         alpha = float(job_class.probability)
-        if alpha < _SMALLEST_RELATIVE_RATE:
+        if alpha < SMALLEST_RELATIVE_RATE:
             raise InvalidParameterError(f"classes[{i}]", job_class, "must have a probability of at least 2**-1021 for an "
                                         "exact chain: its arrival rate λ α_i falls below the normal doubles against the "
                                         "total rate out of the empty state, λ")
-        rate, least = arrival_rate * alpha, _SMALLEST_RELATIVE_RATE * (arrival_rate + busy)
+        rate, least = arrival_rate * alpha, SMALLEST_RELATIVE_RATE * (arrival_rate + busy)
         if rate < max(least, sys.float_info.min):
             raise InvalidParameterError("arrival_rate", arrival_rate, f"is too small for an exact chain: the arrival rate "
                                         f"λ α_i = {rate:.6g} of classes[{i}] must be a normal double (>= 2**-1022) and at "
@@ -189,7 +191,8 @@ def _check_rate_span(arrival_rate: float, classes: Sequence[RigidClass], service
                                         "would span more than the double range)")
 
 
-def _probabilities(classes: Sequence[RigidClass]) -> np.ndarray:
+def class_probabilities(classes: Sequence[RigidClass]) -> np.ndarray:
+    """The α_i as an array of floats."""
     return np.array([float(c.probability) for c in classes])
 
 

@@ -28,6 +28,9 @@ readings of its load, Section 6.1's on Figure 2, and Figure 3's as *not reproduc
 instead of the traces). Every point of Figures 1-2 gets two more rows from the same runs (each sweep
 runs once per process): condition (5) of Proposition 1 with the helpers' load and eq. (16), and the
 classes whose mean response time under BS-FCFS lies below FCFS's and ServerFilling's.
+
+One module (over 700 lines): the rows of Figures 1–3 read the sweeps of the systems defined here, run once per
+process, so splitting the systems from their rows would split one experiment.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ import functools
 import math
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 from numbers import Integral
@@ -44,11 +47,12 @@ from numbers import Integral
 import numpy as np
 from tqdm import tqdm
 
+from analytic._deprecation import renamed_arguments, renamed_attribute
 from analytic.errors import InvalidParameterError
 from analytic.reproduce import Row, reproduces
-from analytic.simulation import SerialExecutor, check_executor
+from analytic.simulation import Estimates, SerialExecutor, check_executor
 from analytic.splitting.bounds import helper_probability_bound, stability_margin
-from analytic.splitting.classes import RigidClass, _classes, _server_count, _servers, _total_rate
+from analytic.splitting.classes import RigidClass, check_classes, check_server_count, check_servers, total_rate
 from analytic.splitting.limits import subcritical_system
 from analytic.splitting.paper import figure1_classes, figure1_need_scale
 from analytic.splitting.policies import POLICIES
@@ -127,7 +131,7 @@ def figure1_load(servers: int, theta: float = 0.7, reading: str = "scaling (8b)"
     >>> [round(figure1_load(k, 0.7, r), 4) for r in FIGURE1_READINGS for k in (32, 2048)]
     [0.8763, 0.9381, 0.8763, 0.7525]
     """
-    k = _server_count(servers, minimum=32)
+    k = check_server_count(servers, minimum=32)
     theta = positive("theta", theta)
     if not isinstance(reading, str) or reading not in FIGURE1_READINGS:
         raise InvalidParameterError("reading", reading, f"must be one of {', '.join(map(repr, FIGURE1_READINGS))}")
@@ -200,7 +204,7 @@ def figure2_heavy_traffic(servers: int = 2048, loads: Sequence[float] = (0.5, 0.
     >>> [round(s.arrival_rate, 6) for s in figure2_heavy_traffic(256, (0.5,))]
     [6.464646]
     """
-    k = _server_count(servers, minimum=32)
+    k = check_server_count(servers, minimum=32)
     classes = figure1_classes(figure1_need_scale(k))
     return tuple(_system(f"ρ = {rho:g}", rho, k, classes, rho) for rho in _loads(loads))
 
@@ -273,14 +277,14 @@ def figure3_systems(classes: Iterable[RigidClass], servers: int,
     >>> [round(s.arrival_rate * 1e3, 6) for s in figure3_systems(SDSC_SP2, 1024, (0.5,))]
     [4.863966]
     """
-    classes = _classes(classes)
-    k = _servers(servers, classes)
+    classes = check_classes(classes)
+    k = check_servers(servers, classes)
     return tuple(_system(f"ρ = {rho:g}", rho, k, classes, rho) for rho in _loads(loads))
 
 
 def _system(label: str, x: float, servers: int, classes: tuple[RigidClass, ...], load: float) -> System:
     """The system at load ρ on k servers: λ = ρ k / ϱ (eq. 1)."""
-    return System(label, x, servers, classes, _total_rate(load, servers, float(sum(c.demand for c in classes)), "ρ k / ϱ"),
+    return System(label, x, servers, classes, total_rate(load, servers, float(sum(c.demand for c in classes)), "ρ k / ϱ"),
                   load)
 
 
@@ -304,34 +308,36 @@ class Sweep:
         The policies, in order.
     results : tuple of tuple of MultiserverSimulation
         One simulation per policy and system.
-    jobs : int
+    arrivals : int
         Arrivals per simulation.
 
     Examples
     --------
     >>> from analytic.splitting import figure2_subcritical, sweep
-    >>> small = sweep(figure2_subcritical(0.5, (32,)), ("fcfs", "bs-fcfs"), jobs=4000, progress=False)
-    >>> small.mean_response_time.shape
+    >>> small = sweep(figure2_subcritical(0.5, (32,)), ("fcfs", "bs-fcfs"), arrivals=4000, progress=False)
+    >>> small.mean_response_time.value.shape
     (2, 1)
     """
 
     systems: tuple[System, ...]
     policies: tuple[str, ...]
     results: tuple[tuple[MultiserverSimulation, ...], ...]
-    jobs: int
+    arrivals: int
+
+    jobs = renamed_attribute("arrivals")
+    mean_response_time_ci = renamed_attribute("mean_response_time.half_width",
+                                              lambda self: self.mean_response_time.half_width)
 
     def _field(self, name: str) -> np.ndarray:
         return np.array([[getattr(r, name) for r in row] for row in self.results])
 
     @property
-    def mean_response_time(self) -> np.ndarray:
-        """E[R], shape (policies, systems)."""
-        return self._field("mean_response_time")
-
-    @property
-    def mean_response_time_ci(self) -> np.ndarray:
-        """Half-widths of the E[R] intervals, shape (policies, systems)."""
-        return self._field("mean_response_time_ci")
+    def mean_response_time(self) -> Estimates:
+        """E[R] with its intervals, shape (policies, systems) (every run has the level and batches of the first)."""
+        first = self.results[0][0]
+        estimates = [[r.mean_response_time for r in row] for row in self.results]
+        return Estimates(np.array([[e.value for e in row] for row in estimates]),
+                         np.array([[e.half_width for e in row] for row in estimates]), first.level, first.method, first.samples)
 
     @property
     def stationary(self) -> np.ndarray:
@@ -355,7 +361,7 @@ class Sweep:
         Examples
         --------
         >>> from analytic.splitting import figure2_subcritical, sweep
-        >>> small = sweep(figure2_subcritical(0.5, (32,)), ("fcfs",), jobs=4000, progress=False)
+        >>> small = sweep(figure2_subcritical(0.5, (32,)), ("fcfs",), arrivals=4000, progress=False)
         >>> small.result("fcfs", 0).policy
         'fcfs'
         """
@@ -367,25 +373,26 @@ class Sweep:
         return self.results[self.policies.index(policy)][position]
 
     def __repr__(self) -> str:
-        return (f"Sweep({len(self.policies)} policies x {len(self.systems)} systems, {self.jobs:,} arrivals each, "
+        return (f"Sweep({len(self.policies)} policies x {len(self.systems)} systems, {self.arrivals:,} arrivals each, "
                 f"{int((~self.stationary).sum())} runs not stationary)")
 
 
-def _simulate(policy: str, system: System, jobs: int, seed: int) -> MultiserverSimulation:
-    return simulate_multiserver(policy, system.servers, system.classes, system.arrival_rate, jobs=jobs, seed=seed,
+def _simulate(policy: str, system: System, arrivals: int, seed: int) -> MultiserverSimulation:
+    return simulate_multiserver(policy, system.servers, system.classes, system.arrival_rate, arrivals=arrivals, seed=seed,
                                 executor=SerialExecutor())
 
 
-def sweep(systems: Sequence[System], policies: Sequence[str] = FIGURE_POLICIES, jobs: int = 1_000_000, seed: int = 1,
+@renamed_arguments(jobs="arrivals")
+def sweep(systems: Sequence[System], policies: Sequence[str] = FIGURE_POLICIES, arrivals: int = 1_000_000, seed: int = 1,
           executor: Executor | None = None, progress: bool | None = None) -> Sweep:
-    """Simulate every policy at every system: one run of ``jobs`` arrivals (batch means) per pair.
+    """Simulate every policy at every system: one run of ``arrivals`` arrivals (batch means) per pair.
 
     Parameters
     ----------
     systems : sequence of System
     policies : sequence of str
         Names of built-in policies.
-    jobs : int
+    arrivals : int
         Arrivals per run (the paper: 10^6).
     seed : int
         The same for every policy of a system: they see the same arrivals and sizes.
@@ -406,15 +413,15 @@ def sweep(systems: Sequence[System], policies: Sequence[str] = FIGURE_POLICIES, 
     Examples
     --------
     >>> from analytic.simulation import SerialExecutor
-    >>> s = sweep(figure2_heavy_traffic(256, (0.5,)), ("fcfs", "bs-fcfs"), jobs=5_000, executor=SerialExecutor())
-    >>> s.mean_response_time.shape
+    >>> s = sweep(figure2_heavy_traffic(256, (0.5,)), ("fcfs", "bs-fcfs"), arrivals=5_000, executor=SerialExecutor())
+    >>> s.mean_response_time.value.shape
     (2, 1)
     """
     systems, policies = instances("systems", systems, System), instances("policies", policies, str)
     for name in policies:
         if name not in POLICIES:
             raise InvalidParameterError("policies", name, f"must be names of {', '.join(POLICIES)}")
-    total, root = integer("jobs", jobs), integer("seed", seed, minimum=0)
+    total, root = integer("arrivals", arrivals), integer("seed", seed, minimum=0)
     if progress is not None and not isinstance(progress, bool):
         raise InvalidParameterError("progress", progress, "must be True, False or None")
     pool = check_executor(executor)
@@ -447,19 +454,19 @@ _FIGURE1_POLICIES = ("bs-fcfs", "fcfs", "server-filling", "server-filling-srpt",
 @functools.cache
 def _figure1_sweep(reading: str) -> Sweep:
     """Figure 1 under one reading of its load, the policies of its sentences: run once per process, for every row."""
-    return sweep(figure1_systems(reading=reading), _FIGURE1_POLICIES, jobs=10**6, seed=1, progress=False)
+    return sweep(figure1_systems(reading=reading), _FIGURE1_POLICIES, arrivals=10**6, seed=1, progress=False)
 
 
 @functools.cache
 def _figure2_sweeps() -> tuple[Sweep, Sweep, Sweep]:
     """Figure 2a at loads up to 0.9 (every policy) and at 0.95, 0.98 (BS-FCFS and the three rivals of Section 6.1),
     Figure 2b (BS-FCFS, the two SRPT policies of Section 6.1, FCFS and ServerFilling): run once per process."""
-    moderate = sweep(figure2_heavy_traffic(2048, (0.5, 0.6, 0.7, 0.8, 0.85, 0.9)), FIGURE_POLICIES, jobs=10**6, seed=1,
+    moderate = sweep(figure2_heavy_traffic(2048, (0.5, 0.6, 0.7, 0.8, 0.85, 0.9)), FIGURE_POLICIES, arrivals=10**6, seed=1,
                      progress=False)
-    high = sweep(figure2_heavy_traffic(2048, (0.95, 0.98)), ("bs-fcfs", "fcfs", "msf", "server-filling"), jobs=10**6,
+    high = sweep(figure2_heavy_traffic(2048, (0.95, 0.98)), ("bs-fcfs", "fcfs", "msf", "server-filling"), arrivals=10**6,
                  seed=1, progress=False)
     sub = sweep(figure2_subcritical(0.8), ("bs-fcfs", "server-filling-srpt", "ff-srpt", "fcfs", "server-filling"),
-                jobs=10**6, seed=1, progress=False)
+                arrivals=10**6, seed=1, progress=False)
     return moderate, high, sub
 
 
@@ -470,14 +477,14 @@ def _below(a: float, a_ci: float, b: float, b_ci: float) -> bool:
 
 def _lower(sw: Sweep, a: str, b: str, i: int) -> bool:
     """E[R] of policy a below b's at point i, the 95 % intervals disjoint."""
-    r, ci = sw.mean_response_time, sw.mean_response_time_ci
+    r = sw.mean_response_time
     pa, pb = sw.policies.index(a), sw.policies.index(b)
-    return _below(r[pa, i], ci[pa, i], r[pb, i], ci[pb, i])
+    return _below(r.value[pa, i], r.half_width[pa, i], r.value[pb, i], r.half_width[pb, i])
 
 
 def _ratio(sw: Sweep, a: str, others: Sequence[str], i: int) -> float:
     """E[R] of a over the smallest E[R] among ``others`` at point i."""
-    r = sw.mean_response_time
+    r = sw.mean_response_time.value
     return float(r[sw.policies.index(a), i] / min(r[sw.policies.index(o), i] for o in others))
 
 
@@ -492,8 +499,8 @@ def _everywhere(sw: Sweep) -> str:
 
 def _numbers(sw: Sweep, policy: str) -> str:
     column = sw.policies.index(policy)
-    return ", ".join(f"{sw.mean_response_time[column, i]:.3g} ± {sw.mean_response_time_ci[column, i]:.2g}"
-                     for i in range(len(sw.systems)))
+    r = sw.mean_response_time
+    return ", ".join(f"{r.value[column, i]:.3g} ± {r.half_width[column, i]:.2g}" for i in range(len(sw.systems)))
 
 
 @reproduces
@@ -612,10 +619,16 @@ def _figure_panels() -> list[tuple[str, str, Sweep]]:
 def _class_gains(sw: Sweep, i: int, rival: str) -> tuple[str, ...]:
     """Per class at point i, BS-FCFS against ``rival``: "gains" or "loses" (E[R_i] intervals disjoint), or "not resolved"."""
     result = []
-    for a, b in zip(sw.result("bs-fcfs", i).per_class, sw.result(rival, i).per_class, strict=True):
-        ours, theirs = (a.mean_response_time, a.mean_response_time_ci), (b.mean_response_time, b.mean_response_time_ci)
-        result.append("gains" if _below(*ours, *theirs) else "loses" if _below(*theirs, *ours) else "not resolved")
+    ours, theirs = sw.result("bs-fcfs", i).per_class_response_time, sw.result(rival, i).per_class_response_time
+    for a, a_ci, b, b_ci in zip(ours.value, ours.half_width, theirs.value, theirs.half_width, strict=True):
+        result.append("gains" if _below(a, a_ci, b, b_ci) else "loses" if _below(b, b_ci, a, a_ci) else "not resolved")
     return tuple(result)
+
+
+def _per_class(result: MultiserverSimulation) -> Iterator[tuple[float, float, float, float]]:
+    """E[R_i], its half-width, P(wait_i) and its half-width, class by class."""
+    r, w = result.per_class_response_time, result.per_class_wait_probability
+    return zip(r.value, r.half_width, w.value, w.half_width, strict=True)
 
 
 def _classes_text(needs: Sequence[int]) -> str:
@@ -639,9 +652,9 @@ def _point_rows(panel: str, where: str, sw: Sweep, i: int) -> list[Row]:
                f"{partition.helpers}, s_i = {', '.join(map(str, partition.servers_per_class))} for n_i = "
                f"{', '.join(map(str, needs))}. Eq. (16), P_H of ModifiedBS-π (Erlang's loss formula, exact by Property 1) "
                f"and Corollary 1's bound for BS-π: {eq16:.4f}; "
-               f"BS-FCFS simulated: sent to H {bs.helper_probability:.4f} ± {bs.helper_probability_ci:.1g}, served on H "
-               f"{bs.helper_service_probability:.4f} ± {bs.helper_service_probability_ci:.1g}, E[R] "
-               f"{bs.mean_response_time:.3g} ± {bs.mean_response_time_ci:.2g}, the run "
+               f"BS-FCFS simulated: sent to H {bs.helper_probability.value:.4f} ± {bs.helper_probability.half_width:.1g}, "
+               f"served on H {bs.helper_service_probability.value:.4f} ± {bs.helper_service_probability.half_width:.1g}, "
+               f"E[R] {bs.mean_response_time.value:.3g} ± {bs.mean_response_time.half_width:.2g}, the run "
                f"{'stationary' if bs.stationary else 'growing (a transient, not a steady state)'}. "
                + (f"s_i = 0 for n_i = {', '.join(map(str, empty))}: no reserved server (Sec. 3.2 assumes a_i > 0), "
                   "E_0 = 1. " if empty else "")
@@ -652,9 +665,8 @@ def _point_rows(panel: str, where: str, sw: Sweep, i: int) -> list[Row]:
                  "even where (5) holds.")
     gains = {rival: _class_gains(sw, i, rival) for rival in _GAIN_RIVALS}
     both = [n for c, n in enumerate(needs) if all(g[c] == "gains" for g in gains.values())]
-    numbers = "; ".join(f"{policy}: " + ", ".join(f"{e.mean_response_time:.3g} ± {e.mean_response_time_ci:.2g} / "
-                                                  f"{e.wait_probability:.3g} ± {e.wait_probability_ci:.1g}"
-                                                  for e in sw.result(policy, i).per_class)
+    numbers = "; ".join(f"{policy}: " + ", ".join(f"{r:.3g} ± {r_ci:.2g} / {w:.3g} ± {w_ci:.1g}" for r, r_ci, w, w_ci
+                                                  in _per_class(sw.result(policy, i)))
                         for policy in sw.policies)
     return [
         Row(f"{_PAPER}, Prop. 1 / {panel}", "Condition (5) of Proposition 1, (λ/|H|) Σ_i ϱ_i E_(s_i)(λ α_i d_i) < 1, "
@@ -687,7 +699,7 @@ def _figure3_rows() -> list[Row]:
     from analytic.splitting.paper import KIT_FH2, SDSC_SP2
 
     loads = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
-    panels = {(name, k): sweep(figure3_systems(classes, k, loads), ("bs-fcfs", "fcfs", "server-filling"), jobs=10**6,
+    panels = {(name, k): sweep(figure3_systems(classes, k, loads), ("bs-fcfs", "fcfs", "server-filling"), arrivals=10**6,
                                seed=1, progress=False)
               for name, classes in (("SDSC SP2", SDSC_SP2), ("KIT FH2", KIT_FH2)) for k in (512, 1024)}
     below = {key: sum(_lower(sw, "bs-fcfs", "fcfs", i) and _lower(sw, "bs-fcfs", "server-filling", i)

@@ -12,7 +12,7 @@ import numpy as np
 from analytic._deprecation import old_names
 from analytic.erlang import halfin_whitt_blocking
 from analytic.errors import InvalidParameterError, UnstableSystemError
-from analytic.splitting.classes import RigidClass, _classes, _exact, _probabilities, _servers, _total_rate
+from analytic.splitting.classes import RigidClass, check_classes, check_servers, class_probabilities, decimal_fraction, total_rate
 from analytic.validation import integer, positive
 
 __all__ = ["ScaledSystem", "critical_helper_limit", "critical_system", "subcritical_system", "zero_wait_response_time"]
@@ -44,7 +44,7 @@ class ScaledSystem:
     load: float
 
 
-def _scaled_classes(classes: Sequence[RigidClass], scale: int) -> tuple[RigidClass, ...]:
+def scaled_classes(classes: Sequence[RigidClass], scale: int) -> tuple[RigidClass, ...]:
     scale = integer("need_scale", scale, meaning=" (f_k)")
     return tuple(dataclasses.replace(c, need=c.need * scale) for c in classes)
 
@@ -85,14 +85,14 @@ def subcritical_system(servers: int, need_scale: int, arrival_rate: float, class
     >>> system.arrival_rate, system.classes[0].need, system.load
     (25.0, 2, 0.5)
     """
-    classes = _classes(classes)
+    classes = check_classes(classes)
     rate = positive("arrival_rate", arrival_rate)
     load = rate * float(sum(c.demand for c in classes))
     if load >= 1:
         raise UnstableSystemError("λ ϱ", load, 1.0, "the subcritical scaling (7) needs a base load below 1")
-    scaled = _scaled_classes(classes, need_scale)
-    k = _servers(servers, scaled)
-    return ScaledSystem(servers=k, arrival_rate=_total_rate(rate, k, need_scale, "λ k / f_k"), classes=scaled,
+    scaled = scaled_classes(classes, need_scale)
+    k = check_servers(servers, scaled)
+    return ScaledSystem(servers=k, arrival_rate=total_rate(rate, k, need_scale, "λ k / f_k"), classes=scaled,
                         load=load)
 
 
@@ -132,16 +132,16 @@ def critical_system(servers: int, need_scale: int, theta: float, classes: Iterab
     >>> system.load, system.arrival_rate
     (0.9, 360.0)
     """
-    classes = _classes(classes)
+    classes = check_classes(classes)
     theta = positive("theta", theta)
-    scaled = _scaled_classes(classes, need_scale)
-    k = _servers(servers, scaled)
+    scaled = scaled_classes(classes, need_scale)
+    k = check_servers(servers, scaled)
     gap = theta * math.sqrt(need_scale / k)
     load = 1 - gap
     if not 0 < load < 1:
         raise InvalidParameterError("theta", theta, f"must give a load 1 - θ √(f_k/k) in (0, 1) in double precision "
                                                     f"(θ √(f_k/k) = {gap:.6g} at k = {k:.6g})")
-    rate = _total_rate(load, k, float(sum(c.demand for c in scaled)), "ρ^(k) k / ϱ^(k)")
+    rate = total_rate(load, k, float(sum(c.demand for c in scaled)), "ρ^(k) k / ϱ^(k)")
     return ScaledSystem(servers=k, arrival_rate=rate, classes=scaled, load=load)
 
 
@@ -163,7 +163,7 @@ def zero_wait_response_time(classes: Iterable[RigidClass]) -> float:
     >>> zero_wait_response_time([RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 3.0)])
     2.0
     """
-    return float(sum(_exact(c.probability) * _exact(c.mean_size) for c in _classes(classes)))
+    return float(sum(decimal_fraction(c.probability) * decimal_fraction(c.mean_size) for c in check_classes(classes)))
 
 
 def critical_helper_limit(theta: float, classes: Iterable[RigidClass]) -> float:
@@ -196,11 +196,11 @@ def critical_helper_limit(theta: float, classes: Iterable[RigidClass]) -> float:
     >>> round(critical_helper_limit(1.0, [RigidClass(1, 1.0, 1.0)]), 12)  # φ(1)/Φ(1)
     0.287599970939
     """
-    classes = _classes(classes)
+    classes = check_classes(classes)
     theta = positive("theta", theta)
     total = sum(c.demand for c in classes)
     thetas = np.array([theta * math.sqrt(float(c.demand / (c.need * total))) for c in classes])
-    return float(theta * _probabilities(classes) @ (np.asarray(halfin_whitt_blocking(thetas)) / thetas))
+    return float(theta * class_probabilities(classes) @ (np.asarray(halfin_whitt_blocking(thetas)) / thetas))
 
 
 # Names before issue 32's vocabulary: they warn, and go in version 0.3.

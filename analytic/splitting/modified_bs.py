@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 
 from analytic.ctmc import CTMC
 from analytic.errors import InvalidParameterError
-from analytic.splitting.classes import RigidClass, _check_rate_span, _classes
+from analytic.splitting.classes import RigidClass, check_classes, check_rate_span
 from analytic.splitting.partition import balanced_partition
 from analytic.validation import positive
 
@@ -63,7 +63,7 @@ def modified_bs_chain(servers: int, arrival_rate: float, classes: Iterable[Rigid
     >>> modified_bs_chain(8, 2.0, [RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 1.0)]).n_states  # s = (2, 2)
     9
     """
-    classes = _classes(classes)
+    classes = check_classes(classes)
     rate = positive("arrival_rate", arrival_rate)
     reserved = balanced_partition(servers, classes).reserved
     phases = [_service_phases(i, c, spec) for (i, c), spec in zip(enumerate(classes),
@@ -72,7 +72,7 @@ def modified_bs_chain(servers: int, arrival_rate: float, classes: Iterable[Rigid
     # arrives only while A_i holds at most s_i - 1 (never if s_i = 0)
     slots = [a // c.need for a, c in zip(reserved, classes, strict=True)]
     full = sum(s * max(rates) for s, (_, rates) in zip(slots, phases, strict=True))
-    _check_rate_span(rate, classes, [full - max(rates) if s else None for s, (_, rates) in zip(slots, phases, strict=True)])
+    check_rate_span(rate, classes, [full - max(rates) if s else None for s, (_, rates) in zip(slots, phases, strict=True)])
 
     def moved(state, i, phase, change):
         busy = list(state[i])
@@ -153,7 +153,7 @@ def modified_bs_helper_probability(servers: int, arrival_rate: float, classes: I
     >>> round(modified_bs_helper_probability(11, 1.0, [RigidClass(2, 1.0, 2.0)]), 12)  # E_4(2) = 2/21
     0.095238095238
     """
-    classes = _classes(classes)
+    classes = check_classes(classes)
     reserved = balanced_partition(servers, classes).reserved
     pi = modified_bs_chain(servers, arrival_rate, classes, hyperexponential).stationary(method=method, tolerance=tolerance)
     return sum(float(c.probability) * pi.expected(lambda x, i=i, c=c: float(reserved[i] - sum(x[i]) < c.need))

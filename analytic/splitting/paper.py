@@ -18,11 +18,11 @@ import numpy as np
 from analytic.reproduce import Row, reproduces
 from analytic.splitting.bounds import helper_probability_bound, stability_margin
 from analytic.splitting.chains import exact_multiserver, fcfs_saturation
-from analytic.splitting.classes import RigidClass, _exact
+from analytic.splitting.classes import RigidClass, decimal_fraction
 from analytic.splitting.limits import (
-    _scaled_classes,
     critical_helper_limit,
     critical_system,
+    scaled_classes,
     subcritical_system,
     zero_wait_response_time,
 )
@@ -35,7 +35,7 @@ __all__ = ["KIT_FH2", "SDSC_SP2", "figure1_classes", "figure1_need_scale"]
 
 def _table(rows: Sequence[tuple[float, float, int, float]], total: float = 1.0) -> tuple[RigidClass, ...]:
     """Classes from (E[D_i], std(D_i), n_i, α_i) rows; α_i divided by their printed sum."""
-    return tuple(RigidClass(need=n, probability=_exact(alpha) / _exact(total), mean_size=mean, size_std=std)
+    return tuple(RigidClass(need=n, probability=decimal_fraction(alpha) / decimal_fraction(total), mean_size=mean, size_std=std)
                  for mean, std, n, alpha in rows)
 
 
@@ -122,7 +122,7 @@ def figure1_classes(need_scale: int = 1) -> tuple[RigidClass, ...]:
     """
     large = Fraction(1, 60)
     base = (RigidClass(1, Fraction(19, 20), 1), RigidClass(2, large, 40), RigidClass(4, large, 20), RigidClass(8, large, 10))
-    return _scaled_classes(base, need_scale)
+    return scaled_classes(base, need_scale)
 
 
 def _partition_by_scan(servers: int, classes: Sequence[RigidClass]) -> tuple[float, tuple[int, ...], int]:

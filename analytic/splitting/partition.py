@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from analytic.splitting.classes import RigidClass, _classes, _servers
+from analytic.splitting.classes import RigidClass, check_classes, check_servers
 
 __all__ = ["Partition", "balanced_partition"]
 
@@ -92,8 +92,8 @@ def balanced_partition(servers: int, classes: Iterable[RigidClass]) -> Partition
     >>> p.psi, p.reserved, p.helpers  # c_i = 10/3: floor(10x/3) (1 + 2) <= 10 - 2 iff x < 0.9
     (0.9, (2, 4), 4)
     """
-    classes = _classes(classes)
-    k = _servers(servers, classes)
+    classes = check_classes(classes)
+    k = check_servers(servers, classes)
     needs = [c.need for c in classes]
     demands = [c.demand for c in classes]
     total = sum(demands)

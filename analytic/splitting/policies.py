@@ -155,7 +155,7 @@ class PolicyState:
     >>> from analytic.splitting import RigidClass, simulate_multiserver
     >>> def first_fit(state):
     ...     return np.cumsum(state.need) <= state.servers
-    >>> simulate_multiserver(first_fit, 2, [RigidClass(1, 1.0, 1.0)], 1.0, jobs=2000, seed=1).policy
+    >>> simulate_multiserver(first_fit, 2, [RigidClass(1, 1.0, 1.0)], 1.0, arrivals=2000, seed=1).policy
     'callable'
     """
 

@@ -32,22 +32,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from analytic._deprecation import renamed_arguments, renamed_attribute, warn
 from analytic.errors import InvalidParameterError
 from analytic.memory import require
 from analytic.simulation import (
     CHUNK,
     Estimate,
+    Estimates,
     Growth,
     SerialExecutor,
     check_executor,
     growth_rate,
     ratio_estimate,
 )
-from analytic.simulation._runs import pooled, run_control, run_replications, split_jobs, warmup_of
+from analytic.simulation._runs import column_estimates, pooled, run_control, run_replications, split_jobs, warmup_of
 from analytic.simulation.clock import check_horizon
 from analytic.splitting import _engine as engine
 from analytic.splitting.bounds import split_servers
-from analytic.splitting.classes import RigidClass, _classes, _servers, check_load
+from analytic.splitting.classes import RigidClass, check_classes, check_load, check_servers
 from analytic.splitting.policies import Policy, PolicyState, gittins_table, resolve_policy
 from analytic.validation import confidence, user_code
 
@@ -61,11 +63,12 @@ _PACKINGS = {"first-fit": engine.PACK_FIRST_FIT, "server-filling": engine.PACK_S
 
 @dataclass(frozen=True, repr=False)
 class ClassEstimates:
-    """The estimates of one class, each with the half-width of its interval at ``level``.
+    """Deprecated view of one class's estimates (read :attr:`MultiserverSimulation.per_class_response_time` and the
+    other ``per_class_*`` fields instead); :attr:`MultiserverSimulation.per_class` builds it, for one release.
 
-    ``helper_probability`` (sent to the helpers on arrival) and ``helper_service_probability``
-    (served on them) are None unless the policy splits the servers; a value is NaN (with a NaN
-    half-width) when no job of the class was counted.
+    Its fields are those of version 0.1: floats with their half-widths (``*_ci``); ``helper_probability``
+    and ``helper_service_probability`` are None unless the policy splits the servers; a value is NaN
+    (with a NaN half-width) when no job of the class was counted.
 
     Attributes
     ----------
@@ -74,22 +77,11 @@ class ClassEstimates:
     jobs : int
         Jobs of the class counted.
     mean_response_time, mean_response_time_ci : float
-        E[R_i] and its half-width.
     wait_probability, wait_probability_ci : float
-        P(a job of the class waits) and its half-width.
     helper_probability, helper_probability_ci : float or None
-        P_H of the class.
     helper_service_probability, helper_service_probability_ci : float or None
-        Probability that a job of the class is served by the helpers.
     level, method, samples
         Confidence level; "independent replications" or "batch means"; how many of them.
-
-    Examples
-    --------
-    >>> from analytic.splitting import RigidClass, simulate_multiserver
-    >>> sim = simulate_multiserver("fcfs", 4, [RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 1.0)], 1.0, jobs=4000, seed=1)
-    >>> [c.need for c in sim.per_class]
-    [1, 2]
     """
 
     need: int
@@ -107,7 +99,7 @@ class ClassEstimates:
     samples: int
 
     def estimate(self, name: str) -> Estimate:
-        """A metric of the class as an :class:`~analytic.simulation.Estimate`.
+        """Deprecated with the class: a metric of the class as an :class:`~analytic.simulation.Estimate`.
 
         Parameters
         ----------
@@ -118,15 +110,14 @@ class ClassEstimates:
         Returns
         -------
         Estimate
-
-        Examples
-        --------
-        >>> from analytic.splitting import RigidClass, simulate_multiserver
-        >>> sim = simulate_multiserver("fcfs", 4, [RigidClass(1, 0.5, 1.0), RigidClass(2, 0.5, 1.0)], 1.0, jobs=4000, seed=1)
-        >>> sim.per_class[0].estimate("mean_response_time").samples
-        20
         """
-        return _as_estimate(self, name)
+        names = ("mean_response_time", "wait_probability", "helper_probability", "helper_service_probability")
+        if name not in names:
+            raise InvalidParameterError("name", name, f"must be one of {list(names)}")
+        value = getattr(self, name)
+        if value is None or math.isnan(value):
+            raise InvalidParameterError("name", name, "has no estimate in this result (not a split policy, or no job counted)")
+        return Estimate(value, getattr(self, name + "_ci"), self.level, self.method, self.samples)
 
     def __repr__(self) -> str:
         helper = ("" if self.helper_probability is None
@@ -135,28 +126,64 @@ class ClassEstimates:
                 f"P(wait)={self.wait_probability:.4g} ± {self.wait_probability_ci:.2g}{helper}, jobs={self.jobs:,})")
 
 
+#: The simulated metrics, overall and per class (the names of :class:`~analytic.splitting.ExactMetrics`).
+_METRICS = ("mean_response_time", "wait_probability", "helper_probability", "helper_service_probability")
+
+
+def _class_views(result: MultiserverSimulation) -> tuple[ClassEstimates, ...]:
+    """The deprecated :class:`ClassEstimates` of each class, from the ``per_class_*`` estimates."""
+    def entry(name: str, i: int) -> dict:
+        estimates = getattr(result, f"per_class_{name.removeprefix('mean_')}")
+        if estimates is None:
+            return {name: None, f"{name}_ci": None}
+        return {name: float(estimates.value[i]), f"{name}_ci": float(estimates.half_width[i])}
+
+    return tuple(ClassEstimates(need=need, jobs=int(result.per_class_measured[i]), level=result.level, method=result.method,
+                                samples=result.samples, **{k: v for name in _METRICS for k, v in entry(name, i).items()})
+                 for i, need in enumerate(result.needs))
+
+
+def _half_width(name: str) -> Callable[[MultiserverSimulation], object]:
+    """Reads the half-width of the estimate ``name`` (None when the estimate is)."""
+    def get(result: MultiserverSimulation) -> object:
+        estimate = getattr(result, name)
+        return None if estimate is None else estimate.half_width
+    return get
+
+
 @dataclass(frozen=True, repr=False)
 class MultiserverSimulation:
-    """Simulated metrics of a multiserver-job queue, with confidence half-widths at ``level``.
+    """Simulated metrics of a multiserver-job queue, each an estimate with its confidence interval at ``level``.
+
+    The metrics have the names of :class:`~analytic.splitting.ExactMetrics` (the exact result of the
+    same model): ``compare(exact, sim)`` (:func:`~analytic.simulation.compare`) pairs them up.
 
     Attributes
     ----------
     policy : str
         The policy's name (``"callable"`` for a callable).
-    mean_response_time, mean_response_time_ci : float
-        E[R] over counted jobs (time units) and the half-width of its interval.
-    wait_probability, wait_probability_ci : float
+    mean_response_time : Estimate
+        E[R] over counted jobs (time units).
+    wait_probability : Estimate
         Probability that a job does not enter service on arrival.
-    helper_probability, helper_probability_ci : float or None
+    helper_probability : Estimate or None
         P_H, the probability that a job is sent to the helpers on arrival (Sections 1.3, 3.4; BS
         policies only).
-    helper_service_probability, helper_service_probability_ci : float or None
+    helper_service_probability : Estimate or None
         The probability that a job is served on the helpers: under BS-FCFS rule 3 moves some jobs
         sent there to A_i, so it is smaller than P_H (the quantity the proof of Proposition 2
         bounds by E_{s_i}); under ModifiedBS it equals P_H.
-    mean_jobs, mean_jobs_ci : float
+    mean_jobs : Estimate
         Time-average number of jobs present.
-    per_class : tuple of ClassEstimates
+    per_class_response_time, per_class_wait_probability : Estimates
+        E[R_i] and the probability of waiting of each class (NaN, with a NaN half-width, for a
+        class of which no job was counted: indexing that entry raises).
+    per_class_helper_probability, per_class_helper_service_probability : Estimates or None
+        Per class, as ``helper_probability`` and ``helper_service_probability``.
+    needs : tuple of int
+        n_i of each class.
+    per_class_measured : numpy.ndarray
+        Jobs of each class counted.
     stationary : bool
         False when the number of jobs present grows significantly over the run: the estimates
         then describe a transient, not a steady state.
@@ -164,7 +191,7 @@ class MultiserverSimulation:
         The fitted growth rate of the number present (jobs per unit time).
     level, method, samples
         Confidence level; "independent replications" or "batch means"; how many of them.
-    jobs, measured, replications, warmup
+    arrivals, measured, replications, warmup
         Arrivals simulated (warm-ups included, uncounted extras excluded), arrivals counted,
         replications, arrivals discarded per replication.
     seed
@@ -175,29 +202,30 @@ class MultiserverSimulation:
     Examples
     --------
     >>> from analytic.splitting import RigidClass, simulate_multiserver
-    >>> sim = simulate_multiserver("bs-fcfs", 8, [RigidClass(1, 0.6, 1.0), RigidClass(2, 0.4, 1.5)], 16 / 9, jobs=4000, seed=1)
-    >>> sim.policy, sim.helper_probability is not None
-    ('bs-fcfs', True)
+    >>> sim = simulate_multiserver("bs-fcfs", 8, [RigidClass(1, 0.6, 1.0), RigidClass(2, 0.4, 1.5)], 16 / 9, arrivals=4000,
+    ...                            seed=1)
+    >>> sim.policy, sim.helper_probability is not None, sim.per_class_response_time.value.shape
+    ('bs-fcfs', True, (2,))
     """
 
     policy: str
-    mean_response_time: float
-    mean_response_time_ci: float
-    wait_probability: float
-    wait_probability_ci: float
-    helper_probability: float | None
-    helper_probability_ci: float | None
-    helper_service_probability: float | None
-    helper_service_probability_ci: float | None
-    mean_jobs: float
-    mean_jobs_ci: float
-    per_class: tuple[ClassEstimates, ...]
+    mean_response_time: Estimate
+    wait_probability: Estimate
+    helper_probability: Estimate | None
+    helper_service_probability: Estimate | None
+    mean_jobs: Estimate
+    per_class_response_time: Estimates
+    per_class_wait_probability: Estimates
+    per_class_helper_probability: Estimates | None
+    per_class_helper_service_probability: Estimates | None
+    needs: tuple[int, ...]
+    per_class_measured: np.ndarray
     stationary: bool
     growth: Growth
     level: float
     method: str
     samples: int
-    jobs: int
+    arrivals: int
     measured: int
     replications: int
     warmup: int
@@ -206,8 +234,17 @@ class MultiserverSimulation:
     arrival_rate: float
     load: float
 
+    mean_response_time_ci = renamed_attribute("mean_response_time.half_width", _half_width("mean_response_time"))
+    wait_probability_ci = renamed_attribute("wait_probability.half_width", _half_width("wait_probability"))
+    helper_probability_ci = renamed_attribute("helper_probability.half_width", _half_width("helper_probability"))
+    helper_service_probability_ci = renamed_attribute("helper_service_probability.half_width",
+                                                      _half_width("helper_service_probability"))
+    mean_jobs_ci = renamed_attribute("mean_jobs.half_width", _half_width("mean_jobs"))
+    jobs = renamed_attribute("arrivals")
+    per_class = renamed_attribute("per_class_response_time (and the other per_class_* estimates)", _class_views)
+
     def estimate(self, name: str) -> Estimate:
-        """A metric as an :class:`~analytic.simulation.Estimate`, for :func:`~analytic.simulation.compare`.
+        """Deprecated: read the field ``name`` (``sim.mean_response_time``), an :class:`~analytic.simulation.Estimate`.
 
         Parameters
         ----------
@@ -218,35 +255,22 @@ class MultiserverSimulation:
         Returns
         -------
         Estimate
-
-        Examples
-        --------
-        >>> from analytic.simulation import compare
-        >>> from analytic.splitting import RigidClass, simulate_multiserver
-        >>> sim = simulate_multiserver("fcfs", 2, [RigidClass(1, 1.0, 1.0)], 1.0, jobs=100_000, seed=3)
-        >>> compare(sim.estimate("mean_response_time"), 4 / 3).verdict   # M/M/2 at load 1/2
-        'agrees'
         """
-        return _as_estimate(self, name)
+        names = (*_METRICS, "mean_jobs")
+        if name not in names:
+            raise InvalidParameterError("name", name, f"must be one of {list(names)}")
+        warn("MultiserverSimulation.estimate()", f"MultiserverSimulation.{name}")
+        value = getattr(self, name)
+        if value is None:
+            raise InvalidParameterError("name", name, "has no estimate in this result (not a split policy)")
+        return value
 
     def __repr__(self) -> str:
-        helper = ("" if self.helper_probability is None
-                  else f", P_H={self.helper_probability:.4g} ± {self.helper_probability_ci:.2g}")
+        helper = "" if self.helper_probability is None else f", P_H={self.helper_probability:.4g}"
         flag = "" if self.stationary else f", NOT STATIONARY (jobs grow at {self.growth.rate:.3g} per unit time)"
         return (f"MultiserverSimulation({self.policy}, k={self.servers}, load={self.load:.4g}: "
-                f"R={self.mean_response_time:.6g} ± {self.mean_response_time_ci:.2g}, "
-                f"P(wait)={self.wait_probability:.4g} ± {self.wait_probability_ci:.2g}{helper}, "
-                f"{self.samples} {self.method}, measured={self.measured:,} of {self.jobs:,} arrivals{flag})")
-
-
-def _as_estimate(result: MultiserverSimulation | ClassEstimates, name: str) -> Estimate:
-    names = ("mean_response_time", "wait_probability", "helper_probability", "helper_service_probability", "mean_jobs")
-    if name not in names or not hasattr(result, name):
-        raise InvalidParameterError("name", name, f"must be one of {[n for n in names if hasattr(result, n)]}")
-    value = getattr(result, name)
-    if value is None or math.isnan(value):
-        raise InvalidParameterError("name", name, "has no estimate in this result (not a split policy, or no job counted)")
-    return Estimate(value, getattr(result, name + "_ci"), result.level, result.method, result.samples)
+                f"R={self.mean_response_time:.6g}, P(wait)={self.wait_probability:.4g}{helper}, "
+                f"{self.samples} {self.method}, measured={self.measured:,} of {self.arrivals:,} arrivals{flag})")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -472,8 +496,9 @@ _INT64_MAX = 2**63 - 1
 
 
 @run_control("arrivals")
+@renamed_arguments(jobs="arrivals")
 def simulate_multiserver(policy: str | Callable[[PolicyState], object], servers: int, classes: Iterable[RigidClass],
-                         arrival_rate: float, jobs: int = 1_000_000, warmup: int | None = None, replications: int = 1,
+                         arrival_rate: float, arrivals: int = 1_000_000, warmup: int | None = None, replications: int = 1,
                          seed: int | np.random.SeedSequence | np.random.Generator | None = None,
                          executor: Executor | None = None, *, level: float = 0.95, batches: int = 20,
                          progress: bool | None = None) -> MultiserverSimulation:
@@ -494,9 +519,9 @@ def simulate_multiserver(policy: str | Callable[[PolicyState], object], servers:
         Needs, probabilities and service-time laws (:attr:`RigidClass.law`).
     arrival_rate : float
         Total arrival rate λ, with load λ ϱ / k < 1, and large enough that the arrivals of one
-        replication span at most 1e12 of the smallest mean size, (jobs / replications) / λ
+        replication span at most 1e12 of the smallest mean size, (arrivals / replications) / λ
         <= 1e12 min_i d_i: the clock then resolves 2e-4 of it.
-    jobs : (run control)
+    arrivals : (run control)
         At most ``(2**63 - batches) // batches`` per replication (the event loop's 64-bit integers).
     warmup : (run control)
     replications : (run control)
@@ -521,7 +546,7 @@ def simulate_multiserver(policy: str | Callable[[PolicyState], object], servers:
         than ``(2**63 - batches) // batches`` per replication (4.6e17 with 20 batches: the event
         loop's 64-bit integers), or a non-executor; an arrival rate so small, or so many arrivals
         per replication, that they span more than 1e12 of the smallest mean size (the clock, a
-        double, would no longer resolve a service time next to jobs/λ).
+        double, would no longer resolve a service time next to arrivals/λ).
     UnstableSystemError
         Load λ ϱ / k >= 1 (no policy is stable), or ModifiedBS with an empty helper set.
 
@@ -531,28 +556,30 @@ def simulate_multiserver(policy: str | Callable[[PolicyState], object], servers:
 
     >>> from analytic.erlang import erlang_c
     >>> from analytic.simulation import compare
-    >>> sim = simulate_multiserver("fcfs", 8, [RigidClass(2, 1.0, 1.0)], 3.0, jobs=200_000, seed=1)
+    >>> sim = simulate_multiserver("fcfs", 8, [RigidClass(2, 1.0, 1.0)], 3.0, arrivals=200_000, seed=1)
     >>> exact = 1 + erlang_c(4, 3.0) / (4 - 3.0)
-    >>> compare(sim.estimate("mean_response_time"), exact).verdict
+    >>> compare(sim.mean_response_time, exact).verdict
     'agrees'
     """
-    classes = _classes(classes)
-    k = _servers(servers, classes)
+    classes = check_classes(classes)
+    k = check_servers(servers, classes)
     require(_BYTES_PER_SERVER * k, f"the state of {k:,} servers", k)
     chosen = resolve_policy(policy, k, classes)
     rate = check_load(k, arrival_rate, classes)
-    total, runs, b, share = split_jobs(jobs, replications, batches, minimum=3, meaning=" (the growth fit needs three)")
+    total, runs, b, share = split_jobs(arrivals, replications, batches, minimum=3, meaning=" (the growth fit needs three)",
+                                           name="arrivals")
     per_run = (_INT64_MAX + 1 - b) // b   # the last batch boundary, b·arrivals + b - 1, stays below 2**63
     if total > runs * per_run:
-        raise InvalidParameterError("jobs", jobs, f"must be at most {runs * per_run:,} = {runs:,} x (2**63 - {b}) // {b}: each "
-                                                  f"replication's arrivals times its {b} batches (the batch boundaries) must "
-                                                  "fit the event loop's 64-bit integers; at ten million arrivals a second, "
-                                                  f"{per_run:.2g} arrivals take {per_run / 1e7 / 3.156e7:,.0f} years")
+        raise InvalidParameterError("arrivals", arrivals, f"must be at most {runs * per_run:,} = {runs:,} x (2**63 - {b}) // "
+                                                          f"{b}: each replication's arrivals times its {b} batches (the batch "
+                                                          "boundaries) must fit the event loop's 64-bit integers; at ten "
+                                                          f"million arrivals a second, {per_run:.2g} arrivals take "
+                                                          f"{per_run / 1e7 / 3.156e7:,.0f} years")
     confidence("level", level)
     if check_executor(executor) is None and not isinstance(chosen, Policy):
         executor = SerialExecutor()
-    skip = warmup_of(jobs, warmup, share, runs, b)
-    check_horizon(jobs, share, rate * min(float(c.mean_size) for c in classes), ("arrival_rate", arrival_rate),
+    skip = warmup_of(arrivals, warmup, share, runs, b, name="arrivals")
+    check_horizon(arrivals, share, rate * min(float(c.mean_size) for c in classes), ("arrival_rate", arrival_rate),
                   "smallest mean size of a class")
     if isinstance(chosen, Policy) and chosen.split:
         slots, helpers = split_servers(k, rate, classes, modified=not chosen.rule3)
@@ -568,34 +595,32 @@ def _summarize(tallies: list[_Tallies], setup: _Setup, runs: int, level: float,
     """Estimates from the tallies: over replications when there are several, over batches otherwise."""
     method, sums = pooled(tallies)
     split = isinstance(setup.policy, Policy) and setup.policy.split
+    count = sums["count"]
+    seen = count.sum(axis=0) > 0                 # classes of which a job was counted
+    samples = count.shape[0]
 
-    def ratio(numerators, denominators) -> tuple[float, float]:
-        if not np.sum(denominators) > 0:
-            return math.nan, math.nan
-        e = ratio_estimate(numerators, denominators, level, method)
-        return e.value, e.half_width
+    def estimates(numerators: np.ndarray) -> tuple[Estimate, Estimates]:
+        """Overall (the ratio of the totals over the classes) and per class (NaN for a class never counted)."""
+        overall = ratio_estimate(numerators.sum(axis=1), count.sum(axis=1), level, method)
+        value, half = np.full(len(setup.classes), math.nan), np.full(len(setup.classes), math.nan)
+        if seen.any():
+            value[seen], half[seen] = column_estimates(numerators[:, seen], level, method, count[:, seen])
+        return overall, Estimates(value, half, level, method, samples)
 
-    def metrics(column) -> dict:
-        count = sums["count"].sum(axis=1) if column is None else sums["count"][:, column]
-        pick = (lambda a: a.sum(axis=1)) if column is None else (lambda a: a[:, column])
-        r = ratio(pick(sums["response"]), count)
-        w = ratio(pick(sums["waited"]), count)
-        h = ratio(pick(sums["helped"][..., 0]), count) if split else (None, None)
-        served = ratio(pick(sums["helped"][..., 1]), count) if split else (None, None)
-        return dict(mean_response_time=r[0], mean_response_time_ci=r[1], wait_probability=w[0], wait_probability_ci=w[1],
-                    helper_probability=h[0], helper_probability_ci=h[1], helper_service_probability=served[0],
-                    helper_service_probability_ci=served[1])
-
-    samples = sums["count"].shape[0]
-    per_class = tuple(ClassEstimates(need=c.need, jobs=int(sums["count"][:, i].sum()), level=level, method=method,
-                                     samples=samples, **metrics(i)) for i, c in enumerate(setup.classes))
-    jobs_mean = ratio(sums["area"], sums["duration"])
+    tallied = {"mean_response_time": sums["response"], "wait_probability": sums["waited"]}
+    if split:
+        tallied |= {"helper_probability": sums["helped"][..., 0], "helper_service_probability": sums["helped"][..., 1]}
+    fields = {}
+    for name in _METRICS:
+        fields[name], fields[f"per_class_{name.removeprefix('mean_')}"] = (estimates(tallied[name]) if name in tallied
+                                                                            else (None, None))
     levels = np.mean([t.area / t.duration for t in tallies], axis=0)
     growth = growth_rate(levels, np.mean([t.middle for t in tallies], axis=0))
     name = setup.policy.name if isinstance(setup.policy, Policy) else "callable"
     load = setup.arrival_rate * float(sum(c.demand for c in setup.classes)) / setup.servers
     return MultiserverSimulation(
-        policy=name, **metrics(None), mean_jobs=jobs_mean[0], mean_jobs_ci=jobs_mean[1], per_class=per_class,
-        stationary=growth.stationary, growth=growth, level=level, method=method, samples=samples,
-        jobs=setup.arrivals * runs, measured=int(sums["count"].sum()), replications=runs, warmup=setup.warmup,
-        seed=root.entropy, servers=setup.servers, arrival_rate=setup.arrival_rate, load=load)
+        policy=name, **fields, mean_jobs=ratio_estimate(sums["area"], sums["duration"], level, method),
+        needs=tuple(c.need for c in setup.classes), per_class_measured=count.sum(axis=0), stationary=growth.stationary,
+        growth=growth, level=level, method=method, samples=samples, arrivals=setup.arrivals * runs,
+        measured=int(count.sum()), replications=runs, warmup=setup.warmup, seed=root.entropy, servers=setup.servers,
+        arrival_rate=setup.arrival_rate, load=load)
