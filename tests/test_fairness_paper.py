@@ -53,7 +53,10 @@ def test_sweep_gives_the_same_numbers_through_an_executor():
     assert [p.simulation.mean_delay.value.tolist() for p in serial] == [p.simulation.mean_delay.value.tolist() for p in threaded]
     assert [p.figure for p in serial] == [1, 3]
     point = serial[0]
-    assert point.relative_gap == pytest.approx(point.simulation.mean_service_rate.value / point.exact_rate - 1, rel=1e-15, abs=0)
+    assert point.relative_gap.value == pytest.approx(point.simulation.mean_service_rate.value / point.exact_rate - 1,
+                                                     rel=1e-15, abs=0)
+    assert point.relative_gap.half_width == pytest.approx(point.simulation.mean_service_rate.half_width / point.exact_rate,
+                                                          rel=1e-15, abs=0)
 
 
 def test_exact_points_at_the_largest_mean_size():

@@ -23,7 +23,10 @@ _spec.loader.exec_module(runner)
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs(path, tmp_path):
-    runner.execute(path, reduced=True, workdir=tmp_path, timeout=300)
+    notebook = runner.execute(path, reduced=True, workdir=tmp_path, timeout=300)
+    outputs = [output.get("text", "") for cell in notebook.cells for output in cell.get("outputs", [])]
+    renamed = [text for text in outputs if "AnalyticDeprecationWarning" in text]
+    assert not renamed, f"the notebook uses a renamed name (CHANGELOG.md gives the new one): {renamed[0][:300]}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])

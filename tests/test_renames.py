@@ -111,6 +111,12 @@ def _stationary_bounds() -> object:
     return stationary_bounds(PopulationModel([x], [((1,), 1.0), ((-1,), 2.0)]), {"empty": 1 - sympy.Min(x, 1)})
 
 
+def _sweep_point() -> object:
+    from analytic.fairness.paper import figure_sweep
+
+    return figure_sweep([1], ["exponential"], [0.0], [0.5], 20_000, seed=3)[0]
+
+
 def _graph_job() -> object:
     from analytic.partitioning import GraphJob
 
@@ -197,7 +203,8 @@ RENAMED_ATTRIBUTES = [(_policy_comparison, "p", "exponents"),
                           ("cost_ci", "expected_cost.half_width"), ("templates_ci", "expected_templates.half_width"),
                           *[(f"{name}_ci", f"{name}.half_width") for name in [
                               "queue", "actual", "actual_cost", "cost_law", "throughput", "interruptions"]]]],
-                      (_graph_job, "load", "offered_load"), (_stationary_bounds, "states", "n_states")]
+                      (_graph_job, "load", "offered_load"), (_stationary_bounds, "states", "n_states"),
+                      (_sweep_point, "relative_gap_ci", "relative_gap.half_width")]
 
 CHANGELOG = " ".join((Path(__file__).parents[1] / "CHANGELOG.md").read_text().split())   # lines joined
 

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from analytic._deprecation import renamed_arguments
+from analytic._deprecation import renamed_arguments, renamed_attribute
 from analytic.errors import InvalidParameterError
 from analytic.fairness.balance import balance_function
 from analytic.fairness.chain import oi_queue_law
@@ -45,7 +45,7 @@ from analytic.fairness.stability import is_stable
 from analytic.fairness.subsets import balanced_fairness
 from analytic.fairness.three_servers import symbolic_check, three_server_graph, three_server_rates
 from analytic.reproduce import Row, reproduces
-from analytic.simulation import ErlangMixture, SizeLaw, check_executor, compare, exponential, hyperexponential, streams
+from analytic.simulation import ErlangMixture, Estimates, SizeLaw, check_executor, compare, exponential, hyperexponential, streams
 from analytic.simulation.clock import check_horizon
 from analytic.validation import instances, integer, positive, real_array
 
@@ -308,14 +308,13 @@ class SweepPoint:
     simulation: InterruptionSimulation
 
     @property
-    def relative_gap(self) -> np.ndarray:
-        """γ_simulated / γ_balanced-fairness − 1, per class."""
-        return self.simulation.mean_service_rate.value / self.exact_rate - 1
+    def relative_gap(self) -> Estimates:
+        """γ_simulated / γ_balanced-fairness − 1, per class, with its interval (the service rate's, scaled)."""
+        rate = self.simulation.mean_service_rate
+        return Estimates(rate.value / self.exact_rate - 1, rate.half_width / self.exact_rate, rate.level, rate.method,
+                         rate.samples)
 
-    @property
-    def relative_gap_ci(self) -> np.ndarray:
-        """Half-width of :attr:`relative_gap`."""
-        return self.simulation.mean_service_rate.half_width / self.exact_rate
+    relative_gap_ci = renamed_attribute("relative_gap.half_width", lambda self: self.relative_gap.half_width)
 
 
 def _sweep_point(job: tuple) -> SweepPoint:
