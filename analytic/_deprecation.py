@@ -1,8 +1,10 @@
 """Old names kept for one release after a rename, each use warning with the new name.
 
-Three kinds of rename, one warning (:class:`~analytic.errors.AnalyticDeprecationWarning`):
+Each kind of rename, one warning (:class:`~analytic.errors.AnalyticDeprecationWarning`):
 
 - an argument: :func:`renamed_arguments` on the function;
+- an argument that became keyword-only: :func:`positional_deprecated`;
+- an attribute of a result: :class:`renamed_attribute` in the class body;
 - a function, class or constant of a module: :func:`old_names`, the module's ``__getattr__``;
 - a module: an entry of :data:`MOVED_MODULES`, served by an import hook installed by
   ``analytic/__init__.py`` (``import analytic.old`` returns the new module itself).
