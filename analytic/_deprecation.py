@@ -145,11 +145,12 @@ def old_names(namespace: dict, renames: Mapping[str, str]) -> Callable[[str], ob
 class renamed_attribute:
     """A read-only attribute of a result class kept under its old name, warning with ``new``.
 
-    ``get`` reads the value (default: the attribute named ``new``).
+    ``new`` is the attribute that replaces it, or a dotted path to it (``"blocking.half_width"``, where
+    an optional field that is None gives None); ``get`` reads the value where no path does.
     """
 
     def __init__(self, new: str, get: Callable[[Any], object] | None = None) -> None:
-        self.new, self.get = new, get or (lambda owner: getattr(owner, new))
+        self.new, self.get = new, get or functools.partial(_follow, new.split("."))
         self.__doc__ = f"Deprecated: use ``{new}``."
 
     def __set_name__(self, owner: type, name: str) -> None:
@@ -160,6 +161,15 @@ class renamed_attribute:
             return self
         warn(self.old, self.new)
         return self.get(instance)
+
+
+def _follow(path: list[str], value: object) -> object:
+    """``value.a.b...`` along ``path``, stopping at None."""
+    for name in path:
+        if value is None:
+            return None
+        value = getattr(value, name)
+    return value
 
 
 class _MovedModuleFinder:

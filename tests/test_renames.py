@@ -18,7 +18,7 @@ from analytic._deprecation import renamed_arguments, renamed_attribute
 from analytic.errors import AnalyticDeprecationWarning, InvalidParameterError
 from analytic.fairness import CompatibilityGraph
 from analytic.fairness.paper import FIGURES
-from analytic.simulation import SerialExecutor, exponential
+from analytic.simulation import Estimate, SerialExecutor, exponential
 from analytic.speedup import SpeedupTable
 from analytic.splitting import RigidClass, figure2_heavy_traffic
 
@@ -285,3 +285,14 @@ def test_renamed_attribute() -> None:
     with pytest.warns(AnalyticDeprecationWarning, match="Result.states is renamed n_states"):
         assert Result().states == 7
     assert isinstance(Result.states, renamed_attribute)
+
+    class Simulated:
+        blocking = Estimate(0.25, 0.01, 0.95, "batch means", 20)
+        helpers = None        # an optional estimate, absent
+        blocking_ci = renamed_attribute("blocking.half_width")
+        helpers_ci = renamed_attribute("helpers.half_width")
+
+    with pytest.warns(AnalyticDeprecationWarning, match=r"Simulated.blocking_ci is renamed blocking\.half_width"):
+        assert Simulated().blocking_ci == 0.01
+    with pytest.warns(AnalyticDeprecationWarning):
+        assert Simulated().helpers_ci is None

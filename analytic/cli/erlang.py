@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from analytic.cli.output import Renamed, Report, add_command
+from analytic.cli.output import Renamed, Report, add_command, renamed_note
 
 SOURCE = ("Erlang's formulas (A. K. Erlang, 1917), as used by Anselmi & Doncel, 'Balanced Splitting: A Framework "
           "for Achieving Zero-wait in the Multiserver-job Model', IEEE TPDS 2024, eqs. (3)-(4); computed by "
@@ -37,8 +36,7 @@ def _run(args: argparse.Namespace) -> Report:
         servers = erlang.erlang_b_servers(args.offered_load, args.target)
         return Report([str(servers)], {"offered_load": args.offered_load, "target": args.target, "servers": servers})
     if args.command == "erlang-b-load":
-        sys.stderr.write("analytic: erlang-b-load is renamed erlang-b-offered-load; the old name will be removed "
-                         "in version 0.3\n")
+        renamed_note("analytic", "erlang-b-load", "erlang-b-offered-load")
     load = erlang.erlang_b_offered_load(args.servers, args.target)
     return Report([repr(load)], {"servers": args.servers, "target": args.target, "offered_load": load})
 

@@ -121,9 +121,13 @@ class Renamed(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
                  option_string: str | None = None) -> None:
         if option_string != self.option_strings[0]:
-            sys.stderr.write(f"{parser.prog}: {option_string} is renamed {self.option_strings[0]}; "
-                             "the old name will be removed in version 0.3\n")
+            renamed_note(parser.prog, option_string, self.option_strings[0])
         setattr(namespace, self.dest, values)
+
+
+def renamed_note(prog: str, old: str, new: str) -> None:
+    """Say on stderr that the option or command ``old``, kept for one release, is renamed ``new``."""
+    sys.stderr.write(f"{prog}: {old} is renamed {new}; the old name will be removed in version 0.3\n")
 
 
 def integers(text: str) -> tuple[int, ...]:

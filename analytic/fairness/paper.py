@@ -314,7 +314,7 @@ class SweepPoint:
         return Estimates(rate.value / self.exact_rate - 1, rate.half_width / self.exact_rate, rate.level, rate.method,
                          rate.samples)
 
-    relative_gap_ci = renamed_attribute("relative_gap.half_width", lambda self: self.relative_gap.half_width)
+    relative_gap_ci = renamed_attribute("relative_gap.half_width")
 
 
 def _sweep_point(job: tuple) -> SweepPoint:

@@ -139,10 +139,9 @@ class InterruptionSimulation:
     arrival_rates: np.ndarray
     max_jobs: int | None
     jobs = renamed_attribute("arrivals")
-    mean_jobs_ci = renamed_attribute("mean_jobs.half_width", lambda self: self.mean_jobs.half_width)
-    mean_delay_ci = renamed_attribute("mean_delay.half_width", lambda self: self.mean_delay.half_width)
-    mean_service_rate_ci = renamed_attribute("mean_service_rate.half_width",
-                                             lambda self: self.mean_service_rate.half_width)
+    mean_jobs_ci = renamed_attribute("mean_jobs.half_width")
+    mean_delay_ci = renamed_attribute("mean_delay.half_width")
+    mean_service_rate_ci = renamed_attribute("mean_service_rate.half_width")
 
     def _entry(self, old: str, field: str, label: int) -> Estimate:
         warn(f"InterruptionSimulation.{old}()", f"InterruptionSimulation.{field}[label]", stacklevel=4)

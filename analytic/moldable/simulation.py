@@ -148,9 +148,9 @@ class MoldableSimulation:
     rate_per_server: float
     arrival_rate = renamed_attribute("rate_per_server")
     jobs = renamed_attribute("arrivals")
-    blocking_ci = renamed_attribute("blocking.half_width", lambda self: self.blocking.half_width)
-    mean_time_ci = renamed_attribute("mean_time.half_width", lambda self: self.mean_time.half_width)
-    mean_occupancy_ci = renamed_attribute("mean_occupancy.half_width", lambda self: self.mean_occupancy.half_width)
+    blocking_ci = renamed_attribute("blocking.half_width")
+    mean_time_ci = renamed_attribute("mean_time.half_width")
+    mean_occupancy_ci = renamed_attribute("mean_occupancy.half_width")
 
     @property
     def blocking_estimate(self) -> Estimate:

@@ -58,11 +58,6 @@ __all__ = ["ALGORITHMS", "PartitioningSimulation", "simulate_adgp", "simulate_dg
 ALGORITHMS = ("DGP", "ADGP", "Max-Weight")
 
 
-def _half_width(name: str) -> Callable[[PartitioningSimulation], object]:
-    """Reads the half-width of the estimate ``name``."""
-    return lambda result: getattr(result, name).half_width
-
-
 @dataclass(frozen=True, repr=False)
 class PartitioningSimulation:
     """Time averages of a simulated partitioning algorithm, each an estimate with its confidence interval.
@@ -140,14 +135,14 @@ class PartitioningSimulation:
     cost = renamed_attribute("expected_cost")
     templates = renamed_attribute("expected_templates")
     cost_estimate = renamed_attribute("expected_cost")
-    queue_ci = renamed_attribute("queue.half_width", _half_width("queue"))
-    templates_ci = renamed_attribute("expected_templates.half_width", _half_width("expected_templates"))
-    actual_ci = renamed_attribute("actual.half_width", _half_width("actual"))
-    cost_ci = renamed_attribute("expected_cost.half_width", _half_width("expected_cost"))
-    actual_cost_ci = renamed_attribute("actual_cost.half_width", _half_width("actual_cost"))
-    cost_law_ci = renamed_attribute("cost_law.half_width", _half_width("cost_law"))
-    throughput_ci = renamed_attribute("throughput.half_width", _half_width("throughput"))
-    interruptions_ci = renamed_attribute("interruptions.half_width", _half_width("interruptions"))
+    queue_ci = renamed_attribute("queue.half_width")
+    templates_ci = renamed_attribute("expected_templates.half_width")
+    actual_ci = renamed_attribute("actual.half_width")
+    cost_ci = renamed_attribute("expected_cost.half_width")
+    actual_cost_ci = renamed_attribute("actual_cost.half_width")
+    cost_law_ci = renamed_attribute("cost_law.half_width")
+    throughput_ci = renamed_attribute("throughput.half_width")
+    interruptions_ci = renamed_attribute("interruptions.half_width")
 
     def templates_estimate(self, job: int = 0) -> Estimate:
         """Deprecated: ``expected_templates[job]``, the estimate of the job type ``job``."""

@@ -325,8 +325,7 @@ class Sweep:
     arrivals: int
 
     jobs = renamed_attribute("arrivals")
-    mean_response_time_ci = renamed_attribute("mean_response_time.half_width",
-                                              lambda self: self.mean_response_time.half_width)
+    mean_response_time_ci = renamed_attribute("mean_response_time.half_width")
 
     def _field(self, name: str) -> np.ndarray:
         return np.array([[getattr(r, name) for r in row] for row in self.results])

@@ -143,14 +143,6 @@ def _class_views(result: MultiserverSimulation) -> tuple[ClassEstimates, ...]:
                  for i, need in enumerate(result.needs))
 
 
-def _half_width(name: str) -> Callable[[MultiserverSimulation], object]:
-    """Reads the half-width of the estimate ``name`` (None when the estimate is)."""
-    def get(result: MultiserverSimulation) -> object:
-        estimate = getattr(result, name)
-        return None if estimate is None else estimate.half_width
-    return get
-
-
 @dataclass(frozen=True, repr=False)
 class MultiserverSimulation:
     """Simulated metrics of a multiserver-job queue, each an estimate with its confidence interval at ``level``.
@@ -234,12 +226,11 @@ class MultiserverSimulation:
     arrival_rate: float
     load: float
 
-    mean_response_time_ci = renamed_attribute("mean_response_time.half_width", _half_width("mean_response_time"))
-    wait_probability_ci = renamed_attribute("wait_probability.half_width", _half_width("wait_probability"))
-    helper_probability_ci = renamed_attribute("helper_probability.half_width", _half_width("helper_probability"))
-    helper_service_probability_ci = renamed_attribute("helper_service_probability.half_width",
-                                                      _half_width("helper_service_probability"))
-    mean_jobs_ci = renamed_attribute("mean_jobs.half_width", _half_width("mean_jobs"))
+    mean_response_time_ci = renamed_attribute("mean_response_time.half_width")
+    wait_probability_ci = renamed_attribute("wait_probability.half_width")
+    helper_probability_ci = renamed_attribute("helper_probability.half_width")
+    helper_service_probability_ci = renamed_attribute("helper_service_probability.half_width")
+    mean_jobs_ci = renamed_attribute("mean_jobs.half_width")
     jobs = renamed_attribute("arrivals")
     per_class = renamed_attribute("per_class_response_time (and the other per_class_* estimates)", _class_views)
 
