@@ -165,7 +165,7 @@ def random_assignments():
     explicit_time, explicit = seconds(lambda: balanced_fairness(graph, np.full(15, 4.8 / 15)))
     fast_time, fast = seconds(lambda: random_assignment(6, 2, 4.8))
     print(f"  S = 6, d = 2 (15 classes): explicit {explicit_time * 1e3:.1f} ms, coverage recursion {fast_time * 1e3:.2f} ms; "
-          f"relative gap {abs(fast.mean_delay / explicit.mean_delay[0] - 1):.1e}")
+          f"relative gap {abs(fast.mean_response_time / explicit.mean_response_time[0] - 1):.1e}")
     took, _ = seconds(lambda: [random_assignment(100, d, 100 * rho) for d in (2, 3) for rho in np.linspace(0.05, 0.95, 19)])
     print(f"  S = 100, d = 2 and 3, 19 loads each (38 systems of 4 950 and 161 700 classes): {took:.3f} s")
 
@@ -204,13 +204,13 @@ def simulator():
         print(f"  simulate_interruptions, 3 servers, m = {m:g}: {rate:,.0f} jobs/s ({rate / plain_rate:.0f}x); "
               f"E[x_0] = {sim.mean_jobs[0]:.4f} (exact {exact:.4f})")
     for d in (2, 3):
-        exact_delay = random_assignment(100, d, 80.0).mean_delay
+        exact_response_time = random_assignment(100, d, 80.0).mean_response_time
         for m in (0.0, 1.0, 5.0):
             start = time.process_time()
             sim = simulate_random_assignment(100, d, 80.0, interruptions=m, arrivals=1_000_000, seed=1)
             rate = 1e6 / (time.process_time() - start)
             print(f"  simulate_random_assignment, S = 100, d = {d}, ρ = 0.8, m = {m:g}: {rate:,.0f} jobs/s; "
-                  f"δ = {sim.mean_delay[0]:.4f} (exact, exponential sizes {exact_delay:.4f})")
+                  f"δ = {sim.mean_response_time[0]:.4f} (exact, exponential sizes {exact_response_time:.4f})")
 
 
 def main():

@@ -107,7 +107,7 @@ def how_far(label: str, speedup: SpeedupTable, rate, sizes: list[int]) -> None:
         _, build_s = timed(greedy_chain, speedup, lam, n)
         exact, seconds = timed(greedy_metrics, speedup, lam, n)
         print(f"{n:>6} {exact.n_states:>9} {build_s:>8.2f} {seconds:>8.2f} {exact.blocking:>12.6g} "
-              f"{exact.mean_time:>10.6f} {exact.residual:>9.1e} {peak_gb():>8.2f}")
+              f"{exact.mean_response_time:>10.6f} {exact.residual:>9.1e} {peak_gb():>8.2f}")
 
 
 def bounds_against_whole(alphas: tuple[float, ...], n: int = 4000) -> None:
@@ -121,14 +121,14 @@ def bounds_against_whole(alphas: tuple[float, ...], n: int = 4000) -> None:
               f"{bounds.entry_cost:.3g}, {bounds_s:.1f} s, peak {bounds_gb:.2f} GB")
         print(f"  P_b  in [{bounds.blocking[0]:.12f}, {bounds.blocking[1]:.12f}]  width "
               f"{bounds.blocking[1] - bounds.blocking[0]:.2g}")
-        print(f"  E[D] in [{bounds.mean_time[0]:.12f}, {bounds.mean_time[1]:.12f}]  width "
-              f"{bounds.mean_time[1] - bounds.mean_time[0]:.2g}")
+        print(f"  E[D] in [{bounds.mean_response_time[0]:.12f}, {bounds.mean_response_time[1]:.12f}]  width "
+              f"{bounds.mean_response_time[1] - bounds.mean_response_time[0]:.2g}")
         print(f"  {bounds.method}")
         exact, exact_s = timed(greedy_metrics, SUBLINEAR, lam, n)
         inside = (bounds.blocking[0] <= exact.blocking <= bounds.blocking[1]
-                  and bounds.mean_time[0] <= exact.mean_time <= bounds.mean_time[1])
+                  and bounds.mean_response_time[0] <= exact.mean_response_time <= bounds.mean_response_time[1])
         print(f"  whole chain: {exact.n_states:,} states, {exact_s:.1f} s, peak {peak_gb():.2f} GB; P_b {exact.blocking:.12f}, "
-              f"E[D] {exact.mean_time:.12f}, inside the intervals: {inside}")
+              f"E[D] {exact.mean_response_time:.12f}, inside the intervals: {inside}")
         print(f"  ratios whole / bounds: time {exact_s / bounds_s:.1f}x, states {exact.n_states / bounds.n_states:.1f}x")
 
 
@@ -146,9 +146,9 @@ def mass_spread(sizes: list[int]) -> None:
         counts = [int(np.searchsorted(-tail, -eps)) + 1 for eps in (1e-9, 1e-12)]
         kept.append(counts[0])
         blocking = law[loss.states @ loss.sizes == n].sum()
-        mean_time = loss.states.sum(axis=1) @ law / (0.8 * n * (1 - blocking))       # Little's law, eq. (4)
+        mean_response_time = loss.states.sum(axis=1) @ law / (0.8 * n * (1 - blocking))       # Little's law, eq. (4)
         print(f"{n:>5} {loss.chain.n_states:>9} {counts[0]:>10} {counts[1]:>10} {counts[0] / loss.chain.n_states:>6.1%} "
-              f"{seconds:>8.1f} {peak_gb():>8.2f} {blocking:>10.6f} {mean_time:>8.5f}")
+              f"{seconds:>8.1f} {peak_gb():>8.2f} {blocking:>10.6f} {mean_response_time:>8.5f}")
     slope = np.polyfit(np.log(sizes[-3:]), np.log(kept[-3:]), 1)[0]
     print(f"states for ε = 1e-9 grow like n^{slope:.2f} over n = {sizes[-3]}..{sizes[-1]}; at n = 4000 that is "
           f"{kept[-1] * (4000 / sizes[-1]) ** slope:.2g} states (with n^2: {kept[-1] * (4000 / sizes[-1]) ** 2:.2g}); "
@@ -179,7 +179,7 @@ def main() -> None:
         for alpha in (0.5, 2 / 3):
             lam = traffic(4000, alpha, 0.1)
             how_far(f"greedy(p*), sub-linear, α = {alpha:.3g}, β = 0.1: Table 1 at n = 4000 (D* = "
-                    f"{optimal_occupancy(SUBLINEAR, lam).mean_time:.6f})", SUBLINEAR, lambda n, lam=lam: lam, [4000])
+                    f"{optimal_occupancy(SUBLINEAR, lam).mean_response_time:.6f})", SUBLINEAR, lambda n, lam=lam: lam, [4000])
         return
     against_plain([10, 20, 30, 40])
     solver_choice("4-D chain, λ = 0.8", SUBLINEAR, lambda n: 0.8, [20, 40, 60])

@@ -2,7 +2,7 @@
 
 - Configurations: the reduced enumeration (count vectors of template classes up to identical
   machines) against listing every configuration as a set of explicit templates (the brute force of
-  tests/test_partitioning_bruteforce.py), on 3 machines x 3 slots with a 3-node path; then the
+  tests/partitioning/test_bruteforce.py), on 3 machines x 3 slots with a 3-node path; then the
   reduced enumeration alone on larger clusters, where listing is out of reach.
 - DGP-bar's chain: lumped by slots and machines against the paper's chain of explicit templates
   (built and solved), same cluster.

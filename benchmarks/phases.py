@@ -39,7 +39,7 @@ def main() -> None:
         for name, law in LAWS.items():
             seconds, metrics = (base_seconds, base) if name == "exponential" else timed(law, n)
             print(f"{n:4d} {name:12s} {metrics.n_states:10,d} {seconds:8.2f} {metrics.n_states / base.n_states:9.0f} "
-                  f"{seconds / base_seconds:7.0f} {metrics.blocking:10.6f} {metrics.mean_time:10.6f}")
+                  f"{seconds / base_seconds:7.0f} {metrics.blocking:10.6f} {metrics.mean_response_time:10.6f}")
 
 
 def largest() -> None:

@@ -236,7 +236,7 @@ def main() -> None:
         rates.append(rate)
         print(f"  {label:>10}, α = {alpha:.3g}, {size:>13}: {rate:>12,.0f} jobs/s  ratio {rate / baseline:5.2f}   "
               f"P_b = {result.blocking.value:.5f} ± {result.blocking.half_width:.1g}, "
-              f"E[D] = {result.mean_time.value:.5f} ± {result.mean_time.half_width:.1g}")
+              f"E[D] = {result.mean_response_time.value:.5f} ± {result.mean_response_time.half_width:.1g}")
     slowest = min(rates)
     print(f"\nslowest ratio to the baseline: {slowest / baseline:.2f} (target >= 1)")
     table = 6 * 4 * 100 * 5_000_000

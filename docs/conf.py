@@ -56,7 +56,7 @@ numpydoc_class_members_toctree = False
 numpydoc_validation_checks = {"PR01", "RT01", "EX01", "GL08"}
 # A frozen result class documents its fields, which are its constructor's parameters, under Attributes.
 numpydoc_validation_overrides = {"PR01": [r"(?m)^\s*Attributes\n\s*-{5,}"]}
-# Attributes (properties, constants) are not callables: only GL08 applies, checked by tests/test_docs.py.
+# Attributes (properties, constants) are not callables: only GL08 applies, checked by tests/contract/test_docs.py.
 numpydoc_validation_exclude = api.non_callables() | api.deprecated()
 
 # Internal links: every cross-reference must resolve (-n), with Python's and numpy's names, which
@@ -69,7 +69,7 @@ nitpick_ignore_regex = [(r"py:.*", r"(numpy|scipy|concurrent|functools|collectio
 html_theme = "pydata_sphinx_theme"
 html_title = "analytic"
 # The top bar holds three pages and "More" (it stays one row at 1280 px, checked by
-# tests/test_docs_render.py), and the search is a button; the left sidebar shows the whole site
+# tests/contract/test_docs_render.py), and the search is a button; the left sidebar shows the whole site
 # (_templates/sidebar-nav-site.html), so that it is not empty on a page without sub-pages. The paper
 # pages, one table without sections, leave out the right sidebar and give its width to the table.
 html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2, "header_links_before_dropdown": 3,

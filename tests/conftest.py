@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-sys.path.insert(0, str(Path(__file__).parent))   # the shared references of tests/references.py
+TESTS = Path(__file__).parent
+sys.path.insert(0, str(TESTS))   # the shared references of tests/references.py
 
 settings.register_profile("ci", derandomize=True, database=None)
 settings.register_profile("explore", derandomize=False)
@@ -20,13 +21,13 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 #: Test modules by lane. Each is marked with its lane and ``slow``: ``pytest -m "not slow"`` is the
 #: development lane (the README's command still runs everything).
-LANES = {"test_docs.py": "docs", "test_docs_render.py": "docs", "test_notebooks.py": "notebooks",
-         "test_reproduce.py": "reproduce"}
+LANES = {"contract/test_docs.py": "docs", "contract/test_docs_render.py": "docs",
+         "contract/test_notebooks.py": "notebooks", "contract/test_reproduce.py": "reproduce"}
 
 
 def pytest_collection_modifyitems(items):
     for item in items:
-        lane = LANES.get(item.path.name)
+        lane = LANES.get(item.path.relative_to(TESTS).as_posix())
         if lane:
             item.add_marker(lane)
             item.add_marker("slow")

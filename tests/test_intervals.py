@@ -55,9 +55,9 @@ def test_greedy_bounds_return_intervals():
         load, blocking = mpmath.mpf(20) * 0.9 / 4, mpmath.mpf(1)
         for k in range(1, 6):
             blocking = load * blocking / (k + load * blocking)
-    assert isinstance(bounds.blocking, Interval) and isinstance(bounds.mean_time, Interval)
-    assert float(blocking) in bounds.blocking and 0.25 in bounds.mean_time
-    assert bounds.width == max(bounds.blocking.width, bounds.mean_time.width)
+    assert isinstance(bounds.blocking, Interval) and isinstance(bounds.mean_response_time, Interval)
+    assert float(blocking) in bounds.blocking and 0.25 in bounds.mean_response_time
+    assert bounds.width == max(bounds.blocking.width, bounds.mean_response_time.width)
 
 
 def test_fcfs_bounds_return_intervals_and_both_widths():

@@ -36,16 +36,16 @@ def _metrics(args: argparse.Namespace) -> Report:
         graph, args.arrival_rates, args.max_jobs, args.interruptions, args.size, method=args.method,
         tolerance=args.tolerance)
     lines = [f"balanced fairness, load {number(exact.load)}, P(empty) = {number(exact.probability_empty)}",
-             f"{'class':>5} {'E[x_i]':>16} {'delay':>16} {'service rate':>16}"]
+             f"{'class':>5} {'E[x_i]':>16} {'response time':>16} {'service rate':>16}"]
     lines += [f"{i:>5} {number(x):>16} {number(d):>16} {number(g):>16}"
-              for i, (x, d, g) in enumerate(zip(exact.mean_jobs, exact.mean_delay, exact.mean_service_rate, strict=True))]
+              for i, (x, d, g) in enumerate(zip(exact.mean_jobs, exact.mean_response_time, exact.mean_service_rate, strict=True))]
     data = {"balanced_fairness": exact}
     if law is not None:
         lines += [f"job-sequence chain with {number(args.interruptions)} interruptions per job, at most {args.max_jobs} "
                   f"jobs ({law.n_states} states, blocking {law.blocking:.3g}):",
-                  f"E[x_i] = {numbers(law.mean_jobs)}, delay = {numbers(law.mean_delay)}"]
+                  f"E[x_i] = {numbers(law.mean_jobs)}, response time = {numbers(law.mean_response_time)}"]
         data["chain"] = {"interruptions": args.interruptions, "max_jobs": args.max_jobs, "n_states": law.n_states,
-                         "blocking": law.blocking, "mean_jobs": law.mean_jobs, "mean_delay": law.mean_delay}
+                         "blocking": law.blocking, "mean_jobs": law.mean_jobs, "mean_response_time": law.mean_response_time}
     return Report(lines, data)
 
 
@@ -65,7 +65,7 @@ def add(commands: argparse._SubParsersAction) -> None:
         f"{PAPER}: Theorem 1, the load max over sets of classes A of λ(A)/μ(A) by one linear program and a "
         f"minimum cut, and the bottleneck set.", _stability))
     command = add_command(
-        commands, "fairness-metrics", "Exact mean numbers of jobs, delays and service rates under balanced fairness",
+        commands, "fairness-metrics", "Exact mean numbers of jobs, response times and service rates under balanced fairness",
         f"{PAPER}: the stationary means of eqs. (9)-(11) summed exactly over the sets of classes; with --max-jobs, "
         f"also the truncated job-sequence chain of Algorithm 1 with random interruptions.", _metrics, solves_chain=True)
     _add_graph(command)

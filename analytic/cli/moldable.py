@@ -27,27 +27,27 @@ def _run(args: argparse.Namespace) -> Report:
     lines = [f"Theorem 1 case ({optimum.case}), support I* = {list(optimum.support)}, unique: {optimum.unique}",
              f"y*  = {[round(v, 12) for v in optimum.y.tolist()]}",
              f"p*  = {[round(v, 12) for v in optimum.p.tolist()]}",
-             f"D*  = {number(optimum.mean_time)}"]
+             f"D*  = {number(optimum.mean_response_time)}"]
     data = {"case": optimum.case, "support": optimum.support, "unique": optimum.unique, "y": optimum.y,
-            "p": optimum.p, "mean_time": optimum.mean_time}
+            "p": optimum.p, "mean_response_time": optimum.mean_response_time}
     if args.servers is not None and args.simulate is None:
         exact = greedy_metrics(speedup, args.rate_per_server, args.servers, scheme, method=args.method,
                                tolerance=args.tolerance)
         lines.append(f"{label} with n = {args.servers} (exact, {exact.n_states} states): "
-                     f"P_b = {number(exact.blocking)}, E[D] = {number(exact.mean_time)}, "
+                     f"P_b = {number(exact.blocking)}, E[D] = {number(exact.mean_response_time)}, "
                      f"E||x - y*|| = {number(exact.distance)}")
         data["exact"] = {"servers": args.servers, "scheme": args.scheme, "blocking": exact.blocking,
-                         "mean_time": exact.mean_time, "distance": exact.distance, "n_states": exact.n_states}
+                         "mean_response_time": exact.mean_response_time, "distance": exact.distance, "n_states": exact.n_states}
     if args.simulate is not None:
         sim = simulate_moldable(speedup, args.rate_per_server, args.servers, scheme, size=args.size,
                                 arrivals=args.simulate, replications=args.replications, seed=args.seed)
-        blocking, mean_time = sim.blocking, sim.mean_time
+        blocking, mean_response_time = sim.blocking, sim.mean_response_time
         lines.append(f"{label} with n = {args.servers} (simulated, {args.size} sizes, {sim.arrivals:,} arrivals, "
                      f"{sim.samples} {sim.method}, seed {sim.seed}): "
                      f"P_b = {interval(blocking.value, blocking.half_width)}, "
-                     f"E[D] = {interval(mean_time.value, mean_time.half_width)} ({sim.level:.0%})")
+                     f"E[D] = {interval(mean_response_time.value, mean_response_time.half_width)} ({sim.level:.0%})")
         data["simulated"] = {"servers": args.servers, "scheme": args.scheme, "size": args.size, "arrivals": sim.arrivals,
-                             "seed": sim.seed, "level": sim.level, "blocking": blocking, "mean_time": mean_time}
+                             "seed": sim.seed, "level": sim.level, "blocking": blocking, "mean_response_time": mean_response_time}
     return Report(lines, data)
 
 

@@ -4,7 +4,7 @@
 Start-up cost: every command's parser is built on each call, so this module and the command
 modules import only the standard library at module level; a command's handler imports the
 package's computing modules (numpy, scipy, numba, ...) when it runs. The names a parser offers as
-choices are therefore written here and in the command modules, and ``tests/test_cli.py`` checks that
+choices are therefore written here and in the command modules, and ``tests/cli/test_cli.py`` checks that
 they are the library's.
 """
 

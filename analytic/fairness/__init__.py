@@ -31,7 +31,7 @@ Examples
 >>> graph = CompatibilityGraph([[0, 2], [1, 2]], [1.0, 1.0, 1.0])
 >>> is_stable(graph, [1.0, 1.0])
 True
->>> balanced_fairness(graph, [1.0, 1.0]).mean_delay.round(10).tolist()
+>>> balanced_fairness(graph, [1.0, 1.0]).mean_response_time.round(10).tolist()
 [1.4, 1.4]
 """
 

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from analytic._deprecation import renamed_attribute
 from analytic.ctmc import CTMC
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.fairness.graph import CompatibilityGraph, check_rates
@@ -62,7 +63,7 @@ class OIQueueLaw:
     probabilities : numpy.ndarray
         P(x), aligned with ``lattice.states`` (summed over the orderings and phases).
     mean_jobs : numpy.ndarray, shape (N,)
-    mean_delay : numpy.ndarray, shape (N,)
+    mean_response_time : numpy.ndarray, shape (N,)
         E[x_i] / (λ_i P(accepted)), Little's law for the jobs admitted.
     blocking : float
         P(max_jobs jobs in the queue): the probability that an arrival is lost (PASTA).
@@ -82,7 +83,8 @@ class OIQueueLaw:
     lattice: SimplexLattice
     probabilities: np.ndarray
     mean_jobs: np.ndarray
-    mean_delay: np.ndarray
+    mean_response_time: np.ndarray
+    mean_delay = renamed_attribute("mean_response_time")
     blocking: float
     n_states: int
     residual: float

@@ -210,9 +210,9 @@ def exact_point(figure: Figure, load: float, mean_size: float = 1.0) -> tuple[np
     rates = figure_rates(figure, load, mean_size)
     if figure.capacities is not None:
         result = balanced_fairness(three_server_graph(figure.capacities), rates, mean_size)
-        return result.mean_service_rate, result.mean_delay
+        return result.mean_service_rate, result.mean_response_time
     result = random_assignment(figure.servers, figure.d, float(rates[0]), mean_size)
-    return np.array([result.mean_service_rate]), np.array([result.mean_delay])
+    return np.array([result.mean_service_rate]), np.array([result.mean_response_time])
 
 
 @renamed_arguments(jobs="arrivals")
@@ -247,7 +247,7 @@ def simulate_point(figure: Figure, load: float, law: str, interruptions: float, 
 
     Examples
     --------
-    >>> simulate_point(FIGURES[1], 0.5, "zipf", 1.0, 20_000, seed=1).mean_delay.value.shape
+    >>> simulate_point(FIGURES[1], 0.5, "zipf", 1.0, 20_000, seed=1).mean_response_time.value.shape
     (2,)
     """
     if not isinstance(law, str) or law not in SIZE_LAWS:
@@ -287,7 +287,7 @@ class SweepPoint:
         m, the mean number of interruptions per job.
     load : float
         ρ.
-    exact_rate, exact_delay : numpy.ndarray
+    exact_rate, exact_response_time : numpy.ndarray
         γ and δ under balanced fairness.
     simulation : InterruptionSimulation
         Algorithm 1 simulated.
@@ -304,7 +304,7 @@ class SweepPoint:
     interruptions: float
     load: float
     exact_rate: np.ndarray
-    exact_delay: np.ndarray
+    exact_response_time: np.ndarray
     simulation: InterruptionSimulation
 
     @property
@@ -315,6 +315,7 @@ class SweepPoint:
                          rate.samples)
 
     relative_gap_ci = renamed_attribute("relative_gap.half_width")
+    exact_delay = renamed_attribute("exact_response_time")
 
 
 def _sweep_point(job: tuple) -> SweepPoint:
@@ -479,23 +480,23 @@ def _size_laws() -> list[Row]:
 def _random_assignment_rows() -> list[Row]:
     servers, d, load = 6, 2, 0.8
     graph = random_assignment_graph(servers, d)
-    explicit = balanced_fairness(graph, np.full(graph.n_classes, load * servers / graph.n_classes)).mean_delay[0]
+    explicit = balanced_fairness(graph, np.full(graph.n_classes, load * servers / graph.n_classes)).mean_response_time[0]
     return Row(PAPER + ", Figs. 3-4", f"random assignment S = {servers}, d = {d}, ρ = {load}: mean delay by the coverage "
                "recursion vs balanced fairness on the 15 explicit classes", explicit,
-               random_assignment(servers, d, load * servers).mean_delay, 1e-12 * explicit)
+               random_assignment(servers, d, load * servers).mean_response_time, 1e-12 * explicit)
 
 
 @reproduces
 def _simulation_rows() -> list[Row]:
     figure, load = FIGURES[1], 0.6
     graph, rates = three_server_graph(figure.capacities), figure_rates(figure, load)
-    exact = balanced_fairness(graph, rates).mean_delay[0]
+    exact = balanced_fairness(graph, rates).mean_response_time[0]
     fcfs = simulate_interruptions(graph, rates, "exponential", 0.0, 400_000, seed=2024, batches=20)
     truncated = oi_queue_law(graph, rates, 5, interruptions=5.0, size=SIZE_LAWS["hyperexponential"])
     chained = simulate_interruptions(graph, rates, SIZE_LAWS["hyperexponential"], 5.0, 400_000, seed=2024, max_jobs=5)
     return [
         Row(PAPER + ", Sec. 5", "exponential sizes, FCFS (m = 0), ρ = 0.6: simulated δ_1 (400 000 jobs) within its 99.9% "
-            "interval of the balanced-fairness value", True, compare(fcfs.mean_delay[0], exact, level=0.999).agrees),
+            "interval of the balanced-fairness value", True, compare(fcfs.mean_response_time[0], exact, level=0.999).agrees),
         Row(PAPER + ", Alg. 1", "hyperexponential sizes, m = 5, queue truncated at 5 jobs: simulated E[x_1] within its 99.9% "
             "interval of the exact job-sequence CTMC", True,
             compare(chained.mean_jobs[0], float(truncated.mean_jobs[0]), level=0.999).agrees),
@@ -586,7 +587,7 @@ def _exact_delays(figure: Figure, interruptions: float, law: str) -> tuple[np.nd
     """Mean delays and blocking of the exact job-sequence chain of Algorithm 1, truncated at ``_EXACT_DEPTH`` jobs."""
     graph, rates = three_server_graph(figure.capacities), figure_rates(figure, _EXACT_LOAD, SIZE_LAWS[law].mean)
     law_ = oi_queue_law(graph, rates, _EXACT_DEPTH, interruptions=interruptions, size=SIZE_LAWS[law], method="iterative")
-    return law_.mean_delay, law_.blocking
+    return law_.mean_response_time, law_.blocking
 
 
 @reproduces

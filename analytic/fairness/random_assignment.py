@@ -34,6 +34,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from analytic._deprecation import renamed_attribute
 from analytic.errors import InvalidParameterError, UnstableSystemError
 from analytic.fairness.graph import CompatibilityGraph, check_mean_size
 from analytic.memory import require
@@ -53,7 +54,7 @@ class RandomAssignment:
     ----------
     mean_jobs : float
         Mean number of jobs in the system (all classes together).
-    mean_delay : float
+    mean_response_time : float
         δ = E[jobs]/λ, the mean time in the system of every job (eq. 9).
     mean_service_rate : float
         γ = σ/δ, in work per unit time (at most d).
@@ -76,7 +77,8 @@ class RandomAssignment:
     """
 
     mean_jobs: float
-    mean_delay: float
+    mean_response_time: float
+    mean_delay = renamed_attribute("mean_response_time")
     mean_service_rate: float
     probability_empty: float
     busy_servers: np.ndarray
@@ -87,7 +89,7 @@ class RandomAssignment:
 
     def __repr__(self) -> str:
         return (f"RandomAssignment(servers={self.servers}, d={self.d}, load={self.load:.10g}, "
-                f"mean_jobs={self.mean_jobs:.10g}, mean_delay={self.mean_delay:.10g}, "
+                f"mean_jobs={self.mean_jobs:.10g}, mean_response_time={self.mean_response_time:.10g}, "
                 f"mean_service_rate={self.mean_service_rate:.10g}, probability_empty={self.probability_empty:.10g})")
 
     @property

@@ -80,14 +80,14 @@ class InterruptionSimulation:
 
     The fields are named as in :class:`~analytic.fairness.BalancedFairness`,
     :class:`~analytic.fairness.OIQueueLaw` and :class:`~analytic.fairness.RandomAssignment`, the exact
-    results: compare ``exact.mean_delay`` with ``sim.mean_delay.value``.
+    results: compare ``exact.mean_response_time`` with ``sim.mean_response_time.value``.
 
     Attributes
     ----------
     mean_jobs : Estimates, shape (K,)
         Time-average number of jobs of each class (K = N classes, or 1 for random assignment: all
         jobs), with the half-widths at ``level``.
-    mean_delay : Estimates, shape (K,)
+    mean_response_time : Estimates, shape (K,)
         δ_i, mean time in the system of the admitted class-i jobs (Little's law).
     mean_service_rate : Estimates, shape (K,)
         γ_i = σ/δ_i, work per unit time (half-width: δ_i's, carried over to first order).
@@ -118,12 +118,12 @@ class InterruptionSimulation:
     >>> from analytic.fairness import CompatibilityGraph, simulate_interruptions
     >>> sim = simulate_interruptions(CompatibilityGraph([[0, 2], [1, 2]]), [1.0, 1.0], interruptions=1.0,
     ...                              arrivals=20_000, seed=1)
-    >>> len(sim.mean_delay), sim.mean_delay[1].samples
+    >>> len(sim.mean_response_time), sim.mean_response_time[1].samples
     (2, 20)
     """
 
     mean_jobs: Estimates
-    mean_delay: Estimates
+    mean_response_time: Estimates
     mean_service_rate: Estimates
     blocking: Estimates
     interruptions_per_job: float
@@ -140,8 +140,9 @@ class InterruptionSimulation:
     max_jobs: int | None
     jobs = renamed_attribute("arrivals")
     mean_jobs_ci = renamed_attribute("mean_jobs.half_width")
-    mean_delay_ci = renamed_attribute("mean_delay.half_width")
+    mean_delay_ci = renamed_attribute("mean_response_time.half_width")
     mean_service_rate_ci = renamed_attribute("mean_service_rate.half_width")
+    mean_delay = renamed_attribute("mean_response_time")
 
     def _entry(self, old: str, field: str, label: int) -> Estimate:
         warn(f"InterruptionSimulation.{old}()", f"InterruptionSimulation.{field}[label]", stacklevel=4)
@@ -152,8 +153,8 @@ class InterruptionSimulation:
         return values[k]
 
     def delay_estimate(self, label: int = 0) -> Estimate:
-        """Deprecated: use ``mean_delay[label]``."""
-        return self._entry("delay_estimate", "mean_delay", label)
+        """Deprecated: use ``mean_response_time[label]``."""
+        return self._entry("delay_estimate", "mean_response_time", label)
 
     def service_rate_estimate(self, label: int = 0) -> Estimate:
         """Deprecated: use ``mean_service_rate[label]``."""
@@ -164,7 +165,7 @@ class InterruptionSimulation:
         return self._entry("jobs_estimate", "mean_jobs", label)
 
     def __repr__(self) -> str:
-        return (f"InterruptionSimulation(m={self.interruptions:g}, mean_delay={shown(self.mean_delay, '.5g')}, "
+        return (f"InterruptionSimulation(m={self.interruptions:g}, mean_response_time={shown(self.mean_response_time, '.5g')}, "
                 f"mean_service_rate={shown(self.mean_service_rate, '.5g')}, "
                 f"interruptions_per_job={self.interruptions_per_job:.4g}, {self.samples} {self.method}, "
                 f"{self.arrivals:,} arrivals)")
@@ -375,7 +376,7 @@ def simulate_interruptions(graph: CompatibilityGraph, arrival_rates: Any, size: 
     >>> from analytic.simulation import compare
     >>> graph = three_server_graph()
     >>> sim = simulate_interruptions(graph, [1.0, 1.0], interruptions=1.0, arrivals=200_000, seed=4)
-    >>> compare(sim.mean_delay[0], balanced_fairness(graph, [1.0, 1.0]).mean_delay[0]).verdict
+    >>> compare(sim.mean_response_time[0], balanced_fairness(graph, [1.0, 1.0]).mean_response_time[0]).verdict
     'agrees'
     """
     rates = check_rates("arrival_rates", arrival_rates, graph)
@@ -434,7 +435,7 @@ def simulate_random_assignment(servers: int, d: int, arrival_rate: float, size: 
     >>> from analytic.fairness import random_assignment
     >>> from analytic.simulation import compare
     >>> sim = simulate_random_assignment(100, 2, 60.0, interruptions=1.0, arrivals=200_000, seed=2)
-    >>> compare(sim.mean_delay[0], random_assignment(100, 2, 60.0).mean_delay).verdict
+    >>> compare(sim.mean_response_time[0], random_assignment(100, 2, 60.0).mean_response_time).verdict
     'agrees'
     """
     s, k_servers = check_servers_d(servers, d)

@@ -100,7 +100,7 @@ def stability(graph: CompatibilityGraph, arrival_rates: Any) -> Stability:
     and capacities of 1e±300, a server of 1.7e308 beside unit ones, a class of rate 1e-30 on a
     server of 1e-30 beside a class of rate 1. Checked against brute force over all sets in exact
     rationals (boundaries λ(A) = μ(A) included, and at those scales) in
-    ``tests/test_fairness_stability.py``.
+    ``tests/fairness/test_stability.py``.
 
     Raises
     ------

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from analytic._deprecation import renamed_attribute
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.fairness.graph import CompatibilityGraph, check_mean_size, check_rates, subset_service_rates
 from analytic.fairness.stability import unstable_error
@@ -58,7 +59,7 @@ class BalancedFairness:
     ----------
     mean_jobs : numpy.ndarray, shape (N,)
         E[x_i], the mean number of class-i jobs.
-    mean_delay : numpy.ndarray, shape (N,)
+    mean_response_time : numpy.ndarray, shape (N,)
         δ_i = E[x_i]/λ_i, the mean time a class-i job spends in the system (eq. 9).
     mean_service_rate : numpy.ndarray, shape (N,)
         γ_i = λ_i σ / E[x_i] = σ/δ_i, in the capacities' units of work per unit time (Section 5).
@@ -74,12 +75,13 @@ class BalancedFairness:
     --------
     >>> from analytic.fairness import CompatibilityGraph, balanced_fairness
     >>> exact = balanced_fairness(CompatibilityGraph([[0, 2], [1, 2]]), [1.0, 1.0])
-    >>> exact.mean_delay.round(12).tolist(), round(exact.probability_empty, 12)
+    >>> exact.mean_response_time.round(12).tolist(), round(exact.probability_empty, 12)
     ([1.4, 1.4], 0.2)
     """
 
     mean_jobs: np.ndarray
-    mean_delay: np.ndarray
+    mean_response_time: np.ndarray
+    mean_delay = renamed_attribute("mean_response_time")
     mean_service_rate: np.ndarray
     probability_empty: float
     load: float
@@ -90,7 +92,7 @@ class BalancedFairness:
         def show(values: np.ndarray) -> list[float]:
             return [float(f"{v:.10g}") for v in values]
 
-        return (f"BalancedFairness(mean_jobs={show(self.mean_jobs)}, mean_delay={show(self.mean_delay)}, "
+        return (f"BalancedFairness(mean_jobs={show(self.mean_jobs)}, mean_response_time={show(self.mean_response_time)}, "
                 f"mean_service_rate={show(self.mean_service_rate)}, probability_empty={self.probability_empty:.10g}, "
                 f"load={self.load:.10g})")
 
@@ -150,7 +152,7 @@ def balanced_fairness(graph: CompatibilityGraph, arrival_rates: Any, mean_size: 
     >>> result = balanced_fairness(CompatibilityGraph([[0, 2], [1, 2]]), [1.0, 1.0])
     >>> result.mean_service_rate.round(12).tolist()
     [0.714285714286, 0.714285714286]
-    >>> bool(result.mean_delay[0] == 1 / result.mean_service_rate[0])
+    >>> bool(result.mean_response_time[0] == 1 / result.mean_service_rate[0])
     True
     """
     rates = check_rates("arrival_rates", arrival_rates, graph)
@@ -199,7 +201,7 @@ def subset_sums(graph: CompatibilityGraph, arrival_rates: Any, mean_size: float 
     Bonald & Comte, Corollary 2 and eq. (9), summed set by set as in the module docstring (R_j(A)
     and G(A) as a mantissa and a binary exponent): each mean is a sum of positive terms, at any
     scale of λ_iσ and of the capacities (within 1e-13 of exact rationals from 5e-324 to 1.7e308 in
-    tests/test_fairness_subsets.py). Raises
+    tests/fairness/test_subsets.py). Raises
     :class:`~analytic.errors.UnstableSystemError` (naming the set with the largest ρ(A)/μ(A)) if
     some μ(A) <= ρ(A).
 

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from scipy.special import gammaln
 
+from analytic._deprecation import renamed_attribute
 from analytic.errors import InvalidParameterError
 from analytic.fairness.balance import BalanceFunction, parent_indices
 from analytic.fairness.graph import check_mean_size
@@ -51,10 +52,10 @@ class WhittleNetwork:
     accepted : numpy.ndarray, shape (N,)
         Probability that a class-i arrival finds room (x + e_i in the lattice).
     mean_jobs : numpy.ndarray, shape (N,)
-    mean_delay : numpy.ndarray, shape (N,)
+    mean_response_time : numpy.ndarray, shape (N,)
         E[x_i] / (λ_i accepted_i), Little's law for the admitted jobs.
     mean_service_rate : numpy.ndarray, shape (N,)
-        σ / mean_delay: work per unit time.
+        σ / mean_response_time: work per unit time.
     arrival_rates : numpy.ndarray
     log_phi : numpy.ndarray
         log Φ at every state (−inf outside a table's box).
@@ -72,7 +73,8 @@ class WhittleNetwork:
     mass_outside: float | None
     accepted: np.ndarray
     mean_jobs: np.ndarray
-    mean_delay: np.ndarray
+    mean_response_time: np.ndarray
+    mean_delay = renamed_attribute("mean_response_time")
     mean_service_rate: np.ndarray
     arrival_rates: np.ndarray
     log_phi: np.ndarray
@@ -80,7 +82,7 @@ class WhittleNetwork:
     def __repr__(self) -> str:
         outside = "None" if self.mass_outside is None else f"{self.mass_outside:.3g}"
         return (f"WhittleNetwork(max_jobs={self.lattice.max_jobs}, mean_jobs={np.round(self.mean_jobs, 10).tolist()}, "
-                f"mean_delay={np.round(self.mean_delay, 10).tolist()}, mass_outside={outside})")
+                f"mean_response_time={np.round(self.mean_response_time, 10).tolist()}, mass_outside={outside})")
 
     def service_rates(self) -> np.ndarray:
         """φ_i(x) = Φ(x − e_i)/Φ(x) at every state, shape (M, N), 0 where x_i = 0 (eq. 7).

@@ -23,7 +23,7 @@ Examples
 --------
 >>> from analytic.speedup import SpeedupTable
 >>> from analytic.moldable import optimal_occupancy
->>> round(optimal_occupancy(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), 0.8).mean_time, 12)
+>>> round(optimal_occupancy(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), 0.8).mean_response_time, 12)
 0.375
 """
 

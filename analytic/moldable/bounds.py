@@ -123,10 +123,10 @@ class SteinBounds:
         ``1/n + sqrt(2 · (19))``, the bound on ``E||x - y*||_1`` (proof of Theorem 2).
     blocking : float
         ``d · distance / λ``, the bound on ``P_b`` (eq. 31).
-    mean_time_gap : float
+    mean_response_time_gap : float
         ``(distance + P_b) / (λ (1 - P_b))`` with ``P_b`` at its bound, the bound on
         ``|E[D] - D*|`` (eq. 33); infinite when the ``P_b`` bound reaches 1.
-    mean_time_gap_single : float or None
+    mean_response_time_gap_single : float or None
         For ``|I*| = 1``: ``1 / (n λ (1 - P_b))``, the sharper one-sided bound on ``E[D] - D*``
         after eq. (34); None when ``|I*| = 2``.
 
@@ -140,12 +140,14 @@ class SteinBounds:
 
     rate_per_server: float
     arrival_rate = renamed_attribute("rate_per_server")
+    mean_time_gap = renamed_attribute("mean_response_time_gap")
+    mean_time_gap_single = renamed_attribute("mean_response_time_gap_single")
     delta: float
     squared_distance: float
     distance: float
     blocking: float
-    mean_time_gap: float
-    mean_time_gap_single: float | None
+    mean_response_time_gap: float
+    mean_response_time_gap_single: float | None
 
 
 def stein_bounds(speedup: SpeedupTable | SpeedupCurve | object, n: int, alpha: float, beta: float,
@@ -183,7 +185,7 @@ def stein_bounds(speedup: SpeedupTable | SpeedupCurve | object, n: int, alpha: f
     --------
     >>> from analytic.speedup import SpeedupCurve, SpeedupTable, as_discrete
     >>> b = stein_bounds(SpeedupTable.linear(5), 4000, 0.5, 0.1)
-    >>> round(b.squared_distance, 6), round(b.distance, 6), b.mean_time_gap_single is not None
+    >>> round(b.squared_distance, 6), round(b.distance, 6), b.mean_response_time_gap_single is not None
     (0.00275, 0.074412, True)
     """
     speedup = as_discrete(speedup)
@@ -211,4 +213,4 @@ def stein_bounds(speedup: SpeedupTable | SpeedupCurve | object, n: int, alpha: f
     if len(optimum.support) == 1:
         single = 1 / (n * lam * (1 - blocking)) if blocking < 1 else math.inf
     return SteinBounds(rate_per_server=lam, delta=float(delta), squared_distance=squared, distance=distance,
-                       blocking=blocking, mean_time_gap=mean_gap, mean_time_gap_single=single)
+                       blocking=blocking, mean_response_time_gap=mean_gap, mean_response_time_gap_single=single)

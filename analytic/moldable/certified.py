@@ -89,7 +89,7 @@ class GreedyBounds:
     ----------
     blocking : Interval
         Contains ``P_b`` (the stationary probability that all servers are busy; blocking by PASTA).
-    mean_time : Interval
+    mean_response_time : Interval
         Contains ``E[D] = Σ E[x_i] / (λ (1 - P_b))`` (Little's law, eq. 4).
     neglected_mass : float
         A proven bound on the stationary probability of the states left out (0 when the whole
@@ -115,7 +115,7 @@ class GreedyBounds:
     """
 
     blocking: Interval
-    mean_time: Interval
+    mean_response_time: Interval
     neglected_mass: float
     n_states: int
     method: str
@@ -125,15 +125,17 @@ class GreedyBounds:
     rate_per_server: float
     arrival_rate = renamed_attribute("rate_per_server")
     states = renamed_attribute("n_states")
+    mean_time = renamed_attribute("mean_response_time")
 
     def __repr__(self) -> str:
-        return (f"GreedyBounds(servers={self.servers}, blocking={self.blocking!r}, mean_time={self.mean_time!r}, "
-                f"neglected_mass={self.neglected_mass:.3g}, n_states={self.n_states:,})")
+        return (f"GreedyBounds(servers={self.servers}, blocking={self.blocking!r}, "
+                f"mean_response_time={self.mean_response_time!r}, neglected_mass={self.neglected_mass:.3g}, "
+                f"n_states={self.n_states:,})")
 
     @property
     def width(self) -> float:
         """The larger (absolute) width of the two intervals."""
-        return max(self.blocking.width, self.mean_time.width)
+        return max(self.blocking.width, self.mean_response_time.width)
 
 
 @renamed_arguments(arrival_rate="rate_per_server")
@@ -196,7 +198,7 @@ def greedy_bounds(speedup: SpeedupTable | SpeedupCurve | object, rate_per_server
     >>> from analytic.moldable import traffic
     >>> from analytic.speedup import SpeedupTable
     >>> b = greedy_bounds(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), traffic(400, 0.5, 0.1), 400)
-    >>> round(b.blocking[0], 6), round(b.mean_time[0], 6), b.width <= 1e-8      # whole chain: 0.039541, 0.980691
+    >>> round(b.blocking[0], 6), round(b.mean_response_time[0], 6), b.width <= 1e-8      # whole chain: 0.039541, 0.980691
     (0.039541, 0.980691, True)
     """
     speedup = as_discrete(speedup)
@@ -208,7 +210,8 @@ def greedy_bounds(speedup: SpeedupTable | SpeedupCurve | object, rate_per_server
     limit = empty_limit(speedup.values, lam, n, probabilities)
     if limit is not None:
         return GreedyBounds(blocking=Interval(0.0, limit.occupied),
-                            mean_time=Interval(limit.mean_time - limit.deviation, limit.mean_time + limit.deviation),
+                            mean_response_time=Interval(limit.mean_response_time - limit.deviation,
+                                                        limit.mean_response_time + limit.deviation),
                             neglected_mass=limit.occupied, n_states=1, method=(
                                 f"the empty-system limit: nλ/s_1 <= {limit.occupied:.3g} bounds the mass of the states "
                                 "with jobs (cut equations), no chain solved"),
@@ -223,8 +226,8 @@ def greedy_bounds(speedup: SpeedupTable | SpeedupCurve | object, rate_per_server
         else:
             result = _whole(speedup, n, lam, probabilities, sizes, speeds, tolerance, max_states)
     truncation, how = result
-    blocking, mean_time = _intervals(truncation, n, probabilities, sizes, speeds)
-    return GreedyBounds(blocking=blocking, mean_time=mean_time, neglected_mass=truncation.neglected_mass,
+    blocking, mean_response_time = _intervals(truncation, n, probabilities, sizes, speeds)
+    return GreedyBounds(blocking=blocking, mean_response_time=mean_response_time, neglected_mass=truncation.neglected_mass,
                         n_states=truncation.chain.n_kept, method=how, entry_cost=truncation.entry_cost, p=probabilities,
                         servers=n, rate_per_server=lam)
 
@@ -241,8 +244,8 @@ def _intervals(truncation: Truncation, n: int, p: np.ndarray, sizes: np.ndarray,
                                  0.0, 1 / float(speeds[0]))
     fastest, slowest = 1 / float(speeds[-1]) * (1 - 2 * _UNIT), 1 / float(speeds[0]) * (1 + 2 * _UNIT)
     high = served[1] / (1 - blocking[1]) * (1 + 8 * _UNIT) if blocking[1] < 1 else slowest
-    mean_time = Interval(max(served[0] / (1 - blocking[0]) * (1 - 8 * _UNIT), fastest), min(high, slowest))
-    return blocking, mean_time
+    mean_response_time = Interval(max(served[0] / (1 - blocking[0]) * (1 - 8 * _UNIT), fastest), min(high, slowest))
+    return blocking, mean_response_time
 
 
 def _whole(speedup: SpeedupTable, n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.ndarray,
@@ -419,9 +422,9 @@ def _truncated(n: int, lam: float, p: np.ndarray, sizes: np.ndarray, speeds: np.
         else:
             drift = lattice_drift(_simplex_chunks(n, sizes), moves, box.lyapunov, chain)
         truncation = solve_truncated(chain, drift, tolerance=tolerance)
-        blocking, mean_time = _intervals(truncation, n, p, sizes, speeds)
+        blocking, mean_response_time = _intervals(truncation, n, p, sizes, speeds)
         last = box
-        if whole or max(blocking.width, mean_time.width) <= target:
+        if whole or max(blocking.width, mean_response_time.width) <= target:
             break
     how = ("the whole chain solved (the kept box is the simplex)" if whole else
            f"kept box X_{c2} <= {box.top_b}, I <= {box.top_i} ({box.n_states:,} of the {total:,} states); drift of "

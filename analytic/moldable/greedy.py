@@ -46,7 +46,7 @@ class GreedyMetrics:
     ----------
     blocking : float
         ``P_b``: stationary probability that all servers are busy (= blocking, by PASTA).
-    mean_time : float
+    mean_response_time : float
         ``E[D]``, mean execution time of accepted jobs (Little's law, eq. 4):
         ``Σ_i a_i / s_i / Σ_i a_i``, with ``a_i`` the probability that an arrival gets ``i`` servers.
     mean_occupancy : numpy.ndarray
@@ -61,7 +61,7 @@ class GreedyMetrics:
         States of the chain (the states reachable from the empty system); 1 in the empty-system
         limit, where no chain is built.
     accuracy : float
-        A bound on the relative error of every reported quantity (``blocking``, ``mean_time``, each
+        A bound on the relative error of every reported quantity (``blocking``, ``mean_response_time``, each
         entry of ``mean_occupancy`` and ``small_jobs``, ``distance``) against the exact stationary
         value: ``|q - q_exact| <= accuracy |q|``. On a solved chain it is proven, from the per-state
         bounds of :attr:`Stationary.error_bounds <analytic.ctmc.Stationary.error_bounds>` (a sum
@@ -94,7 +94,7 @@ class GreedyMetrics:
     """
 
     blocking: float
-    mean_time: float
+    mean_response_time: float
     mean_occupancy: np.ndarray
     distance: float
     small_jobs: np.ndarray
@@ -106,10 +106,12 @@ class GreedyMetrics:
     servers: int
     rate_per_server: float
     arrival_rate = renamed_attribute("rate_per_server")
+    mean_time = renamed_attribute("mean_response_time")
 
     def __repr__(self) -> str:
-        return (f"GreedyMetrics(servers={self.servers}, blocking={self.blocking:.10g}, mean_time={self.mean_time:.10g}, "
-                f"distance={self.distance:.10g}, mean_occupancy={np.round(self.mean_occupancy, 10).tolist()}, "
+        return (f"GreedyMetrics(servers={self.servers}, blocking={self.blocking:.10g}, "
+                f"mean_response_time={self.mean_response_time:.10g}, distance={self.distance:.10g}, "
+                f"mean_occupancy={np.round(self.mean_occupancy, 10).tolist()}, "
                 f"small_jobs={np.round(self.small_jobs, 10).tolist()}, n_states={self.n_states})")
 
 
@@ -522,18 +524,18 @@ def greedy_metrics(speedup: SpeedupTable | SpeedupCurve | object, rate_per_serve
 
     >>> from analytic.speedup import SpeedupCurve, SpeedupTable, as_discrete
     >>> m = greedy_metrics(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), 0.8, 12)
-    >>> round(m.blocking, 6), round(m.mean_time, 6), m.n_states
+    >>> round(m.blocking, 6), round(m.mean_response_time, 6), m.n_states
     (0.282633, 0.443135, 136)
 
     A linear speed-up at λ = 1 with a billion servers (Erlang's loss system, 2.5e8 slots):
 
     >>> m = greedy_metrics(SpeedupTable.linear(4), 1.0, 10**9)
-    >>> f"{m.blocking:.6e}", m.mean_time, m.n_states
+    >>> f"{m.blocking:.6e}", m.mean_response_time, m.n_states
     ('5.046095e-05', 0.25, 250000001)
 
     At λ = 1e-300 every job finds the system empty and runs on 3 servers: ``E[D] = 1/s_3``.
 
-    >>> greedy_metrics(SpeedupTable([1, 1.8, 2.5]), 1e-300, 10).mean_time
+    >>> greedy_metrics(SpeedupTable([1, 1.8, 2.5]), 1e-300, 10).mean_response_time
     0.4
 
     Hyperexponential sizes of squared coefficient of variation 4 at n = 12 (the exponential
@@ -561,11 +563,13 @@ def greedy_metrics(speedup: SpeedupTable | SpeedupCurve | object, rate_per_serve
         distance = float(occupancy.sum() + optimum.y.sum())
         # E[x] and the distance within (d + 2) z λ (Returns), E[D] within the deviation; P_b = 0 within z <= FLOOR
         spread = (speedup.d + 2) * limit.occupied * lam
-        accuracy = max(limit.deviation / limit.mean_time, limit.occupied, _ratio(spread, distance) + gamma(2 * speedup.d),
+        accuracy = max(limit.deviation / limit.mean_response_time, limit.occupied,
+                       _ratio(spread, distance) + gamma(2 * speedup.d),
                        *(_ratio(spread, x) + gamma(2) for x in occupancy[probabilities > 0]))
         return GreedyMetrics(
-            blocking=0.0, mean_time=limit.mean_time, mean_occupancy=occupancy, distance=distance, small_jobs=np.ones(1),
-            n_states=1, accuracy=float(accuracy), residual=0.0, p=probabilities, i1=optimum.i1, servers=n, rate_per_server=lam)
+            blocking=0.0, mean_response_time=limit.mean_response_time, mean_occupancy=occupancy, distance=distance,
+            small_jobs=np.ones(1), n_states=1, accuracy=float(accuracy), residual=0.0, p=probabilities, i1=optimum.i1,
+            servers=n, rate_per_server=lam)
     loss = greedy_chain(speedup, lam, n, probabilities, max_states=max_states, size=size)
     with rates_in_range(p, lam):
         stationary = loss.chain.stationary(method=method, reference=loss.chain.states[loss.equilibrium],
@@ -585,14 +589,14 @@ class EmptyLimit:
     ----------
     occupied : float
         A proven bound on ``P(N >= 1)``, the probability of the states with jobs.
-    mean_time : float
+    mean_response_time : float
         ``Σ_i p_i / s_i``, the mean execution time of the jobs that find the system empty.
     deviation : float
-        A proven bound on ``|E[D] - mean_time|`` (rounding included).
+        A proven bound on ``|E[D] - mean_response_time|`` (rounding included).
     """
 
     occupied: float
-    mean_time: float
+    mean_response_time: float
     deviation: float
 
 
@@ -610,10 +614,10 @@ def empty_limit(values: np.ndarray, rate_per_server: float, servers: int, p: np.
     if Fraction(rate_per_server) * servers > Fraction(FLOOR) * Fraction(float(values[0])):
         return None
     occupied = servers * rate_per_server / float(values[0]) * (1 + 4 * _UNIT) + 2.0**-1073   # rounded twice
-    mean_time = float(p @ (1 / values))
-    spread = max(mean_time - 1 / float(values[-1]), 1 / float(values[0]) - mean_time, 0.0)
-    deviation = occupied * spread / (1 - occupied) + 4 * (len(p) + 1) * _UNIT * mean_time
-    return EmptyLimit(occupied, mean_time, deviation)
+    mean_response_time = float(p @ (1 / values))
+    spread = max(mean_response_time - 1 / float(values[-1]), 1 / float(values[0]) - mean_response_time, 0.0)
+    deviation = occupied * spread / (1 - occupied) + 4 * (len(p) + 1) * _UNIT * mean_response_time
+    return EmptyLimit(occupied, mean_response_time, deviation)
 
 
 @contextmanager
@@ -678,7 +682,7 @@ def _chain_metrics(loss: LossChain, stationary: Stationary, speedup: SpeedupTabl
                    _ratio(distance_error, distance))
     small = X[:, sizes < optimum.i1].sum(axis=1)
     return GreedyMetrics(
-        blocking=float(a[0]), mean_time=float((a[1:] / speeds).sum() / a[1:].sum()), mean_occupancy=occupancy,
+        blocking=float(a[0]), mean_response_time=float((a[1:] / speeds).sum() / a[1:].sum()), mean_occupancy=occupancy,
         distance=float(distance), small_jobs=np.bincount(small, weights=pi), n_states=loss.chain.n_states,
         accuracy=float(accuracy), residual=stationary.residual, p=p, i1=optimum.i1, servers=n, rate_per_server=lam)
 
@@ -746,7 +750,7 @@ def _loss_system_metrics(speedup: SpeedupTable, lam: float, n: int, p: np.ndarra
     distance = float(deviation / n + optimum.y[others].sum())
     accuracy = max(accurate + gamma(2), small_accuracy, _ratio(error / n + gamma(speedup.d + 1) * distance, distance))
     return GreedyMetrics(
-        blocking=blocking, mean_time=1.0 / speed, mean_occupancy=occupancy, distance=distance, small_jobs=small,
+        blocking=blocking, mean_response_time=1.0 / speed, mean_occupancy=occupancy, distance=distance, small_jobs=small,
         n_states=slots + 1, accuracy=float(accuracy), residual=0.0, p=p, i1=optimum.i1, servers=n, rate_per_server=lam)
 
 

@@ -83,7 +83,7 @@ class HeterogeneousOptimum:
         ``y[j][i - 1] = y_ij``, indexed like class j's speed-up values.
     p : tuple of numpy.ndarray
         ``p*_ij = s_ij y_ij / ρ_j``, the greedy(p*_j) probabilities of each class.
-    mean_time : float
+    mean_response_time : float
         ``(1/λ) Σ y_ij``, the optimal mean execution time over all jobs.
     method : str
         ``"Q1/Q2"`` (closed form), ``"highs"`` or ``"cvxpy (Clarabel)"``.
@@ -94,19 +94,21 @@ class HeterogeneousOptimum:
     >>> from analytic.speedup import SpeedupTable
     >>> classes = [MoldableClass(SpeedupTable.linear(5), 0.3), MoldableClass(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), 0.5)]
     >>> optimum = heterogeneous_optimum(classes)
-    >>> round(optimum.mean_time, 12), optimum.method
+    >>> round(optimum.mean_response_time, 12), optimum.method
     (0.271428571429, 'Q1/Q2')
     """
 
     reserved: np.ndarray
     y: tuple[np.ndarray, ...]
     p: tuple[np.ndarray, ...]
-    mean_time: float
+    mean_response_time: float
+    mean_time = renamed_attribute("mean_response_time")
     method: str
 
     def __repr__(self) -> str:
         return (f"HeterogeneousOptimum(reserved={np.round(self.reserved, 10).tolist()}, "
-                f"y={[np.round(v, 10).tolist() for v in self.y]}, mean_time={self.mean_time:.12g}, method={self.method!r})")
+                f"y={[np.round(v, 10).tolist() for v in self.y]}, mean_response_time={self.mean_response_time:.12g}, "
+                f"method={self.method!r})")
 
 
 def _check_classes(classes: Sequence[MoldableClass]) -> tuple[MoldableClass, ...]:
@@ -125,7 +127,7 @@ def _result(classes: tuple[MoldableClass, ...], y: list[np.ndarray], method: str
     rate = sum(c.rate_per_server for c in classes)
     reserved = np.array([c.speedup.servers @ v for c, v in zip(classes, y, strict=True)])
     p = tuple(c.speedup.values * v / c.load for c, v in zip(classes, y, strict=True))
-    return HeterogeneousOptimum(reserved=reserved, y=tuple(y), p=p, mean_time=float(sum(v.sum() for v in y) / rate),
+    return HeterogeneousOptimum(reserved=reserved, y=tuple(y), p=p, mean_response_time=float(sum(v.sum() for v in y) / rate),
                                 method=method)
 
 
@@ -161,7 +163,7 @@ def heterogeneous_optimum(classes: Sequence[MoldableClass]) -> HeterogeneousOpti
     >>> slow = MoldableClass(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), 0.5)
     >>> heterogeneous_optimum([fast, slow])
     HeterogeneousOptimum(reserved=[0.3, 0.7], y=[[0.0, 0.0, 0.0, 0.0, 0.06], [0.0, 0.0, 0.0, 0.0857142857, 0.0714285714]],
-        mean_time=0.271428571429, method='Q1/Q2')
+        mean_response_time=0.271428571429, method='Q1/Q2')
     """
     checked = _check_classes(classes)
     rate = sum(c.rate_per_server for c in checked)
@@ -199,7 +201,7 @@ def heterogeneous_lp(classes: Sequence[MoldableClass], solver: str = "highs") ->
     Examples
     --------
     >>> classes = [MoldableClass(SpeedupTable.linear(5), 0.3), MoldableClass(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), 0.5)]
-    >>> round(heterogeneous_lp(classes).mean_time, 12)
+    >>> round(heterogeneous_lp(classes).mean_response_time, 12)
     0.271428571429
     """
     checked = _check_classes(classes)

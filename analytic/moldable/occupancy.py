@@ -69,11 +69,11 @@ class Occupancy:
     y : numpy.ndarray
         ``y*``, indexed like the speed-up's values (``y[i - 1]`` belongs to ``i`` servers). Its
         entries are of order λ: subnormal, with fewer digits, for λ below about 2e-308 (at
-        λ = 5e-324, ``y*_3 = 2e-324`` rounds to 0); ``p`` and ``mean_time`` are computed from the
+        λ = 5e-324, ``y*_3 = 2e-324`` rounds to 0); ``p`` and ``mean_response_time`` are computed from the
         exact ``y*`` and keep every digit.
     p : numpy.ndarray
         ``p*_i = s_i y*_i / λ``, the allocation probabilities of greedy(p*) (sum to one).
-    mean_time : float
+    mean_response_time : float
         ``D* = Σ y*_i / λ``, the optimal value of (P).
     unique : bool
         Whether (P) has no other optimum: always in case i; in case ii when
@@ -94,7 +94,7 @@ class Occupancy:
     >>> from analytic.moldable import optimal_occupancy
     >>> from analytic.speedup import SpeedupTable
     >>> optimum = optimal_occupancy(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), 0.8)
-    >>> optimum.case, optimum.support, round(optimum.mean_time, 12)
+    >>> optimum.case, optimum.support, round(optimum.mean_response_time, 12)
     ('iii', (3, 4), 0.375)
     """
 
@@ -104,16 +104,17 @@ class Occupancy:
     i2: int
     y: np.ndarray
     p: np.ndarray
-    mean_time: float
+    mean_response_time: float
     unique: bool
     nu: float
     theta0: float
     rate_per_server: float
     arrival_rate = renamed_attribute("rate_per_server")
+    mean_time = renamed_attribute("mean_response_time")
 
     def __repr__(self) -> str:
         return (f"Occupancy(case={self.case!r}, support={self.support}, y={_rounded(self.y)}, "
-                f"p={_rounded(self.p)}, mean_time={self.mean_time:.12g}, unique={self.unique})")
+                f"p={_rounded(self.p)}, mean_response_time={self.mean_response_time:.12g}, unique={self.unique})")
 
 
 @dataclass(frozen=True, repr=False)
@@ -125,7 +126,7 @@ class LPOptimum:
     y : numpy.ndarray
         Primal optimum (a vertex), indexed like the speed-up's values; subnormal for tiny λ, as in
         :class:`Occupancy`.
-    mean_time : float
+    mean_response_time : float
         Optimal value ``(1/λ) Σ y_i``.
     nu : float
         Multiplier of ``Σ s_i y_i = λ`` (free sign), for the objective ``Σ y_i`` (λ times Appendix B's).
@@ -141,19 +142,20 @@ class LPOptimum:
     --------
     >>> from analytic.moldable import occupancy_lp
     >>> from analytic.speedup import SpeedupTable
-    >>> round(occupancy_lp(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), 0.8).mean_time, 9)
+    >>> round(occupancy_lp(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), 0.8).mean_response_time, 9)
     0.375
     """
 
     y: np.ndarray
-    mean_time: float
+    mean_response_time: float
+    mean_time = renamed_attribute("mean_response_time")
     nu: float
     theta0: float
     theta: np.ndarray
     solver: str
 
     def __repr__(self) -> str:
-        return (f"LPOptimum(y={_rounded(self.y)}, mean_time={self.mean_time:.12g}, nu={self.nu:.10g}, "
+        return (f"LPOptimum(y={_rounded(self.y)}, mean_response_time={self.mean_response_time:.12g}, nu={self.nu:.10g}, "
                 f"theta0={self.theta0:.10g}, solver={self.solver!r})")
 
 
@@ -220,7 +222,7 @@ def optimal_occupancy(speedup: SpeedupTable | SpeedupCurve | object, rate_per_se
     >>> from analytic.speedup import SpeedupTable
     >>> optimal_occupancy(SpeedupTable([1, 1.8, 2.5, 3, 3.4]), 0.8)
     Occupancy(case='iii', support=(3, 4), y=[0.0, 0.0, 0.2, 0.1, 0.0], p=[0.0, 0.0, 0.625, 0.375, 0.0],
-        mean_time=0.375, unique=True)
+        mean_response_time=0.375, unique=True)
     """
     speedup = as_discrete(speedup)
     lam = check_rate_per_server(rate_per_server)
@@ -230,7 +232,7 @@ def optimal_occupancy(speedup: SpeedupTable | SpeedupCurve | object, rate_per_se
     y = _theorem1_vertex(s, rate, case, i1)
     nu, theta0 = _certifying_multipliers(s, case, i1)
     return Occupancy(case=case, support=tuple(sorted({i1, i2})), i1=i1, i2=i2, y=_floats(y),
-                     p=_floats([v * w / rate for v, w in zip(s, y, strict=True)]), mean_time=float(sum(y) / rate),
+                     p=_floats([v * w / rate for v, w in zip(s, y, strict=True)]), mean_response_time=float(sum(y) / rate),
                      unique=_is_unique(speedup, case, i1), nu=nu, theta0=theta0, rate_per_server=lam)
 
 
@@ -404,7 +406,7 @@ def occupancy_lp(speedup: SpeedupTable | SpeedupCurve | object, rate_per_server:
     s = as_discrete(speedup).values
     lam = check_rate_per_server(rate_per_server)
     y, value, nu, theta0, theta, label = solve_occupancy_lp([s], np.array([lam]), lam, solver)
-    return LPOptimum(y=y, mean_time=value, nu=float(nu[0]), theta0=theta0, theta=theta, solver=label)
+    return LPOptimum(y=y, mean_response_time=value, nu=float(nu[0]), theta0=theta0, theta=theta, solver=label)
 
 
 def solve_occupancy_lp(speeds: list[np.ndarray], loads: np.ndarray, rate: float,

@@ -25,7 +25,7 @@ from statistics import NormalDist
 import numpy as np
 from scipy.optimize import linprog
 
-from analytic._deprecation import renamed_arguments
+from analytic._deprecation import old_names, renamed_arguments
 from analytic.erlang import erlang_b
 from analytic.moldable.bounds import traffic
 from analytic.moldable.certified import greedy_bounds
@@ -39,7 +39,7 @@ from analytic.speedup import SpeedupTable
 from analytic.validation import integer, option
 
 __all__ = ["LINEAR", "PAPER_PROCEDURE", "REGIMES", "SIMULATION_LEVEL", "SUBLINEAR", "TABLE1", "TABLE1_BLOCKING",
-           "TABLE1_BOUNDS_SUBLINEAR", "TABLE1_EXACT_SUBLINEAR", "TABLE1_LAWS", "TABLE1_MEAN_TIME", "TABLE1_SERVERS",
+           "TABLE1_BOUNDS_SUBLINEAR", "TABLE1_EXACT_SUBLINEAR", "TABLE1_LAWS", "TABLE1_MEAN_RESPONSE_TIME", "TABLE1_SERVERS",
            "table1_simulation"]
 
 PAPER = "Ghanbarian et al."
@@ -59,7 +59,7 @@ TABLE1_LAWS = ("exponential", "deterministic", "mixed_erlang", "pareto")
 
 #: Table 1 as printed: keys (speed-up name, α, law), values (E[D], P_b).
 TABLE1 = {
-    (speedup, alpha, law): (mean_time, blocking)
+    (speedup, alpha, law): (mean_response_time, blocking)
     for speedup, alpha, mean_times, blockings in [
         ("linear", 0.0, (0.2000, 0.2000, 0.2000, 0.1973), (0.0, 0.0, 0.0, 0.0)),
         ("linear", 0.5, (0.2000, 0.2000, 0.2000, 0.1970), (0.0267, 0.0268, 0.0267, 0.0209)),
@@ -68,11 +68,12 @@ TABLE1 = {
         ("sub-linear", 0.5, (0.9930, 0.9937, 0.9933, 0.9621), (0.0126, 0.0126, 0.0126, 0.0041)),
         ("sub-linear", 2 / 3, (0.9976, 0.9984, 0.9979, 0.9669), (0.0125, 0.0125, 0.0125, 0.0041)),
     ]
-    for law, mean_time, blocking in zip(TABLE1_LAWS, mean_times, blockings, strict=True)
+    for law, mean_response_time, blocking in zip(TABLE1_LAWS, mean_times, blockings, strict=True)
 }
 
 #: Table 1's exponential column of mean times E[D], keys (speed-up name, α).
-TABLE1_MEAN_TIME = {(speedup, alpha): value[0] for (speedup, alpha, law), value in TABLE1.items() if law == "exponential"}
+TABLE1_MEAN_RESPONSE_TIME = {(speedup, alpha): value[0] for (speedup, alpha, law), value in TABLE1.items()
+                             if law == "exponential"}
 #: Table 1's exponential column of blocking probabilities P_b, keys (speed-up name, α).
 TABLE1_BLOCKING = {(speedup, alpha): value[1] for (speedup, alpha, law), value in TABLE1.items() if law == "exponential"}
 
@@ -101,11 +102,11 @@ def _section7_optima() -> list[Row]:
     limit = optimal_occupancy(SUBLINEAR, traffic(1e12, 0.5, 0.1))
     return [
         Row(PAPER + ", Sec. 7", "linear speed-up (d = 5): D* = 1/s_5 = 0.2 (Theorem 1 (i), λ = 0.8)",
-            0.2, optimal_occupancy(LINEAR, 0.8).mean_time, 1e-15),
+            0.2, optimal_occupancy(LINEAR, 0.8).mean_response_time, 1e-15),
         Row(PAPER + ", Sec. 7", "sub-linear, α = 0, β = 0.2: y*_3 (eq. 7)", 0.2, float(sub.y[2]), 1e-15),
         Row(PAPER + ", Sec. 7", "sub-linear, α = 0, β = 0.2: y*_4 (eq. 8)", 0.1, float(sub.y[3]), 1e-15),
-        Row(PAPER + ", Sec. 7", "sub-linear, α = 0, β = 0.2: D*", 0.375, sub.mean_time, 1e-15),
-        Row(PAPER + ", Sec. 7", "sub-linear, α = 1/2, β = 0.1: D*(n) -> 1 (at n = 1e12)", 1.0, limit.mean_time, 1e-6),
+        Row(PAPER + ", Sec. 7", "sub-linear, α = 0, β = 0.2: D*", 0.375, sub.mean_response_time, 1e-15),
+        Row(PAPER + ", Sec. 7", "sub-linear, α = 1/2, β = 0.1: D*(n) -> 1 (at n = 1e12)", 1.0, limit.mean_response_time, 1e-6),
         Row(PAPER + ", Sec. 7", "sub-linear, α = 1/2, β = 0.1: y*_1(n) -> 1 (at n = 1e12)", 1.0, float(limit.y[0]), 1e-5),
     ]
 
@@ -131,12 +132,13 @@ def _theorem1_uniqueness() -> Row:
     opt = optimal_occupancy(collinear, lam)
     other = np.array([0.25, 0.0, 0.25])                          # feasible: rate 0.25 + 2.5 * 0.25 = λ, capacity 1
     residual = kkt_residual(collinear, lam, other, opt.nu, opt.theta0)
-    second = residual < 1e-15 and abs(other.sum() / lam - opt.mean_time) < 1e-15
+    second = residual < 1e-15 and abs(other.sum() / lam - opt.mean_response_time) < 1e-15
     return Row(PAPER + ", Thm 1 (ii)", f"s = (1, 1.75, 2.5), λ = s_2/2 = {lam}: the optimum of (P)",
                "unique", "not unique" if second else "unique", expect_agreement=False, kind="contradicted",
                note=(f"Theorem 1 (ii) says 'the optimal solution ... of (P) is unique'. Here y* = (0, 0.5, 0) and "
-                     f"y = (0.25, 0, 0.25) both meet Σ s_i y_i = λ and Σ i y_i = 1 with D = {opt.mean_time:.12g}, and the "
-                     f"multipliers of y* certify y as optimal (KKT residual {residual:.1e}): when s_(i-1), s_i, s_(i+1) "
+                     f"y = (0.25, 0, 0.25) both meet Σ s_i y_i = λ and Σ i y_i = 1 with "
+                     f"D = {opt.mean_response_time:.12g}, and the multipliers of y* certify y as optimal (KKT residual "
+                     f"{residual:.1e}): when s_(i-1), s_i, s_(i+1) "
                      "are collinear, mass moves from i to its two neighbours at no cost. The solution is unique iff "
                      "s_i - s_(i-1) > s_(i+1) - s_i (optimal_occupancy's `unique` says so)."))
 
@@ -151,8 +153,8 @@ def _table1_linear() -> list[Row]:
         erlang = float(erlang_b(slots, TABLE1_SERVERS * lam / LINEAR.d))
         label = f"linear, α = {alpha:.3g}, β = {beta:g}, n = 4000"
         rows += [
-            Row(PAPER + ", Table 1", f"{label}: E[D] (Exp), exact loss chain", TABLE1_MEAN_TIME["linear", alpha],
-                exact.mean_time, TABLE1_TOLERANCE),
+            Row(PAPER + ", Table 1", f"{label}: E[D] (Exp), exact loss chain", TABLE1_MEAN_RESPONSE_TIME["linear", alpha],
+                exact.mean_response_time, TABLE1_TOLERANCE),
             Row(PAPER + ", Table 1", f"{label}: P_b (Exp) = E_800(800 λ), Erlang B", TABLE1_BLOCKING["linear", alpha],
                 erlang, TABLE1_TOLERANCE),
             Row(PAPER + ", Table 1", f"{label}: P_b of the exact loss chain (801 states) = Erlang B", erlang,
@@ -166,7 +168,7 @@ def _table1_sublinear_exact() -> list[Row]:
     rows = []
     for alpha, beta in REGIMES[1:]:
         (blocking_low, blocking_high), (time_low, time_high) = TABLE1_BOUNDS_SUBLINEAR[alpha]
-        blocking, mean_time = (blocking_low + blocking_high) / 2, (time_low + time_high) / 2
+        blocking, mean_response_time = (blocking_low + blocking_high) / 2, (time_low + time_high) / 2
         exact_time, exact_blocking = TABLE1_EXACT_SUBLINEAR[alpha]
         label = f"sub-linear, α = {alpha:.3g}, β = {beta:g}, n = 4000"
         stored = (f"certified interval [{time_low:.10f}, {time_high:.10f}] from greedy_bounds (a kept box of the 4·10⁶-state "
@@ -175,12 +177,14 @@ def _table1_sublinear_exact() -> list[Row]:
             Row(PAPER + ", Table 1", f"{label}: P_b (Exp), certified interval [{blocking_low:.10f}, {blocking_high:.10f}]",
                 TABLE1_BLOCKING["sub-linear", alpha], blocking, TABLE1_TOLERANCE),
             Row(PAPER + ", Table 1", f"{label}: printed E[D] (Exp) = the model's E[D], {stored}",
-                TABLE1_MEAN_TIME["sub-linear", alpha], mean_time, TABLE1_TOLERANCE, expect_agreement=False,
+                TABLE1_MEAN_RESPONSE_TIME["sub-linear", alpha], mean_response_time, TABLE1_TOLERANCE, expect_agreement=False,
                 kind="printed estimate differs",
                 note=(f"The exact E[D] of the model lies in [{time_low:.9f}, {time_high:.9f}] (the whole chain, solved "
-                      f"once, gives {exact_time}); the printed simulated value {TABLE1_MEAN_TIME['sub-linear', alpha]} is "
-                      f"{mean_time - TABLE1_MEAN_TIME['sub-linear', alpha]:.5f} below it, more than the table's tolerance "
-                      "(half a unit of the last printed digit plus the simulation's spread) allows. The paper's "
+                      f"once, gives {exact_time}); the printed simulated value "
+                      f"{TABLE1_MEAN_RESPONSE_TIME['sub-linear', alpha]} is "
+                      f"{mean_response_time - TABLE1_MEAN_RESPONSE_TIME['sub-linear', alpha]:.5f} below it, more than the "
+                      "table's tolerance (half a unit of the last printed digit plus the simulation's spread) allows. "
+                      "The paper's "
                       "procedure (runs from an empty system, E[D] of the jobs completed by the end) gives the "
                       "printed value (notebooks/moldable_jobs.ipynb, Section 8): it is an estimate of that "
                       "procedure, not of the stationary model.")),
@@ -194,7 +198,7 @@ def _table1_sublinear_exact() -> list[Row]:
     lam = traffic(n, 0.5, 0.1)
     bounds, exact = greedy_bounds(SUBLINEAR, lam, n), greedy_metrics(SUBLINEAR, lam, n)
     inside = (bounds.blocking[0] <= exact.blocking <= bounds.blocking[1]
-              and bounds.mean_time[0] <= exact.mean_time <= bounds.mean_time[1])
+              and bounds.mean_response_time[0] <= exact.mean_response_time <= bounds.mean_response_time[1])
     rows.append(Row(PAPER + ", Table 1", f"sub-linear, α = 1/2, n = {n}: greedy_bounds ({bounds.n_states:,} kept states, "
                                          f"width {bounds.width:.1g}) contains the whole chain's P_b and E[D] "
                                          f"({exact.n_states:,} states)", True, inside))
@@ -234,7 +238,7 @@ def _table1_mixed_erlang_exact() -> list[Row]:
         Row(PAPER + ", Table 1", f"{label}: P_b (Mixed-Erlang) = P_b (Exp) to Table 1's four decimals",
             exponential.blocking, phases.blocking, 5e-5, note=note),
         Row(PAPER + ", Table 1", f"{label}: E[D] (Mixed-Erlang) = E[D] (Exp) to Table 1's four decimals",
-            exponential.mean_time, phases.mean_time, 5e-5),
+            exponential.mean_response_time, phases.mean_response_time, 5e-5),
     ]
     return rows
 
@@ -258,7 +262,7 @@ def _heterogeneous() -> Row:
     classes = [MoldableClass(LINEAR, 0.3), MoldableClass(SUBLINEAR, 0.5, 1.2),
                MoldableClass(SpeedupTable.power(0.5, 4), 0.1, 0.5)]
     return Row(PAPER + ", Sec. 6", "three classes: D* of (Q) via (Q1)-(Q2) and Theorem 1 = D* of the LP (Q) (HiGHS)",
-               heterogeneous_lp(classes).mean_time, heterogeneous_optimum(classes).mean_time, 1e-13)
+               heterogeneous_lp(classes).mean_response_time, heterogeneous_optimum(classes).mean_response_time, 1e-13)
 
 
 #: Level of the intervals within which a simulated value counts as agreeing (Student-t, two-sided).
@@ -267,16 +271,16 @@ SIMULATION_LEVEL = 0.999
 #: The paper's procedure (Section 7): "The simulations are conducted 100 times, each simulating the
 #: arrival of the first 5 million jobs" — from an empty system, no warm-up; E[D] averaged over the
 #: jobs completed by the end (our reading: it reproduces Table 1, see notebooks/moldable_jobs.ipynb).
-PAPER_PROCEDURE = {"warmup": 0, "start": "empty", "mean_time_of": "completed"}
+PAPER_PROCEDURE = {"warmup": 0, "start": "empty", "response_time_of": "completed"}
 PAPER_JOBS = 5_000_000
 
 
 #: The paper's procedure on Table 1's linear, α = 1/2, Pareto cell at four times the paper's 100 runs, so that the
 #: procedure's mean is known well enough to judge a single 100-run average (the printed value) against it:
 #: ``table1_simulation(LINEAR, 0.5, 0.1, "pareto", 400, PAPER_JOBS, 2026, **PAPER_PROCEDURE)``, 145 s on two cores
-#: (tests/test_verdicts.py recomputes it with other seeds). Values: (mean, standard error over the 400 runs).
+#: (tests/contract/test_verdicts.py recomputes it with other seeds). Values: (mean, standard error over the 400 runs).
 PARETO_PROCEDURE = {"runs": 400, "seed": 2026, "blocking": (0.0216068705, 7.876977766254576e-05),
-                    "mean_time": (0.19714163360216957, 2.478812583090967e-05)}
+                    "mean_response_time": (0.19714163360216957, 2.478812583090967e-05)}
 
 
 def _procedure_gap(printed: float, mean: float, standard_error: float, runs: int, paper_runs: int = 100) -> float:
@@ -333,7 +337,7 @@ def table1_simulation(speedup: SpeedupTable, alpha: float, beta: float, law: str
     executor : concurrent.futures.Executor, optional
         Where to run them (default: serially).
     **procedure
-        Passed to :func:`~analytic.moldable.simulate_moldable` (``start``, ``warmup``, ``mean_time_of``).
+        Passed to :func:`~analytic.moldable.simulate_moldable` (``start``, ``warmup``, ``response_time_of``).
 
     Returns
     -------
@@ -361,12 +365,12 @@ def _table1_simulated() -> list[Row]:
     label = "linear, α = 1/2, n = 4000, Pareto(3/2) sizes"
     runs, seed = PARETO_PROCEDURE["runs"], PARETO_PROCEDURE["seed"]
     blocking, blocking_error = PARETO_PROCEDURE["blocking"]
-    mean_time, mean_time_error = PARETO_PROCEDURE["mean_time"]
+    mean_response_time, mean_time_error = PARETO_PROCEDURE["mean_response_time"]
     level = NormalDist().inv_cdf(0.5 + SIMULATION_LEVEL / 2)     # two-sided, 3.29
     procedure = (f"a 100-run average of the paper's procedure (runs of 5e6 arrivals from empty, Section 7), judged "
                  f"against the procedure's mean over {runs} runs (stored: PARETO_PROCEDURE, seed {seed})")
     gap_blocking = _procedure_gap(printed_blocking, blocking, blocking_error, runs)
-    gap_time = _procedure_gap(printed_time, mean_time, mean_time_error, runs)
+    gap_time = _procedure_gap(printed_time, mean_response_time, mean_time_error, runs)
     return [
         Row(PAPER + ", Table 1", f"{label}: printed P_b = the model's P_b, E_800(800 λ)", printed_blocking, erlang, 5e-5,
             expect_agreement=False, kind="printed estimate differs",
@@ -393,14 +397,14 @@ def _table1_simulated() -> list[Row]:
             ),
         Row(PAPER + ", Table 1", f"{label}: printed E[D] of the jobs completed by the end is {procedure}: standard "
             "deviations of the difference", 0.0, gap_time, level,
-            note=f"The procedure's mean is {mean_time:.6f} (standard error {mean_time_error:.1e})."),
+            note=f"The procedure's mean is {mean_response_time:.6f} (standard error {mean_time_error:.1e})."),
     ]
 
 
 # --- Every numbered claim of the paper with something finite to compute (issue 34) -------------------------------
 # The rows below evaluate the statements of Sections 3 and 5 on the exact stationary law of greedy(p) (the chain of
 # greedy_chain, solved by analytic.ctmc): each expectation is a sum over states, computed here from the states and
-# their probabilities, not from greedy_metrics' formulas. tests/test_claims_moldable.py recomputes each number with a
+# their probabilities, not from greedy_metrics' formulas. tests/moldable/test_claims.py recomputes each number with a
 # brute-force generator of its own and a dense solve.
 
 #: δ of the finite checks of Lemmas 3-4 and (23)-(28) at λ = 0.8 (mean field): any δ in (0, 1 - λ) = (0, 0.2).
@@ -571,7 +575,7 @@ def _proposition2_proof() -> list[Row]:
             note=(f"The proof of Theorem 2 bounds E[Σ_(i∉I*) x_i] by 1/n 'from Lemma 2'. The exact chain gives n E[Σ_(i<i1) "
                   f"x_i] = {n * terms['small_mean']:.4f} (the mean number of jobs on fewer than i1 = 3 servers), above 1: "
                   "Lemma 2's failure reaches the distance bound of Theorem 2 through this term (it grows with n: "
-                  "tests/test_claims_moldable.py). The rates of Theorem 2 (i) are not checked: the exact chains stop "
+                  "tests/moldable/test_claims.py). The rates of Theorem 2 (i) are not checked: the exact chains stop "
                   "far below the n at which (19) falls below its trivial value.")),
         Row(PAPER + ", Sec. 5.1", f"{label}: the left side of (23), {terms['left23']:.5f}, is at most (24) + (25) = "
                                   f"{terms['e24'] + terms['e25']:.5f}", True,
@@ -636,9 +640,9 @@ def _theorem2_single_support() -> list[Row]:
         lam = float(traffic(n, 0.5, 0.1))
         law = _stationary_law(LINEAR, lam, n)
         accepted = law["pi"] @ law["A"][:, 1:]
-        mean_time = float((accepted / LINEAR.values).sum() / accepted.sum())
+        mean_response_time = float((accepted / LINEAR.values).sum() / accepted.sum())
         blocking = float(law["pi"] @ law["A"][:, 0])
-        excess, bound = n * (mean_time - 0.2), 1 / (lam * (1 - blocking))
+        excess, bound = n * (mean_response_time - 0.2), 1 / (lam * (1 - blocking))
         rows.append(Row(PAPER + ", Thm 2 (ii)", f"linear, d = 5, α = 1/2, n = {n} (5 ∤ n, {law['states']:,}-state exact chain): "
                                                 "E[D] - D* = O(1/n) by 0 <= n (E[D] - D*) <= 1/(λ(1 - P_b)) (after eq. 34): "
                                                 f"{excess:.4f} <= {bound:.4f}", True, bool(0 <= excess <= bound)))
@@ -718,7 +722,7 @@ def _proposition1() -> list[Row]:
     for p in (None, "greedy", np.full(5, 0.2)):
         metrics = greedy_metrics(SUBLINEAR, lam, n, p=p)
         blocking, distance = metrics.blocking, metrics.distance
-        gap = abs(metrics.mean_time - optimal_occupancy(SUBLINEAR, lam).mean_time)
+        gap = abs(metrics.mean_response_time - optimal_occupancy(SUBLINEAR, lam).mean_response_time)
         worst = max(worst, lam * blocking / (SUBLINEAR.d * distance),
                     lam * gap / ((distance + blocking) / (1 - blocking)))
     rows.append(Row(PAPER + ", Prop. 1", f"sufficiency, from its proof: λ P_b <= d E||x - y*|| and λ |E[D] - D*| <= "
@@ -741,13 +745,16 @@ def _eqs3_4() -> list[Row]:
         occupancy = pi @ x                                       # E[x_i], from the states
         blocking = float(pi @ A[:, 0])                          # PASTA
         accepted = pi @ A[:, 1:]
-        mean_time = float((accepted / speedup.values).sum() / accepted.sum())     # E[D]: each job's 1/s_i, averaged
+        mean_response_time = float((accepted / speedup.values).sum() / accepted.sum())     # E[D]: each job's 1/s_i, averaged
         rows += [
             Row(PAPER + ", eq. (3)", f"{label}, λ = {lam}, n = {n}: rate conservation λ(1 - P_b) = Σ s_i E[x_i] "
                                      f"({law['states']}-state exact chain)", lam * (1 - blocking),
                 float(speedup.values @ occupancy), 1e-12),
             Row(PAPER + ", eq. (4)", f"{label}, λ = {lam}, n = {n}: Little's law λ(1 - P_b) E[D] = Σ E[x_i], E[D] the mean "
                                      "of 1/s_i over accepted jobs", float(occupancy.sum()),
-                lam * (1 - blocking) * mean_time, 1e-12),
+                lam * (1 - blocking) * mean_response_time, 1e-12),
         ]
     return rows
+
+
+__getattr__ = old_names(globals(), {"TABLE1_MEAN_TIME": "TABLE1_MEAN_RESPONSE_TIME"})

@@ -16,8 +16,8 @@ time-integral of the occupancy per batch of arrivals.
 Estimators (per replication, after the warm-up of ``warmup`` arrivals):
 
 * ``blocking`` = blocked arrivals / arrivals (PASTA: the time-stationary ``P_b``);
-* ``mean_time`` = mean of ``S / s_i`` over the accepted jobs (``E[D]``, eq. 4); with
-  ``mean_time_of="completed"``, over the jobs that completed before the last arrival instead —
+* ``mean_response_time`` = mean of ``S / s_i`` over the accepted jobs (``E[D]``, eq. 4); with
+  ``response_time_of="completed"``, over the jobs that completed before the last arrival instead —
   the estimator that a simulation logging departures yields, which under-weights long jobs;
 * ``mean_occupancy[i - 1]`` = time-average of ``X_i / n`` (jobs on ``i`` servers per server).
 
@@ -73,8 +73,8 @@ __all__ = ["MoldableSimulation", "simulate_moldable"]
 
 #: Ways to start a replication.
 STARTS = ("equilibrium", "empty")
-#: Which jobs ``mean_time`` averages over.
-MEAN_TIME_OF = ("accepted", "completed")
+#: Which jobs ``mean_response_time`` averages over.
+RESPONSE_TIME_OF = ("accepted", "completed")
 #: Bytes of the per-server arrays of one replication (heap keys and items, a job's servers, start
 #: time and batch, the free list), checked before a replication allocates them.
 SLOT_BYTES = 6 * 8
@@ -93,8 +93,8 @@ class MoldableSimulation:
     ----------
     blocking : Estimate
         ``P_b``, with the half-width of its interval at ``level``.
-    mean_time : Estimate
-        ``E[D]``, mean execution time of accepted (or completed, see ``mean_time_of``) jobs.
+    mean_response_time : Estimate
+        ``E[D]``, mean execution time of accepted (or completed, see ``response_time_of``) jobs.
     mean_occupancy : Estimates
         Time-average ``E[X_i] / n``, indexed like the speed-up's values.
     level : float
@@ -116,7 +116,7 @@ class MoldableSimulation:
         The allocation probabilities used.
     size : SizeLaw
     start : str
-    mean_time_of : str
+    response_time_of : str
     servers : int
     rate_per_server : float
 
@@ -130,7 +130,7 @@ class MoldableSimulation:
     """
 
     blocking: Estimate
-    mean_time: Estimate
+    mean_response_time: Estimate
     mean_occupancy: Estimates
     level: float
     method: str
@@ -143,14 +143,15 @@ class MoldableSimulation:
     p: np.ndarray
     size: SizeLaw
     start: str
-    mean_time_of: str
+    response_time_of: str
     servers: int
     rate_per_server: float
     arrival_rate = renamed_attribute("rate_per_server")
     jobs = renamed_attribute("arrivals")
     blocking_ci = renamed_attribute("blocking.half_width")
-    mean_time_ci = renamed_attribute("mean_time.half_width")
+    mean_time_ci = renamed_attribute("mean_response_time.half_width")
     mean_occupancy_ci = renamed_attribute("mean_occupancy.half_width")
+    mean_time = renamed_attribute("mean_response_time")
 
     @property
     def blocking_estimate(self) -> Estimate:
@@ -160,9 +161,9 @@ class MoldableSimulation:
 
     @property
     def mean_time_estimate(self) -> Estimate:
-        """Deprecated: use :attr:`mean_time`."""
-        warn("MoldableSimulation.mean_time_estimate", "MoldableSimulation.mean_time")
-        return self.mean_time
+        """Deprecated: use :attr:`mean_response_time`."""
+        warn("MoldableSimulation.mean_time_estimate", "MoldableSimulation.mean_response_time")
+        return self.mean_response_time
 
     def occupancy_estimate(self, servers: int) -> Estimate:
         """Deprecated: use ``mean_occupancy[servers - 1]``."""
@@ -174,7 +175,7 @@ class MoldableSimulation:
 
     def __repr__(self) -> str:
         return (f"MoldableSimulation(servers={self.servers}, blocking={shown(self.blocking)}, "
-                f"mean_time={shown(self.mean_time)}, mean_occupancy={shown(self.mean_occupancy)}, "
+                f"mean_response_time={shown(self.mean_response_time)}, mean_occupancy={shown(self.mean_occupancy)}, "
                 f"level={self.level:.0%}, {self.samples} {self.method}, measured={self.measured:,} of "
                 f"{self.arrivals:,} arrivals)")
 
@@ -337,12 +338,12 @@ def _replication(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
 
 
 @run_control("arrivals")
-@renamed_arguments(arrival_rate="rate_per_server", jobs="arrivals")
+@renamed_arguments(arrival_rate="rate_per_server", jobs="arrivals", mean_time_of="response_time_of")
 def simulate_moldable(speedup: SpeedupTable, rate_per_server: float, servers: int, p: object = None,
                       size: SizeLaw | str = "exponential", arrivals: int = 1_000_000, warmup: int | None = None,
                       replications: int = 1, seed: int | np.random.SeedSequence | np.random.Generator | None = None,
                       executor: Executor | None = None, *, level: float = 0.95, batches: int = 20,
-                      start: str = "equilibrium", mean_time_of: str = "accepted",
+                      start: str = "equilibrium", response_time_of: str = "accepted",
                       progress: bool | None = None) -> MoldableSimulation:
     """Simulate the loss system of greedy(p) with any job-size law; estimates with confidence intervals.
 
@@ -373,7 +374,7 @@ def simulate_moldable(speedup: SpeedupTable, rate_per_server: float, servers: in
         At least 2.
     start : {"equilibrium", "empty"}
         Initial state (module docstring); ``"empty"`` with ``warmup=0`` is the paper's procedure.
-    mean_time_of : {"accepted", "completed"}
+    response_time_of : {"accepted", "completed"}
         ``E[D]`` over all accepted jobs (unbiased), or over the accepted jobs that completed before
         the last arrival (what a log of departures gives).
     progress : (run control)
@@ -387,7 +388,7 @@ def simulate_moldable(speedup: SpeedupTable, rate_per_server: float, servers: in
     InvalidParameterError
         λ outside (0, 1], ``servers < d``, a bad ``p``, an unknown size law or one without a
         finite mean, fewer arrivals per replication than ``warmup + batches``, a non-executor as
-        ``executor``, or an unknown ``start`` / ``mean_time_of``.
+        ``executor``, or an unknown ``start`` / ``response_time_of``.
 
     Examples
     --------
@@ -411,26 +412,26 @@ def simulate_moldable(speedup: SpeedupTable, rate_per_server: float, servers: in
     confidence("level", level)
     if not isinstance(start, str) or start not in STARTS:
         raise InvalidParameterError("start", start, f"must be one of {STARTS}")
-    if not isinstance(mean_time_of, str) or mean_time_of not in MEAN_TIME_OF:
-        raise InvalidParameterError("mean_time_of", mean_time_of, f"must be one of {MEAN_TIME_OF}")
+    if not isinstance(response_time_of, str) or response_time_of not in RESPONSE_TIME_OF:
+        raise InvalidParameterError("response_time_of", response_time_of, f"must be one of {RESPONSE_TIME_OF}")
     check_executor(executor)
     skip = warmup_of(arrivals, warmup, share, runs, k, name="arrivals")
     setup = _Setup(n, lam, speedup.values.copy(), probabilities, law, share, skip, k, start)
     root, tallies = run_replications(_replication, setup, runs, seed, executor, progress, "simulate_moldable")
-    return _summarize(tallies, setup, runs, level, mean_time_of, root)
+    return _summarize(tallies, setup, runs, level, response_time_of, root)
 
 
-def _summarize(tallies: list[_Tallies], setup: _Setup, runs: int, level: float, mean_time_of: str,
+def _summarize(tallies: list[_Tallies], setup: _Setup, runs: int, level: float, response_time_of: str,
                root: np.random.SeedSequence) -> MoldableSimulation:
     """Estimates from the tallies: over replications when there are several, over batches otherwise."""
     method, sums = pooled(tallies)
-    times, counts = ((sums["time_sum"], sums["counted"]) if mean_time_of == "accepted"
+    times, counts = ((sums["time_sum"], sums["counted"]) if response_time_of == "accepted"
                      else (sums["completed_sum"], sums["completed"]))
     measured = int(sums["arrivals"].sum())
     return MoldableSimulation(
         blocking=ratio_estimate(sums["blocked"], sums["arrivals"], level, method),
-        mean_time=ratio_estimate(times, counts, level, method),
+        mean_response_time=ratio_estimate(times, counts, level, method),
         mean_occupancy=estimates(sums["area"] / setup.servers, level, method, sums["duration"]),
         level=level, method=method, samples=len(sums["arrivals"]), arrivals=setup.arrivals * runs, measured=measured,
         replications=runs, warmup=setup.warmup, seed=root.entropy, p=setup.p, size=setup.law, start=setup.start,
-        mean_time_of=mean_time_of, servers=setup.servers, rate_per_server=setup.rate_per_server)
+        response_time_of=response_time_of, servers=setup.servers, rate_per_server=setup.rate_per_server)

@@ -15,7 +15,7 @@ Brownian motion averaged over equal batches, ``Var ΔL = 2/3`` and ``Cov(ΔL_b, 
 units of the variance per batch), a lag-one correlation of 1/4, so the sum of ``m`` increments has
 variance ``(3m - 1) / (2m)`` times what independent increments would give; the half-width is
 widened by the square root of that factor. (Without it, 99 % intervals held the drift of an
-unstable M/M/1 queue in 387 of 400 runs; see ``tests/test_simulation_stationarity.py``.) For a
+unstable M/M/1 queue in 387 of 400 runs; see ``tests/simulation/test_stationarity.py``.) For a
 stationary level the increments are negatively correlated (their sum telescopes), which makes the
 interval wider still and the test conservative: a stationary run is flagged less often than
 ``(1 - level) / 2``.

@@ -270,7 +270,7 @@ def _fcfs_throughput_row() -> Row:
 #     d_i <= E[R_i] <= d_i (1 + C_{s_i}(a_i) / (s_i - a_i))                                   (Little's law)
 #
 # and the jobs served on H complete at rate at most |H| max_i 1/(n_i d_i), so P(served on H) is at most that over
-# λ. tests/test_claims_splitting.py checks each inequality on the exact BS-FCFS chain.
+# λ. tests/splitting/test_claims.py checks each inequality on the exact BS-FCFS chain.
 
 
 def _mmc_bounds(servers: int, arrival_rate: float, classes: Sequence[RigidClass]) -> dict[str, float]:
