@@ -1,64 +1,12 @@
 """Erlang's loss and delay formulas, their inverses and the Halfin–Whitt limits.
 
 Erlang's loss formula (Anselmi & Doncel, *Balanced Splitting*, eq. (3)) gives the blocking
-probability of an M/GI/s/s queue with offered load ``a = λ d`` (Erlangs)::
-
-    E_s(a) = (a^s / s!) / sum_{l=0}^{s} a^l / l!   =   a^s e^{-a} / Γ(s+1, a),
-
-the second form being its continuation to real ``s >= 0`` through the upper incomplete gamma
-function (equal to the first at integers).
-
-How :func:`erlang_b` evaluates it (constant time per value, never overflowing)
---------------------------------------------------------------------------------
-Write ``p = a^s e^{-a} / Γ(s+1)`` (the Poisson term) and ``E = p / Q(s+1, a)`` with ``Q`` the
-regularized upper incomplete gamma function.
-
-* **Poisson term in deviance form** (Loader's saddle-point form): ``log p = -bd0(s, a) -
-  ½ log(2πs) - stirlerr(s)`` with ``bd0 = s log(s/a) + a - s``. ``bd0`` reaches 700 where ``E``
-  is still above 1e-300, so it is evaluated in double-double arithmetic (Loader's series in
-  ``v = (s-a)/(s+a)`` near ``a = s``, a double-double logarithm elsewhere); ``exp`` then keeps
-  full relative precision.
-* **Temme's uniform expansion** for ``s >= 20`` and ``0.35 <= a/s <= 2`` (the transition region,
-  where series and continued fractions need O(√s) terms): ``Q(s, a) = ½ erfc(y) +
-  e^{-y²}/√(2πs) Σ_{k<K} c_k(η) s^{-k}`` with ``y = sign(a-s) √bd0(s, a)``, ``η = y √(2/s)``
-  (DLMF 8.12.3–8.12.9), K = 13 terms at s = 20 down to 3 for s >= 1e6. The ``c_k(η)`` are Taylor
-  polynomials whose coefficients are generated exactly in rational arithmetic. Since
-  ``Q(s+1, a) = Q(s, a) + p``, for ``a >= s`` the ratio ``1/E - 1 = Q(s, a)/p =
-  e^{stirlerr(s)} (√(πs/2) erfcx(y) + Σ_k c_k(η) s^{-k})`` contains no exponential at all; for
-  ``a < s``, ``E = p / Q(s+1, a)`` with ``Q(s+1, a) ∈ [½, 1]``.
-* **Legendre's continued fraction** for ``Γ(s+1, a)`` (modified Lentz) for ``a > s`` outside the
-  Temme region: it stops after s + 1 terms for integer s and needs at most about 110 otherwise.
-* **The power series** ``1/E = 1/p - Σ_{n>=1} a^n / ((s+1)⋯(s+n))`` for ``a <= s`` outside the
-  Temme region: at most about 60 terms.
-* For non-integer ``s < a < 1``: ``1/E - 1 = s e^a a^{-s} Γ(s, a)`` with ``Γ(s, a)`` split into
-  pieces that stay O(1) as ``s -> 0``, so that ``1 - E`` and ``log E`` keep their relative
-  precision.
-
-High precision (``erlang_b(..., precision=D)``)
------------------------------------------------
-Floats are dyadic rationals, so for s >= 1 every ratio a/(s+j) and (s-j)/a is a quotient of
-integers, and the sums below are carried exactly in integer fixed point with D log2(10) + 112
-bits (the 112 guard bits cover the truncation of each term and the dropped tail):
-
-* ``a <= s``: ``E = p / (1 - p T)`` with ``T = Σ_{n>=1} Π_{j<=n} a/(s+j)`` (the power series of
-  the lower incomplete gamma function) and ``p`` from mpmath's ``loggamma``;
-* ``a > s``: ``1/E = Σ_{j<m} P_j + P_m / E_{s-m}(a)``, ``P_j = Π_{i<j} (s-i)/a``, m = ⌊s⌋
-  (Legendre's continued fraction, terminating for integer s);
-* order ``σ = s - m`` in (0, 1) (and s < 1): ``1/E_σ(a)`` from the asymptotic series for
-  ``a >= D ln 10 + 94``, otherwise from ``γ(σ+1, X) + Γ(σ+1, X) - γ(σ+1, a)`` with positive power
-  series and X = D ln 10 + 94.
-
-Near a = s the sums need about √(2 s D ln 10) terms; beyond what two seconds (or the
-quadrature, if slower) allow, ``1/E = ∫_0^∞ (1 + u/a)^s e^{-u} du`` by mpmath's tanh-sinh
-quadrature. Checked against mpmath's ``gammainc`` at D + 30 digits (``tests/test_erlang.py``).
-
-Accuracy, measured by ``benchmarks/erlang.py`` against mpmath at 50 digits on 4834 points
-(servers from 0.01 to 1e9, real and integer; loads from 1e-3·s to 1e3·s and s ± 40√s): the
-relative error of ``E`` is at most 4.0e-15 on the 3830 points where ``E >= 1e-300`` (median
-9e-17), and the error of ``log E`` at most 3.6e-15 (absolute where ``|log E|`` < 1, relative beyond).
-Speed: 1.1 to 1.8 million values per second vectorized, whatever the size. Inputs whose broadcast
-would need more memory than is available (about 320 bytes of work arrays a value) are refused with
-:class:`~analytic.errors.InvalidParameterError` before anything is allocated.
+probability of an M/GI/s/s queue with offered load ``a = λ d`` (Erlangs),
+``E_s(a) = (a^s / s!) / sum_{l=0}^{s} a^l / l! = a^s e^{-a} / Γ(s+1, a)``, continued to real ``s >= 0``.
+Every function here is exact to double precision in constant time for any size and never overflows
+(relative error at most 4e-15 against mpmath, ``benchmarks/erlang.py``); ``erlang_b`` also gives any
+number of digits. How (Temme's expansion, Legendre's continued fraction, exact fixed point), and the
+measured accuracy: the documentation's page "How Erlang's formulas are computed" (docs/erlang.md).
 """
 
 from __future__ import annotations

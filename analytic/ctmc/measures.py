@@ -5,50 +5,9 @@ The computations behind :meth:`CTMC.transient_reward`, :meth:`CTMC.accumulated_r
 vouches for a stated accuracy, and refuses (:class:`~analytic.errors.ConvergenceError`) rather than
 answer below it.
 
-* **Rewards over time** use the uniformized iterates ``v_k = p(0) P^k`` of
-  :mod:`analytic.ctmc.transient` (``P = I + Q / Λ``). The expected reward at ``t`` is
-  ``p(t) r``; the reward accumulated over ``[0, t]`` is
-  ``sum_k P(N > k) / Λ * v_k r`` with ``N`` Poisson of mean ``Λ t`` (the integral of the Poisson
-  weights: de Souza e Silva & Gail, *Calculating availability and performability measures of
-  repairable computer systems using randomization*, J. ACM 36, 1989). Every term of a
-  non-negative reward is non-negative, so both are good to about ``Λ t`` units of ``2**-53``
-  relative, like :func:`~analytic.ctmc.transient.transient`. Once the iterates equal the limiting
-  law ``pi`` (steady-state detection, within ``TOLERANCE`` = 1e-13 relative), or the reward has
-  settled in total variation (``analytic.ctmc.transient.reward_settled``, within 1e-10 of
-  ``pi |r|``), the remaining weight integrates to ``(t - elapsed) * pi r``, so a large ``t``
-  costs about one stationary solve. The Poisson sum is cut where less than 1e-16 of the mass is
-  left: the accumulated reward loses at most ``1e-16 * t * max |r|``.
-* **Passage times and rewards until a target** use the occupation measure
-  ``n = p(0) N`` on the non-target states ``T`` the chain can visit first, ``N = (-Q_TT)^-1``
-  (the expected time spent in each state before the target is hit). It is the stationary law of
-  an auxiliary irreducible chain, ``pi_T / (c pi_x)``: the states ``T``, one state ``x`` where
-  every exit from ``T`` lands, and a restart from ``x`` into ``p(0)`` at rate ``c`` (the
-  regenerative argument of Grassmann, Taksar & Heyman, *Regenerative analysis and steady state
-  distributions for Markov chains*, Oper. Res. 33, 1985). So it inherits the certified
-  componentwise accuracy of :meth:`CTMC.stationary`: solved at ``tolerance / 2.5``, every sum of
-  non-negative terms of ``n`` (the mean passage time, a non-negative reward until the target,
-  the probability of reaching it) is within ``tolerance`` relative, whatever the conditioning.
-* **Higher moments** ``E[T^k] = k n m_(k-1)`` need the moments from every state,
-  ``m_k = k N m_(k-1)``, ``m_0 = 1`` (Neuts, *Matrix-Geometric Solutions in Stochastic Models*,
-  1981, Theorem 2.2.1: ``E[T^k] = k! p(0) N^k 1``). Each is solved by SuperLU of ``-Q_TT``
-  refined in double-double (Moler, *Iterative refinement in floating point*, J. ACM 14, 1967) and
-  certified: ``-Q_TT`` is a non-singular M-matrix, so its inverse is non-negative, and a residual
-  ``rho = b - A x`` with ``|rho| <= theta b`` entry by entry proves ``|x - x_exact| <= theta
-  x_exact`` entry by entry (``x - x_exact = -N rho``). The residual is computed by compensated
-  products and sums (Ogita, Rump & Oishi, *Accurate sum and dot product*, SIAM J. Sci. Comput. 26,
-  2005) and its own rounding bounded. Where that proof falls short (a chain making more than
-  about 1e20 jumps before the target, beyond what double-double residuals resolve), the measures
-  ``u_k = u_(k-1) N``, ``u_1 = n``, come instead from chained occupation measures, each an
-  auxiliary stationary solve restarted into the previous one: ``E[T^k] = k! sum u_k``.
-* **Time-bounded reachability** (reach the target before ``t`` without entering ``avoid``) is
-  the transient law of the chain with the target and the avoided states made absorbing (Baier,
-  Haverkort, Hermanns & Katoen, *Model-checking algorithms for continuous-time Markov chains*,
-  IEEE Trans. Softw. Eng. 29, 2003, Theorem 1), and ``t = inf`` is the probability of absorption
-  in the target, from the occupation measure: ``P = p(0)(target) + n q_target``.
-
-The rates from one state into the target (or out of the region) are added up in floating point
-for the auxiliary chains, a relative change of a few units of ``2**-53`` in those rates; the moment
-systems take every rate as given.
+How each measure is vouched (uniformization with steady-state detection, occupation measures as
+stationary laws of auxiliary chains, certified moment systems), with the references: the
+documentation's page "Measures on a chain" (docs/measures.md, section "How each measure is vouched").
 
 Sets of states (``target``, ``avoid``) follow the package's convention for rewards
 (:meth:`Stationary.expected`): a boolean mask aligned with the states, or a predicate; on a lattice
