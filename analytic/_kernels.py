@@ -3,7 +3,8 @@
 :func:`kernel` is ``numba.njit(cache=True)``: numba compiles a kernel on its first call and saves it
 in its cache (``__pycache__`` next to the module, or ``NUMBA_CACHE_DIR``), from which later
 processes load it in a fraction of a second. From an empty cache, a call reaching the exact CTMC
-solver or a simulator spends about 20 s of CPU compiling (``benchmarks/first_call.py``), so the
+solver spends about 4 s of CPU compiling on a small chain and 15–20 s on a large one or in a
+simulator (``benchmarks/first_call.py``), so the
 first compilation of one of these kernels in a process is logged once, at level WARNING, like
 matplotlib's notice that it builds its font cache: without logging configured, Python prints the
 line on stderr; ``logging.getLogger("analytic").setLevel(logging.ERROR)`` silences it.
@@ -24,8 +25,8 @@ from numba.core import event
 from analytic import _double_double
 
 _log = logging.getLogger(__name__)
-NOTICE = ("analytic is compiling its numba kernels on first use (once per install: about 20 s of CPU for the exact "
-          "solver or a simulator); later runs load them from numba's cache")
+NOTICE = ("analytic is compiling its numba kernels on first use (once per install: about 4 s of CPU for a small "
+          "exact chain, 15-20 s for a large one or a simulator); later runs load them from numba's cache")
 
 #: The dispatchers made by :func:`kernel` (numba makes none under ``NUMBA_DISABLE_JIT=1``).
 _KERNELS: set[Any] = set()

@@ -6,7 +6,8 @@ The yardstick every closed form and simulator of the package is checked against:
   (:mod:`analytic.ctmc.chain`), estimating their memory before allocating it;
 * :meth:`CTMC.stationary` returns probabilities with a stated componentwise relative accuracy,
   by the subtraction-free GTH algorithm as a sparse multifrontal factorization
-  (``analytic.ctmc._gth``, ordered by ``analytic.ctmc._ordering``), or by sparse LU / GMRES
+  (``analytic.ctmc._gth``, ordered by ``analytic.ctmc._ordering``; in a band on small chains,
+  ``analytic.ctmc._small``), or by sparse LU / GMRES
   checked by mixed-precision refinement (``analytic.ctmc._refinement``); the contract and the
   choice are in :mod:`analytic.ctmc.stationary`;
 * :meth:`CTMC.transient` uses uniformization with steady-state detection

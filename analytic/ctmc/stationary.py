@@ -10,8 +10,12 @@ supersolution) bounds the error of every probability, whichever method computed 
 
 Methods:
 
-* ``"gth"``: the subtraction-free Grassmann–Taksar–Heyman elimination (``analytic.ctmc._gth``)
-  gives the measure; refinement adds double-double digits when the certificate needs them.
+* ``"gth"``: the subtraction-free Grassmann–Taksar–Heyman elimination gives the measure;
+  refinement adds double-double digits when the certificate needs them. Asked for by name, it
+  is the multifrontal factorization (``analytic.ctmc._gth``); ``"auto"`` eliminates a chain of at
+  most ``SMALL_STATES`` states whose elimination in a band costs at most ``SMALL_FLOPS``
+  multiply-adds in that band instead (``analytic.ctmc._small``: two kernels, quick to compile),
+  with the same arithmetic, so that what is vouched for, and how, is the same.
 * ``"iterative"``: rounds of relative correction by GMRES with an ILU(0) preconditioner from a
   rough measure (``Balance.rough_measure``, ``analytic.ctmc._refinement``): memory linear in
   the transitions. Chains of ``MULTILEVEL_STATES`` states and more start from a multilevel
@@ -37,6 +41,7 @@ import scipy.sparse as sp
 from analytic._deprecation import renamed_arguments
 from analytic.ctmc import _extended as extended
 from analytic.ctmc import _gth as gth
+from analytic.ctmc import _small as small
 from analytic.ctmc._balance import Balance, Measure
 from analytic.ctmc._certificate import Certificate, certify, normalized_bound, tree_bound
 from analytic.ctmc._gth_analysis import MINIMUM_DEGREE_STATES, WIDE_SEPARATORS
@@ -407,23 +412,26 @@ def solve(generator: sp.csr_array, method: str, first: int | None, tolerance: fl
     raise attempts.refusal()
 
 
-def _plan_methods(balance: Balance, method: str, attempts: _Attempts) -> tuple[list[str], gth.GTHPlan | None]:
+def _plan_methods(balance: Balance, method: str,
+                  attempts: _Attempts) -> tuple[list[str], gth.GTHPlan | small.BandPlan | None]:
     """The methods to try in turn (the one asked for, or the ``auto`` ladder), and the GTH plan,
-    rooted at a guess of the likeliest state (the pinned state of its certificate). For ``auto``,
-    the plan's analysis stops once its factors exceed the memory available (then GTH is not tried,
-    and ``attempts`` says why)."""
-    plan = None
+    rooted at a guess of the likeliest state (the pinned state of its certificate): for ``auto``, in
+    a band for a small chain (:func:`_band_plan`), else multifrontal, whose analysis stops once its
+    factors exceed the memory available (then GTH is not tried, and ``attempts`` says why)."""
+    plan = _band_plan(balance) if method == "auto" else None
     if method == "gth":
         plan = gth.analyse(balance.rates, root=balance.likely_state())
     if method != "auto":
         return [method], plan
-    dense = 16 * balance.n**2 <= UNCHECKED_BYTES      # even dense factors would fit: no need to ask
-    try:
-        plan = gth.analyse(balance.rates, root=balance.likely_state(), budget=math.inf if dense else available_bytes())
-    except StateSpaceTooLargeError as exc:
-        attempts.record("gth", math.inf, str(exc))
-    in_memory = plan is not None and fits(plan.bytes)
-    cheap = in_memory and (plan.cost <= GTH_FLOPS or plan.cost <= GTH_FLOPS_PER_STATE * balance.n)
+    in_memory = cheap = plan is not None          # a band plan: small and cheap
+    if plan is None:
+        dense = 16 * balance.n**2 <= UNCHECKED_BYTES      # even dense factors would fit: no need to ask
+        try:
+            plan = gth.analyse(balance.rates, root=balance.likely_state(), budget=math.inf if dense else available_bytes())
+        except StateSpaceTooLargeError as exc:
+            attempts.record("gth", math.inf, str(exc))
+        in_memory = plan is not None and fits(plan.bytes)
+        cheap = in_memory and (plan.cost <= GTH_FLOPS or plan.cost <= GTH_FLOPS_PER_STATE * balance.n)
     ladder = ["gth", "iterative"] if cheap else ["iterative"]
     if balance.n <= DIRECT_STATES:
         ladder.append("direct")
@@ -434,8 +442,19 @@ def _plan_methods(balance: Balance, method: str, attempts: _Attempts) -> tuple[l
     return ladder, plan
 
 
+def _band_plan(balance: Balance) -> small.BandPlan | None:
+    """The banded GTH's plan for a small chain, rooted at the state of least total outflow (the
+    longest mean sojourn: a guess of the likeliest state that costs nothing to compile), or None
+    when the chain has more than ``SMALL_STATES`` states or its band costs more than
+    ``SMALL_FLOPS``."""
+    if balance.n > small.SMALL_STATES:
+        return None
+    plan = small.band_plan(balance, int(np.argmin(np.log2(balance.outflow) + balance.row_exponent)))
+    return plan if plan.flops <= small.SMALL_FLOPS else None
+
+
 def _attempt(balance: Balance, name: str, first: int | None, tolerance: float,
-             plan: gth.GTHPlan | None) -> tuple[Solution, float, float]:
+             plan: gth.GTHPlan | small.BandPlan | None) -> tuple[Solution, float, float]:
     """One method: its measure, refined and certified; the solution, the accuracy it reached and the
     conditioning its certificate measured (0 where it measured nothing: a check that failed on a
     measure other than GTH's own positive one, or an infinite amplification; a measure that lost a
@@ -457,7 +476,9 @@ def _attempt(balance: Balance, name: str, first: int | None, tolerance: float,
             raw = factorization.measure()
             x, reference = balance.positive(raw), factorization.root
             solver = ScaledSolver(balance, "gth", factorization)
-            label = f"gth (multifrontal, subtraction-free; {plan.largest_front}-state largest front)"
+            label = (f"gth (banded, subtraction-free; half-bandwidth {factorization.plan.width})"
+                     if isinstance(plan, small.BandPlan) else
+                     f"gth (multifrontal, subtraction-free; {factorization.plan.largest_front}-state largest front)")
             solver.update(x, reference, refactor=True)
             first = certify(balance, x, reference, solver.solve)
             if not _reaches(first, tolerance) and x is raw:      # positive: the a-priori bound may hold
@@ -514,7 +535,7 @@ def _backward_error_law(balance: Balance, x: Measure) -> _Law:
 def _a_priori_how(bound: float, certificate: str) -> str:
     """How an a-priori bound vouched (with the certificate that sharpened single states, if any)."""
     text = (f"the rounding-error bound {bound:.2g} of the subtraction-free elimination, from its operation counts and "
-            "no underflow (O'Cinneide's entrywise analysis, for the multifrontal GTH)")
+            "no underflow (O'Cinneide's entrywise analysis, for GTH in its order of elimination)")
     return f"{text}, and {certificate} where it is sharper" if certificate else text
 
 
@@ -536,25 +557,35 @@ class _Law:
         return self.probabilities >= FLOOR
 
 
-def _rooted_factorization(balance: Balance, plan: gth.GTHPlan) -> gth.Factorization:
+def _rooted_factorization(balance: Balance,
+                          plan: gth.GTHPlan | small.BandPlan) -> gth.Factorization | small.BandFactorization:
     """The GTH factorization rooted at a likely state of the jump chain: the certificate is pinned
     at the root, and its amplification is the mean number of jumps to reach it. When the measure
     shows the guessed root a thousand times less likely than the likeliest state, the chain is
     factored again with that state as root; so it is when a pivot vanishes (a guessed root can lie
     far in a tail, where the censored rates towards it underflow), rooted at the state whose pivot
-    vanished."""
-    if balance.n <= MINIMUM_DEGREE_STATES and plan.flops > WIDE_SEPARATORS * balance.n:
+    vanished. A :class:`~analytic.ctmc._small.BandPlan` is factored in its band, rooted again in a
+    band."""
+    def rooted_at(root: int) -> gth.Factorization | small.BandFactorization:
+        if isinstance(plan, small.BandPlan):
+            again = small.band_plan(balance, root)
+            require(again.bytes, "the GTH factorization", balance.n)
+            return small.BandFactorization(balance, again)
+        return gth.Factorization(balance, gth.analyse(balance.rates, root=root, thorough=True))
+
+    if isinstance(plan, gth.GTHPlan) and balance.n <= MINIMUM_DEGREE_STATES and plan.flops > WIDE_SEPARATORS * balance.n:
         plan = gth.analyse(balance.rates, root=int(plan.order[-1]), thorough=True)   # minimum degree may do better
     require(plan.bytes, "the GTH factorization", balance.n)
     try:
-        factorization = gth.Factorization(balance, plan)
+        factorization = (small.BandFactorization(balance, plan) if isinstance(plan, small.BandPlan)
+                         else gth.Factorization(balance, plan))
     except gth.VanishedPivot as vanished:
-        return gth.Factorization(balance, gth.analyse(balance.rates, root=vanished.state, thorough=True))
+        return rooted_at(vanished.state)
     weights = factorization.measure().relative_to_top()
     likeliest = int(np.argmax(weights))
     if weights[likeliest] <= 1e3 * weights[factorization.root]:
         return factorization
-    return gth.Factorization(balance, gth.analyse(balance.rates, root=likeliest, thorough=True))
+    return rooted_at(likeliest)
 
 
 def _certified(balance: Balance, x: Measure, reference: int, tolerance: float, solver: ScaledSolver,

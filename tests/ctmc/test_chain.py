@@ -426,7 +426,7 @@ def test_stationary_result_repr_is_readable():
     pi = birth_death(3, lambda x: 1.0, lambda x: 1.0).stationary()
     assert isinstance(pi, Stationary)
     assert repr(pi) == ("Stationary(n_states=4, probabilities=[0.25, 0.25, 0.25, 0.25], "
-                        "method='gth (multifrontal, subtraction-free; 3-state largest front)', "
+                        "method='gth (banded, subtraction-free; half-bandwidth 1)', "
                         "accuracy=1e-10, floor=1e-290, residual=0)")
     assert np.array_equal(np.asarray(pi), pi.probabilities) and len(pi) == 4
     long = birth_death(99, lambda x: 1.0, lambda x: 1.0).stationary()
