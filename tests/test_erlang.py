@@ -82,6 +82,7 @@ def grid_reference():
     return s, a, [reference_log(si, ai) for si, ai in GRID]
 
 
+@pytest.mark.slow
 def test_erlang_b_matches_mpmath_to_1e13(grid_reference):
     """Relative error <= 1e-13 wherever E >= 1e-300 (issue target), mpmath 50 digits."""
     s, a, ref = grid_reference
@@ -121,6 +122,7 @@ def test_agrees_with_recursion_and_ctmc():
     assert np.allclose(erlang_b(s, loads), [recursion(s, x) for x in loads], rtol=1e-13, atol=0)
 
 
+@pytest.mark.slow
 def test_edge_values():
     assert erlang_b(0, 5.0) == 1.0
     assert erlang_b(0, 0.0) == 1.0
@@ -164,6 +166,7 @@ def servers_and_loads(draw, low=0.0, high=1e7):
     return s, a
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(servers_and_loads())
 def test_recurrence_in_servers_holds_across_regions(case):
@@ -173,6 +176,7 @@ def test_recurrence_in_servers_holds_across_regions(case):
     assert erlang_b(s + 1, a) == pytest.approx(a * e / (s + 1 + a * e), rel=5e-13, abs=1e-300)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(servers_and_loads(low=0.01, high=1e8), st.floats(1e-6, 0.5))
 def test_monotone_in_load_and_servers(case, step):
@@ -215,7 +219,7 @@ PRECISION_POINTS = [(1e6, 1e6), (1e5, 9.9e4), (1e5, 100300.0), (12345.5, 12000.2
 SLOW_REFERENCES = {(1e15, 1e-300), (2e7, 2e7 + 3), (0.75, 5e-324), (1e4, 3.0)}
 
 
-@pytest.mark.parametrize("digits", [50, 1000])
+@pytest.mark.parametrize("digits", [50, pytest.param(1000, marks=pytest.mark.slow)])
 def test_precision_agrees_with_mpmath_gammainc_at_more_digits(digits):
     """Correct to the digits asked: relative error below 10^(1-D) against mpmath at D + 30 digits.
 
@@ -515,3 +519,50 @@ def test_the_old_cli_names_still_work_and_say_their_new_names(capsys):
     assert main(["erlang-b-load", "--servers", "1", "--target", "0.5"]) == 0
     captured = capsys.readouterr()
     assert float(captured.out) == 1.0 and "erlang-b-load is renamed erlang-b-offered-load" in captured.err
+
+
+def test_erlang_b_servers_at_a_subnormal_target():
+    """erlang_b_servers(7, 1e-309) raised ConvergenceError (2 / target overflowed the bracket).
+    Reference: the recursion E_s = a E_(s-1) / (s + a E_(s-1)) in mpmath at 50 digits."""
+    import mpmath
+
+    from analytic.erlang import erlang_b_servers
+
+    mpmath.mp.dps = 50
+    blocking, s = mpmath.mpf(1), 0
+    while blocking > mpmath.mpf("1e-309"):
+        s += 1
+        blocking = 7 * blocking / (s + 7 * blocking)
+    assert erlang_b_servers(7, 1e-309) == s == 266
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: __import__("analytic.erlang", fromlist=["x"]).erlang_b(4, 2.0, precision=10**18),
+     r"^precision = 1000000000000000000: must be at most 1000 decimal digits$"),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()
+
+
+def test_erlang_refuses_complex_text_and_bool_entries_and_takes_other_real_numbers():
+    """Complex entries inside arrays returned the real part's value; True gave E_1(7) = 0.875. Reference: the
+    recursion E_s = a E_(s-1) / (s + a E_(s-1)) in exact rationals."""
+    import decimal
+    from fractions import Fraction
+
+    from analytic.erlang import erlang_b, erlang_c, log_erlang_b
+
+    for call_, name in [(lambda: log_erlang_b(np.array([3 + 2j]), 5.0), "servers"),
+                        (lambda: erlang_c(12, np.array([4 - 1j])), "offered_load"), (lambda: erlang_b(True, 7), "servers"),
+                        (lambda: erlang_b([1, "2"], 7), "servers"), (lambda: erlang_b([1, True], 7), "servers")]:
+        with pytest.raises(InvalidParameterError, match=f"^{name} = "):
+            call_()
+    exact = Fraction(1)
+    for s in range(1, 6):
+        exact = 3 * exact / (s + 3 * exact)
+    for servers, load in [(5, 3.0), (np.int64(5), np.float64(3.0)), (np.array(5), np.array(3.0)),
+                          (Fraction(5), Fraction(3)), (decimal.Decimal(5), decimal.Decimal("3.0"))]:
+        assert erlang_b(servers, load) == pytest.approx(float(exact), rel=1e-15, abs=0)

@@ -9,6 +9,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from analytic._kernels import NOTICE
 
 TINY = '''
@@ -56,6 +58,7 @@ def test_notice_once_when_compiling_and_never_from_a_warm_cache(tmp_path):
     assert (out, err) == ("7 5.0\n", "")
 
 
+@pytest.mark.slow
 def test_concurrent_processes_compile_and_each_says_it_once(tmp_path):
     """Two processes compiling the same kernels into the same empty cache (as pytest-xdist workers do)."""
     (tmp_path / "tiny.py").write_text(TINY)
@@ -66,6 +69,7 @@ def test_concurrent_processes_compile_and_each_says_it_once(tmp_path):
     assert _finish(_run(tmp_path, code)) == ("7\n", "")
 
 
+@pytest.mark.slow
 def test_notice_is_silenced_by_logging_and_not_given_for_other_kernels(tmp_path):
     (tmp_path / "tiny.py").write_text(TINY)
     assert _finish(_run(tmp_path, "import tiny; print(tiny.uncached(3))")) == ("2\n", "")   # not the package's

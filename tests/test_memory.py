@@ -4,6 +4,7 @@ The sizes below exceed any machine's memory by orders of magnitude (terabytes), 
 not depend on the machine; tracemalloc shows that nothing of that size was allocated first.
 """
 
+import math
 import re
 import tracemalloc
 
@@ -82,8 +83,25 @@ def test_compatibility_graph_beyond_memory_is_refused(sets, capacities, count, s
     assert gibibytes(message, ", more than") >= 10**12 * 8 / 2**30 and message.endswith("number the servers 0, 1, 2, ...")
 
 
+@pytest.mark.slow
 def test_compatibility_graph_with_a_dense_incidence_beyond_memory_is_refused():
     capacities = np.ones(10**6)   # 10^5 classes x 10^6 servers: a 10^11-entry incidence matrix
     error = refused_without_allocating(lambda: CompatibilityGraph([[0]] * 10**5, capacities), InvalidParameterError)
     assert "the number of capacities makes 1,000,000 servers, and the capacities and the 100,000 x 1,000,000 " \
            "incidence matrix need about 838 GiB" in str(error)
+
+
+def test_memory_refusal_counts_models_beyond_the_float_range():
+    """compare_policies(servers=1.7e308) raised a raw OverflowError in analytic.memory.require, which scaled the
+    model's size (an int beyond the float range) by the memory available in floats. Reference: the defining
+    inequalities of the count that fits, limit * bytes <= states * available < (limit + 1) * bytes, in integers."""
+    from analytic.errors import StateSpaceTooLargeError
+    from analytic.memory import available_bytes, require
+
+    states, bytes_needed = 2 * 10**308, 1e300
+    with pytest.raises(StateSpaceTooLargeError) as refused:
+        require(bytes_needed, "a model beyond the float range", states)
+    limit, exact, available = refused.value.limit, int(bytes_needed), available_bytes()
+    assert limit * exact <= states * available < (limit + 1) * exact
+    with pytest.raises(StateSpaceTooLargeError, match=r"^an infinite table needs at least 1.00e\+400 states"):
+        require(math.inf, "an infinite table", 10**400, at_least=True)

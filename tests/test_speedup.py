@@ -100,6 +100,7 @@ def test_round_off_in_concavity_is_tolerated_and_a_real_rise_is_not():
         SpeedupTable([1.0, 2.0, 3.0, 4.0 + 1e-9])
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(tables())
 def test_concave_sequences_are_accepted_and_satisfy_p2(values):
@@ -110,6 +111,7 @@ def test_concave_sequences_are_accepted_and_satisfy_p2(values):
     assert SpeedupTable(s.values) == s and hash(SpeedupTable(s.values)) == hash(s)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(tables(min_size=2), st.data())
 def test_a_rise_in_the_increments_is_rejected_at_its_index(values, data):
@@ -259,6 +261,7 @@ def test_check_shape_scales_its_slack_with_the_values():
 # -- conversions ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(tables(), st.lists(st.floats(0.0, 50.0), min_size=1, max_size=10))
 def test_table_to_curve_and_back_is_the_identity(values, points):
@@ -342,3 +345,44 @@ def test_coercions_accept_every_form():
     assert as_discrete(SpeedupCurve.from_discrete(table)) is table
     assert repr(curve) == "SpeedupCurve(k**0.5)"
     assert repr(as_curve(table)) == "SpeedupCurve(interpolation of SpeedupTable([1.0, 1.8, 2.5]))"
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: __import__("analytic.speedup", fromlist=["x"]).SpeedupTable.power(1e-300, 5),
+     r"^exponent = 1e-300: gives a table that must be strictly increasing \(P1\)"),
+    (lambda: __import__("analytic.speedup", fromlist=["x"]).SpeedupTable.from_curve(lambda k: k ** 0.5, 10**18),
+     r"a speed-up table with d = 1,000,000,000,000,000,000 needs"),
+    (lambda: __import__("analytic.speedup", fromlist=["x"]).as_curve(0.5, servers="abc"),
+     r"^servers = 'abc': must be positive and finite$"),
+    (lambda: __import__("analytic.speedup", fromlist=["x"]).SpeedupTable.from_curve(0.5, 10**11),
+     r"^a speed-up table with d = 100,000,000,000 needs 100,000,000,000 states and about 8.94e\+03 GiB"),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()
+
+
+@pytest.mark.parametrize("build, name", [
+    (lambda: __import__("analytic.speedup", fromlist=["x"]).SpeedupCurve.from_callable(lambda k: k["x"], 10.0),
+     "function"),
+])
+def test_an_exception_from_a_user_callable_is_wrapped_naming_the_input(build, name):
+    """One rule for user callables (analytic.validation.user_code), as CTMC.from_function: a raw ValueError from
+    flow_time(..., lambda x: "equi", ...) or a user's own exception became InvalidParameterError naming the input."""
+    with pytest.raises(InvalidParameterError, match=f"^{name} = "):
+        build()
+
+
+@pytest.mark.parametrize("build", [
+    lambda n: __import__("analytic.speedup", fromlist=["x"]).SpeedupTable.linear(n),
+])
+def test_counts_beyond_the_float_range_are_refused_as_too_large(build):
+    """A count of 10**400 (servers, sample size, batches, d) raised a raw OverflowError where its table's bytes were
+    estimated in floats before the memory check; like 10**12, it is refused before anything is allocated."""
+    from analytic.errors import StateSpaceTooLargeError
+
+    for count in (10**12, 10**400):
+        with pytest.raises(StateSpaceTooLargeError, match="needs .* of memory, more than the"):
+            build(count)

@@ -400,8 +400,8 @@ class CTMC:
         method : {"auto", "gth", "direct", "iterative"}
             ``"gth"``: the subtraction-free Grassmann–Taksar–Heyman algorithm as a sparse
             multifrontal factorization (``"auto"`` runs the same elimination in a band on chains of
-            at most ``SMALL_STATES`` states, where it compiles and runs faster). ``"iterative"``: rounds of relative correction by GMRES
-            with an ILU(0) preconditioner; ``"direct"``: the same with SuperLU. ``"auto"``
+            at most ``SMALL_STATES`` states, where it compiles and runs faster). ``"iterative"``:
+            rounds of relative correction by GMRES with an ILU(0) preconditioner; ``"direct"``: the same with SuperLU. ``"auto"``
             (default): GTH when it fits in memory and costs at most ``GTH_FLOPS`` multiply-adds
             (or ``GTH_FLOPS_PER_STATE`` per state), the iterative rounds otherwise, and the other
             methods in turn when the certificate falls short of the tolerance (see

@@ -27,27 +27,17 @@ With unbounded counts ``x_1, ..., x_d`` (and bounded ones, the phase), the packa
 The search for ``w`` and ``β`` runs the same test in floating point over small integer vectors and
 dyadic bases and keeps the candidate that needs the fewest kept states; only the exact check vouches.
 
-Weights per boundary cell
--------------------------
-A tandem queue at high load has no such ``β^{w·x}``: on the face ``y = 0`` station 2 only receives
-work, on ``x = 0`` it only serves, and no one direction ``w`` serves both once the loads add up to
-more than 1 (to first order in ``log β``, ``w_y / w_x`` must be below ``1 - ρ_1`` for the one and
-above ``ρ_2`` for the other). The boundary layer is then weighted, as the phases of one count are
-(:mod:`analytic.ctmc.lyapunov`): ``V(x) = β^{w·x} g_c`` with ``c`` the *cell* of ``x``, each
-unbounded count clamped at a depth ``S_i`` (``min(x_i, S_i)``) and the bounded counts as they are.
-The thresholds become at least ``S_i`` plus the largest jump down of ``x_i``, so every jump from a
-region lands in a known cell, and the drift factor of a region is
+A tandem queue at high load has no such ``β^{w·x}`` (no one direction ``w`` serves both of its
+faces): there ``V(x) = β^{w·x} g_c`` is weighted per *boundary cell* ``c`` (each unbounded count
+clamped at a depth ``S_i``), the weights from a linear program on the regions' coefficients, and
+the drift factor of each region stays a polynomial proved exactly as above (the documentation's page
+"Bounds for your own model", section "Several unbounded counts"; Down & Meyn, "Piecewise linear test
+functions for stability and instability of queueing networks", Queueing Systems 27, 1997).
 
-    ``D(x) = Σ_k r_k(x) (β^{w·v_k} g_{c(x + v_k)} (1 + 2^-50) - g_{c(x)} (1 - 2^-50))``,
-
-a polynomial proved exactly as above (``g`` are exact doubles ``>= 1``, so ``GV <= β^{w·x} D``
-and outside ``K`` still ``GV <= -β^{L+1} min m``). The weights come from a linear program (HiGHS)
-on the regions' coefficients; the kept set stays ``w·x <= L``. A tandem queue with ``λ = 0.9``,
-``μ_1 = μ_2 = 1`` needs a layer of depth 16 in ``y`` (the search keeps 32, whose kept set is
-smaller): ``g`` falls along it from the face ``y = 0``, where work only arrives, to the interior.
-This is the boundary layer of the piecewise Lyapunov functions for queueing networks (Down &
-Meyn, "Piecewise linear test functions for stability and instability of queueing networks",
-Queueing Systems 27, 1997), made geometric.
+One module, like :mod:`analytic.ctmc.lyapunov` and :mod:`analytic.ctmc.separable` for their
+families: the floating-point search (:func:`find_linear_geometric`, :func:`find_face_geometric`)
+runs the very region test the exact proof (:func:`prove_linear_geometric`) then checks, on the same
+regions and thresholds, so the two are kept side by side to stay the same test.
 """
 
 from __future__ import annotations

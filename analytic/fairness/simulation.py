@@ -46,6 +46,7 @@ from analytic.fairness.random_assignment import check_servers_d
 from analytic.fairness.stability import stability, unstable_error
 from analytic.memory import require
 from analytic.simulation import (
+    ArrivalRun,
     Estimate,
     Estimates,
     SizeLaw,
@@ -75,7 +76,7 @@ _INITIAL_SLOTS = 1 << 12
 
 
 @dataclass(frozen=True, repr=False)
-class InterruptionSimulation:
+class InterruptionSimulation(ArrivalRun):
     """Simulated mean number of jobs, mean delay, mean service rate and blocking per class, with their intervals.
 
     The fields are named as in :class:`~analytic.fairness.BalancedFairness`,
@@ -95,18 +96,8 @@ class InterruptionSimulation:
         Fraction of class-i arrivals lost (0 unless ``max_jobs`` was set).
     interruptions_per_job : float
         Interruptions per completed job during the measurement (≈ m).
-    level : float
-    method : str
-        ``"independent replications"`` or ``"batch means"``.
-    samples : int
-        Replications or batches behind the intervals.
-    arrivals : int
-        Arrivals simulated (all replications, warm-ups included).
-    warmup : int
-        Arrivals discarded at the start of each replication.
-    replications : int
-    seed : int or tuple of int
-        Entropy of the root ``SeedSequence`` (pass it as ``seed`` to repeat the run).
+    level, method, samples, arrivals, measured, replications, warmup, seed
+        The run (:class:`~analytic.simulation.ArrivalRun`).
     interruptions : float
         m, the mean number of interruptions per job requested (θ = σ/m).
     size : SizeLaw
@@ -127,13 +118,6 @@ class InterruptionSimulation:
     mean_service_rate: Estimates
     blocking: Estimates
     interruptions_per_job: float
-    level: float
-    method: str
-    samples: int
-    arrivals: int
-    warmup: int
-    replications: int
-    seed: Any
     interruptions: float
     size: SizeLaw
     arrival_rates: np.ndarray
@@ -263,11 +247,14 @@ def _run(setup: _Setup, replications: int, seed: Any, executor: Executor | None,
     interrupted = sum(int(t.interrupted.sum()) for t in tallies)
     departed = sum(int(t.departed.sum()) for t in tallies)
     return InterruptionSimulation(
-        estimates(area, level, method, duration), delay,
-        Estimates(sigma / delay.value, sigma * delay.half_width / delay.value ** 2, level, method, len(area)),
-        Estimates(1 - accepted.value, accepted.half_width, level, method, len(area)),
-        interrupted / max(departed, 1), level, method, len(area), arrivals, setup.warmup, replications,
-        root.entropy, interruptions, setup.law, arrival_rates, max_jobs)
+        mean_jobs=estimates(area, level, method, duration), mean_response_time=delay,
+        mean_service_rate=Estimates(sigma / delay.value, sigma * delay.half_width / delay.value ** 2, level, method,
+                                    len(area)),
+        blocking=Estimates(1 - accepted.value, accepted.half_width, level, method, len(area)),
+        interruptions_per_job=interrupted / max(departed, 1), interruptions=interruptions, size=setup.law,
+        arrival_rates=arrival_rates, max_jobs=max_jobs, level=level, method=method, samples=len(area),
+        replications=replications, warmup=setup.warmup, seed=root.entropy, arrivals=arrivals,
+        measured=int(arriving.sum()))
 
 
 def _check_measured(arrivals: np.ndarray, admitted: np.ndarray, rates: np.ndarray, max_jobs: int | None) -> None:

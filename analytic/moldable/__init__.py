@@ -7,9 +7,10 @@ idle server is lost. The package computes
 * the optimum of the occupancy LP (P) in closed form (Theorem 1, :func:`optimal_occupancy`), the
   LP solved numerically with its KKT multipliers (:func:`occupancy_lp`, :func:`kkt_residual`) and a
   symbolic check of the KKT system (:func:`symbolic_kkt_residuals`) — :mod:`.occupancy`;
-* the greedy(p) scheme (eq. 10, :func:`allocation_probabilities`) and its exact finite-n loss
-  system (:func:`greedy_metrics`, :func:`greedy_chain`) — :mod:`.greedy`; intervals that provably
-  contain its blocking and mean time where the chain is too large to build
+* the greedy(p) scheme (eq. 10, :func:`allocation_probabilities`) and its finite-n loss chain
+  (:func:`greedy_chain`) — :mod:`.greedy`; its exact metrics (:func:`greedy_metrics`) —
+  :mod:`.metrics`; intervals that provably contain its blocking and mean response time where the
+  chain is too large to build
   (:func:`greedy_bounds`) — :mod:`.certified`;
 * the traffic regimes and the Stein bounds of Section 5 (:func:`traffic`, :func:`stein_bounds`)
   — :mod:`.bounds`;
@@ -17,7 +18,8 @@ idle server is lost. The package computes
   (:func:`simulate_moldable`) — :mod:`.simulation`;
 * heterogeneous classes (Section 6, :func:`heterogeneous_optimum`, :func:`heterogeneous_lp`) —
   :mod:`.heterogeneous`;
-* the rows of ``analytic reproduce`` for Section 7 and Table 1 — :mod:`.paper`.
+* the rows of ``analytic reproduce`` for Section 7 and Table 1 — :mod:`.paper`; for the numbered
+  lemmas, propositions and theorems — :mod:`.claims`.
 
 Examples
 --------
@@ -30,8 +32,9 @@ Examples
 from analytic import _deprecation
 from analytic.moldable.bounds import SteinBounds, stein_bounds, traffic, traffic_regime
 from analytic.moldable.certified import GreedyBounds, greedy_bounds
-from analytic.moldable.greedy import GreedyMetrics, LossChain, allocation_probabilities, greedy_chain, greedy_metrics
+from analytic.moldable.greedy import LossChain, allocation_probabilities, greedy_chain
 from analytic.moldable.heterogeneous import HeterogeneousOptimum, MoldableClass, heterogeneous_lp, heterogeneous_optimum
+from analytic.moldable.metrics import GreedyMetrics, greedy_metrics
 from analytic.moldable.occupancy import (
     LPOptimum,
     Occupancy,

@@ -66,6 +66,7 @@ from analytic.simulation._runs import (
     split_jobs,
     warmup_of,
 )
+from analytic.simulation.runs import ArrivalRun
 from analytic.speedup import SpeedupTable
 from analytic.validation import confidence, integer
 
@@ -83,7 +84,7 @@ START_ATTEMPTS = 1000
 
 
 @dataclass(frozen=True, repr=False)
-class MoldableSimulation:
+class MoldableSimulation(ArrivalRun):
     """Simulated blocking, mean execution time and occupancy of greedy(p), each with its confidence interval.
 
     The fields are named as in :class:`~analytic.moldable.GreedyMetrics`, the exact result of the
@@ -97,21 +98,8 @@ class MoldableSimulation:
         ``E[D]``, mean execution time of accepted (or completed, see ``response_time_of``) jobs.
     mean_occupancy : Estimates
         Time-average ``E[X_i] / n``, indexed like the speed-up's values.
-    level : float
-        Confidence level of the half-widths.
-    method : str
-        ``"independent replications"`` or ``"batch means"``.
-    samples : int
-        Number of replications or batches behind the intervals.
-    arrivals : int
-        Arrivals simulated (all replications, warm-ups included).
-    measured : int
-        Arrivals counted in the estimates (after the warm-ups).
-    replications : int
-    warmup : int
-        Arrivals discarded at the start of each replication.
-    seed : int or sequence of int
-        Entropy of the root ``SeedSequence``: pass it as ``seed`` to repeat the run.
+    level, method, samples, arrivals, measured, replications, warmup, seed
+        The run (:class:`~analytic.simulation.ArrivalRun`).
     p : numpy.ndarray
         The allocation probabilities used.
     size : SizeLaw
@@ -132,14 +120,6 @@ class MoldableSimulation:
     blocking: Estimate
     mean_response_time: Estimate
     mean_occupancy: Estimates
-    level: float
-    method: str
-    samples: int
-    arrivals: int
-    measured: int
-    replications: int
-    warmup: int
-    seed: int | tuple[int, ...]
     p: np.ndarray
     size: SizeLaw
     start: str

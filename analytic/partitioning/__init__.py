@@ -7,8 +7,8 @@ and stay an exponential time of mean 1/μ_j. The package computes
 * the model: :class:`Cluster`, :class:`GraphJob` — :mod:`.model`;
 * templates, their partition cost (eq. 2), their number ``F!/(F - |V|)!`` and their classes by
   load vector and cost — :mod:`.templates`;
-* the configurations, enumerated up to identical slots and machines, counted before enumeration —
-  :mod:`.configurations`;
+* the configurations, enumerated up to identical slots and machines — :mod:`.configurations`;
+  counted before enumeration — :mod:`.counting`;
 * γ (14), π* (15) and γ̂ (33) in log space — :mod:`.distributions`;
 * the variational form (13) in closed form and by cvxpy, Corollary 2 — :mod:`.variational`;
 * the capacity region Λ (Definition 1) and the static partitioning LP (Definition 2) by HiGHS and
@@ -46,16 +46,8 @@ from analytic.partitioning.chain import (
     spectral_gap,
     uniformization_rate,
 )
-from analytic.partitioning.configurations import (
-    ClassTable,
-    ConfigurationCount,
-    Configurations,
-    class_table,
-    configuration_count,
-    configurations,
-    machine_symmetries,
-    state_space,
-)
+from analytic.partitioning.configurations import Configurations, configurations, state_space
+from analytic.partitioning.counting import ClassTable, ConfigurationCount, class_table, configuration_count, machine_symmetries
 from analytic.partitioning.distributions import ConfigurationLaw, adgp_distribution, dgp_distribution, loss_distribution
 from analytic.partitioning.maxweight import MaxWeight, max_weight, max_weight_configuration
 from analytic.partitioning.model import Cluster, GraphJob

@@ -50,6 +50,7 @@ from analytic.partitioning.static import cheapest_packings
 from analytic.partitioning.weights import check_exponent
 from analytic.simulation import CHUNK, Estimate, Estimates, check_executor, growth_rate
 from analytic.simulation._runs import column_estimates, pooled, run_control, run_replications
+from analytic.simulation.runs import SimulationRun
 from analytic.validation import confidence, integer, numeric_array, positive, real, real_array
 
 __all__ = ["ALGORITHMS", "PartitioningSimulation", "simulate_adgp", "simulate_dgp", "simulate_max_weight"]
@@ -59,7 +60,7 @@ ALGORITHMS = ("DGP", "ADGP", "Max-Weight")
 
 
 @dataclass(frozen=True, repr=False)
-class PartitioningSimulation:
+class PartitioningSimulation(SimulationRun):
     """Time averages of a simulated partitioning algorithm, each an estimate with its confidence interval.
 
     ``expected_templates`` and ``expected_cost`` have the names of the exact law's
@@ -92,17 +93,11 @@ class PartitioningSimulation:
         False when the total queue grows significantly over the run (:func:`analytic.simulation.growth_rate`
         on the batch averages of the first replication): the loads are then likely outside Λ, or the
         run too short.
-    level : float
-    method : str
-        ``"independent replications"`` or ``"batch means"``.
-    samples : int
     duration : float
         Simulated time per replication (warm-up included).
-    warmup : float
-        Time discarded at the start of each replication.
-    replications : int
-    seed : int or tuple of int
-        Entropy of the root ``SeedSequence``: pass it as ``seed`` to repeat the run.
+    level, method, samples, replications, warmup, seed
+        The run (:class:`~analytic.simulation.SimulationRun`); ``warmup`` is the time each
+        replication discards.
 
     Examples
     --------
@@ -124,13 +119,7 @@ class PartitioningSimulation:
     throughput: Estimates
     interruptions: Estimate
     stationary: bool
-    level: float
-    method: str
-    samples: int
     duration: float
-    warmup: float
-    replications: int
-    seed: int | tuple[int, ...]
 
     cost = renamed_attribute("expected_cost")
     templates = renamed_attribute("expected_templates")

@@ -18,6 +18,8 @@ verdict. The pieces, one module each:
   on a cluster), with a progress bar when interactive;
 * :mod:`.stationarity` — :func:`growth_rate`, which flags a run whose queue keeps growing;
 * :mod:`.events` — an array binary heap for compiled event loops and chunked bulk drawing;
+* :mod:`.runs` — :class:`SimulationRun` and :class:`ArrivalRun`, the description of a run every
+  simulated result shares (level, method, samples, replications, warmup, seed; arrivals);
 * :mod:`.clock` — the horizon beyond which a simulation clock (a double) no longer resolves a job size;
 * ``analytic.simulation._runs`` — internal: the scaffold every simulator of the package runs (replications or batch
   means, then the estimates) and the one description of their run-control parameters.
@@ -64,12 +66,14 @@ from analytic.simulation.laws import (
     size_law,
 )
 from analytic.simulation.replications import SerialExecutor, check_executor, replicate, root_seed, streams
+from analytic.simulation.runs import ArrivalRun, SimulationRun
 from analytic.simulation.stationarity import Growth, growth_rate
 
 __all__ = [
     "CHUNK",
     "LAW_NAMES",
     "METHODS",
+    "ArrivalRun",
     "Comparison",
     "Discrete",
     "ErlangMixture",
@@ -79,6 +83,7 @@ __all__ = [
     "Pareto",
     "PhaseType",
     "SerialExecutor",
+    "SimulationRun",
     "SizeLaw",
     "batch_means",
     "bimodal",

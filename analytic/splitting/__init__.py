@@ -22,7 +22,8 @@ M/GI/s_i/s_i loss systems (Property 1), which gives the stability condition (5),
   untruncated FCFS queue (exponential or phase-type service times);
 - :mod:`~analytic.splitting.simulation`: :func:`simulate_multiserver`, every policy, any size law
   (event loops in ``analytic.splitting._engine``);
-- :mod:`~analytic.splitting.figures`: the systems of Figures 1–3 and a sweep of policies over them.
+- :mod:`~analytic.splitting.figures`: the systems of Figures 1–3 and a sweep of policies over them;
+  :mod:`~analytic.splitting.figure_claims`: their ``analytic reproduce`` rows.
 
 Examples
 --------

@@ -47,6 +47,7 @@ from analytic.simulation import (
 )
 from analytic.simulation._runs import column_estimates, pooled, run_control, run_replications, split_jobs, warmup_of
 from analytic.simulation.clock import check_horizon
+from analytic.simulation.runs import ArrivalRun
 from analytic.splitting import _engine as engine
 from analytic.splitting.bounds import split_servers
 from analytic.splitting.classes import RigidClass, check_classes, check_load, check_servers
@@ -144,7 +145,7 @@ def _class_views(result: MultiserverSimulation) -> tuple[ClassEstimates, ...]:
 
 
 @dataclass(frozen=True, repr=False)
-class MultiserverSimulation:
+class MultiserverSimulation(ArrivalRun):
     """Simulated metrics of a multiserver-job queue, each an estimate with its confidence interval at ``level``.
 
     The metrics have the names of :class:`~analytic.splitting.ExactMetrics` (the exact result of the
@@ -181,13 +182,8 @@ class MultiserverSimulation:
         then describe a transient, not a steady state.
     growth : Growth
         The fitted growth rate of the number present (jobs per unit time).
-    level, method, samples
-        Confidence level; "independent replications" or "batch means"; how many of them.
-    arrivals, measured, replications, warmup
-        Arrivals simulated (warm-ups included, uncounted extras excluded), arrivals counted,
-        replications, arrivals discarded per replication.
-    seed
-        Entropy of the root SeedSequence: pass it as ``seed`` to repeat the run.
+    level, method, samples, arrivals, measured, replications, warmup, seed
+        The run (:class:`~analytic.simulation.ArrivalRun`).
     servers, arrival_rate, load
         k, λ and ρ = λ ϱ / k.
 
@@ -214,14 +210,6 @@ class MultiserverSimulation:
     per_class_measured: np.ndarray
     stationary: bool
     growth: Growth
-    level: float
-    method: str
-    samples: int
-    arrivals: int
-    measured: int
-    replications: int
-    warmup: int
-    seed: int | tuple[int, ...]
     servers: int
     arrival_rate: float
     load: float

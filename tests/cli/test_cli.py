@@ -15,6 +15,7 @@ def run(*args):
     return subprocess.run([sys.executable, "-m", "analytic", *args], capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_reproduce_prints_table_and_exits_zero():
     """The command's table and exit status (one cheap row: test_reproduce runs every row)."""
     result = run("reproduce", "--only", "_erlang_loss_rows")
@@ -23,6 +24,7 @@ def test_reproduce_prints_table_and_exits_zero():
     assert ", 0 failed, computed in" in result.stdout
 
 
+@pytest.mark.slow
 def test_reproduce_only_matching_nothing_is_an_error():
     """--only nonexistent printed an empty table and exited 0: now a usage error listing what --only matches against."""
     result = run("reproduce", "--only", "nonexistent")
@@ -216,6 +218,7 @@ def test_simulation_intervals_print_with_matching_digits(capsys):
     assert len(repr(data["mean_response_time"])) > 8  # not rounded as printed
 
 
+@pytest.mark.slow
 def test_reproduce_table_fits_in_100_columns(capsys):
     """The rows of the Balanced Splitting paper have citations, values (ψ; s_i; |H|), verdicts and notes
     longer than their columns: they wrap, and --json keeps them whole."""
@@ -254,6 +257,7 @@ def test_reproduce_table_wraps_every_long_field(capsys):
     assert "".join(line[71:76].strip() for line in lines[2:5]) == "1e-300"  # the tolerance column, wrapped
 
 
+@pytest.mark.slow
 def test_reproduce_progress_goes_to_a_terminal_stderr_only():
     """With standard error on a terminal (a pty), tqdm's bar is drawn there; standard output holds the
     table alone. With standard error a pipe, no bar at all."""

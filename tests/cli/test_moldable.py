@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import mpmath
+import pytest
 
 from analytic.cli import main
 from analytic.cli.output import interval
@@ -67,6 +68,7 @@ def test_no_result_is_printed_before_an_error(capsys):
     assert "arrivals = 10: must give each of the 1 replications at least" in captured.err
 
 
+@pytest.mark.slow
 def test_bad_speedup_is_a_clean_error():
     result = subprocess.run([sys.executable, "-m", "analytic", "moldable", "--speedup", "1", "1.8", "2.7",
                              "--rate-per-server", "0.8"], capture_output=True, text=True, timeout=120)

@@ -79,6 +79,7 @@ def test_multiserver_exact_fcfs_is_the_mm2_queue(capsys):
     assert data["mean_response_time"] == pytest.approx(4 / 3, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_multiserver_exact_passes_method_and_tolerance(capsys):
     data = run_json(capsys, "multiserver-exact", "bs-fcfs", "--servers", "8", *TWO_CLASSES, "--load", "0.4",
                     "--max-waiting", "10", "--method", "direct", "--tolerance", "1e-6")

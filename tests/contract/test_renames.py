@@ -59,6 +59,10 @@ RENAMED = [
     ("analytic.hesrpt", "FIGURE4_P", "FIGURE4_EXPONENTS"),
     ("analytic.hesrpt.comparison", "FIGURE4_P", "FIGURE4_EXPONENTS"),
     ("analytic.moldable.paper", "TABLE1_MEAN_TIME", "TABLE1_MEAN_RESPONSE_TIME"),
+    ("analytic.moldable.greedy", "GreedyMetrics", "analytic.moldable.metrics.GreedyMetrics"),
+    ("analytic.moldable.greedy", "greedy_metrics", "analytic.moldable.metrics.greedy_metrics"),
+    *[("analytic.partitioning.configurations", name, f"analytic.partitioning.counting.{name}")
+      for name in ["ClassTable", "ConfigurationCount", "class_table", "configuration_count", "machine_symmetries"]],
 ]
 
 #: (module, function, old keyword, new keyword, the other arguments and the value passed, 0.5 unless given):

@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).parents[2]
 
 
@@ -13,6 +15,7 @@ def test_ruff_check_is_clean():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_every_comparison_states_its_absolute_tolerance():
     """pytest.approx adds an absolute 1e-12 and numpy's allclose/isclose an atol of 1e-8 unless told
     otherwise, so a relative tolerance on a small value holds nothing: every call states its own."""

@@ -120,6 +120,7 @@ def _interval(sim):
     return sim.mean_response_time.interval
 
 
+@pytest.mark.slow
 def test_figure1_verdicts_hold_on_an_independent_seed():
     """The reproduce rows of Figure 1 use seed 1; here seed 11 (10^6 arrivals, the paper's count), each verdict through
     the 95 % intervals: at k = 32 (the same load, 0.876, under both readings) BS-FCFS is slower than FCFS (the rows:
@@ -142,6 +143,7 @@ def test_figure1_verdicts_hold_on_an_independent_seed():
     assert bs[0] / srpt[1] > 1.25                           # not under scaling (8b)
 
 
+@pytest.mark.slow
 def test_figure2a_beyond_ten_percent_at_load_0_9():
     """Section 6.1, Figure 2a at k = 2048, ρ = 0.9: BS-FCFS 32 % above the best policy (row, seed 1). On seed 11 its E[R]
     over ServerFilling-SRPT's (an upper bound on the best) exceeds 1.1 with both intervals counted."""
@@ -191,6 +193,7 @@ def _knee_mean(x: np.ndarray, p: float, n: int, alpha: float) -> float:
     return float(np.mean(finished))
 
 
+@pytest.mark.slow
 def test_equi_and_knee_against_hesrpt_in_figure4():
     """Berg et al., Figure 4 (10 sets of 500 Pareto(1.5) sizes, N = 1e6): EQUI / heSRPT = 1.000, 1.012, 1.060 at p = 0.05,
     0.3, 0.5 (medians), so a KNEE 30 % worse than heSRPT at p = 0.3 cannot be the best competitor. References: EQUI and
@@ -256,6 +259,7 @@ def test_corollary1_numbers_of_the_exact_chain():
     assert compare(sim.helper_service_probability, exact.helper_service_probability, level=0.999).agrees
 
 
+@pytest.mark.slow
 def test_table1_exact_sublinear_rows_by_extrapolation():
     """Ghanbarian et al., Table 1: the exact E[D] at n = 4000 of the sub-linear rows (0.99375, 0.99843: a 4·10⁶-state
     chain, minutes and 6 GB, in benchmarks/moldable.py) against a second way: E[D] - D*(n) shrinks like 1/n, so D*(4000)
@@ -308,6 +312,7 @@ def test_corollary1_sent_to_the_helpers_at_the_sizes_of_figures_1_and_3():
         assert sim.helper_service_probability.interval[1] < bound
 
 
+@pytest.mark.slow
 def test_pareto_procedure_mean_on_other_seeds():
     """Ghanbarian et al., Table 1, linear α = 1/2, Pareto P_b and E[D] by the paper's procedure: the stored
     400-run means (PARETO_PROCEDURE, seed 2026) recomputed on 24 runs of other seeds, each within 99.9 % of the

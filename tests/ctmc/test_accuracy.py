@@ -93,6 +93,7 @@ def solve(chain, method):
 # -- birth–death ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.data(), st.sampled_from(METHODS))
 def test_birth_death_rates_over_eight_decades(data, method):
@@ -104,6 +105,7 @@ def test_birth_death_rates_over_eight_decades(data, method):
         assert_contract(result, birth_death_reference(births, deaths))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed, count, sizes, decades", [
     # the sample that exposed the old solver: 22 of these came back with absolute errors above 1e-8
     # (the worst 0.99)
@@ -134,6 +136,7 @@ def test_mass_at_the_top_of_a_long_chain(method):
 # -- reversible chains --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(3, 40), st.integers(0, 2**32 - 1), st.sampled_from(METHODS))
 def test_random_reversible_chains_with_weights_over_100_decades(n, seed, method):
@@ -173,6 +176,7 @@ def test_the_issue_four_state_example_at_any_coupling(coupling):
     assert_contract(CTMC(rates).stationary(), pinned_lu_reference(np.array(rates)))
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(2, 4), st.integers(2, 8), st.floats(-15, -3), st.integers(0, 2**32 - 1), st.sampled_from(METHODS))
 def test_nearly_decomposable_chains(blocks, size, log_coupling, seed, method):

@@ -348,6 +348,7 @@ def _gene(k, gamma, kp, gamma_p):
 REWARDS_2D = {"first": x, "second": y, "empty": sympy.Piecewise((1, sympy.Eq(x, 0) & sympy.Eq(y, 0)), (0, True))}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("build, args", [(_priority, (0.3, 0.4, 1.0)), (_tandem, (1.0, 3.0, 2.0)),
                                          (_gene, (2.0, 0.5, 0.5, 1.0))])
 def test_two_unbounded_counts_against_closed_forms(build, args):
@@ -363,6 +364,7 @@ def test_two_unbounded_counts_against_closed_forms(build, args):
     assert bounds.lyapunov.free_symbols == {x, y}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(12))
 def test_random_two_class_networks_are_bounded_around_their_closed_forms(seed):
     rng = np.random.default_rng(1000 + seed)
@@ -379,6 +381,7 @@ def test_random_two_class_networks_are_bounded_around_their_closed_forms(seed):
         assert exact[name] in bounds[name], (seed, name, exact[name], bounds[name])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(8))
 def test_independent_queues_get_a_sum_of_exponentials(seed):
     # with loads adding up to more than 1 no w·x decreases on both faces (it needs (1 - r1)(1 - r2) > r1 r2),
@@ -396,6 +399,7 @@ def test_independent_queues_get_a_sum_of_exponentials(seed):
     assert bounds.lyapunov.is_Add                            # a sum of one term per count
 
 
+@pytest.mark.slow
 def test_a_tandem_no_family_controls_is_refused_with_all_three_tried():
     # arrivals 1.6 at two stations of 1.5: no stationary law. beta^(w·x), the sum of terms and the cell
     # weights are all tried (the stable tandem at 1, 1.5, 1.5 is certified: tests/ctmc/test_tandem_bounds.py)
@@ -438,6 +442,7 @@ def test_greedy_p_written_as_a_population_model_matches_the_package_builder():
     assert bounds["blocking"].width < 1e-9 * exact.blocking + 1e-15
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(12))
 def test_random_queues_in_a_random_environment_against_matrix_geometric(seed):
     # arrival and service rates switch with a two-state environment; some draws serve in one phase only,
@@ -460,6 +465,7 @@ def test_random_queues_in_a_random_environment_against_matrix_geometric(seed):
     assert _random_environment_mean([a0, a1], [s0, s1], up, down, servers) in bounds["mean"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(12))
 def test_random_two_class_priority_queues_with_two_service_rates(seed):
     # class 1 alone is an M/M/1 queue; the server is idle with probability 1 - rho_1 - rho_2 (closed forms)
@@ -508,6 +514,7 @@ def test_a_kept_set_below_a_rewards_threshold_is_never_used():
     assert 2.0**-31 in bounds["late"]                       # P(x > 30) = (1/2)^31 for the M/M/1 queue at load 1/2
 
 
+@pytest.mark.slow
 def test_the_solver_method_is_passed_through():
     # the tandem of the closed-form tests, kept set solved by GTH: the same closed forms inside
     model, exact = _tandem(1.0, 3.0, 2.0)

@@ -5,6 +5,8 @@ with mpmath at 50 digits), Erlang B from its recursion, random reversible chains
 detailed-balance solution, transient laws from a dense matrix exponential (scipy.linalg.expm).
 """
 
+import math
+
 import mpmath
 import numpy as np
 import pytest
@@ -139,6 +141,7 @@ def test_lattice_product_form(method):
     assert np.abs(pi.probabilities - np.outer(*marginals).ravel()).sum() < 1e-11
 
 
+@pytest.mark.slow
 def test_auto_method_is_gth_on_a_long_line_and_iterative_on_a_four_dimensional_cube():
     # A birth–death chain of 300 000 states: GTH in its banded order stores about 9 numbers per state.
     line = CTMC.from_lattice((299_999,), [((1,), lambda X: 0.5 * (X[:, 0] < 299_999)), ((-1,), lambda X: 1.0 * (X[:, 0] > 0))])
@@ -445,3 +448,22 @@ def test_a_boolean_reward_is_the_indicator_of_a_set():
         chain.transient_reward(lambda X: 1.0 * (X[:, 0] >= 3), 1.0, (0,)), rel=1e-15, abs=0)
     with pytest.raises(InvalidParameterError, match="reward"):
         pi.expected([True, False])
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: __import__("analytic.ctmc", fromlist=["x"]).CTMC.from_function([0], lambda x: []),
+     r"^initial = \[0\]: must be a hashable state"),
+    (lambda: __import__("analytic.ctmc", fromlist=["x"]).CTMC([[0, 1.0], [2.0, 0]], states=[1.0, math.nan]),
+     r"^states = \[1.0, nan\]: must be labels equal to themselves \(no NaN\)$"),
+    (lambda: __import__("analytic.ctmc", fromlist=["x"]).CTMC.from_lattice((2,), 0),
+     r"^moves = 0: must be a sequence of \(displacement, rate\) pairs$"),
+    (lambda: __import__("analytic.ctmc", fromlist=["x"]).CTMC.from_lattice((2,), [((1,), lambda x: x[:, 0] < 2)], "all"),
+     r"^feasible = 'all': must be None or a function of the state array$"),
+    (lambda: __import__("analytic.ctmc", fromlist=["x"]).CTMC([[0, 1.0], [2.0, 0]]).stationary(method=np.ones(2)),
+     r"^method = .*: must be one of 'auto', 'gth', 'direct', 'iterative'$"),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()

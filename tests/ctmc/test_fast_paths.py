@@ -3,6 +3,7 @@ transpose, the symmetrized pattern, the trailing update of a front, and one meas
 factorization."""
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
 from analytic.ctmc import CTMC
@@ -57,6 +58,7 @@ def test_symmetric_pattern_is_that_of_rates_plus_transpose():
     assert pattern.indices.tolist() == expected.indices.tolist()
 
 
+@pytest.mark.slow
 def test_the_trailing_update_is_the_product():
     rng = np.random.default_rng(11)
     for f, b0, b1 in ((7, 0, 3), (90, 0, 64), (700, 64, 128), (35, 10, 17)):

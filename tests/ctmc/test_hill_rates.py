@@ -61,6 +61,7 @@ def toggle_reference(a, b, n, m, N) -> tuple[float, float, float]:
     return float(law @ i), float(law @ j), float(law[i == 0].sum())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("a, b, n, m", [(30, 30, 2, 2), (12, 8, 2, 3)])
 def test_the_toggle_switch_is_bounded_around_a_large_truncated_chain(a, b, n, m):
     bounds = stationary_bounds(toggle(a, b, n, m), {"x": x, "y": y, "no x": 1 - sympy.Min(x, 1)}, width=1e-6)
@@ -102,6 +103,7 @@ def test_a_saturating_death_is_bounded_around_its_negative_binomial_law():
     assert 6 in bounds["mean"] and 2.0**-6 in bounds["empty"]
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(-5, 5), min_size=1, max_size=4), st.lists(st.integers(0, 5), min_size=1, max_size=3),
        st.integers(1, 6), st.integers(0, 30))
@@ -182,6 +184,7 @@ def test_a_rational_rate_negative_somewhere_is_refused_naming_the_rate():
                                                    ((0, -1), y)]), {"mean": x})
 
 
+@pytest.mark.slow
 def test_a_growing_hill_birth_is_refused_never_bounded():
     # x^3 / (1 + x) = x^2 - x + 1 - 1 / (1 + x): births grow like x^2 against linear deaths
     with pytest.raises(UnstableSystemError):

@@ -294,6 +294,7 @@ def test_cluster_has_storms_state_space(cluster2):
     assert (chain.n_states, len(states), n_transitions) == (276, 276, 1120)
 
 
+@pytest.mark.slow
 def test_cluster_matches_storms_published_values(cluster2):
     # Storm's test "Cluster": seven CSL properties of cluster2.sm from the initial state.
     initial, _, chain, _ = cluster2
@@ -328,6 +329,7 @@ def test_cluster_matches_storms_published_values(cluster2):
     assert abs(passage.cdf(100.0) - published["P=? [ F<=100 !minimum ]"]) <= STORM_PRECISION
 
 
+@pytest.mark.slow
 def test_cluster_against_the_matrix_exponential(cluster2):
     # Reference: expm_multiply on the generator assembled from the commands (276 states), and a
     # dense solve for the mean time to !minimum (the package vouches 1e-10 for it).
@@ -361,6 +363,7 @@ def f_100_2000(cluster2):
     return chain.reach_probability(lambda x: not minimum(x), 1900.0, chain.transient(100.0, initial)), exact
 
 
+@pytest.mark.slow
 def test_cluster_interval_reachability_against_expm_multiply(cluster2, f_100_2000):
     # F[100,2000]: from p(100), with !minimum absorbing for 1900 more (Λ t = 95 000). expm_multiply
     # agrees to 5e-13 with a uniformization in long double (64-bit mantissa; Poisson weights from
@@ -371,6 +374,7 @@ def test_cluster_interval_reachability_against_expm_multiply(cluster2, f_100_200
     assert_relative(value, exact, uniformization_tolerance(chain, 1900.0), "F[100,2000]")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", range(2, 9))
 def test_cluster_sizes_against_expm_multiply(n):
     # N = 2..8 per side (276 to 2772 states): no published values at N > 2 here, so the reference
@@ -399,12 +403,14 @@ def embedded2():
     return initial, commands, build(initial, commands), reference_generator(initial, commands)
 
 
+@pytest.mark.slow
 def test_embedded_has_storms_state_space(embedded2):
     # Storm: EXPECT_EQ(3478ul, ...States()); EXPECT_EQ(14639ul, ...Transitions()) for embedded2.sm.
     _, _, chain, (states, n_transitions, _) = embedded2
     assert (chain.n_states, len(states), n_transitions) == (3478, 3478, 14639)
 
 
+@pytest.mark.slow
 def test_embedded_matches_storms_published_values(embedded2):
     # Storm's test "Embedded" (time in seconds: 10000 s).
     initial, _, chain, _ = embedded2
@@ -429,6 +435,7 @@ def test_embedded_matches_storms_published_values(embedded2):
         assert abs(value - published[name]) <= STORM_PRECISION, name
 
 
+@pytest.mark.slow
 def test_embedded_against_expm_multiply(embedded2):
     # Reference: expm_multiply on the generator assembled from the commands; the mean time to
     # "down" and the time "up" before it (PRISM's embedded.csl: R{"up"}=? [F "down"]) by a dense
@@ -450,6 +457,7 @@ def test_embedded_against_expm_multiply(embedded2):
                     until_reference(q, down, up), 1e-10, "R{up} [F down]")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("max_count", [1, 3])
 def test_embedded_other_counts_against_expm_multiply(max_count):
     initial, commands = embedded(max_count)
@@ -482,6 +490,7 @@ def test_tandem_has_storms_state_space(tandem5):
     assert (chain.n_states, len(states), n_transitions) == (66, 66, 189)
 
 
+@pytest.mark.slow
 def test_tandem_matches_storms_published_values(tandem5):
     # Storm's test "Tandem", c = 5.
     initial, _, chain, _ = tandem5
@@ -508,6 +517,7 @@ def test_tandem_matches_storms_published_values(tandem5):
         assert abs(value - published[name]) <= STORM_PRECISION, name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("c", [5, 10, 20])
 def test_tandem_against_the_matrix_exponential(c):
     # Reference: dense expm (66 states at c = 5), expm_multiply beyond; Storm's printed values at

@@ -31,6 +31,7 @@ def measure_of(law, balance):
     return Measure.from_parts(np.exp2(log_x - whole), whole.astype(np.int64))
 
 
+@pytest.mark.slow
 def test_aggregation_measure_approaches_the_product_form():
     # 150 x 150 lattice (22 801 states, three levels above the exact coarsest solve): on the states
     # within 2^-20 of the mode the largest error in log2 falls geometrically with the cycles
@@ -48,6 +49,7 @@ def test_aggregation_measure_approaches_the_product_form():
     assert errors[0] < 1 and errors[1] < 0.1 and errors[2] < 1e-3
 
 
+@pytest.mark.slow
 def test_preconditioner_needs_fewer_iterations_than_ilu0_and_leaves_its_matrix_alone():
     # The scaled system of a measure 10 % off in a smooth way, on the 150 x 150 lattice: GMRES
     # to 1e-10 with the V-cycle takes a fraction of ILU(0)'s iterations; the matrix handed in is not
@@ -123,6 +125,7 @@ def test_laws_beyond_the_double_range_give_finite_measures():
         assert np.allclose(law[near[1:]] / law[near[:-1]], up / down, rtol=1e-3, atol=0)
 
 
+@pytest.mark.slow
 def test_the_leaves_of_a_hub_are_aggregated_and_a_star_is_solved_exactly():
     """A hub with 20 000 leaves (rates hub -> leaf a_i, leaf -> hub b_i): pairwise matching alone
     pairs the hub with one leaf and leaves the others alone, level after level (the V-cycle's

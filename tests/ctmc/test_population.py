@@ -99,6 +99,7 @@ def _expressions(draw, depth=2):
     return sympy.Piecewise((a, sympy.Gt(a, b) & sympy.Lt(x, 10**6)), (b, True))
 
 
+@pytest.mark.slow
 @given(_expressions(), st.lists(st.integers(1, 10**9), min_size=3, max_size=3))
 def test_the_eventual_polynomial_equals_the_expression_beyond_its_threshold(expr, offsets):
     # reference: sympy evaluates the expression itself at exact rational points beyond the threshold

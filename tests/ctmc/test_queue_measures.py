@@ -63,6 +63,7 @@ def mm1_busy_density(arrival, service):
     return lambda t: mpmath.sqrt(mu / lam) * mpmath.exp(-(lam + mu) * t) * mpmath.besseli(1, 2 * t * mpmath.sqrt(lam * mu)) / t
 
 
+@pytest.mark.slow
 def test_mm1_busy_period_moments_and_law():
     # λ = 0.6, μ = 1 (ρ = 0.6), truncated at 300 (ρ^300 = 1e-67); from one job to empty.
     arrival, service = 0.6, 1.0
@@ -238,6 +239,7 @@ def test_erlang_loss_time_to_overflow(servers, load):
         assert overflow.mean > 1e17
 
 
+@pytest.mark.slow
 def test_erlang_loss_probability_of_overflow_by_t():
     # P(T <= t) for M/M/5/5 at a = 3 from empty: the chain with the full state absorbing, exp(Q t)
     # by mpmath.expm at 30 digits.

@@ -125,6 +125,7 @@ def test_lattice_larger_than_memory_is_refused_before_allocating():
         CTMC.from_lattice((99_999, 99_999), [((1, 0), lambda X: 1.0 * (X[:, 0] < 99_999))], max_states=10**11)
 
 
+@pytest.mark.slow
 def test_feasible_set_larger_than_memory_is_refused_while_enumerating():
     # Under an address-space limit of 3 GiB (ulimit -v, which available_bytes honours), a 4-D
     # simplex of side 800 (4.2e10 points) stops at the memory estimate, long before max_states,

@@ -42,6 +42,7 @@ def jackson(lam: float, mu1: float, mu2: float) -> dict[str, Fraction]:
     return {"x": rho1 / (1 - rho1), "y": rho2 / (1 - rho2), "empty": (1 - rho1) * (1 - rho2)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("lam", "mu1", "mu2"), [(0.9, 1.0, 1.0), (0.95, 1.2, 1.0), (0.8, 1.0, 1.0), (0.9, 1.5, 1.0),
                                                  (0.9, 1.0, 2.0), (0.6, 1.0, 1.25)])
 def test_tandem_intervals_contain_the_product_form(lam, mu1, mu2):
@@ -53,6 +54,7 @@ def test_tandem_intervals_contain_the_product_form(lam, mu1, mu2):
     assert bounds.neglected_mass < 1e-6
 
 
+@pytest.mark.slow
 def test_high_load_needs_the_cell_weights():
     """λ = 0.9, μ_1 = μ_2 = 1: ρ_1 + ρ_2 > 1 defeats every β^{w·x}, and station 2 fed at its own rate
     defeats Σ β^{x_i}; the weighted family is what certifies it."""
@@ -66,6 +68,7 @@ def test_high_load_needs_the_cell_weights():
     assert bounds.lyapunov.has(sympy.Function("g")) and bounds.width <= 1e-6
 
 
+@pytest.mark.slow
 def test_the_docs_example_is_now_certified():
     """docs/bounds.md's tandem, λ = 1 and μ_1 = μ_2 = 1.5 (1/1.5 + 1/1.5 > 1), refused before."""
     lam, mu = 1.0, 1.5
@@ -82,6 +85,7 @@ def _outside_grid(V: LinearGeometric, level: int, depth: int = 60) -> np.ndarray
     return grid[(n > level) & (n <= level + depth)]
 
 
+@pytest.mark.slow
 def test_the_proved_drift_holds_state_by_state_and_a_wrong_one_is_caught():
     """The found V: GV evaluated state by state beyond the kept set is <= -η, as proved. The same V
     without its cell weights (g = 1) has GV > 0 on the face y = 0 (brute force), and the exact proof
@@ -104,6 +108,7 @@ def test_the_proved_drift_holds_state_by_state_and_a_wrong_one_is_caught():
     assert prove_linear_geometric(model, found, T, steep, level, chain) is None
 
 
+@pytest.mark.slow
 def test_an_unstable_tandem_is_refused():
     """λ = 1.05 > μ_2 = 1: no stationary law, so no V is found, never an interval."""
     with pytest.raises(ConvergenceError, match="g\\(cell\\)"):

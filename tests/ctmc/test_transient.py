@@ -73,6 +73,7 @@ def test_mixing_is_detected_part_way_through_a_window():
     assert p[1] == pytest.approx(pi, rel=1e-12, abs=0)
 
 
+@pytest.mark.slow
 def test_stiff_chain_not_yet_mixed_is_refused_rather_than_answered_inaccurately():
     # Rates 1e6 and 1e-6: at t = 1e4 the slow mode has not mixed and uniformization at rate 2e6
     # would need 2e10 iterates; scipy.linalg.expm answers with a relative error of 3e-7 (checked
@@ -105,6 +106,7 @@ def test_bad_input(times, initial, match):
         chain.transient(times, initial)
 
 
+@pytest.mark.slow
 def test_steady_state_detection_does_not_cut_the_sum_short():
     # Fast rates of 20 (Λ t ~ 34 600 iterates at t = 1718) and a slowest mode decaying like
     # exp(-0.0134 t): p(1718) still differs from pi by 3.6e-10. The iterates come within 1e-9 of

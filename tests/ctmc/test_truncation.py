@@ -121,6 +121,7 @@ def _network_truncation(top):
     return solve_truncated(chain, drift), kept
 
 
+@pytest.mark.slow
 def test_product_form_network_intervals_contain_the_exact_law():
     result, kept = _network_truncation(45)
     law = _network_law()

@@ -127,6 +127,7 @@ def _delays(capacities, load, law, interruptions, depth=6):
     return (pi @ counts) / (lam * (1 - full))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("number,fcfs,once", [(1, [0.8998, 0.8998], [0.6740, 0.6740]),
                                                (2, [0.8050, 2.2055], [0.6633, 1.4790])])
 def test_one_interruption_against_fcfs_by_an_own_chain(number, fcfs, once):
@@ -139,6 +140,7 @@ def test_one_interruption_against_fcfs_by_an_own_chain(number, fcfs, once):
     assert np.all(1 - one / zero > 0.10)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("number,gap", [(1, 0.0196), (2, 0.0271)])
 def test_five_interruptions_close_to_exponential_by_an_own_chain(number, gap):
     """Sec. 5, m = 5 at ρ = 0.2: hyperexponential sizes within 5 % of exponential ones (2.0 % and 2.7 %, the row's

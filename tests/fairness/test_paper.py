@@ -96,3 +96,23 @@ def test_exact_points_at_the_largest_mean_size():
 def test_extreme_loads_sizes_and_counts_are_refused_naming_them(call, match):
     with pytest.raises(InvalidParameterError, match=match):
         call()
+
+
+@pytest.mark.parametrize("call,match", [
+    # found by a second wider exploration (60 random draws per callable)
+    (lambda: __import__("analytic.fairness.paper", fromlist=["x"]).exact_point(
+        __import__("analytic.fairness.paper", fromlist=["x"]).FIGURES[3], 5.99e307),
+     r"^load = 5.99e\+307: with mean_size = 1 gives arrival rates of about 6e\+309, beyond the double range$"),
+    (lambda: __import__("analytic.fairness.paper", fromlist=["x"]).figure_sweep([1], ["exponential"], [0.0], [0.0], 100),
+     r"^loads\[0\] = 0: must be positive and finite$"),
+    # at load 1e-108 the clock (1e111) no longer resolved a service time: delays 0, service rates NaN
+    (lambda: __import__("analytic.fairness.paper", fromlist=["x"]).simulate_point(
+        __import__("analytic.fairness.paper", fromlist=["x"]).FIGURES[1], 1e-108, "exponential", 1.0, 2000),
+     r"^load = 1e-108: is so small that 2000 arrivals span more than 1e\+12 mean job sizes \(total arrival rate × mean "
+     r"size 3e-108\), where the clock no longer resolves a service time$"),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()

@@ -77,6 +77,7 @@ def test_overlap_is_the_hypergeometric_law_in_exact_rationals(servers, d, covere
     assert np.all(law[~kept] < 1e-280)
 
 
+@pytest.mark.slow
 def test_work_is_conserved_with_a_hundred_thousand_servers():
     """S = 10^5, d = 2 (scipy's exact hypergeometric pmf took 33 s here): busy servers average λσ
     (measured 1.1e-16 off; 1e-12 leaves room for the sum of 10^5 terms)."""
@@ -123,3 +124,16 @@ def test_errors():
         random_assignment(0, 1, 1.0)
     with pytest.raises(InvalidParameterError, match="exceed max_classes"):
         random_assignment_graph(100, 3)
+
+
+@pytest.mark.parametrize("build", [
+    lambda n: __import__("analytic.fairness", fromlist=["x"]).random_assignment(n, 2, 2.0),
+])
+def test_counts_beyond_the_float_range_are_refused_as_too_large(build):
+    """A count of 10**400 (servers, sample size, batches, d) raised a raw OverflowError where its table's bytes were
+    estimated in floats before the memory check; like 10**12, it is refused before anything is allocated."""
+    from analytic.errors import StateSpaceTooLargeError
+
+    for count in (10**12, 10**400):
+        with pytest.raises(StateSpaceTooLargeError, match="needs .* of memory, more than the"):
+            build(count)

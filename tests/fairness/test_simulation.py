@@ -35,6 +35,7 @@ def covered(estimates, exact):
     return sum(compare(estimate, value).agrees for estimate, value in zip(estimates, exact, strict=True))
 
 
+@pytest.mark.slow
 def test_coverage_of_balanced_fairness_with_exponential_sizes():
     """Figures 1 and 2's graphs, ρ = 0.6, m = 0, 1, 5 in turn: δ_1 and δ_2 against the exact values."""
     cases = []
@@ -53,6 +54,7 @@ def test_coverage_of_balanced_fairness_with_exponential_sizes():
     assert low <= covered(estimates, exact) <= high
 
 
+@pytest.mark.slow
 def test_coverage_of_random_assignment_without_building_classes():
     servers, d, load = 20, 2, 0.7
     exact = random_assignment(servers, d, load * servers).mean_response_time
@@ -62,6 +64,7 @@ def test_coverage_of_random_assignment_without_building_classes():
     assert low <= covered(estimates, [exact] * RUNS) <= high
 
 
+@pytest.mark.slow
 def test_coverage_of_the_exact_chain_with_hyperexponential_sizes():
     """Non-exponential sizes: the truncated chain is the reference, for m = 0, 1 and 5."""
     graph, rates = three_server_graph(), [0.8, 0.8]
@@ -76,6 +79,7 @@ def test_coverage_of_the_exact_chain_with_hyperexponential_sizes():
     assert low <= covered(estimates, values) <= high
 
 
+@pytest.mark.slow
 def test_coverage_of_the_exact_chain_with_a_cyclic_phase_type_law():
     """A PhaseType law with feedback between its phases (not an Erlang mixture: the simulator draws it
     through the compiled phase-type kernel), mean 1: the truncated chain is the reference, m = 0 and 2."""
@@ -92,6 +96,7 @@ def test_coverage_of_the_exact_chain_with_a_cyclic_phase_type_law():
     assert low <= covered(estimates, values) <= high
 
 
+@pytest.mark.slow
 def test_random_assignment_with_hyperexponential_sizes_against_the_exact_chain():
     """S = 4, d = 2 (6 classes), m = 1, queue of 3 jobs: the chain on the explicit classes is the reference."""
     graph = random_assignment_graph(4, 2)
@@ -128,6 +133,7 @@ def test_measured_interruptions_per_job_and_same_numbers_through_executors():
     assert serial.interruptions_per_job == pytest.approx(3.0, rel=0.03, abs=0)
 
 
+@pytest.mark.slow
 def test_numba_disabled_runs_the_same_code():
     """The compiled event loop and the same code run by the Python interpreter give the same numbers."""
     graph, rates = three_server_graph((1, 0, 1)), [0.6, 0.5]
@@ -266,3 +272,17 @@ def test_old_names_warn_and_give_the_fields():
         with pytest.warns(AnalyticDeprecationWarning), pytest.raises(InvalidParameterError, match="label = 2: must be below 2"):
             getattr(sim, old)(2)
     assert repr(sim).startswith(f"InterruptionSimulation(m=0, mean_response_time=[{sim.mean_response_time[0]:.5g}, ")
+
+
+@pytest.mark.parametrize("build", [
+    lambda n: __import__("analytic.fairness", fromlist=["x"]).simulate_random_assignment(
+        n, 2, 5.0, arrivals=2000, seed=1, executor=__import__("analytic.simulation", fromlist=["x"]).SerialExecutor()),
+])
+def test_counts_beyond_the_float_range_are_refused_as_too_large(build):
+    """A count of 10**400 (servers, sample size, batches, d) raised a raw OverflowError where its table's bytes were
+    estimated in floats before the memory check; like 10**12, it is refused before anything is allocated."""
+    from analytic.errors import StateSpaceTooLargeError
+
+    for count in (10**12, 10**400):
+        with pytest.raises(StateSpaceTooLargeError, match="needs .* of memory, more than the"):
+            build(count)

@@ -59,6 +59,7 @@ def graphs_and_rates(draw):
     return CompatibilityGraph(sets, capacities), np.array(rates) / 2
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(graphs_and_rates())
 def test_load_and_bottleneck_match_brute_force(case):
@@ -79,6 +80,7 @@ def test_load_and_bottleneck_match_brute_force(case):
         assert rates[list(violation)].sum() >= service_rate(graph, violation)
 
 
+@pytest.mark.slow
 def test_three_server_condition_of_section_5():
     """λ_1 < μ_1 + μ_3, λ_2 < μ_2 + μ_3, λ_1 + λ_2 < μ (Section 5), on a grid including the boundary."""
     mu1, mu2, mu3 = 1.0, 0.5, 2.0
@@ -102,6 +104,7 @@ def test_exact_boundary_is_unstable_and_names_the_set():
     assert "exceeds" not in str(error.value)
 
 
+@pytest.mark.slow
 def test_large_graph_decided_without_enumeration():
     """N = 1500 classes: the LP answers; checked against the sets it names and a feasible scaling."""
     rng = np.random.default_rng(3)
@@ -157,6 +160,7 @@ def test_a_trivially_stable_graph_at_rates_far_from_one():
         assert result.stable and result.load == rate / capacity and result.bottleneck == (0,)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("capacities", [(1.0, 1.0, 1.7e308), (1.7e308, 1.0, 1.0), (1.0, 1.7e308, 1.0), (0.5, 2.0, 1.7e308)])
 def test_a_server_of_1e308_beside_unit_ones_section_5(capacities):
     """The three-server graph of Section 5 with μ_3 = 1.7e308 (and permutations): brought below 1 as a whole, the
@@ -190,6 +194,7 @@ def graphs_and_rates_at_many_scales(draw):
     return CompatibilityGraph(graph.server_sets, graph.capacities * capacity_scales), rates * rate_scales
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(graphs_and_rates_at_many_scales())
 def test_classes_and_servers_at_different_scales_match_exact_brute_force(case):

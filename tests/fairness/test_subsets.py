@@ -41,6 +41,7 @@ def stable_systems(draw, max_classes=3, max_load=0.6):
     return graph, rates * load / stability(graph, rates).load
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None)
 @given(stable_systems(max_load=0.5))
 def test_subset_recursion_equals_the_truncated_lattice_sum(system):
@@ -105,6 +106,7 @@ def test_equations_10_11_as_printed(capacities):
         assert balanced_fairness(graph, rates).mean_service_rate == pytest.approx(expected, rel=1e-12, abs=0)
 
 
+@pytest.mark.slow
 def test_equations_10_11_derived_again_with_sympy():
     assert symbolic_check().differences == (0, 0)
 
@@ -230,6 +232,7 @@ def test_equations_10_11_at_any_scale(capacities, rates):
                                                                   abs=0)
 
 
+@pytest.mark.slow
 def test_equations_10_11_refuse_exactly_the_rates_theorem_1_refuses():
     """Theorem 1's closed form on the three-server graph against the stability LP, boundaries included."""
     capacities = (1.0, 0.5, 2.0)
@@ -244,3 +247,14 @@ def test_equations_10_11_refuse_exactly_the_rates_theorem_1_refuses():
             else:
                 with pytest.raises(UnstableSystemError, match=r"unstable: arrival rate of classes"):
                     three_server_rates(capacities, [a, b])
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: __import__("analytic.fairness", fromlist=["x"]).balanced_fairness("graph", [1.0, 1.0]),
+     r"^graph = 'graph': must be a CompatibilityGraph$"),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()

@@ -51,6 +51,7 @@ def test_random_balance_table_against_the_ctmc():
     assert network.mean_response_time == pytest.approx(np.array(mean) / (np.array(rates) * (1 - blocked)), rel=1e-9, abs=0)
 
 
+@pytest.mark.slow
 def test_processor_sharing_and_its_rates():
     rates = np.array([0.1, 0.3, 0.2])
     network = whittle_network(processor_sharing(2.0), rates, 120, mean_size=1.0, log=True, normalization=1 / (1 - 0.3))
@@ -89,3 +90,28 @@ def test_errors():
         whittle_network(processor_sharing(), [0.5, -0.5], 4, log=True)
     with pytest.raises(InvalidParameterError, match="normalization"):
         whittle_network(processor_sharing(), [0.5, 0.2], 4, log=True, normalization=0.0)
+
+
+@pytest.mark.parametrize("build, name", [
+    (lambda: __import__("analytic.fairness", fromlist=["x"]).whittle_network(lambda x: 1 / 0, [0.2, 0.4], 5), "balance"),
+])
+def test_an_exception_from_a_user_callable_is_wrapped_naming_the_input(build, name):
+    """One rule for user callables (analytic.validation.user_code), as CTMC.from_function: a raw ValueError from
+    flow_time(..., lambda x: "equi", ...) or a user's own exception became InvalidParameterError naming the input."""
+    with pytest.raises(InvalidParameterError, match=f"^{name} = "):
+        build()
+
+
+def test_whittle_network_refuses_a_normalization_below_the_lattice_sum():
+    """normalization = 1 for M/M/1-PS at load 0.6 (true value 2.5) gave mass_outside = 0.0 while the lattice alone
+    sums to 2.5. Reference: Σ_(n <= 50) 0.6^n = (1 - 0.6^51)/0.4 in exact rationals."""
+    from fractions import Fraction
+
+    from analytic.fairness import processor_sharing, whittle_network
+
+    with pytest.raises(InvalidParameterError, match=r"^normalization = 1: must be at least the sum over the lattice, "
+                                                    r"exp\(0.9162907319"):
+        whittle_network(processor_sharing(), [0.2, 0.4], 50, log=True, normalization=1.0)
+    outside = float(Fraction(3, 5) ** 51)
+    assert whittle_network(processor_sharing(), [0.2, 0.4], 50, log=True, normalization=2.5).mass_outside == \
+        pytest.approx(outside, rel=0, abs=1e-15)

@@ -319,3 +319,29 @@ def test_repr_shows_the_completion_times():
     first, second = 1 / math.sqrt(10) + 1 / math.sqrt(30), 2 / math.sqrt(30)
     assert f"completion_times=[{first:.6f}, {second:.6f}]" in text
     assert "total=0.863950323522" in text
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: __import__("analytic.hesrpt", fromlist=["x"]).hesrpt_flow_time([1.0, 2 + 1j], 0.5, 10),
+     r"^sizes = \[1.0, \(2\+1j\)\]: must be a non-empty 1-D sequence of real numbers \(job sizes\)$"),
+    (lambda: __import__("analytic.hesrpt", fromlist=["x"]).hesrpt_allocation(10**18, 0.5),
+     r"^heSRPT's allocation to m jobs needs 1,000,000,000,000,000,000 states and about"),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()
+
+
+def test_equal_sizes_finish_in_one_order_across_heSRPT():
+    """hesrpt_flow_time and flow_time(..., "hesrpt", ...) ordered two equal jobs' completions oppositely. The rule:
+    of equal sizes, the one listed first ranks as the larger and finishes later. References: the closed form
+    (Theorem 8), the event-by-event evaluation and the optimization of optimal_allocation, three computations."""
+    from analytic.hesrpt import flow_time, hesrpt_flow_time, optimal_allocation
+
+    sizes = [1.0, 1.0, 2.0, 1.0]
+    closed = hesrpt_flow_time(sizes, 0.5, 10).completion_times
+    assert closed[0] > closed[1] > closed[3]
+    assert flow_time(sizes, "hesrpt", 0.5, 10).completion_times == pytest.approx(closed, rel=1e-12, abs=1e-15)
+    assert optimal_allocation(sizes, 0.5, 10).completion_times == pytest.approx(closed, rel=1e-9, abs=1e-12)

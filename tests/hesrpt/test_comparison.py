@@ -118,3 +118,16 @@ def test_a_subset_of_policies_skips_knee():
 def test_invalid_input_raises_a_named_error(call, match):
     with pytest.raises(InvalidParameterError, match=match):
         call()
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: __import__("analytic.hesrpt", fromlist=["x"]).pareto_sizes(3, 1e-300, 0),
+     r"^shape = 1e-300: is so small that Pareto sizes overflow double precision"),
+    (lambda: __import__("analytic.hesrpt", fromlist=["x"]).compare_policies(exponents=(0.5,), servers=100, jobs=5, seeds=(-1,)),
+     r"^seeds = \(-1,\): must be integers >= 0"),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()

@@ -282,6 +282,7 @@ def peak_bytes(call):
         tracemalloc.stop()
 
 
+@pytest.mark.slow
 def test_the_memory_estimates_cover_the_measured_peaks():
     """The refusals above are only as good as the bytes per job they assume: each covers the peak tracemalloc sees."""
     m = 200_000

@@ -119,6 +119,7 @@ def test_brute_force_over_completion_orders_with_cvxpy(kind, parameter):
     assert max(values.values()) > 1.01 * result.total  # the order matters: the check can discriminate
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind,parameter", [("amdahl", 0.9), ("log", None)])
 def test_eight_jobs_against_cvxpy(kind, parameter):
     expected = best_for_order(convex_program(SIZES.size, kind, parameter, 10.0), np.sort(SIZES))
@@ -176,6 +177,7 @@ def test_amdahl_can_leave_large_jobs_without_servers():
     assert np.all(result.durations >= 0)
 
 
+@pytest.mark.slow
 def test_thirty_jobs_with_a_callable_speedup():
     sizes = 1.0 + np.random.default_rng(2).pareto(1.5, 30)
     result = optimal_allocation(sizes, lambda k: np.log1p(k), 100.0)
@@ -199,6 +201,7 @@ TABLES = st.lists(st.one_of(st.sampled_from([1.0, 0.75, 0.5, 0.25]), st.floats(0
     lambda raw: SpeedupTable(np.cumsum(np.concatenate([[1.0], np.sort(raw)[::-1]]))))
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(table=TABLES, servers=st.one_of(st.integers(1, 14).map(float), st.floats(0.3, 14.0)),
        sizes=st.lists(st.one_of(st.sampled_from([1.0, 2.0, 3.0]), st.floats(0.1, 5.0)), min_size=1, max_size=7))

@@ -287,3 +287,29 @@ def test_knee_search_with_a_table_flat_beyond_d():
     assert one_each.means.size == 1 and one_each.mean == pytest.approx(np.mean(SIZES), rel=1e-15, abs=0)
     with pytest.raises(InvalidParameterError, match="policy 'hesrpt' is defined for s.k. = k.p only"):
         flow_time(SIZES, "hesrpt", TABLE, 10)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: __import__("analytic.hesrpt", fromlist=["x"]).knee_search([1.0, 2.0], 0.5, 10**18),
+     r"^KNEE's tables over 1,000,000,000,000,000,000 whole servers needs"),
+    (lambda: __import__("analytic.hesrpt", fromlist=["x"]).flow_time([1.0, 2.0], {"a": 1}, 0.5, 10),
+     r"^policy = \{'a': 1\}: must be a callable or one of hesrpt"),
+    (lambda: __import__("analytic.hesrpt", fromlist=["x"]).flow_time([1.0, 2.0], "equi", 0.5, 10, record="yes"),
+     r"^record = 'yes': must be True or False$"),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()
+
+
+@pytest.mark.parametrize("build, name", [
+    (lambda: __import__("analytic.hesrpt", fromlist=["x"]).flow_time([1.0, 2.0], lambda x: "equi", 0.5, 10), "policy"),
+    (lambda: __import__("analytic.hesrpt", fromlist=["x"]).flow_time([1.0, 2.0], lambda x: 1 / 0, 0.5, 10), "policy"),
+])
+def test_an_exception_from_a_user_callable_is_wrapped_naming_the_input(build, name):
+    """One rule for user callables (analytic.validation.user_code), as CTMC.from_function: a raw ValueError from
+    flow_time(..., lambda x: "equi", ...) or a user's own exception became InvalidParameterError naming the input."""
+    with pytest.raises(InvalidParameterError, match=f"^{name} = "):
+        build()

@@ -117,3 +117,17 @@ def test_every_form_of_a_table_gives_the_same_bounds():
         assert [bounds.squared_distance, bounds.distance, bounds.blocking] == pytest.approx(expected[:3], rel=1e-12, abs=0)
     with pytest.raises(InvalidParameterError, match="is a curve without a largest server count d"):
         stein_bounds(SpeedupCurve.amdahl(0.9), n, alpha, beta)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: __import__("analytic.moldable", fromlist=["x"]).traffic("abc", 0.5, 0.1),
+     r"^n = 'abc': must be a real number or an array of real numbers$"),
+    (lambda: __import__("analytic.moldable", fromlist=["x"]).stein_bounds(
+        __import__("analytic.speedup", fromlist=["x"]).SpeedupTable([1, 1.8, 2.5]), 4000, 10**18, 0.1),
+     r"^alpha = 1000000000000000000: makes β n\^\(-α\) underflow"),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()

@@ -67,7 +67,7 @@ def test_the_box_leaves_states_out_and_bounds_their_mass():
 
 @pytest.mark.parametrize("speedup,lam,n,p", [
     (SUBLINEAR, 0.8, 12, None),                               # p* on 3 and 4 servers: four sizes, whole chain
-    (SUBLINEAR, 0.8, 40, None),                               # the same, 7 386 states
+    pytest.param(SUBLINEAR, 0.8, 40, None, marks=pytest.mark.slow),  # the same, 7 386 states
     (SpeedupTable([1, 1.5]), 0.9, 40, "greedy"),                   # one size (2 divides 40)
 ])
 def test_whole_chains_give_intervals_from_the_solver_accuracy(speedup, lam, n, p):

@@ -18,12 +18,8 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from analytic.moldable import greedy_metrics, optimal_occupancy, traffic
-from analytic.moldable.paper import (
-    LINEAR,
-    SUBLINEAR,
-    _case_iii_examples,
-    _face_is_a_point,
-)
+from analytic.moldable.claims import _case_iii_examples, _face_is_a_point
+from analytic.moldable.paper import LINEAR, SUBLINEAR
 
 
 def _allocation(idle, p):
@@ -135,6 +131,7 @@ def test_left_side_of_23_exceeds_24_plus_25_in_halfin_whitt():
     assert pieces["left23"] > pieces["e24"] + pieces["e25"]
 
 
+@pytest.mark.slow
 def test_lemma3_values_at_n_40():
     """Sub-linear, λ = 0.8, n = 40, δ = 0.06: E[V_2] = 1.18e-5 <= 2/(nδ) = 0.83 and P(r > λ + δ) = 2.60e-5 <= 3.54."""
     pieces = _pieces(SUBLINEAR, 0.8, 40, 0.06)
@@ -201,6 +198,7 @@ def _on_the_line(values, i):
     return [j for j in range(1, len(s) + 1) if s[j - 1] == s[i - 1] + slope * (j - i)]
 
 
+@pytest.mark.slow
 def test_theorem1_iii_uniqueness_in_rationals():
     """Each of the 45 cases (iii): the optimum is unique iff only i and i + 1 lie on the line through them (another
     index on it carries a second optimum: KKT with the same multipliers), decided in rationals; it agrees with the

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import analytic.moldable.greedy as greedy_module
+import analytic.moldable.metrics as greedy_module
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.moldable import allocation_probabilities, greedy_chain, greedy_metrics, optimal_occupancy
 from analytic.speedup import SpeedupCurve, SpeedupTable
@@ -67,6 +67,7 @@ def erlang_b(servers, load):
 # -- eq. (10) -----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.one_of(st.just(0.0), st.floats(0, 1)), min_size=1, max_size=8).filter(lambda w: sum(w) > 0.01),
        st.lists(st.integers(0, 12), min_size=1, max_size=6))
@@ -205,6 +206,7 @@ def test_erlang_route_checks_its_arguments(kwargs, match):
         greedy_metrics(**arguments)
 
 
+@pytest.mark.slow
 def test_rate_conservation_eq3():
     """E[x_i] comes from the arrivals (λ a_i / s_i, Little's law per allocation size): it equals the mean of
     X_i / n under the chain's stationary law (flow balance of each X_i), and λ (1 - P_b) = Σ s_i E[x_i] (eq. 3)."""
@@ -216,6 +218,7 @@ def test_rate_conservation_eq3():
     assert SUBLINEAR.values @ exact.mean_occupancy == pytest.approx(0.8 * (1 - exact.blocking), rel=1e-12, abs=0)
 
 
+@pytest.mark.slow
 def test_iterative_and_direct_solutions_agree():
     direct = greedy_metrics(SUBLINEAR, 0.8, 40, method="direct")
     iterative = greedy_metrics(SUBLINEAR, 0.8, 40, method="iterative")
@@ -454,3 +457,41 @@ def test_a_curve_without_d_is_refused():
         greedy_metrics(SpeedupCurve.power(0.5), 0.8, 10)
     with pytest.raises(InvalidParameterError, match="speedup = None: must be a SpeedupTable"):
         greedy_chain(None, 0.8, 10)
+
+
+def test_greedy_chain_refuses_a_billion_servers_before_allocating():
+    """n = 1e9 with d = 2 allocated an (n + 1) x 3 table (7.5 GB for d = 5) before any check."""
+    from analytic.errors import StateSpaceTooLargeError
+    from analytic.moldable import greedy_chain
+    from analytic.speedup import SpeedupTable
+
+    with pytest.raises(StateSpaceTooLargeError, match="the greedy\\(p\\) chain needs more than 30,000,000 states"):
+        greedy_chain(SpeedupTable.linear(2), 0.8, 10**9)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: __import__("analytic.moldable", fromlist=["x"]).allocation_probabilities(3, [[1.0], [1.0, 2.0]]),
+     r"^p = \[\[1.0\], \[1.0, 2.0\]\]: must be a probability vector \(must be a non-empty 1-D sequence of real numbers"),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()
+
+
+def test_greedy_metrics_gives_erlangs_formula_where_the_chain_is_too_large():
+    """greedy_metrics(linear, 0.9, 10**9) refused, naming Erlang's loss system. With one allocation size m dividing n
+    the chain is that system: greedy_metrics now gives its numbers, and the chain builder's refusal points there.
+    Reference: erlang_b at n/m slots and load nλ/s_m (analytic.erlang), and E[D] = 1/s_m."""
+    from analytic.erlang import erlang_b
+    from analytic.errors import StateSpaceTooLargeError
+    from analytic.moldable import greedy_chain, greedy_metrics
+    from analytic.speedup import SpeedupTable
+
+    with pytest.raises(StateSpaceTooLargeError, match=r"Erlang's loss system with 250,000,000 slots: "
+                                                      r"P_b = erlang_b\(250000000, 225000000.0\)"):
+        greedy_chain(SpeedupTable.linear(4), 0.9, 10**9)
+    metrics = greedy_metrics(SpeedupTable.linear(4), 0.9, 10**9)
+    assert metrics.blocking == pytest.approx(erlang_b(250_000_000, 225_000_000.0), rel=1e-12, abs=0)
+    assert metrics.mean_response_time == pytest.approx(0.25, rel=1e-12, abs=0)

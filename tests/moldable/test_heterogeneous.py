@@ -56,6 +56,7 @@ def lp_p(speedup, lam):
     return float(min(values) / rate)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(job_classes())
 def test_q1_q2_matches_the_lp_and_is_feasible(classes):
@@ -138,3 +139,14 @@ def test_a_class_takes_any_form_of_its_table():
     optima = [heterogeneous_optimum([c]).mean_response_time for c in classes]
     assert optima == [optima[0]] * 3
     assert optima[0] == pytest.approx(lp_p(table, 0.6) * 0.6 / 0.5, rel=1e-12, abs=0)   # (1/λ) Σ y with load 0.6
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: __import__("analytic.moldable", fromlist=["x"]).heterogeneous_optimum(None),
+     r"^classes = None: must be a non-empty sequence of MoldableClass$"),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()

@@ -6,6 +6,7 @@ over the optimal face (HiGHS minimizing and maximizing every y_i at the optimal 
 checked against the same exact vertices. Values at the ends of the double range: tests/moldable/test_occupancy_edges.py.
 """
 
+import math
 from fractions import Fraction
 
 import mpmath
@@ -128,6 +129,7 @@ def test_non_unique_case_iii_is_flagged():
 # -- cross-validation against the LP ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(speedups_and_rates())
 def test_closed_form_and_lp_match_the_exact_vertices_and_are_kkt_optimal(case):
@@ -154,6 +156,7 @@ def test_closed_form_and_lp_match_the_exact_vertices_and_are_kkt_optimal(case):
         assert np.max(np.abs(lp.theta - theta)) <= 1e-14 * scale
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(concave_speedups())
 @example(SpeedupTable([1.0, 2.0, 3.0, 4.0, 5.0, 5.99999]))
@@ -168,6 +171,7 @@ def test_full_load_matches_the_exact_vertices(speedup):
     assert kkt_residual(speedup, 1.0, opt.y, opt.nu, opt.theta0) < 1e-14
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(concave_speedups(st.sampled_from([1.0, 0.75, 0.5, 0.25])), st.data())
 def test_uniqueness_flag_matches_the_optimal_face(speedup, data):
@@ -305,3 +309,41 @@ def test_lp_pivots_to_the_exact_vertex(solver):
     assert lp.y.tolist() == pytest.approx([0, 0, float(y3), float(y4), 0], rel=2e-16, abs=0)
     assert lp.mean_response_time == pytest.approx(float((y3 + y4) / lam), rel=2e-16, abs=0)
     assert kkt_residual(SpeedupTable(NEARLY_LINEAR), NEARLY_LINEAR_RATE, lp.y, lp.nu, lp.theta0) < 1e-15
+
+
+def test_kkt_residual_refuses_a_nan_multiplier():
+    """A NaN multiplier used to give residual 0.0 (max() skips NaN), certifying optimality."""
+    from analytic.moldable import kkt_residual
+    from analytic.speedup import SpeedupTable
+
+    s = SpeedupTable([1, 1.8, 2.5, 3, 3.4])
+    for nu, theta0, name in [(math.nan, 0.625, "nu"), (-1.25, math.nan, "theta0")]:
+        with pytest.raises(InvalidParameterError, match=f"^{name} = nan: must be a finite real number$"):
+            kkt_residual(s, 0.8, [0.0, 0.0, 0.2, 0.1, 0.0], nu, theta0)
+    with pytest.raises(InvalidParameterError, match=r"^y = .*: must be a 1-D sequence of real numbers$"):
+        kkt_residual(s, 0.8, np.array([0, 0, 0.2, 0.1, 0]) + 0j, -1.25, 0.625)
+
+
+@pytest.mark.parametrize("load", [1e-7, 1e-12, 1e-300])
+def test_occupancy_lp_at_tiny_load_matches_theorem_1(load):
+    """HiGHS returned y = 0 below its feasibility tolerance (λ = 1e-12); the LP is now solved scaled.
+    Reference: Theorem 1's closed form, y* = λ/s_d on d servers at low load (optimal_occupancy)."""
+    from analytic.moldable import occupancy_lp, optimal_occupancy
+    from analytic.speedup import SpeedupTable
+
+    s = SpeedupTable([1, 1.8, 2.5, 3, 3.4])
+    lp, exact = occupancy_lp(s, load), optimal_occupancy(s, load)
+    assert np.allclose(lp.y / load, exact.y / load, rtol=1e-12, atol=1e-12)
+    assert lp.y[-1] == pytest.approx(load / 3.4, rel=1e-12, abs=0)
+    assert lp.mean_response_time == pytest.approx(exact.mean_response_time, rel=1e-12, abs=0)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: __import__("analytic.moldable", fromlist=["x"]).optimal_occupancy([[1.0], [1.0, 2.0]], 0.5),
+     r"^speedup = \[\[1.0\], \[1.0, 2.0\]\]: must be a non-empty 1-D sequence of real numbers s_1, ..., s_d$"),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()

@@ -128,6 +128,7 @@ def test_an_exact_tie_is_case_ii():
     assert opt.y.tolist() == pytest.approx([0.0, 0.5, 0.0], rel=1e-15, abs=0)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.floats(1e-6, 1.0), min_size=0, max_size=6),
        st.one_of(st.floats(5e-324, 1.0), st.sampled_from(TINY_RATES), st.integers(1, 7)))

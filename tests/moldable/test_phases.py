@@ -85,7 +85,7 @@ def brute_force(speedup, lam, n, p, initial, generator):
     (erlang(2), THREE, 0.8, 4),
     (fitted(1.0, 2.0), THREE, 0.8, 4),                    # H2, scv 4
     (hyperexponential([0.3, 0.7], [2.0, 4 / 7]), THREE, 0.6, 5),
-    (erlang(3), SpeedupTable([1, 1.6]), 0.9, 5),
+    pytest.param(erlang(3), SpeedupTable([1, 1.6]), 0.9, 5, marks=pytest.mark.slow),
 ])
 def test_against_a_brute_force_generator_in_mpmath(law, speedup, lam, n):
     """Blocking and, through Little's law E[N] = nλ(1 - P_b) E[D], the mean execution time."""
@@ -141,6 +141,7 @@ SIMULATED = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SIMULATED)
 def test_simulated_phase_type_sizes_cover_the_exact_chain(name):
     """Coverage of the simulator's 95 % intervals of P_b and E[D] over 100 fixed seeds, inside the

@@ -61,6 +61,7 @@ def coverage(name):
     return hits
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SYSTEMS)
 def test_exact_chain_values_are_covered_at_the_stated_rate(name):
     low, high = coverage_band(len(SEEDS))
@@ -68,6 +69,7 @@ def test_exact_chain_values_are_covered_at_the_stated_rate(name):
     assert np.all((low <= hits) & (hits <= high)), f"coverage of (P_b, E[D], E[x_i]): {hits.tolist()} not in [{low}, {high}]"
 
 
+@pytest.mark.slow
 def test_pooled_coverage_is_neither_too_low_nor_too_high():
     """Over the six systems, 600 intervals per quantity: too wide intervals would show here."""
     low, high = coverage_band(len(SEEDS) * len(SYSTEMS))
@@ -75,6 +77,7 @@ def test_pooled_coverage_is_neither_too_low_nor_too_high():
     assert np.all((low <= pooled) & (pooled <= high)), f"pooled coverage {pooled.tolist()} not in [{low}, {high}]"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("law", [deterministic(), mixed_erlang(), pareto(1.5)], ids=["deterministic", "mixed_erlang", "pareto"])
 def test_linear_speedup_blocking_is_erlang_b_for_every_size_law(law):
     """d = 5 divides n = 50: 10 slots of 5 servers, offered load 50 λ / 5; the start is stationary."""
@@ -104,6 +107,7 @@ def blocked_fraction_from_empty(slots, rate_per_server, service_rate, arrivals):
     return total / arrivals
 
 
+@pytest.mark.slow
 def test_paper_procedure_from_empty_has_the_exact_transient_blocking():
     """Linear speed-up, n = 20 (4 slots), λ = 1, 60 arrivals per run from empty, no warm-up."""
     exact = blocked_fraction_from_empty(slots=4, rate_per_server=20.0, service_rate=5.0, arrivals=60)
@@ -132,6 +136,7 @@ def fields(sim):
             sim.measured)
 
 
+@pytest.mark.slow
 def test_same_seed_same_numbers_serial_in_processes_and_on_dask():
     distributed = pytest.importorskip("distributed")
     arguments = dict(speedup=SUBLINEAR, rate_per_server=0.8, servers=30, size="mixed_erlang", arrivals=60_000, replications=3,
@@ -152,6 +157,7 @@ def test_seed_none_records_its_entropy_for_a_rerun():
     assert fields(first) == fields(again)
 
 
+@pytest.mark.slow
 def test_no_jit_runs_the_same_code_with_the_same_numbers():
     script = ("from analytic.moldable import simulate_moldable\nfrom analytic.speedup import SpeedupTable\n"
               "from analytic.simulation import SerialExecutor\n"

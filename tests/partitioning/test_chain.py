@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import analytic.partitioning.chain as chain_module
+from analytic import partitioning as P
 from analytic.ctmc import CTMC
 from analytic.errors import InvalidParameterError
 from analytic.partitioning import (
@@ -107,3 +108,19 @@ def test_errors():
         log_relaxation_bound(SMALL, PATH3, -1.0, 0.5)
     with pytest.raises(InvalidParameterError, match="xi = 0: must be positive"):
         spectral_gap(loss_chain(SMALL, PATH3), 0.0)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: P.lump(P.state_space(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0)), [(0, [0, 0])]),
+     r"^configuration = .*: must be \(type in 0..0, slot of each node\) pairs, one per template: template = "),
+    # clock_rate e^(q/β) = e^(10^18): the arrival rates of ADGP's chain overflow
+    (lambda: P.adgp_chain(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0), 1.0, 10**18, 1.0),
+     r"^queue_weights = 1000000000000000000: over beta = 1 give arrival rates"),
+    (lambda: P.lump(P.state_space(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0)), [(0, (0, 2)), (0, (0, 3))]),
+     r"^configuration = .*: slot 0 is in two templates \(the templates of a configuration are disjoint\)$"),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()

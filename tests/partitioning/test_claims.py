@@ -56,6 +56,7 @@ def _frame_chain_by_expm(load: float, period: float, window: int) -> tuple[np.nd
     return offsets, law, np.where(offsets >= 0, 4, 3)
 
 
+@pytest.mark.slow
 def test_theorem1_queue_bound_fails_at_rho_3_1():
     """Thm 1 row: triangles on 3 x 4 slots at ρ = 3.1, f = log(1 + x), T = 1, α = 1/256. Max-Weight holds 4 templates
     from α f(Q) > 3 (checked at α = 1/4 with max_weight_configuration), so the queue sits at f^-1(3/α): E f(Q) = 768
@@ -85,6 +86,7 @@ def test_theorem1_queue_bound_fails_at_rho_3_1():
     assert case["cost"] == pytest.approx(3 * share, abs=3e-3) and case["cost"] == pytest.approx(0.3, abs=1e-9)
 
 
+@pytest.mark.slow
 def test_theorem1_cost_is_static_optimum_and_literal_reading():
     """Thm 1 rows at ρ = 3.5: the mean cost is 3 x (share of time with 4 templates) = 3(ρ - 3) = G(x*) = 1.5 (flow
     balance), within the cost bound; E[Q] ≈ e^(3/α), so α log E[Q] ≈ 3 (the literal O(f^-1(1/α)) = O(e^(1/α))

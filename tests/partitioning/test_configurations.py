@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from analytic import partitioning as P
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
 from analytic.partitioning import (
     Cluster,
@@ -48,6 +49,7 @@ def clusters_and_jobs(draw):
     return Cluster(slots), jobs
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(clusters_and_jobs())
 def test_counts_before_enumeration_match_the_enumeration(instance):
@@ -111,3 +113,25 @@ def test_huge_lattice_falls_back_to_a_lower_bound():
 def test_bad_max_states():
     with pytest.raises(InvalidParameterError, match="max_states = 0: must be a positive integer"):
         configurations(FIGURE1_CLUSTER, FIGURE1_JOB, max_states=0)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: P.configurations(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0), symmetry="no"),
+     r"^symmetry = 'no': must be True or False$"),
+    (lambda: P.configurations(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0)).describe(99),
+     r"^i = 99: must be a state index below 5$"),
+    (lambda: P.configurations(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0)).index((7, 7)),
+     r"^key = \(7, 7\): must be the key of a state"),
+    # found by hand after the sweep: count vectors that are no configuration (np.repeat of 10^18 ids raised
+    # a raw ValueError; three 2-node templates on 4 slots got a key), two templates on one slot, weights
+    # whose sum overflows (an IndexError), an exact 10^6! (6 s; 10^7! would take minutes), 14! candidates
+    (lambda: P.configurations(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0)).key([10**18] * 3),
+     r"^counts = .*: must be a configuration: its templates need more slots of some machine than it has \(\[2, 2\]\)$"),
+    (lambda: P.configurations(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0)).key([3, 0, 0]),
+     r"^counts = \[3, 0, 0\]: must be a configuration"),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()

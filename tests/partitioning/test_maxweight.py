@@ -8,6 +8,7 @@ tests/partitioning/test_bruteforce.py.
 import numpy as np
 import pytest
 
+from analytic import partitioning as P
 from analytic.errors import InvalidParameterError
 from analytic.partitioning import GraphJob, max_weight, max_weight_configuration
 from analytic.partitioning.paper import FIGURE1_CLUSTER, FIGURE1_JOB
@@ -50,3 +51,31 @@ def test_algorithm1_weights_alpha_f_of_the_queues():
 def test_errors(kwargs, message):
     with pytest.raises(InvalidParameterError, match=message):
         max_weight_configuration(FIGURE1_CLUSTER, FIGURE1_JOB, **kwargs)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: P.max_weight_configuration(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0), [1.0], 1.0, f="log"),
+     r"^f = 'log': must be a function of the queue vector"),
+    (lambda: P.max_weight(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0), 1e308),
+     r"^queue_weights = 1e\+308: must keep every configuration's weight q·n - b finite \(q = \[1e\+308\] on up to 2 "
+     r"templates overflows a double\)$"),
+    (lambda: P.max_weight_configuration(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0), [5.0], 1e308),
+     r"^alpha = 1e\+308: must keep every configuration's weight q·n - b finite \(q = \[1.79\d*e\+308\] on up to 2 "
+     r"templates"),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()
+
+
+@pytest.mark.parametrize("build, name", [
+    (lambda: P.max_weight_configuration(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0), [1.0], 1.0,
+                                        lambda q: q["x"]), "f"),
+])
+def test_an_exception_from_a_user_callable_is_wrapped_naming_the_input(build, name):
+    """One rule for user callables (analytic.validation.user_code), as CTMC.from_function: a raw ValueError from
+    flow_time(..., lambda x: "equi", ...) or a user's own exception became InvalidParameterError naming the input."""
+    with pytest.raises(InvalidParameterError, match=f"^{name} = "):
+        build()

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
+from analytic import partitioning as P
 from analytic.errors import InvalidParameterError
 from analytic.partitioning import (
     GraphJob,
@@ -81,3 +82,14 @@ def test_loads_on_or_outside_the_boundary():
     for rate in (2.0, 2.5):
         with pytest.raises(InvalidParameterError, match="loads must lie strictly inside the capacity region"):
             operating_point(FIGURE1_CLUSTER, GraphJob(5, FIGURE1_JOB.edges, rate, 1.0), 0.5)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: P.operating_point(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 0.5, 1.0), 1e-300),
+     r"^beta = 1e-300: must be at least 2e-09 \(1e-9 times the largest cost\)"),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from analytic import partitioning as P
 from analytic.ctmc import CTMC
 from analytic.errors import InvalidParameterError
 from analytic.partitioning import (
@@ -39,6 +40,7 @@ Q_FROZEN = dgp_queue_weights([20], 1.0, np.e, 0.5, 12, 0.0)
 RUNS = 100
 
 
+@pytest.mark.slow
 def test_frozen_dgp_covers_pi_star():
     """DGP-bar (Section 6): E cost, E|C| and P(cost = 2) of eq. (15) inside the intervals at the nominal rate."""
     law = dgp_distribution(FIGURE1_CLUSTER, FIGURE1_JOB, Q_FROZEN, 1.0)
@@ -54,6 +56,7 @@ def test_frozen_dgp_covers_pi_star():
     assert pooled == pytest.approx(law.expected_cost, rel=0.01, abs=0)
 
 
+@pytest.mark.slow
 def test_frozen_adgp_covers_its_law():
     """ADGP-bar (Prop. 4): the configuration's law is γ̂ e^(W/β)."""
     law = adgp_distribution(FIGURE1_CLUSTER, FIGURE1_JOB, 0.2, Q_FROZEN, 1.0)
@@ -65,6 +68,7 @@ def test_frozen_adgp_covers_its_law():
     assert all(low <= h <= high for h in hits), (hits, (low, high))
 
 
+@pytest.mark.slow
 def test_max_weight_with_short_frames_against_the_birth_death_chain():
     """Frames of T = 0.005: Algorithm 1 is nearly the continuous rule n*(Q) = 2 if log(1 + Q) > 1 else 0.
 
@@ -126,6 +130,7 @@ def test_same_seed_same_numbers_through_any_executor():
     assert serial.method == "independent replications" and serial.samples == 3 and serial.seed == 11
 
 
+@pytest.mark.slow
 def test_python_and_compiled_loops_agree():
     """NUMBA_DISABLE_JIT=1 runs the same code in Python, with the same numbers."""
     code = ("from analytic.partitioning import simulate_dgp, simulate_adgp, simulate_max_weight\n"
@@ -251,3 +256,34 @@ def test_a_horizon_near_the_end_of_the_double_range_sees_the_empty_cluster(simul
         run = simulate(seed)
         values = (run.expected_cost.value, run.expected_cost.half_width, run.queue.value[0], run.expected_templates.value[0])
         assert values == pytest.approx((0.0, 0.0, 0.0, 0.0), abs=0)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: P.simulate_adgp(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 0.5, 1.0), 1.0, 0.5, 10**18, time=100.0),
+     r"^clock_rate = 1e\+18: times time = 100 asks for 1e\+20 clock ticks"),
+    (lambda: P.simulate_max_weight(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 0.5, 1.0), 1.0, 1e-300, time=100.0),
+     r"^frame = 1e-300: divides time = 100 into 1e\+302 frames"),
+    (lambda: P.simulate_adgp(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 0.5, 1.0), 50.0, 0.5, 0.05, frozen_queues=[20],
+                             time=100.0),
+     r"^frozen_queues = \[20\]: give weights q = \[88.36\d*\] \(alpha = 50\) whose clocks λ̂ e\^\(q/β\) at beta = 0.5 "
+     r"tick about e\^178.3 times over time = 100, more than 1e\+12$"),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()
+
+
+@pytest.mark.parametrize("build", [
+    lambda n: P.simulate_dgp(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0), 0.5, 0.5, frozen_queues=[20], time=100.0,
+                             seed=1, batches=n),
+])
+def test_counts_beyond_the_float_range_are_refused_as_too_large(build):
+    """A count of 10**400 (servers, sample size, batches, d) raised a raw OverflowError where its table's bytes were
+    estimated in floats before the memory check; like 10**12, it is refused before anything is allocated."""
+    from analytic.errors import StateSpaceTooLargeError
+
+    for count in (10**12, 10**400):
+        with pytest.raises(StateSpaceTooLargeError, match="needs .* of memory, more than the"):
+            build(count)

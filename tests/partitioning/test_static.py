@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from analytic import partitioning as P
 from analytic.errors import InvalidParameterError, UnstableSystemError
 from analytic.partitioning import (
     Cluster,
@@ -49,6 +50,7 @@ def test_triangles_need_a_split_beyond_three(rho, cost):
     assert result.delta_star == pytest.approx(4 / rho - 1, rel=1e-12, abs=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(st.floats(0.05, 1.9), st.floats(0.05, 3.9))
 def test_highs_and_cvxpy_agree(rho_graph, rho_triangle):
@@ -131,3 +133,14 @@ def test_huge_loads_are_unstable_by_their_factor(rho):
                                                   + re.escape(f"= {rho / 4:.10g} must be < 1")) as error:
         static_partitioning(FIGURE1_CLUSTER, triangle(rho))
     assert error.value.value == pytest.approx(rho / 4, rel=1e-12, abs=0)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: P.static_partitioning(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 1.0, 1.0), solver=np.ones(2)),
+     r'^solver = .*: must be "highs" or "cvxpy"$'),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()

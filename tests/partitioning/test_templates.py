@@ -41,6 +41,7 @@ def test_figure1_templates_of_cost_1_to_4():
     assert cost_distribution(FIGURE1_CLUSTER, FIGURE1_JOB).costs.tolist() == [1, 2, 3, 4, 5]
 
 
+@pytest.mark.slow
 def test_figure1_count_and_cost_law_against_enumeration():
     every = templates(FIGURE1_CLUSTER, FIGURE1_JOB)
     assert len(every) == math.perm(12, 5) == template_count(FIGURE1_CLUSTER, FIGURE1_JOB) == 95040
@@ -146,3 +147,24 @@ def test_falling_factorial_refuses_too_many_digits(n, k):
         falling_factorial(n, k)
     stated = float(re.search(r"it has about ([0-9.e+]+)", str(error.value)).group(1))
     assert stated == pytest.approx(digits, rel=0.03, abs=0)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: __import__("analytic.partitioning.templates", fromlist=["x"]).falling_factorial(5, -1),
+     r"^k = -1: must be an integer >= 0$"),
+    (lambda: __import__("analytic.partitioning.templates", fromlist=["x"]).falling_factorial(10**6, 10**6),
+     r"^k = 1000000: must leave \(n\)_k = \(1000000\)_1000000 at most 1000000 decimal digits \(it has about 5.57e\+06\)"),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()
+
+
+def test_falling_factorial_of_a_huge_n_with_few_factors_is_exact():
+    """The digit limit counts the result, not n: (10^18)_3 by hand."""
+    from analytic.partitioning.templates import falling_factorial
+
+    n = 10**18
+    assert falling_factorial(n, 3) == n * (n - 1) * (n - 2)

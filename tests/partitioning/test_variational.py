@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from analytic import partitioning as P
 from analytic.errors import InvalidParameterError
 from analytic.partitioning import (
     Cluster,
@@ -55,6 +56,7 @@ def test_closed_form_optimum_against_mpmath(q, beta):
     assert variational_optimum(FIGURE1_CLUSTER, FIGURE1_JOB, q, beta) == pytest.approx(reference, rel=1e-12, abs=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.floats(0.0, 1.0), min_size=105, max_size=105).filter(lambda x: sum(x) > 0.01),
        st.floats(0.05, 3.0), st.floats(-1.0, 4.0))
@@ -145,3 +147,14 @@ def test_a_heaviest_weight_beyond_the_double_range_is_refused(call):
     with pytest.raises(InvalidParameterError, match=r"queue_weights = \[1.7e\+308\]: must keep the heaviest configuration's "
                                                     r"weight .* within the double range \(it is about 3.400e\+308\)"):
         call(*SMALL, [1.7e308], 0.5)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: P.solve_variational(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 0.5, 1.0), 10**18, 1.0),
+     r"^queue_weights = 1000000000000000000: over beta = 1 give weights W/β up to 2e\+18"),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()

@@ -11,6 +11,7 @@ import mpmath
 import numpy as np
 import pytest
 
+from analytic import partitioning as P
 from analytic.errors import InvalidParameterError
 from analytic.partitioning import (
     GraphJob,
@@ -116,3 +117,13 @@ def test_bounds_formula():
 def test_errors(call, message):
     with pytest.raises(InvalidParameterError, match=message):
         call()
+
+
+def test_thresholds_beyond_double_precision_are_infinite_not_an_overflow():
+    """Theorem 2's h threshold C_0 β⁻¹ ε^(-(2-b+1/b)/(1-b)) at ε = 1e-300 and Corollary 1's log h = β^(-1/(1-b)) at
+    β = 1e-300 exceed double precision: inf (the hypothesis (28) then fails), where they raised OverflowError."""
+    conditions = P.dgp_conditions(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 0.5, 1.0), 0.1, 0.5, 1e-300, 10.0, 0.5)
+    assert conditions.log_h_required == math.inf and not conditions.holds
+    assert P.dgp_parameters(1e-300, 0.5).log_h == math.inf
+    assert P.dgp_parameters(1.4e154, 0.5).alpha == math.inf                           # β² (an OverflowError before)
+    assert P.dgp_parameters(0.5, 0.5).log_h == pytest.approx(4.0, rel=1e-15, abs=0)      # (1/2)^(-2), by hand

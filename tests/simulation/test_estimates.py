@@ -264,3 +264,32 @@ def test_an_estimate_used_as_a_number_warns_and_uses_its_value():
     with pytest.warns(AnalyticDeprecationWarning, match=r"an Estimates used as a number"):
         np.testing.assert_array_equal(np.asarray(Estimates(np.ones(2), np.zeros(2), 0.95, "batch means", 20)) * 3,
                                       [3.0, 3.0])
+
+
+def test_estimators_take_valid_data_near_the_top_of_the_double_range():
+    """mean_estimate([1.7e308] * 2) was refused as "value = inf", batch_means of 1e307s as "numerators = inf".
+    Reference: exact rational means (fractions.Fraction)."""
+    from fractions import Fraction
+
+    from analytic.simulation import batch_means, mean_estimate
+
+    top = mean_estimate([1.7e308, 1.7e308])
+    assert top.value == pytest.approx(1.7e308, rel=1e-16, abs=0) and top.half_width == pytest.approx(0, abs=1e-300)
+    spread = mean_estimate([1e308, -1e308, 1e308])
+    assert spread.value == pytest.approx(float(Fraction(1e308) / 3), rel=1e-15, abs=0)
+    assert spread.half_width == math.inf          # t_2 s / √3 = 2.87e308: beyond the double range, said as inf
+    batched = batch_means(np.full(1000, 1e307))
+    assert batched.value == pytest.approx(1e307, rel=1e-15, abs=0) and batched.half_width < 1e293
+
+
+def test_t_quantile_of_a_count_beyond_the_float_range_is_the_normal_quantile():
+    """t_quantile(0.95, 10**400) raised a raw OverflowError converting the degrees of freedom to a float. Reference:
+    the normal quantile, z_0.975 = sqrt(2) erfinv(0.95), in mpmath at 30 digits (the t law's limit)."""
+    import mpmath
+
+    from analytic.simulation import t_quantile
+
+    mpmath.mp.dps = 30
+    normal = float(mpmath.sqrt(2) * mpmath.erfinv(mpmath.mpf("0.95")))
+    for samples in (10**30, 10**400):
+        assert t_quantile(0.95, samples) == pytest.approx(normal, rel=1e-15, abs=0)

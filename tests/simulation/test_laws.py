@@ -8,6 +8,7 @@ five standard errors, over fixed seeds; the paper's Pareto CDF as printed (Ghanb
 Section 7); the two-moment fit against the requested mean and standard deviation.
 """
 
+import math
 import os
 import subprocess
 import sys
@@ -197,6 +198,7 @@ def test_compiled_draw_follows_the_law(name):
         assert abs(x.mean() - law.mean) <= 5 * max(x.std(), 1e-12) / np.sqrt(x.size) + 1e-12
 
 
+@pytest.mark.slow
 def test_compiled_draw_gives_the_same_numbers_without_jit():
     script = ("import numpy as np; from analytic.simulation import draw, mixed_erlang, pareto, bimodal\n"
               "rng = np.random.default_rng(4)\n"
@@ -289,3 +291,35 @@ def test_size_law_by_name_and_by_object():
 def test_bad_laws_raise(make, match):
     with pytest.raises(InvalidParameterError, match=match):
         make()
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: __import__("analytic.simulation", fromlist=["x"]).exponential().sample("seed", 3),
+     r"^rng = 'seed': must be a numpy.random.Generator or None$"),
+    (lambda: __import__("analytic.simulation", fromlist=["x"]).exponential().cdf(math.nan),
+     r"^x = nan: must be free of NaN: nan$"),
+    (lambda: __import__("analytic.simulation", fromlist=["x"]).erlang(2, 2.2e-311),
+     r"^mean = 2.2e-311: gives a law beyond double precision \(rates = \[inf\]"),
+    (lambda: __import__("analytic.simulation", fromlist=["x"]).pareto(1.5, 1e-323),
+     r"^mean = 9.88\d*e-324: gives a law beyond double precision \(its mean would be 1.97626e-323\)$"),
+    (lambda: __import__("analytic.simulation", fromlist=["x"]).exponential().scaled(1e-310),
+     r"^mean = 1e-310: gives a law beyond double precision"),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()
+
+
+@pytest.mark.parametrize("build", [
+    lambda n: __import__("analytic.simulation", fromlist=["x"]).exponential().sample(np.random.default_rng(1), n),
+])
+def test_counts_beyond_the_float_range_are_refused_as_too_large(build):
+    """A count of 10**400 (servers, sample size, batches, d) raised a raw OverflowError where its table's bytes were
+    estimated in floats before the memory check; like 10**12, it is refused before anything is allocated."""
+    from analytic.errors import StateSpaceTooLargeError
+
+    for count in (10**12, 10**400):
+        with pytest.raises(StateSpaceTooLargeError, match="needs .* of memory, more than the"):
+            build(count)

@@ -511,6 +511,7 @@ def mean_band_holds(samples, mean):
     return abs(np.mean(z)) < 4 / math.sqrt(len(z))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SAMPLED)
 def test_vectorized_sampler_follows_the_cdf_over_many_seeds(name):
     law = SAMPLED[name]
@@ -543,6 +544,7 @@ def test_compiled_draw_follows_the_cdf_over_many_seeds(name):
     assert mean_band_holds(samples, law.mean)
 
 
+@pytest.mark.slow
 def test_compiled_draw_gives_the_same_numbers_without_jit():
     script = ("import numpy as np; from analytic.simulation import draw, fit_phase_type, PhaseType\n"
               "rng = np.random.default_rng(4)\n"

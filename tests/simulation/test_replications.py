@@ -97,3 +97,29 @@ def test_bad_input_raises(kwargs, match):
 def test_streams_names_its_count():
     with pytest.raises(InvalidParameterError, match="count = 0: must be a positive integer"):
         streams(1, 0)
+
+
+def _entropy(seed: np.random.SeedSequence) -> int:
+    return seed.entropy
+
+
+@pytest.mark.parametrize("count", [10**12, 10**30, 10**400])
+def test_random_streams_beyond_memory_are_refused_before_spawning(count):
+    """streams(1, 10**30) and replicate(..., 10**30) raised a raw OverflowError in SeedSequence.spawn, 10**12 would
+    spawn until memory ran out, and a count whose bytes exceed the float range was refused as "bytes_needed = ...",
+    a parameter no caller has. Each is now StateSpaceTooLargeError, with no memory spent (tracemalloc's peak)."""
+    import tracemalloc
+
+    from analytic.errors import StateSpaceTooLargeError
+    from analytic.simulation import SerialExecutor, replicate, streams
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(StateSpaceTooLargeError, match=f"^the random streams of {count:,} replications needs"):
+            streams(1, count)
+        with pytest.raises(StateSpaceTooLargeError, match=f"^the random streams of {count:,} replications needs"):
+            replicate(_entropy, count, seed=1, executor=SerialExecutor())
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2**20

@@ -174,6 +174,7 @@ def test_servers_beyond_the_largest_float_are_refused():
         fcfs_bounds(10**400, CLASSES, 1.0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("load", [0.5, 0.9])
 def test_three_classes_contain_the_exact_chain(load):
     """Needs 1, 2 and 4 of k = 8 servers with unequal mean sizes, at 0.5 and 0.9 of the FCFS saturation

@@ -75,6 +75,7 @@ def test_boundary_is_every_state_outside_with_a_jump_in(solved):
         assert all(j in index for j in found)
 
 
+@pytest.mark.slow
 def test_entry_cost_against_exact_hitting_times(solved):
     """κ against the largest Σ_j q(y, j) m_j over the states outside, m solved by mpmath (30 digits) on the
     kept states with every exit sent to the reference: κ is at least that and within 1e-5 of it."""

@@ -290,7 +290,8 @@ def saturated_throughput_by_runs(k, n, p):
     return sum(pi[i] * (a + b) for (a, b, _), i in states.items()), len(states)
 
 
-@pytest.mark.parametrize(("k", "n", "p"), [(7, 3, 0.5), (256, 64, 0.5), (256, 64, 0.9), (1500, 2, 0.5)])
+@pytest.mark.parametrize(("k", "n", "p"), [(7, 3, 0.5), (256, 64, 0.5), (256, 64, 0.9),
+                                           pytest.param(1500, 2, 0.5, marks=pytest.mark.slow)])
 def test_fcfs_saturation_with_long_cascades(k, n, p):
     """A departure of an n-job starts up to n 1-jobs, and the first state fills all k servers: before the
     cascade was settled path by path (2^64 paths at n = 64) and by recursion (RecursionError at k = 2000)."""
@@ -385,3 +386,15 @@ def test_a_vast_chain_is_refused_for_its_size_before_its_rates():
     the chain is refused for its size first (one class alone can hold 10^308 jobs in service)."""
     with pytest.raises(StateSpaceTooLargeError, match=r"^the chain \(jobs of one class in service\) needs more than"):
         exact_multiserver("fcfs", 10**308, [RigidClass(1, 1.0, 0.1)], 1.0)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: __import__("analytic.splitting", fromlist=["x"]).fcfs_saturation(
+        10**18, [__import__("analytic.splitting", fromlist=["x"]).RigidClass(1, 1.0, 1.0)]),
+     r"^the chain \(jobs of one class in service\) needs more than 2,000,000 states"),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()

@@ -160,6 +160,7 @@ def test_eq13_gaps_in_exact_rationals():
     assert gaps == pytest.approx([0.115, 0.0394, 0.0128, 0.00443, 0.00174], rel=5e-3, abs=0)
 
 
+@pytest.mark.slow
 def test_lsf_criterion_against_a_closed_form_and_a_deeper_truncation():
     """LSF row: the method, on k = 2 with needs 1 and 2 (class 2 is served only when no class-1 job is: its slots
     are P(N_1 = 0) of an M/M/2 queue, (1 - r)/(1 + r); truncated 20 standard deviations out); and the k = 32
@@ -287,7 +288,8 @@ def test_condition5_at_every_figure_point_in_exact_rationals():
     where it holds (the rows' table of expected verdicts): only Figure 1 as printed at k = 16384 (0.7521), Figure 2a at
     ρ = 0.5 and 0.6 (0.348, 0.6991) and Figure 2b at k = 32 (0.9035); under scaling (8b) 1.0254, 1.2924, 3.3382,
     4.7944 (docs)."""
-    from analytic.splitting import figures, stability_margin
+    from analytic.splitting import figure_claims as figures
+    from analytic.splitting import stability_margin
 
     margins = {}
     for panel, system in _figure_points():
@@ -338,7 +340,7 @@ def small_sweep():
 def test_point_rows_carry_the_exact_condition5_and_eq16(small_sweep):
     """The rows built from a reduced sweep: the condition (5) row's value is the rational computation's verdict, its note
     the rational margin to 4 digits, and the BS-FCFS helper probabilities of the sweep."""
-    from analytic.splitting import figures
+    from analytic.splitting import figure_claims as figures
 
     for i, system in enumerate(small_sweep.systems):
         condition, _ = figures._point_rows("Fig. 1, as printed", "Figure 1", small_sweep, i)
@@ -390,7 +392,7 @@ def test_gain_verdict_flips_when_an_interval_overlaps(small_sweep):
     """Which classes gain: an interval of a rival moved to just above BS-FCFS's makes the class gain, to overlap it makes
     it not resolved, below it makes it lose; a sweep where every class gains turns the per-class row (which expects that
     some class does not) into a failure."""
-    from analytic.splitting import figures
+    from analytic.splitting import figure_claims as figures
 
     sw = small_sweep
     low, top = sw.result("bs-fcfs", 1).per_class_response_time[0].interval
@@ -411,7 +413,7 @@ def test_gain_verdict_flips_when_an_interval_overlaps(small_sweep):
 
 def test_point_rows_name_a_run_that_is_not_stationary(small_sweep):
     """A rival's run flagged as growing is named in the per-class row's note (its E[R_i] describe a transient)."""
-    from analytic.splitting import figures
+    from analytic.splitting import figure_claims as figures
 
     growing = _with_run(small_sweep, "fcfs", 0, stationary=False)
     _, classes = figures._point_rows("Fig. 1, as printed", "Figure 1", growing, 0)

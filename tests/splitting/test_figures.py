@@ -4,6 +4,7 @@ References: f_k = ⌊(k/32)^(2/3)⌋ and the loads of Figure 1 evaluated with mp
 arrival rates λ = ρ k / ϱ in exact rational arithmetic (fractions.Fraction).
 """
 
+import math
 import sys
 from fractions import Fraction
 
@@ -99,3 +100,16 @@ def test_sweep_holds_the_estimates_of_its_runs():
         assert sw.mean_response_time_ci.tolist() == estimates.half_width.tolist()
     with pytest.warns(AnalyticDeprecationWarning, match=r"Sweep\.jobs is renamed arrivals"):
         assert sw.jobs == sw.arrivals == 2000
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: __import__("analytic.splitting", fromlist=["x"]).figure2_heavy_traffic(256, [0.5, math.nan]),
+     r"^loads = \[0.5, nan\]: must be finite: nan at index \(1,\)$"),
+    (lambda: __import__("analytic.splitting", fromlist=["x"]).figure3_systems([], 8),
+     r"^classes = \[\]: must be a non-empty sequence of RigidClass$"),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()

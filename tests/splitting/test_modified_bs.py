@@ -178,6 +178,7 @@ def partition_cases(draw):
     return k, classes
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(partition_cases())
 def test_partition_properties(case):
@@ -422,3 +423,15 @@ def test_modified_bs_arrival_rate_against_the_service_rates():
             modified_bs_chain(11, rate, ONE)
     # E_11(λ) underflows: the exact chain sends no job to the helpers
     assert modified_bs_helper_probability(11, 2.0**-1016, ONE) == pytest.approx(0.0, rel=0, abs=1e-300)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: __import__("analytic.splitting", fromlist=["x"]).modified_bs_chain(
+        8, 2.0, [__import__("analytic.splitting", fromlist=["x"]).RigidClass(1, 1.0, 1.0)], hyperexponential={3: (0.5, 1.0)}),
+     r"^hyperexponential = \{3: \(0.5, 1.0\)\}: must be None or a mapping from class indices 0..0 to \(p, rate\)$"),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()

@@ -329,6 +329,7 @@ def test_an_exponential_law_in_disguise_lumps_to_the_exponential_metrics(policy,
     np.testing.assert_allclose(exact.per_class_response_time, plain.per_class_response_time, rtol=1e-10, atol=0)
 
 
+@pytest.mark.slow
 def test_an_exponential_law_in_disguise_saturates_and_is_bounded_alike():
     phased = [RigidClass(c.need, c.probability, c.mean_size, size=DISGUISED) for c in EXPONENTIAL]
     plain, exact = fcfs_saturation(4, EXPONENTIAL), fcfs_saturation(4, phased)
@@ -539,6 +540,7 @@ SIMULATED = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SIMULATED)
 def test_simulated_phase_type_sizes_cover_the_exact_chain(name):
     """Coverage of the simulator's 95 % intervals over 100 fixed seeds, inside coverage_band's binomial band."""

@@ -51,6 +51,7 @@ def test_decreasing_hazard_gives_the_inverse_hazard():
     np.testing.assert_allclose(gittins_rank(pareto(1.5), ages), ages / 1.5, rtol=1e-6, atol=0)
 
 
+@pytest.mark.slow
 def test_two_point_law_against_a_brute_force_infimum():
     law = bimodal(1.0, 10.0, 0.2)
     values, probabilities = np.array([1.0, 10.0]), np.array([0.8, 0.2])
@@ -109,3 +110,15 @@ def test_job_class_size_laws():
         RigidClass(1, 1.0, 2.0, size="exponential", size_std=1.0)
     with pytest.raises(InvalidParameterError, match=r"size = 'lognormal': must be a SizeLaw or one of"):
         RigidClass(1, 1.0, 2.0, size="lognormal")
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: __import__("analytic.splitting.policies", fromlist=["x"]).gittins_table(
+        __import__("analytic.simulation", fromlist=["x"]).pareto(), 10**18),
+     r"^the Gittins table needs 1,000,000,000,000,000,000 states"),
+])
+def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=match):
+        call()

@@ -76,6 +76,7 @@ def test_intervals_cover_the_exact_chain(policy, k, classes, load, depth, metric
     assert all(low <= count <= high for count in hits.values()), (hits, (low, high))
 
 
+@pytest.mark.slow
 def test_per_class_estimates_cover_the_exact_chain():
     rate = rate_at(0.6, 8, THREE)
     exact = exact_multiserver("fcfs", 8, THREE, rate, max_waiting=120)
@@ -89,6 +90,7 @@ def test_per_class_estimates_cover_the_exact_chain():
     assert np.all((low <= hits) & (hits <= high)), hits
 
 
+@pytest.mark.slow
 def test_modified_bs_sends_erlang_b_to_the_helpers_for_any_size_law():
     """Property 1: each A_i is an M/GI/s_i/s_i loss system, insensitive to the size law."""
     classes = [RigidClass(1, 0.5, 1.0, size="deterministic"), RigidClass(2, 0.3, 2.0, size=pareto(2.5)),
@@ -121,6 +123,7 @@ def test_little_law_and_common_random_numbers():
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_fcfs_grows_below_load_one_where_server_filling_does_not():
     """k = 4, needs 1 and 4 (powers of two): FCFS saturates at load 0.714 (exact); at 0.85 its queue
     grows at λ - λ_max while ServerFilling, throughput optimal here, stays stationary."""
@@ -243,6 +246,7 @@ def test_builtin_policies_follow_section_2(name, reference):
     assert plain.wait_probability.value == builtin.wait_probability.value
 
 
+@pytest.mark.slow
 def test_server_filling_gittins_follows_section_2():
     """The interpolated rank table (gittins_table) orders the jobs as the closed-form rank does; the
     runs agree up to the table's accuracy (an order swapped between two nearly equal ranks)."""
@@ -293,6 +297,7 @@ def test_same_seed_same_numbers_serially_and_in_processes():
         assert serial.method == "independent replications" and serial.samples == 4
 
 
+@pytest.mark.slow
 def test_without_jit_the_same_numbers():
     code = ("from analytic.splitting import RigidClass, simulate_multiserver\n"
             "c = [RigidClass(1, 0.6, 1.0), RigidClass(2, 0.3, 1.0), RigidClass(4, 0.1, 2.0)]\n"
@@ -326,6 +331,7 @@ def test_arrivals_beyond_the_event_loops_integers_are_refused_up_front(jobs, rep
         simulate_multiserver("fcfs", 8, THREE, 1.0, arrivals=jobs, replications=replications, batches=batches)
 
 
+@pytest.mark.slow
 def test_arrivals_at_the_limit_pass_the_check(monkeypatch):
     """The largest accepted count reaches the replications with batch boundaries that did not overflow (stopped
     there: it would run for centuries)."""
@@ -525,3 +531,11 @@ def test_compare_pairs_the_fields_of_the_exact_and_the_simulated_result():
     assert shifted["mean_response_time"].verdict == "disagrees" and shifted["wait_probability"].verdict == "agrees"
     with pytest.raises(InvalidParameterError, match=r"must share a field with the simulated result MultiserverSimulation"):
         compare(sim, fcfs_saturation(8, [RigidClass(2, 1.0, 1.0)]))
+
+
+def test_a_state_beyond_memory_is_refused_naming_the_servers():
+    """A system of 10**18 servers is refused before its state is allocated, naming what it would need."""
+    from analytic.errors import AnalyticError
+
+    with pytest.raises(AnalyticError, match=r"^the state of 1,000,000,000,000,000,000 servers needs"):
+        simulate_multiserver("fcfs", 10**18, [RigidClass(1, 1.0, 1.0)], 1.0, arrivals=1000)
