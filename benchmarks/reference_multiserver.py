@@ -16,6 +16,12 @@ partial heap selection for the ranked orders), so that the two do equal work and
 measures what the package's structure costs. The ServerFilling-Gittins loop uses the Gittins rank
 of an exponential size, its mean (constant in the attained service). MaxWeight has no reference.
 
+The balanced-splitting loop agrees with the exact chain of a small system (BS-FCFS, k = 8, needs 1
+and 2, load 0.4: E[R] 1.2650 ± 0.0008 over 20 runs of 10⁶ against the chain's 1.26509) and with the
+package at k = 16, load 0.9 over 20 runs of each (BS-FCFS 5 479 ± 450 against 5 752 ± 478;
+ModifiedBS 15 855 ± 352 against 15 984 ± 377). There a single run's E[R] varies by about 16 %
+(BS-FCFS) between seeds, so one run of each can differ by thousands.
+
 :func:`reference` maps a policy name and a class table to a call.
 """
 

@@ -26,7 +26,9 @@ warm-up, exponential sizes), at k = 2048, load 0.8 with the classes of Figure 1 
 f_2048 = 16 (needs 16, 32, 64, 128) and at k = 16, load 0.9 with the unscaled Figure 1 classes
 (needs 1, 2, 4, 8). Package and loop alternate, best of three, ``--reference-jobs`` arrivals each
 (default 10⁶); the table gives jobs per second of both, their ratio (target >= 1) and both mean
-response times (the package's with its 95 % half-width). ``--only engines`` (also part of the full
+response times (the package's with its 95 % half-width; one run each, so at k = 16, load 0.9, where
+BS-FCFS's E[R] varies by about 16 % between seeds, the two may differ by more than that half-width
+without either being wrong: ``benchmarks/reference_multiserver.py``). ``--only engines`` (also part of the full
 run): Algorithm 1 of Bonald & Comte and the DGP, ADGP and Max-Weight simulators of Ghaderi et al.
 against their plain loops (``benchmarks/simulation_engines.py``).
 """
