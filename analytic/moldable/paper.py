@@ -313,10 +313,11 @@ def _procedure_gap(printed: float, mean: float, standard_error: float, runs: int
     return gap / math.sqrt(spread**2 / paper_runs + standard_error**2)
 
 
-@renamed_arguments(jobs="arrivals")
-def table1_simulation(speedup: SpeedupTable, alpha: float, beta: float, law: str, runs: int, arrivals: int,
-                      seed: int | None, executor=None, **procedure) -> MoldableSimulation:
-    """A Table 1 cell simulated at n = 4000: ``runs`` replications of ``arrivals`` arrivals each.
+@renamed_arguments(jobs="arrivals_per_replication", runs="replications")
+def table1_simulation(speedup: SpeedupTable, alpha: float, beta: float, law: str, replications: int,
+                      arrivals_per_replication: int, seed: int | None, executor=None, **procedure) -> MoldableSimulation:
+    """A Table 1 cell simulated at n = 4000: ``replications`` of ``arrivals_per_replication`` arrivals each
+    (the paper's runs).
 
     Parameters
     ----------
@@ -326,10 +327,10 @@ def table1_simulation(speedup: SpeedupTable, alpha: float, beta: float, law: str
         The row's traffic ``λ = 1 - β n^(-α)``.
     law : str
         The column's size law (a name of :data:`analytic.simulation.LAW_NAMES`).
-    runs : int
-        Replications.
-    arrivals : int
-        Arrivals per replication.
+    replications : int
+        Independent replications (the paper averages 100 runs).
+    arrivals_per_replication : int
+        Arrivals in each.
     seed : int or None
         Seed of the replications (None: fresh entropy).
     executor : concurrent.futures.Executor, optional
@@ -350,7 +351,7 @@ def table1_simulation(speedup: SpeedupTable, alpha: float, beta: float, law: str
     """
     lam = float(traffic(TABLE1_SERVERS, alpha, beta))
     option("law", law, LAW_NAMES)
-    runs, per_run = integer("runs", runs), integer("arrivals", arrivals)
+    runs, per_run = integer("replications", replications), integer("arrivals_per_replication", arrivals_per_replication)
     return simulate_moldable(speedup, lam, TABLE1_SERVERS, size=law, arrivals=runs * per_run, replications=runs,
                              seed=seed, executor=SerialExecutor() if executor is None else executor, **procedure)
 
