@@ -46,6 +46,20 @@ def warn(old: str, new: str, stacklevel: int = 3) -> None:
     deprecated(f"{old} is renamed {new}; the old name will be removed in version 0.3", stacklevel + 1)
 
 
+def renamed_entry(owner: str, old: str, new: str, values: Any, name: str, index: Any, first: int = 0) -> Any:
+    """The deprecated accessor ``owner.old(index)`` of an entry of ``owner.new``: warns, then returns
+    ``values[index - first]``, refusing an ``index`` (named ``name``) outside ``first, ...,
+    first + len(values) - 1``."""
+    from .errors import InvalidParameterError
+    from .validation import integer
+
+    warn(f"{owner}.{old}()", f"{owner}.{new}", stacklevel=4)
+    k = integer(name, index, minimum=first)
+    if k - first >= len(values):
+        raise InvalidParameterError(name, index, f"must be below {first + len(values)}")
+    return values[k - first]
+
+
 def deprecated(message: str, stacklevel: int = 3) -> None:
     """Warn with ``message`` (:class:`~analytic.errors.AnalyticDeprecationWarning`)."""
     from .errors import AnalyticDeprecationWarning  # here: it imports numpy, which `import analytic` does not

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from analytic._deprecation import renamed_arguments, renamed_attribute, warn
+from analytic._deprecation import renamed_arguments, renamed_attribute, renamed_entry
 from analytic.errors import InvalidParameterError, UnstableSystemError
 from analytic.fairness._engine import JobPool, advance
 from analytic.fairness.graph import CompatibilityGraph, check_rates
@@ -129,12 +129,7 @@ class InterruptionSimulation(ArrivalRun):
     mean_delay = renamed_attribute("mean_response_time")
 
     def _entry(self, old: str, field: str, label: int) -> Estimate:
-        warn(f"InterruptionSimulation.{old}()", f"InterruptionSimulation.{field}[label]", stacklevel=4)
-        values = getattr(self, field)
-        k = integer("label", label, minimum=0)
-        if k >= len(values):
-            raise InvalidParameterError("label", label, f"must be below {len(values)} (one per class)")
-        return values[k]
+        return renamed_entry("InterruptionSimulation", old, f"{field}[label]", getattr(self, field), "label", label)
 
     def delay_estimate(self, label: int = 0) -> Estimate:
         """Deprecated: use ``mean_response_time[label]``."""

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analytic._deprecation import renamed_arguments, renamed_attribute, warn
+from analytic._deprecation import renamed_arguments, renamed_attribute, renamed_entry, warn
 from analytic._kernels import kernel
 from analytic.errors import InvalidParameterError
 from analytic.memory import require
@@ -147,11 +147,8 @@ class MoldableSimulation(ArrivalRun):
 
     def occupancy_estimate(self, servers: int) -> Estimate:
         """Deprecated: use ``mean_occupancy[servers - 1]``."""
-        warn("MoldableSimulation.occupancy_estimate()", "MoldableSimulation.mean_occupancy[servers - 1]")
-        i = integer("servers", servers, minimum=1)
-        if i > len(self.mean_occupancy):
-            raise InvalidParameterError("servers", servers, f"must be at most d = {len(self.mean_occupancy)}")
-        return self.mean_occupancy[i - 1]
+        return renamed_entry("MoldableSimulation", "occupancy_estimate", "mean_occupancy[servers - 1]",
+                             self.mean_occupancy, "servers", servers, first=1)
 
     def __repr__(self) -> str:
         return (f"MoldableSimulation(servers={self.servers}, blocking={shown(self.blocking)}, "

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logsumexp
 
-from analytic._deprecation import renamed_attribute, warn
+from analytic._deprecation import renamed_attribute, renamed_entry, warn
 from analytic.errors import InvalidParameterError, UnstableSystemError
 from analytic.memory import require
 from analytic.partitioning._engine import ADGP, DGP, DONE, OVERFLOW, frame_loop, template_loop, update_weights
@@ -142,15 +142,7 @@ class PartitioningSimulation(SimulationRun):
         return self._entry("queue_estimate", "queue", job)
 
     def _entry(self, old: str, name: str, job: object) -> Estimate:
-        index = self._job(job)
-        warn(f"PartitioningSimulation.{old}()", f"PartitioningSimulation.{name}[job]")
-        return getattr(self, name)[index]
-
-    def _job(self, job: object) -> int:
-        index = integer("job", job, minimum=0)
-        if index >= len(self.expected_templates):
-            raise InvalidParameterError("job", job, f"must be a job type index below {len(self.expected_templates)}")
-        return index
+        return renamed_entry("PartitioningSimulation", old, f"{name}[job]", getattr(self, name), "job", job)
 
     def cost_law_estimate(self, cost: float) -> Estimate:
         """Deprecated: ``cost_law[i]`` with ``cost_levels[i]`` the cost.

@@ -207,8 +207,7 @@ def test_old_names_warn_and_give_the_fields():
         assert sim.mean_time_estimate is sim.mean_response_time
     with pytest.warns(AnalyticDeprecationWarning, match=r"occupancy_estimate\(\) is renamed .*mean_occupancy\[servers - 1\]"):
         assert sim.occupancy_estimate(3) == sim.mean_occupancy[2]
-    with pytest.warns(AnalyticDeprecationWarning), pytest.raises(InvalidParameterError, match="servers = 6: must be at "
-                                                                                              "most d = 5"):
+    with pytest.warns(AnalyticDeprecationWarning), pytest.raises(InvalidParameterError, match="servers = 6: must be below 6"):
         sim.occupancy_estimate(6)
 
 

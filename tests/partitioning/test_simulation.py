@@ -168,7 +168,7 @@ def test_result_fields_and_the_old_names():
         assert run.cost_law_estimate(2.0) == run.cost_law[int(np.flatnonzero(run.cost_levels == 2.0)[0])]
     with pytest.raises(InvalidParameterError, match="cost = 0.5: must be one of the cost levels"):
         run.cost_law_estimate(0.5)
-    with pytest.raises(InvalidParameterError, match="job = 1: must be a job type index below 1"):
+    with pytest.warns(AnalyticDeprecationWarning), pytest.raises(InvalidParameterError, match="job = 1: must be below 1"):
         run.queue_estimate(1)
 
 
