@@ -20,7 +20,7 @@ This module runs GTH as a sparse *multifrontal* factorization:
   eliminated in a dense *front* holding its states and the later states they reach, assembled from
   the original rates and from its children's contribution blocks (the censored rates among later
   states), and eliminated in blocks whose trailing update is a product of non-negative matrices
-  (compiled loops on the calling thread, in place: ``_trailing``);
+  (compiled loops on the calling thread, blocked like a matrix product: ``_trailing``);
 * back-substitution holds each unnormalized probability as a mantissa and a binary exponent, so
   no value over- or underflows however widely the probabilities range.
 
@@ -79,8 +79,11 @@ _TINY = 2.0**-500
 #: The smallest normal double: a result below it is rounded absolutely, not relatively.
 _SMALLEST_NORMAL = 2.0**-1022
 
+#: The normal powers of two up to ``2**500``: multiplying by one rounds as ``ldexp`` does, without its call.
+_POWERS = np.ldexp(1.0, np.arange(-1022, 501))
+
 #: Columns of a trailing update done together (a tile of a block's pivot rows stays in cache).
-_TILE = 512
+_TILE = 256
 
 
 @kernel
@@ -89,13 +92,16 @@ def _rescale(G, exponent, first):  # pragma: no cover - compiled
     is multiplied by a power of two bringing it to [1/2, 1), and its exponent lowered to match.
     Diagonal entries (the censored self-loops, which GTH never uses: a pivot sums the rates to
     *later* states) are cleared first, lest a return probability near one hide a row of vanishing
-    outflows."""
+    outflows. A row's scan stops at its first entry of at least ``_TINY`` (almost every row has one
+    near its start: the scans cost a pass over every front per block otherwise)."""
     f = G.shape[0]
     for j in range(first, f):
         G[j, j] = 0.0
         top = 0.0
         for i in range(first, f):
             top = max(top, G[j, i])
+            if top >= _TINY:
+                break
         if 0.0 < top < _TINY:
             power = -math.frexp(top)[1]
             for i in range(first, f):
@@ -117,7 +123,7 @@ def _eliminate(G, exponent, pivot, pivot_exponent, lower, upper, lower_exponent,
     product for the trailing part (``_trailing``). After each block its factor is stored: ``lower[t, j] =
     G[j, t]`` (the rate from j into t in the chain censored on {t, t+1, ...}; row j's exponent in
     ``lower_exponent``, one entry per block and front row) and ``upper[t, i] = G[t, i]`` (t's
-    routing probabilities, free of scale).
+    routing probabilities, free of scale), for the later front states ``j, i > t`` only (``_row``).
     """
     f = G.shape[0]
     for b0 in range(0, p, block):
@@ -149,44 +155,87 @@ def _eliminate(G, exponent, pivot, pivot_exponent, lower, upper, lower_exponent,
         for j in range(f):
             lower_exponent[at_exponent + (b0 // block) * f + j] = exponent[j]
         for t in range(b0, b1):
-            for j in range(f):
-                lower[at + t * f + j] = G[j, t] if j > t else 0.0
-                upper[at + t * f + j] = G[t, j] if j > t else 0.0
+            row = _row(at, f, t)
+            for j in range(t + 1, f):
+                lower[row + j] = G[j, t]
+                upper[row + j] = G[t, j]
+
+
+@kernel(fastmath={"contract"})
+def _trailing(G, b0, b1):  # pragma: no cover - compiled
+    """The trailing update of a block, in place: ``G[j, i] += sum_t G[j, t] G[t, i]`` for the rows and
+    columns after the block (``j, i >= b1``) and its pivots ``b0 <= t < b1``.
+
+    Blocked like a matrix product (Goto & van de Geijn, *Anatomy of high-performance matrix
+    multiplication*, ACM TOMS 34, 2008): the block's columns below it are copied once into a packed
+    panel ``A``, and per tile of ``_TILE`` columns its pivot rows into ``B`` (both then contiguous in
+    cache, away from the front's long rows); four rows of the tile at a time are gathered into ``C``,
+    receive the products of all the block's pivots four at a time, and are written back once.
+
+    Compiled loops rather than BLAS: the work runs on the calling thread (a threaded BLAS on many
+    small fronts spent most of its time synchronizing: the 10**6-state lattice's factorization took
+    three times as long on a busy two-core machine). Every term is a product of non-negative
+    numbers, and a fused multiply-add rounds once where a product and a sum round twice: the
+    rounding analysis of :mod:`analytic.ctmc._rounding` covers any order of the sums."""
+    f = G.shape[0]
+    kc, m = b1 - b0, f - b1
+    work = np.empty((m + 4) * kc + kc * _TILE + 4 * _TILE)
+    A = work[: (m + 4) * kc].reshape((m + 4, kc))
+    B = work[(m + 4) * kc: (m + 4 + _TILE) * kc].reshape((kc, _TILE))
+    C = work[(m + 4 + _TILE) * kc:].reshape((4, _TILE))
+    for j in range(m + 4):
+        for t in range(kc):
+            A[j, t] = G[b1 + j, b0 + t] if j < m else 0.0    # four rows of zeros pad the last group
+    for c0 in range(b1, f, _TILE):
+        w = min(_TILE, f - c0)
+        for t in range(kc):
+            for i in range(w):
+                B[t, i] = G[b0 + t, c0 + i]
+        for j in range(0, m, 4):
+            rows = min(4, m - j)
+            for r in range(rows):
+                for i in range(w):
+                    C[r, i] = G[b1 + j + r, c0 + i]
+            t = 0
+            while t + 4 <= kc:
+                a00, a01, a02, a03 = A[j, t], A[j, t + 1], A[j, t + 2], A[j, t + 3]
+                a10, a11, a12, a13 = A[j + 1, t], A[j + 1, t + 1], A[j + 1, t + 2], A[j + 1, t + 3]
+                a20, a21, a22, a23 = A[j + 2, t], A[j + 2, t + 1], A[j + 2, t + 2], A[j + 2, t + 3]
+                a30, a31, a32, a33 = A[j + 3, t], A[j + 3, t + 1], A[j + 3, t + 2], A[j + 3, t + 3]
+                for i in range(w):
+                    x, y, z, u = B[t, i], B[t + 1, i], B[t + 2, i], B[t + 3, i]
+                    C[0, i] += (a00 * x + a01 * y) + (a02 * z + a03 * u)
+                    C[1, i] += (a10 * x + a11 * y) + (a12 * z + a13 * u)
+                    C[2, i] += (a20 * x + a21 * y) + (a22 * z + a23 * u)
+                    C[3, i] += (a30 * x + a31 * y) + (a32 * z + a33 * u)
+                t += 4
+            while t < kc:
+                for r in range(4):
+                    a = A[j + r, t]
+                    for i in range(w):
+                        C[r, i] += a * B[t, i]
+                t += 1
+            for r in range(rows):
+                for i in range(w):
+                    G[b1 + j + r, c0 + i] = C[r, i]
 
 
 @kernel
-def _trailing(G, b0, b1):  # pragma: no cover - compiled
-    """The trailing update of a block, in place: ``G[j, i] += sum_t G[j, t] G[t, i]`` for the rows and
-    columns after the block (``j, i >= b1``) and its pivots ``b0 <= t < b1``: two rows and four
-    pivots at a time (each load of a pivot row serves two rows), by columns in tiles that stay in cache.
+def _floats(n):  # pragma: no cover - compiled
+    """An uninitialized array of n doubles from numba's allocator. numpy advises the kernel to back
+    a large array with huge pages (``madvise``), and under the usual transparent-huge-page setting
+    (``defrag = madvise``) the first touch of advised memory then compacts memory synchronously when
+    free huge pages are few: on a machine whose page cache had fragmented memory, the 760 MB of the
+    10**6-state lattice's factors took 1.4 s of page faults that way, against 0.3 s unadvised."""
+    return np.empty(n)
 
-    Compiled loops rather than BLAS: the front stays in place (no product to allocate and add), and
-    the work runs on the calling thread (a threaded BLAS on many small fronts spent most of its
-    time synchronizing: the 10**6-state lattice's factorization took three times as long on a busy
-    two-core machine). Every term is a product of non-negative numbers: the rounding analysis of
-    :mod:`analytic.ctmc._rounding` covers any order of the sums."""
-    f = G.shape[0]
-    for c0 in range(b1, f, _TILE):
-        c1 = min(c0 + _TILE, f)
-        for j in range(b1, f, 2):
-            k = min(j + 1, f - 1)        # the last row pairs with itself when the count is odd
-            t = b0
-            while t + 4 <= b1:
-                v0, v1, v2, v3 = G[j, t], G[j, t + 1], G[j, t + 2], G[j, t + 3]
-                w0, w1, w2, w3 = G[k, t], G[k, t + 1], G[k, t + 2], G[k, t + 3]
-                if k == j:
-                    w0 = w1 = w2 = w3 = 0.0
-                for i in range(c0, c1):
-                    a, b, c, d = G[t, i], G[t + 1, i], G[t + 2, i], G[t + 3, i]
-                    G[j, i] += (v0 * a + v1 * b) + (v2 * c + v3 * d)
-                    G[k, i] += (w0 * a + w1 * b) + (w2 * c + w3 * d)
-                t += 4
-            while t < b1:
-                v, w = G[j, t], 0.0 if k == j else G[k, t]
-                for i in range(c0, c1):
-                    G[j, i] += v * G[t, i]
-                    G[k, i] += w * G[t, i]
-                t += 1
+
+@kernel(inline="always")
+def _row(at, f, t):  # pragma: no cover - compiled
+    """Where pivot t's factor row sits, minus t + 1: the row holds front entries ``t + 1 .. f - 1``
+    (``lower[_row(at, f, t) + j]``), after the rows of the supernode's earlier pivots (``at``: its
+    first), each one entry shorter than the one before."""
+    return at + t * f - t * (t + 1) // 2 - t - 1
 
 
 @kernel
@@ -207,8 +256,8 @@ def _factor(begin, end_supernode, counters, out_ptr, out_idx, out_val, in_ptr, i
             local, stack, stack_exponent, block_at, block_of, exponent_at, front):  # pragma: no cover - compiled
     """Multifrontal GTH of supernodes ``begin..end_supernode - 1`` (in order; ``counters`` holds the
     contribution stack's depth, top and exponent top between calls): per state its pivot (mantissa
-    and exponent), per supernode its factor blocks ``lower`` and ``upper`` (row-major, pivots x
-    front, see ``_eliminate``) and the row exponents of ``lower``.
+    and exponent), per supernode its factor blocks ``lower`` and ``upper`` (a row per pivot,
+    of the front states after it: ``_row``, ``_eliminate``) and the row exponents of ``lower``.
 
     ``out_*`` is the CSR of the embedded (permuted) rates, row c = rates out of c; ``in_*`` the CSR
     of its transpose, row c = rates into c. Each contribution block leaves a front with its rows'
@@ -264,19 +313,23 @@ def _factor(begin, end_supernode, counters, out_ptr, out_idx, out_val, in_ptr, i
             cbase = update_ptr[child]
             crest = update_ptr[child + 1] - cbase
             top, top_exponent = at, exponent_at[depth]
+            rows = np.empty(crest, np.int64)      # the front rows (and columns) of the child's update states
             for a in range(crest):
-                row = local[update[cbase + a]]
+                rows[a] = local[update[cbase + a]]
+            for a in range(crest):
+                row = rows[a]
                 shift = stack_exponent[top_exponent + a] - row_exponent[row]     # <= 0: the row's largest
-                scale = math.ldexp(1.0, shift)     # a normal power of two: multiplying by it is ldexp's rounding
+                scale = _POWERS[shift + 1022] if shift >= -1022 else 0.0   # multiplying by it is ldexp's rounding
+                below = 0
                 for b in range(crest):
                     value = stack[at + a * crest + b]
                     aligned = value * scale if shift >= -1022 else math.ldexp(value, shift)
-                    if value > 0.0 and aligned < _SMALLEST_NORMAL:   # shifted below the double range
-                        counters[3] += 1
-                    G[row, local[update[cbase + b]]] += aligned
+                    below += value > 0.0 and aligned < _SMALLEST_NORMAL   # shifted below the double range
+                    G[row, rows[b]] += aligned
+                counters[3] += below
         _eliminate(G, row_exponent, pivot, pivot_exponent, lower, upper, lower_exponent, factor_ptr[s],
                    exponent_ptr[s], first, p, block)
-        factor_ptr[s + 1] = factor_ptr[s] + p * f
+        factor_ptr[s + 1] = factor_ptr[s] + p * f - p * (p + 1) // 2
         _rescale(G, row_exponent, p)
         for a in range(rest):
             stack_exponent[top_exponent + a] = row_exponent[p + a]
@@ -300,12 +353,12 @@ def _products_normal(start, update_ptr, factor_ptr, lower, upper):  # pragma: no
         f = p + update_ptr[s + 1] - update_ptr[s]
         at = factor_ptr[s]
         for t in range(p):
-            into, out = np.inf, np.inf
+            into, out, row = np.inf, np.inf, _row(at, f, t)
             for j in range(t + 1, f):
-                if lower[at + t * f + j] > 0.0:
-                    into = min(into, lower[at + t * f + j])
-                if upper[at + t * f + j] > 0.0:
-                    out = min(out, upper[at + t * f + j])
+                if lower[row + j] > 0.0:
+                    into = min(into, lower[row + j])
+                if upper[row + j] > 0.0:
+                    out = min(out, upper[row + j])
             if into < _SMALLEST_NORMAL or out < _SMALLEST_NORMAL or (into < np.inf and into * out < _SMALLEST_NORMAL):
                 return False
     return True
@@ -314,7 +367,8 @@ def _products_normal(start, update_ptr, factor_ptr, lower, upper):  # pragma: no
 @kernel
 def _add(mantissa, exponent, i, value, power):  # pragma: no cover - compiled
     """``x_i += value * 2**power`` for ``x`` held as mantissas and exponents (value >= 0). The
-    mantissas are kept below ``2**500`` and renormalized only then, so an addition costs one ``ldexp``."""
+    mantissas are kept below ``2**500`` and renormalized only then, so an addition costs one
+    multiplication by a power of two (``_POWERS``)."""
     if value <= 0.0:
         return
     if mantissa[i] == 0.0:
@@ -323,7 +377,7 @@ def _add(mantissa, exponent, i, value, power):  # pragma: no cover - compiled
     shift = power - exponent[i]
     if shift > 500:     # the new term dominates: move to its scale
         mantissa[i], exponent[i], shift = math.ldexp(mantissa[i], -shift), power, 0
-    mantissa[i] += math.ldexp(value, shift)
+    mantissa[i] += value * _POWERS[shift + 1022] if shift >= -1022 else math.ldexp(value, shift)
     if mantissa[i] > 2.0**500:
         m, e = math.frexp(mantissa[i])
         mantissa[i], exponent[i] = m, exponent[i] + e
@@ -344,8 +398,9 @@ def _forward(start, update_ptr, update, factor_ptr, upper, mantissa, exponent): 
             g = first + t
             if mantissa[g] == 0.0:
                 continue
+            row = _row(at, f, t)
             for i in range(t + 1, f):
-                u = upper[at + t * f + i]
+                u = upper[row + i]
                 if u > 0.0:
                     _add(mantissa, exponent, first + i if i < p else update[base + i - p], mantissa[g] * u, exponent[g])
 
@@ -384,7 +439,7 @@ def _back_substitute(start, update_ptr, update, pivot, pivot_exponent, factor_pt
                 scaled[j] = math.ldexp(mantissa[index[j]], exponent[index[j]] - shift)
         for t in range(p - 1, -1, -1):
             g = first + t
-            rows = at_exponent + (t // block) * f
+            rows, row = at_exponent + (t // block) * f, _row(at, f, t)
             if pivot[g] == 0.0:  # the root: nothing left after it
                 if root > 0.0:
                     mantissa[g], exponent[g] = math.frexp(root)
@@ -393,24 +448,24 @@ def _back_substitute(start, update_ptr, update, pivot, pivot_exponent, factor_pt
                 for j in range(t + 1, f):
                     if scaled[j] > 0.0:
                         if lower_exponent[rows + j] == 0:
-                            total += lower[at + t * f + j] * scaled[j]
+                            total += lower[row + j] * scaled[j]
                         else:
-                            total += math.ldexp(lower[at + t * f + j] * scaled[j], lower_exponent[rows + j])
+                            total += math.ldexp(lower[row + j] * scaled[j], lower_exponent[rows + j])
                 if source[g] > 0.0 and total > 0.0:
                     total += math.ldexp(source[g], source_exponent[g] - shift)
                 reference = shift
                 if not 1e-280 < total < 1e280:  # tiny (or no) terms at this scale: sum at the largest term's scale
                     reference = -(1 << 60)
                     for j in range(t + 1, f):
-                        if lower[at + t * f + j] > 0.0 and mantissa[index[j]] > 0.0:
+                        if lower[row + j] > 0.0 and mantissa[index[j]] > 0.0:
                             reference = max(reference, exponent[index[j]] + lower_exponent[rows + j]
-                                            + math.frexp(lower[at + t * f + j])[1])
+                                            + math.frexp(lower[row + j])[1])
                     if source[g] > 0.0:
                         reference = max(reference, source_exponent[g] + math.frexp(source[g])[1])
                     total = 0.0
                     for j in range(t + 1, f):
-                        if lower[at + t * f + j] > 0.0 and mantissa[index[j]] > 0.0:
-                            total += math.ldexp(lower[at + t * f + j] * mantissa[index[j]],
+                        if lower[row + j] > 0.0 and mantissa[index[j]] > 0.0:
+                            total += math.ldexp(lower[row + j] * mantissa[index[j]],
                                                 exponent[index[j]] + lower_exponent[rows + j] - reference)
                     if source[g] > 0.0:
                         total += math.ldexp(source[g], source_exponent[g] - reference)
@@ -491,13 +546,13 @@ class Factorization:
         into = transpose(*out, balance.n)
         n, m = balance.n, len(plan.start) - 1
         self._pivot, self._pivot_exponent = np.zeros(n), np.zeros(n, np.int64)
-        self._lower, self._upper = np.empty(plan.stored), np.empty(plan.stored)
+        self._lower, self._upper = _floats(plan.stored), _floats(plan.stored)
         self._exponent_ptr = _exponent_slots(plan.start, plan.update_ptr, BLOCK)
         self._lower_exponent = np.empty(self._exponent_ptr[m], np.int64)
         self._factor_ptr = np.zeros(m + 1, np.int64)
-        work = (np.empty(n, np.int64), np.empty(max(plan.stack, 1)), np.empty(max(plan.stack, 1), np.int64),
+        work = (np.empty(n, np.int64), _floats(max(plan.stack, 1)), np.empty(max(plan.stack, 1), np.int64),
                 np.empty(m + 1, np.int64), np.empty(m + 1, np.int64), np.empty(m + 1, np.int64),
-                np.empty(plan.largest_front**2))
+                _floats(plan.largest_front**2))
         counters = np.zeros(4, np.int64)
 
         def factor(begin: int, end: int) -> None:

@@ -113,11 +113,21 @@ class GTHPlan:
 @kernel
 def etree(indptr, indices, n):  # pragma: no cover - compiled
     """Elimination tree of a symmetric pattern (Liu's algorithm with path compression)."""
+    return _ordered_etree(indptr, indices, np.arange(n))
+
+
+@kernel
+def _ordered_etree(indptr, indices, order):  # pragma: no cover - compiled
+    """Elimination tree of ``pattern[order][:, order]``, without forming it (node k is ``order[k]``)."""
+    n = len(order)
+    position = np.empty(n, np.int64)
+    for k in range(n):
+        position[order[k]] = k
     parent = -np.ones(n, np.int64)
     ancestor = -np.ones(n, np.int64)
     for k in range(n):
-        for p in range(indptr[k], indptr[k + 1]):
-            i = indices[p]
+        for p in range(indptr[order[k]], indptr[order[k] + 1]):
+            i = position[indices[p]]
             while i != -1 and i < k:
                 following = ancestor[i]
                 ancestor[i] = k
@@ -269,7 +279,7 @@ def _sizes(start, update_ptr, n_children):  # pragma: no cover - compiled
         pivots = start[s + 1] - start[s]
         rest = update_ptr[s + 1] - update_ptr[s]
         size = pivots + rest
-        stored += pivots * size
+        stored += pivots * size - pivots * (pivots + 1) // 2
         traffic += float(size) * size
         work[s + 1] = work[s] + pivots * float(size) * size
         largest = max(largest, size)
@@ -343,13 +353,18 @@ def permute(indptr, indices, data, order):  # pragma: no cover - compiled
 
 
 @kernel
-def _envelope(indptr, indices):  # pragma: no cover - compiled
-    """Sum over rows of (row index - smallest column index in the row, if smaller)."""
+def _envelope(indptr, indices, order):  # pragma: no cover - compiled
+    """Envelope of ``pattern[order][:, order]``, without forming it: the sum over rows of (row index -
+    smallest column index in the row, if smaller)."""
+    n = len(order)
+    position = np.empty(n, np.int64)
+    for k in range(n):
+        position[order[k]] = k
     total = 0
-    for k in range(len(indptr) - 1):
+    for k in range(n):
         first = k
-        for q in range(indptr[k], indptr[k + 1]):
-            first = min(first, indices[q])
+        for q in range(indptr[order[k]], indptr[order[k] + 1]):
+            first = min(first, position[indices[q]])
         total += k - first
     return total
 
@@ -364,21 +379,22 @@ def permuted_pattern(pattern: sp.csr_array, order: np.ndarray) -> tuple[np.ndarr
 
 def _profile(pattern: sp.csr_array, order: np.ndarray) -> int:
     """Envelope size of the pattern under ``order``: a bound on the fill of a banded elimination."""
-    return int(_envelope(*permuted_pattern(pattern, order)))
+    return int(_envelope(pattern.indptr.astype(np.int64), pattern.indices.astype(np.int64), order))
 
 
 def _plan(pattern: sp.csr_array, order: np.ndarray, transitions: int, budget: float = math.inf) -> GTHPlan:
     """Supernodes, fronts and sizes of the elimination in ``order`` (post-ordered first); refused
     (:class:`StateSpaceTooLargeError`) as soon as the factors alone exceed ``budget`` bytes."""
     n = pattern.shape[0]
-    order = order[_postorder(etree(*permuted_pattern(pattern, order), n), n)]
+    order = order[_postorder(_ordered_etree(pattern.indptr.astype(np.int64), pattern.indices.astype(np.int64), order), n)]
     indptr, indices = permuted_pattern(pattern, order)
     parent = etree(indptr, indices, n)
-    cap = int(min(budget / 16, 2**62))     # both factors store each entry of L's pattern
+    cap = int(min(budget / 16, 2**62)) + n     # both factors store each entry of L's pattern below the diagonal
     count, total = _column_counts(indptr, indices, parent, n, cap)
     if total > cap:
-        raise StateSpaceTooLargeError(n, int(n * budget / (16 * total)), "the GTH factorization",
-                                      memory=(16 * total, int(budget)),
+        below = total - n
+        raise StateSpaceTooLargeError(n, int(n * budget / (16 * below)), "the GTH factorization",
+                                      memory=(16 * below, int(budget)),
                                       advice="its factors alone need at least that much; the iterative method needs none")
     start = _supernodes(parent, count, n, _RELAX)
     update_ptr, update, n_children = _fronts(indptr, indices, parent, start, n)
