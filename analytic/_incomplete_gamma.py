@@ -6,9 +6,9 @@ continued fraction, the power series of the lower incomplete gamma function);
 :func:`erlang_b_exact` to any number of digits by exact sums in integer fixed point. The methods and
 their measured accuracy are described in the docstring of :mod:`analytic.erlang`.
 
-scipy.special and mpmath are imported where a region or the high precision needs them, not with the
-module: ``import scipy.special`` alone costs 0.2 s of CPU, more than an Erlang command's whole run
-(``benchmarks/startup.py``); :func:`gammaln` is scipy's, ported.
+scipy.special is not imported and mpmath only by the high precision: ``import scipy.special`` alone
+costs 0.2 s of CPU, more than an Erlang command's whole run (``benchmarks/startup.py``), so
+:func:`gammaln` is scipy's, ported, erfcx is :func:`analytic._erfcx.erfcx` and ζ(k) a table.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from analytic._double_double import dd_product, dd_quotient, two_product, two_sum
+from analytic._erfcx import erfcx
 from analytic.errors import ConvergenceError
 
 if TYPE_CHECKING:
@@ -437,21 +438,17 @@ def erlang_parts(s: np.ndarray, a: np.ndarray) -> Parts:
 
 def _temme_ratio(s: np.ndarray, a: np.ndarray) -> np.ndarray:
     """1/E - 1 = Q(s, a)/p = e^{stirlerr(s)} (√(πs/2) erfcx(y) + sum_k c_k(η) s^{-k}) for a >= s."""
-    from scipy import special
-
     y = np.sqrt(deviance(s, a, exact=False)[0])
-    return np.exp(stirlerr(s)) * (np.sqrt(np.pi * s / 2) * special.erfcx(y) + _temme_sum(y * np.sqrt(2 / s), s))
+    return np.exp(stirlerr(s)) * (np.sqrt(np.pi * s / 2) * erfcx(y) + _temme_sum(y * np.sqrt(2 / s), s))
 
 
 def _temme_quotient(s: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """log p and Q(s+1, a) = Q(s, a) + p = 1 - ½ erfc(|y|) + e^{-y²} (sum_k c_k(η) s^{-k} + e^{-stirlerr}) / √(2πs)."""
-    from scipy import special
-
+    """log p and Q(s+1, a) = Q(s, a) + p = 1 - e^{-y²} (½ erfcx(|y|) - (sum_k c_k(η) s^{-k} + e^{-stirlerr}) / √(2πs))."""
     dev_hi, dev_lo = deviance(s, a)
     stirling = stirlerr(s)
     y = -np.sqrt(dev_hi)
-    upper = (1 - 0.5 * special.erfc(-y)
-             + np.exp(-dev_hi) * (_temme_sum(y * np.sqrt(2 / s), s) + np.exp(-stirling)) / np.sqrt(2 * np.pi * s))
+    upper = 1 - np.exp(-dev_hi) * (0.5 * erfcx(-y)
+                                   - (_temme_sum(y * np.sqrt(2 / s), s) + np.exp(-stirling)) / np.sqrt(2 * np.pi * s))
     return (*_saddle_point(s, dev_hi, dev_lo, stirling), upper)
 
 
@@ -477,15 +474,31 @@ def _small_order(s: np.ndarray, a: np.ndarray) -> np.ndarray:
     return s * np.exp(a - s * log_a) * upper
 
 
+#: ζ(2), ..., ζ(56), correctly rounded (mpmath at 50 digits; checked by tests/test_incomplete_gamma.py).
+ZETA = (
+    1.6449340668482264, 1.2020569031595942, 1.0823232337111381, 1.03692775514337,
+    1.0173430619844492, 1.008349277381923, 1.0040773561979444, 1.0020083928260821,
+    1.000994575127818, 1.0004941886041194, 1.000246086553308, 1.0001227133475785,
+    1.0000612481350588, 1.000030588236307, 1.0000152822594086, 1.0000076371976379,
+    1.000003817293265, 1.0000019082127165, 1.0000009539620338, 1.0000004769329869,
+    1.0000002384505027, 1.000000119219926, 1.000000059608189, 1.0000000298035034,
+    1.0000000149015549, 1.0000000074507118, 1.000000003725334, 1.0000000018626598,
+    1.0000000009313275, 1.0000000004656628, 1.000000000232831, 1.0000000001164155,
+    1.0000000000582077, 1.0000000000291038, 1.000000000014552, 1.000000000007276,
+    1.000000000003638, 1.000000000001819, 1.0000000000009095, 1.0000000000004547,
+    1.0000000000002274, 1.0000000000001137, 1.0000000000000568, 1.0000000000000284,
+    1.0000000000000142, 1.000000000000007, 1.0000000000000036, 1.0000000000000018,
+    1.0000000000000009, 1.0000000000000004, 1.0000000000000002, 1.0000000000000002,
+    1.0, 1.0, 1.0,
+)
+
+
 def _lgamma1p(s: np.ndarray) -> np.ndarray:
     """log Γ(1+s) for 0 <= s < 1 with full relative precision as s -> 0 (Taylor series for s <= ½:
     log Γ(1+s) = -γ s + sum_k ζ(k) (-s)^k / k, k = 2..56)."""
-    from scipy import special
-
-    zeta = special.zeta(np.arange(2, 57), 1)
     acc = np.zeros_like(s)
-    for k in range(len(zeta) + 1, 1, -1):  # 0.5^56/56 < 3e-19
-        acc = acc * (-s) + zeta[k - 2] / k
+    for k in range(len(ZETA) + 1, 1, -1):  # 0.5^56/56 < 3e-19
+        acc = acc * (-s) + ZETA[k - 2] / k
     out = s * (-np.euler_gamma + s * acc)
     large = s > 0.5
     out[large] = gammaln(1 + s[large])

@@ -4,7 +4,7 @@ Erlang's loss formula (Anselmi & Doncel, *Balanced Splitting*, eq. (3)) gives th
 probability of an M/GI/s/s queue with offered load ``a = λ d`` (Erlangs),
 ``E_s(a) = (a^s / s!) / sum_{l=0}^{s} a^l / l! = a^s e^{-a} / Γ(s+1, a)``, continued to real ``s >= 0``.
 Every function here is exact to double precision in constant time for any size and never overflows
-(relative error at most 4e-15 against mpmath, ``benchmarks/erlang.py``); ``erlang_b`` also gives any
+(relative error at most 4.1e-15 against mpmath, ``benchmarks/erlang.py``); ``erlang_b`` also gives any
 number of digits. How (Temme's expansion, Legendre's continued fraction, exact fixed point), and the
 measured accuracy: the documentation's page "How Erlang's formulas are computed" (docs/erlang.md).
 """
@@ -117,9 +117,10 @@ def erlang_b(servers: Any, offered_load: Any, precision: int | None = None) -> A
     precision : int, optional
         Decimal digits D, 1 to 1000: return ``mpmath.mpf`` values correct to D digits (an object
         array for array input) instead of floats, from exact sums in integer fixed point (see
-        *High precision* in the module docstring). Cost per value: n terms of about 0.5 µs (0.8 µs
-        at 1000 digits) with n ≈ min(D ln 10 / ``|ln(a/s)|``, √(2 s D ln 10)): s = a = 1e6 at 1000 digits
-        takes 0.07 s (68 000 terms), s = a = 1e9 at 50 digits 0.1 s. Near a = s the cost grows like
+        *High precision* on the documentation's page "How Erlang's formulas are computed"). Cost
+        per value: n terms of about 0.5 µs (0.8 µs at 1000 digits) with
+        n ≈ min(D ln 10 / ``|ln(a/s)|``, √(2 s D ln 10)): s = a = 1e6 at 1000 digits takes 0.07 s
+        (68 000 terms), s = a = 1e9 at 50 digits 0.1 s. Near a = s the cost grows like
         √s: at 50 digits a quadrature takes over from s ≈ 4e10 (0.07 s); at 1000 digits it is 5 s
         at s = 1e10, a minute at 1e12 and about ten minutes from 6e13 on (the quadrature's cost
         there: 3 s at 300 digits, 22 s at 500).
@@ -128,10 +129,10 @@ def erlang_b(servers: Any, offered_load: Any, precision: int | None = None) -> A
     -------
     float or numpy.ndarray
         E_s(a) in [0, 1], broadcast over the inputs. Relative error below 1e-14 against mpmath
-        at 50 digits wherever E_s(a) >= 1e-300 (4.0e-15 at most on the grid of
+        at 50 digits wherever E_s(a) >= 1e-300 (4.1e-15 at most on the grid of
         ``benchmarks/erlang.py``); smaller values lose relative precision as subnormals and
         underflow to 0 (use :func:`log_erlang_b`). Constant time per value; the method is
-        described in the module docstring.
+        described on the documentation's page "How Erlang's formulas are computed".
 
     Raises
     ------

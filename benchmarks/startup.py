@@ -27,7 +27,7 @@ TARGET = 0.3
 
 COMMANDS = {
     "erlang-b": ["erlang-b", "--servers", "10", "--offered-load", "7"],
-    "erlang-b s=100 (Temme)": ["erlang-b", "--servers", "100", "--offered-load", "90"],   # imports scipy.special (erfcx)
+    "erlang-b s=100 (Temme)": ["erlang-b", "--servers", "100", "--offered-load", "90"],   # erfcx without scipy.special
     "erlang-c": ["erlang-c", "--servers", "10", "--offered-load", "7"],
     "erlang-b-servers": ["erlang-b-servers", "--offered-load", "7", "--target", "0.01"],
     "erlang-b-offered-load": ["erlang-b-offered-load", "--servers", "10", "--target", "0.01"],

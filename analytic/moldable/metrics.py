@@ -312,7 +312,7 @@ def _ratio(error: float, value: float) -> float:
     return error / abs(value) if value else (0.0 if error == 0 else math.inf)
 
 
-#: Relative accuracy of erlang_b in double precision (4.0e-15 at most on the grid of benchmarks/erlang.py);
+#: Relative accuracy of erlang_b in double precision (4.1e-15 at most on the grid of benchmarks/erlang.py);
 #: a smaller tolerance takes its high-precision path.
 _ERLANG_ACCURACY = 1e-14
 
