@@ -209,20 +209,18 @@ class Balance:
     def __init__(self, generator: sp.csr_array) -> None:
         indptr, indices, data = _off_diagonal(generator)
         self.n = n = generator.shape[0]
-        rows = np.repeat(np.arange(n), np.diff(indptr))
         total = _row_reduce(np.add, data, indptr)
         unbounded = ~(total < np.inf)       # a sum that overflowed: the largest rate sets the scale
         if unbounded.any():
             total = np.where(unbounded, _row_reduce(np.maximum, data, indptr), total)
         self.row_exponent = np.frexp(total)[1].astype(np.int64)
-        scaled = np.ldexp(data, -self.row_exponent[rows])
-        lost = np.ldexp(scaled, self.row_exponent[rows]) != data
-        if lost.any():
-            at = int(np.flatnonzero(lost)[0])
+        scaled, at = _scaled_rows(indptr, data, self.row_exponent)
+        if at >= 0:
+            row = int(np.searchsorted(indptr, at, side="right")) - 1
             raise InvalidParameterError(
                 "rate", float(data[at]),
-                f"from state {rows[at]} to {indices[at]} is too small against the total rate out of state "
-                f"{rows[at]} ({total[rows[at]]:.3g}): relative to it, it falls below the normal doubles (2**-1022) "
+                f"from state {row} to {indices[at]} is too small against the total rate out of state "
+                f"{row} ({total[row]:.3g}): relative to it, it falls below the normal doubles (2**-1022) "
                 "and loses bits; the rates out of one state span more than the double range")
         self.rates = sp.csr_array((scaled, indices, indptr), shape=(n, n))
         self.out_csr = (indptr, indices, scaled)
@@ -392,7 +390,7 @@ class Balance:
         ([0.25, 0.25, 0.5, 0.5], [0.5, 0.0, 0.25, 0.0])
         """
         if self._reverse is None:
-            self._reverse = _reverse_rates(*self.out_csr)
+            self._reverse = _reverse_rates(*self.out_csr[:2], *self.in_csr)
         return self._reverse
 
     def _imbalance(self, x: Measure) -> float:
@@ -405,12 +403,14 @@ class Balance:
         largest rates both ways, in logarithms (computed once)."""
         if self._tree is not None:
             return self._tree
-        indptr, indices, _ = self.out_csr
+        indptr, indices, data = self.out_csr
         back = self.reverse_rates()
-        both = back > 0
-        weight = np.where(both, -np.log2(self.rates.data) - np.log2(np.where(both, back, 1.0)), np.inf)
-        order, parent = spanning_tree(indptr, indices, weight, 0)     # one-way steps last
-        log_x = _tree_logs(order, parent, indptr, indices, self.rates.data, self.outflow)
+        among = _first_of_pairs(indptr, indices, back)      # a pair joined both ways weighs the same both ways
+        rate, reverse = data[among], back[among]
+        both = reverse > 0
+        weight = np.where(both, -np.log2(rate) - np.log2(np.where(both, reverse, 1.0)), np.inf)
+        order, parent = spanning_tree(indptr, indices, weight, 0, among)     # one-way steps last
+        log_x = _tree_logs(order, parent, indptr, indices, data, self.outflow)
         whole = np.floor(log_x)
         self._tree = Measure.from_parts(np.exp2(log_x - whole), whole.astype(np.int64))
         return self._tree
@@ -683,6 +683,20 @@ def transpose(indptr, indices, data, n):  # pragma: no cover - compiled
 
 
 @kernel
+def _scaled_rows(indptr, data, row_exponent):  # pragma: no cover - compiled
+    """Each row of a CSR matrix divided by ``2**row_exponent``, and the first entry that loses bits
+    so (-1 if none)."""
+    scaled = np.empty(len(data))
+    lost = -1
+    for i in range(len(indptr) - 1):
+        for p in range(indptr[i], indptr[i + 1]):
+            scaled[p] = _ldexp(data[p], -row_exponent[i])
+            if lost < 0 and _ldexp(scaled[p], row_exponent[i]) != data[p]:
+                lost = p
+    return scaled, lost
+
+
+@kernel
 def _fill(indptr, indices, shape_hi, shape_exponent, states, hi, lo, exponent):  # pragma: no cover - compiled
     """In place, for each of ``states`` in turn: its largest positive neighbour ``j`` times the ratio
     ``r_i / r_j`` of the measure ``r`` (``shape``), as a mantissa and an exponent."""
@@ -706,9 +720,9 @@ def _normalized(hi, lo, shift):  # pragma: no cover - compiled
     s, e = 0.0, 0.0
     for i in range(len(hi)):
         if hi[i] > 0.0 and shift[i] >= -1000:
-            s, error = two_sum(s, math.ldexp(hi[i], shift[i]))
+            s, error = two_sum(s, _ldexp(hi[i], shift[i]))
             e += error
-            s, error = two_sum(s, math.ldexp(lo[i], shift[i]))
+            s, error = two_sum(s, _ldexp(lo[i], shift[i]))
             e += error
     s, e = two_sum(s, e)
     law = np.zeros(len(hi))
@@ -717,41 +731,67 @@ def _normalized(hi, lo, shift):  # pragma: no cover - compiled
             q = hi[i] / s
             p1, p2 = two_product(q, s)
             correction = ((hi[i] - p1) - p2 + lo[i] - q * e) / s
-            law[i] = math.ldexp(q + correction, shift[i])
+            law[i] = _ldexp(q + correction, shift[i])
     return law
 
 
 @kernel
-def _reverse_rates(indptr, indices, data):  # pragma: no cover - compiled
-    """For each transition i -> j of a CSR matrix with sorted indices, the rate j -> i (0 if none)."""
-    back = np.zeros(len(data))
+def _reverse_rates(indptr, indices, in_indptr, in_indices, in_data):  # pragma: no cover - compiled
+    """For each transition i -> j of a CSR matrix, the rate j -> i (0 if none): the entry j of row i
+    of its transpose (``in_*``), found by merging the two rows i (both sorted) in one pass."""
+    back = np.zeros(len(indices))
     for i in range(len(indptr) - 1):
+        q, end = in_indptr[i], in_indptr[i + 1]
         for p in range(indptr[i], indptr[i + 1]):
             j = indices[p]
-            at = indptr[j] + np.searchsorted(indices[indptr[j]:indptr[j + 1]], i)
-            if at < indptr[j + 1] and indices[at] == i:
-                back[p] = data[at]
+            while q < end and in_indices[q] < j:
+                q += 1
+            if q < end and in_indices[q] == j:
+                back[p] = in_data[q]
     return back
 
 
 @kernel
+def _first_of_pairs(indptr, indices, back):  # pragma: no cover - compiled
+    """The transitions ``i -> j`` of a CSR pattern but those with ``j < i`` whose reverse rate
+    ``back`` is positive (the pair's other transition comes first), by increasing index."""
+    keep = np.empty(len(indices), np.int64)
+    count = 0
+    for i in range(len(indptr) - 1):
+        for p in range(indptr[i], indptr[i + 1]):
+            if indices[p] > i or back[p] == 0.0:
+                keep[count] = p
+                count += 1
+    return keep[:count]
+
+
+@kernel
 def _tree_logs(order, parent, indptr, indices, data, outflow):  # pragma: no cover - compiled
-    """``log2 x`` by detailed balance down the tree given by ``order`` (root first) and ``parent``."""
-    log_x = np.zeros(len(order))
+    """``log2 x`` by detailed balance down the tree given by ``order`` (root first) and ``parent``:
+    each state's step from its parent, ``log2 x_c - log2 x_p = up - down``, is read off the rows in
+    their order, then the steps are added down the tree (the order jumps about memory: that pass
+    reads four numbers a state, not two rows)."""
+    n = len(indptr) - 1
+    forward, backward = np.zeros(n), np.zeros(n)
+    for i in range(n):
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            if parent[j] == i:
+                forward[j] = data[p]
+            if parent[i] == j:
+                backward[i] = data[p]
+    up, down = np.zeros(n), np.zeros(n)
+    for c in range(n):
+        if parent[c] < 0:
+            continue
+        if forward[c] > 0.0:
+            up[c], down[c] = math.log2(forward[c]), math.log2(backward[c] if backward[c] > 0.0 else outflow[c])
+        else:   # only child -> parent: the parent's inflow from the child, the child's outflow
+            up[c], down[c] = math.log2(outflow[parent[c]]), math.log2(backward[c])
+    log_x = np.zeros(n)
     for position in range(1, len(order)):
         child = order[position]
-        up = parent[child]
-        forward, backward = 0.0, 0.0
-        for p in range(indptr[up], indptr[up + 1]):
-            if indices[p] == child:
-                forward = data[p]
-        for p in range(indptr[child], indptr[child + 1]):
-            if indices[p] == up:
-                backward = data[p]
-        if forward > 0.0:
-            log_x[child] = log_x[up] + math.log2(forward) - math.log2(backward if backward > 0.0 else outflow[child])
-        else:   # only child -> parent: the parent's inflow from the child, the child's outflow
-            log_x[child] = log_x[up] + math.log2(outflow[up]) - math.log2(backward)
+        log_x[child] = log_x[parent[child]] + up[child] - down[child]
     return log_x
 
 
@@ -821,12 +861,12 @@ def _excess(indptr, indices, data, out_hi, out_lo, out_error, hi, lo, exponent):
                 continue
             prod, err = two_product(data[p], hi[j])
             if abs(prod) < 2.0**-960:   # Dekker's error term is not exact this far down (off by < 2**-1070)
-                error += math.ldexp(2.0**-1066, shift)
-            prod, err = math.ldexp(prod, shift), math.ldexp(err, shift)
+                error += _ldexp(2.0**-1066, shift)
+            prod, err = _ldexp(prod, shift), _ldexp(err, shift)
             if shift < -960:            # the scaled parts may have lost bits
                 error += 2 * 2.0**-1074
             s, e = two_sum(s, prod)
-            low = math.ldexp(data[p] * lo[j], shift)
+            low = _ldexp(data[p] * lo[j], shift)
             both = e + err
             step = both + low
             c += step
@@ -857,6 +897,20 @@ def _lifted_excess(indptr, indices, data, outflow, hi, exponent, lift):  # pragm
             total += math.ldexp(data[p] * hi[j], exponent[j] - exponent[i] - lift)
         value[i] = total
     return value
+
+
+#: ``2.0**k`` for every power of two a double holds (subnormal ones included), at ``k + 1074``.
+_POWERS = np.ldexp(1.0, np.arange(-1074, 1024))
+
+
+@kernel(inline="always")
+def _ldexp(x, k):  # pragma: no cover - compiled
+    """``math.ldexp(x, k)`` bit for bit, as one multiplication where ``2**k`` is a double: both are
+    ``x 2**k`` rounded once (an exact product unless it leaves the normal range). A table of powers
+    costs a third of a call of ``ldexp``."""
+    if -1074 <= k <= 1023:
+        return x * _POWERS[k + 1074]
+    return math.ldexp(x, k)
 
 
 @kernel(inline="always")

@@ -16,7 +16,8 @@ from analytic._kernels import kernel
 __all__ = ["spanning_tree"]
 
 
-def spanning_tree(indptr: np.ndarray, indices: np.ndarray, weight: np.ndarray, root: int) -> tuple[np.ndarray, np.ndarray]:
+def spanning_tree(indptr: np.ndarray, indices: np.ndarray, weight: np.ndarray, root: int,
+                  among: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """A minimum spanning tree of the undirected graph of a CSR pattern, as the states in
     breadth-first order from ``root`` and each one's parent (-1 for the root); the order holds
     only the states connected to ``root``. Ties go to the earlier transition.
@@ -26,9 +27,13 @@ def spanning_tree(indptr: np.ndarray, indices: np.ndarray, weight: np.ndarray, r
     indptr, indices : numpy.ndarray
         The CSR pattern (int64): transition ``p`` goes from its row to ``indices[p]``.
     weight : numpy.ndarray
-        The weight of each transition (float).
+        The weight of each transition (float), or of each of ``among``.
     root : int
         The state the order starts from.
+    among : numpy.ndarray, optional
+        Only these transitions, by increasing index (default all). Leaving out the later of two
+        transitions joining the same pair with the same weight changes nothing: Kruskal meets it
+        after the earlier one, its ends already joined, and half the sort is saved.
 
     Returns
     -------
@@ -48,6 +53,8 @@ def spanning_tree(indptr: np.ndarray, indices: np.ndarray, weight: np.ndarray, r
     ([0, 1, 2], [-1, 0, 1])
     """
     by_weight = np.argsort(np.asarray(weight, float), kind="stable")  # not compiled: numba's sort takes 1 s to compile
+    if among is not None:
+        by_weight = np.asarray(among)[by_weight]
     return _tree(np.asarray(indptr, np.int64), np.asarray(indices, np.int64), by_weight.astype(np.int64), int(root))
 
 
