@@ -25,12 +25,15 @@ DONE, REFILL, OVERFLOW = 0, 1, 2
 # called at every event are also inlined (``inline="always"``): a call passes each array as a
 # handful of arguments. Both together were the larger part of the gap to a plain loop (DGP 0.83x,
 # Max-Weight 0.67x of ``benchmarks/reference_fairness_partitioning.py`` before, 1.1-1.2x and 1.0x after).
+# Then the tallies of a span within one batch taken apart from the loop over batches (:func:`_accumulate`)
+# and no libm ``pow`` when b = 0 (:func:`_log_power`): DGP 1.45x, ADGP 1.9x, Max-Weight 1.2x.
 
 
 @kernel(inline="always", _nrt=False)
 def _log_power(x, b):
-    """f(x) = log^(1-b)(x) for x >= 1."""
-    return math.log(x) ** (1.0 - b)
+    """f(x) = log^(1-b)(x) for x >= 1; at b = 0 the logarithm itself (libm's pow(y, 1) returns y, slowly:
+    about 15 % of Max-Weight's time)."""
+    return math.log(x) if b == 0.0 else math.log(x) ** (1.0 - b)
 
 
 @kernel(inline="always", _nrt=False)
@@ -72,13 +75,32 @@ def _level_of(levels, cost):
 
 
 @kernel(inline="always", _nrt=False)
+def _add_span(k, span, queues, counts, actual, cost, actual_cost, level, area_q, area_n, area_a, area_cost, area_actual,
+              level_time):
+    """Add the state held for ``span`` to the integrals of batch k."""
+    for j in range(queues.shape[0]):
+        area_q[k, j] += queues[j] * span
+        area_n[k, j] += counts[j] * span
+        area_a[k, j] += actual[j] * span
+    area_cost[k] += cost * span
+    area_actual[k] += actual_cost * span
+    level_time[k, level] += span
+
+
+@kernel(inline="always", _nrt=False)
 def _accumulate(t0, t1, k, edges, queues, counts, actual, cost, actual_cost, level, area_q, area_n, area_a, area_cost,
                 area_actual, level_time):
     """Add the integrals of the state over [t0, t1] to the batches it overlaps (batch k is [edges[k], edges[k+1])).
 
-    ``k`` is the batch of t0 as :func:`_batch_index` gives it.
+    ``k`` is the batch of t0 as :func:`_batch_index` gives it. The span of most events lies within one
+    batch: taken first, apart from the loop, it costs 5 % less of Max-Weight's time.
     """
     batches = area_cost.shape[0]
+    if 0 <= k < batches and t1 <= edges[k + 1]:
+        if t1 > t0:
+            _add_span(k, t1 - t0, queues, counts, actual, cost, actual_cost, level, area_q, area_n, area_a, area_cost,
+                      area_actual, level_time)
+        return
     while k < batches and t0 < t1:
         if k < 0:
             t0 = min(t1, edges[0])
@@ -87,13 +109,8 @@ def _accumulate(t0, t1, k, edges, queues, counts, actual, cost, actual_cost, lev
         end = min(t1, edges[k + 1])
         span = end - t0
         if span > 0:
-            for j in range(queues.shape[0]):
-                area_q[k, j] += queues[j] * span
-                area_n[k, j] += counts[j] * span
-                area_a[k, j] += actual[j] * span
-            area_cost[k] += cost * span
-            area_actual[k] += actual_cost * span
-            level_time[k, level] += span
+            _add_span(k, span, queues, counts, actual, cost, actual_cost, level, area_q, area_n, area_a, area_cost,
+                      area_actual, level_time)
         t0 = end
         k += 1
 

@@ -6,8 +6,9 @@ arrivals and keep their state in arrays between calls (the driver owns the rando
 
 * ``advance_dispatch`` — the non-preemptive policies: FCFS, First-Fit Back-Filling and myopic
   MaxWeight on a server set, optionally split as in Section 3.2 (BS-FCFS, ModifiedBS-FCFS: reserved
-  sets A_i and helpers H). Waiting jobs sit in one FIFO list per class (linked through the job
-  table); departures wait in an array heap; each event costs O(C log k) (MaxWeight: a knapsack
+  sets A_i and helpers H). Waiting jobs sit in FIFO lists linked through the job table: one for
+  all classes under FCFS and ModifiedBS-FCFS, which need only the arrival order, one per class
+  otherwise; departures wait in an array heap; each event costs O(C log k) (MaxWeight: a knapsack
   over the idle servers when the waiting jobs do not all fit).
 * ``advance_grouped`` — Most Servers First and ServerFilling, which serve the oldest jobs of each
   need group: one arrival-ordered list per group and its served prefix, adjusted at each event in
@@ -266,7 +267,7 @@ def _next_arrival(phase, pending, heap, j, arrived, interarrival):
     return arrived + interarrival[j]
 
 
-@kernel(inline="always", _nrt=False)  # called once or twice per event: inlined, saves 5-10 % of FCFS's time
+@kernel(inline="always", _nrt=False)  # called once or twice per event: inlined, saves 5-10 % of the loop's time
 def _oldest(heads, needs, free, fits_only, job_i):
     """The class whose first waiting job arrived first (among those that fit if ``fits_only``), or -1."""
     best = -1
@@ -363,6 +364,9 @@ def advance_dispatch(interarrival, job_classes, sizes, phase, boundaries, needs,
     state[LAID_OUT] = job_i.shape[0]
     job_i, job_f = job_i.reshape((JOB_INT_COLUMNS, job_i.shape[0])), job_f.reshape((JOB_FLOAT_COLUMNS, job_f.shape[0]))
     t, since, arrived = clock[NOW], clock[AREA_SINCE], clock[ARRIVED]
+    # one queue (the first class's) holds every class when only the arrival order matters: the oldest job is its
+    # head, not found by scanning the head of each class (FCFS at k = 16, load 0.9: 8 % of the time)
+    single = mode == FCFS and not rule3
     j = 0
     while True:
         arrival = _next_arrival(phase, pending, heap, j, arrived, interarrival)
@@ -405,13 +409,18 @@ def advance_dispatch(interarrival, job_classes, sizes, phase, boundaries, needs,
                 heap = _start(t, slot, True, heap, keys, items, job_i, job_f)
                 continue
             job_i[FLAGS, slot] = SENT
-            _push_back(heads, tails, lengths, c, slot, job_i)
+            _push_back(heads, tails, lengths, 0 if single else c, slot, job_i)
+        if single:
+            while heads[0] >= 0 and needs[job_i[CLASS, heads[0]]] <= helpers - busy:
+                busy += needs[job_i[CLASS, heads[0]]]
+                heap = _start(t, _pop_front(heads, tails, lengths, 0, job_i), False, heap, keys, items, job_i, job_f)
+            continue
         if mode == MAXWEIGHT:
             taken, heap = _fill_maxweight(t, helpers - busy, heap, needs, heads, tails, lengths, keys, items, job_i, job_f,
                                           groups, group_needs, present_by_class, scratch_i, best, keep)
             busy += taken
             continue
-        while True:  # FCFS: the oldest waiting job if it fits; first fit: the oldest of those that fit
+        while True:  # BS-FCFS: the oldest waiting job if it fits; first fit: the oldest of those that fit
             c = _oldest(heads, needs, helpers - busy, mode == FIRST_FIT, job_i)
             if c < 0 or needs[c] > helpers - busy:
                 break
