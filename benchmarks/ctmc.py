@@ -10,9 +10,10 @@
    accuracy we vouch for, and SuperLU's largest relative error against our certified law (states
    >= 1e-290; SuperLU counts as accurate where that is below 1e-8). A call under 50 ms is timed as
    the least of 20 (ours and SuperLU's alike).
-   Then chains under 1 000 states (21, 105, 500 and 1 000 states: ModifiedBS, the partitioning
-   configurations, birth–death queues): milliseconds per solve, vouched, beside SuperLU's
-   (target: 2 ms, and at most twice SuperLU's time).
+   Then chains under 1 000 states (21, 105, 500, 1 000 and 686 states: ModifiedBS, the
+   partitioning configurations, birth–death queues, the README's greedy(p*) chain at n = 20):
+   milliseconds per solve, vouched, beside SuperLU's (target: 2 ms, and at most twice SuperLU's
+   time).
 2. Accuracy on the hard families (birth–death rates over 8 decades, nearly decomposable chains
    with couplings down to 1e-15, reversible chains with weights over 100 decades): per method, how
    many answers were vouched for, and the worst relative error against the balance equations
@@ -184,7 +185,8 @@ def small_chains():
                                                                        beta=0.5)),
              ("loss configurations, Figure 1 cluster", lambda: loss_chain(FIGURE1_CLUSTER, FIGURE1_JOB)),
              ("birth–death, M/M/1/499 at load 0.9", lambda: birth_death(500)),
-             ("birth–death, M/M/1/999 at load 0.9", lambda: birth_death(1000))]
+             ("birth–death, M/M/1/999 at load 0.9", lambda: birth_death(1000)),
+             ("greedy(p*) chain, n = 20 (the README's)", lambda: greedy_chain(SPEEDUP, 0.8, 20).chain)]
     print(f"{'chain':<40} {'states':>7} {'ms':>7} {'SuperLU ms':>10} {'ratio':>6} {'vouched':>8}  target")
     for label, build in cases:
         chain = build()

@@ -186,3 +186,30 @@ def test_large_or_wide_chains_take_the_multifrontal_path():
     balance = Balance(birth_death([1.0] * 9, [2.0] * 9).generator)
     plan = small.band_plan(balance, 0)
     assert plan.width == 1 and plan.flops == 9.0 and plan.bytes == 16 * 10 * 3
+
+
+def test_a_wide_band_two_queue_lattice_against_its_rational_product_form():
+    """Two independent M/M/1/12 queues (loads 1/2 and 3, rates over 12 decades): a 169-state lattice
+    whose breadth-first levels are diagonals, so a band 13 states wide: the elimination's updates
+    run over rows up to 13 long. The law is the product of two geometric laws, in exact rationals."""
+    capacity, queues = 12, [(1e-6, 2e-6), (3e6, 1e6)]           # (arrival, service) per queue
+    marginals = []
+    for arrival, service in queues:
+        weights = [(Fraction(arrival) / Fraction(service)) ** k for k in range(capacity + 1)]
+        marginals.append([w / sum(weights) for w in weights])
+
+    def moves(state):
+        out = []
+        for axis, (arrival, service) in enumerate(queues):
+            for step, rate in ((1, arrival), (-1, service)):
+                other = list(state)
+                other[axis] += step
+                if 0 <= other[axis] <= capacity:
+                    out.append((tuple(other), rate))
+        return out
+
+    chain = CTMC.from_function((0, 0), moves)
+    balance = Balance(chain.generator)
+    assert small.band_plan(balance, 0).width >= capacity
+    exact = [marginals[0][a] * marginals[1][b] for a, b in chain.states]
+    assert_within_bounds(chain.stationary(), exact)
