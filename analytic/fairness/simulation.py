@@ -68,9 +68,6 @@ from analytic.validation import as_number, confidence, integer, positive
 
 __all__ = ["InterruptionSimulation", "simulate_interruptions", "simulate_random_assignment"]
 
-#: Most arrivals per replication: the event loop counts them (and the batch boundaries) in 64-bit integers.
-_MAX_ARRIVALS = 2**62
-
 #: Initial number of job slots of a replication (doubled whenever a chunk of arrivals might not fit).
 _INITIAL_SLOTS = 1 << 12
 
@@ -284,9 +281,6 @@ def _common(size: Any, interruptions: Any, arrivals: Any, warmup: Any, replicati
     interruptions = float(number)
     theta = law.mean / interruptions if interruptions > 0 else math.inf
     _, runs, k, per_run = split_jobs(arrivals, replications, batches, name="arrivals")
-    if per_run > _MAX_ARRIVALS:
-        raise InvalidParameterError("arrivals", arrivals, f"must be at most {_MAX_ARRIVALS:,} per replication (arrivals // "
-                                                          "replications, counted by the event loop in 64-bit integers)")
     skip = warmup_of(arrivals, warmup, per_run, runs, k, needed=None if runs == 1 else 1, name="arrivals")
     name, rate = arrival
     check_horizon(arrivals, per_run, rate * law.mean, (name, rate))

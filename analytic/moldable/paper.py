@@ -24,6 +24,7 @@ import numpy as np
 
 from analytic._deprecation import old_names, renamed_arguments
 from analytic.erlang import erlang_b
+from analytic.errors import InvalidParameterError
 from analytic.moldable.bounds import traffic
 from analytic.moldable.certified import greedy_bounds
 from analytic.moldable.greedy import greedy_chain
@@ -33,6 +34,7 @@ from analytic.moldable.occupancy import kkt_residual, occupancy_lp, optimal_occu
 from analytic.moldable.simulation import MoldableSimulation, simulate_moldable
 from analytic.reproduce import Row, reproduces
 from analytic.simulation import LAW_NAMES, SerialExecutor
+from analytic.simulation._runs import MAX_PER_REPLICATION
 from analytic.speedup import SpeedupTable
 from analytic.validation import integer, option
 
@@ -352,6 +354,9 @@ def table1_simulation(speedup: SpeedupTable, alpha: float, beta: float, law: str
     lam = float(traffic(TABLE1_SERVERS, alpha, beta))
     option("law", law, LAW_NAMES)
     runs, per_run = integer("replications", replications), integer("arrivals_per_replication", arrivals_per_replication)
+    if per_run > MAX_PER_REPLICATION:
+        raise InvalidParameterError("arrivals_per_replication", arrivals_per_replication,
+                                    f"must be at most {MAX_PER_REPLICATION:,} (counted in 64-bit integers)")
     return simulate_moldable(speedup, lam, TABLE1_SERVERS, size=law, arrivals=runs * per_run, replications=runs,
                              seed=seed, executor=SerialExecutor() if executor is None else executor, **procedure)
 

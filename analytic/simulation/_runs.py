@@ -118,9 +118,15 @@ def run_control(unit: str) -> Callable[[F], F]:
     return decorate
 
 
+#: Most arrivals one replication may run: every event loop counts them in 64-bit integers.
+MAX_PER_REPLICATION = 2**62
+
+
 def split_jobs(jobs: object, replications: object, batches: object, minimum: int = 2,
-               meaning: str = "", name: str = "jobs") -> tuple[int, int, int, int]:
-    """The checked ``jobs``, ``replications`` and ``batches``, and the arrivals of each replication.
+               meaning: str = "", name: str = "jobs",
+               most: int | None = MAX_PER_REPLICATION) -> tuple[int, int, int, int]:
+    """The checked ``jobs``, ``replications`` and ``batches``, and the arrivals of each replication
+    (at most ``most``).
 
     Parameters
     ----------
@@ -132,6 +138,8 @@ def split_jobs(jobs: object, replications: object, batches: object, minimum: int
         Appended to the condition on ``batches`` in the message.
     name : str
         The simulator's name for ``jobs`` (``"arrivals"``), in the message.
+    most : int or None
+        Most arrivals per replication; None where the simulator checks a bound of its own.
 
     Returns
     -------
@@ -145,6 +153,9 @@ def split_jobs(jobs: object, replications: object, batches: object, minimum: int
     """
     total, runs = integer(name, jobs), integer("replications", replications)
     k = integer("batches", batches, minimum=minimum, meaning=meaning)
+    if most is not None and total // runs > most:
+        raise InvalidParameterError(name, jobs, f"must be at most {most:,} per replication ({name} // "
+                                                "replications, counted by the event loop in 64-bit integers)")
     return total, runs, k, total // runs
 
 

@@ -546,7 +546,7 @@ def simulate_multiserver(policy: str | Callable[[PolicyState], object], servers:
     chosen = resolve_policy(policy, k, classes)
     rate = check_load(k, arrival_rate, classes)
     total, runs, b, share = split_jobs(arrivals, replications, batches, minimum=3, meaning=" (the growth fit needs three)",
-                                           name="arrivals")
+                                           name="arrivals", most=None)
     per_run = (_INT64_MAX + 1 - b) // b   # the last batch boundary, b·arrivals + b - 1, stays below 2**63
     if total > runs * per_run:
         raise InvalidParameterError("arrivals", arrivals, f"must be at most {runs * per_run:,} = {runs:,} x (2**63 - {b}) // "

@@ -703,7 +703,8 @@ HUGE_COUNT = 10**12
 #: HUGE_COUNT asks for that much work, a valid request, so a call still running after WORK_PROBE seconds
 #: of CPU time is doing what it was asked (its tables are allocated at the start); exhausting memory or a
 #: raw error is still a defect.
-WORK = {"arrivals", "jobs", "time", "replications", "runs", "warmup", "size", "count", "length", "total"}
+WORK = {"arrivals", "arrivals_per_replication", "jobs", "time", "replications", "runs", "warmup", "size", "count",
+        "length", "total"}
 WORK_PROBE = 1.0
 #: Values left out for a parameter: the empty ``select`` of ``collect`` asks for the whole reproduce table
 #: (tens of seconds).

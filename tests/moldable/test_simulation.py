@@ -236,3 +236,16 @@ def test_bad_input_raises(kwargs, match):
 def test_a_law_without_finite_mean_is_refused():
     with pytest.raises(InvalidParameterError, match="shape = 1: must exceed 1: a Pareto law with shape <= 1 has no finite mean"):
         simulate_moldable(SUBLINEAR, 0.8, 10, size=pareto(1.0), executor=SERIAL)
+
+
+@pytest.mark.parametrize("arrivals", [2**62 + 1, 10**30])
+def test_arrivals_beyond_the_event_loops_integers_are_refused_up_front(arrivals):
+    """10**30 arrivals used to fail inside the replication (an OverflowError blamed on its SeedSequence); one
+    replication counts at most 2**62 arrivals in 64-bit integers, and table1_simulation names its own argument."""
+    from analytic.moldable.paper import LINEAR, table1_simulation
+
+    with pytest.raises(InvalidParameterError, match=r"^arrivals = \d+: must be at most 4,611,686,018,427,387,904 per "
+                                                    r"replication"):
+        simulate_moldable(SpeedupTable([1.0, 1.8]), 0.5, 6, arrivals=arrivals, seed=1)
+    with pytest.raises(InvalidParameterError, match=r"^arrivals_per_replication = \d+: must be at most 4,611,686,018,427,"):
+        table1_simulation(LINEAR, 0.5, 0.1, "exponential", 1, arrivals, seed=1)
