@@ -1020,7 +1020,8 @@ def _child(key: str, write: int) -> None:
 
 def _cpu_seconds(pid: int) -> float:
     """User plus system CPU time of a process so far (Linux: fields 14 and 15 of /proc/<pid>/stat)."""
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
