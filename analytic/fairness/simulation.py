@@ -55,6 +55,7 @@ from analytic.simulation import (
     size_law,
 )
 from analytic.simulation._runs import (
+    batch_boundaries,
     estimates,
     pooled,
     run_control,
@@ -191,9 +192,7 @@ def _replication(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
     arrival_rng, class_rng, size_rng, interrupt_rng = (np.random.default_rng(s) for s in seed.spawn(4))
     s, labels, batches = setup.capacities.size, setup.labels, setup.batches
     width = setup.d if setup.class_servers is None else setup.class_servers.shape[1]
-    measured = setup.arrivals - setup.warmup
-    boundaries = setup.warmup + (np.arange(batches + 1, dtype=np.int64) * measured + batches - 1) // batches
-    boundaries = np.append(boundaries, np.iinfo(np.int64).max)
+    boundaries = np.append(batch_boundaries(setup.warmup, setup.arrivals, batches), np.iinfo(np.int64).max)
     pool = JobPool(_INITIAL_SLOTS, width)
     clock = np.zeros(1)
     state = np.array([0, _INITIAL_SLOTS, -1, 0], dtype=np.int64)

@@ -24,17 +24,16 @@ import numpy as np
 
 from analytic._deprecation import old_names, renamed_arguments
 from analytic.erlang import erlang_b
-from analytic.errors import InvalidParameterError
 from analytic.moldable.bounds import traffic
 from analytic.moldable.certified import greedy_bounds
 from analytic.moldable.greedy import greedy_chain
 from analytic.moldable.heterogeneous import MoldableClass, heterogeneous_lp, heterogeneous_optimum
 from analytic.moldable.metrics import greedy_metrics
 from analytic.moldable.occupancy import kkt_residual, occupancy_lp, optimal_occupancy, symbolic_kkt_residuals
-from analytic.moldable.simulation import MoldableSimulation, simulate_moldable
+from analytic.moldable.simulation import BATCHES, MoldableSimulation, simulate_moldable
 from analytic.reproduce import Row, reproduces
 from analytic.simulation import LAW_NAMES, SerialExecutor
-from analytic.simulation._runs import MAX_PER_REPLICATION
+from analytic.simulation._runs import split_jobs
 from analytic.speedup import SpeedupTable
 from analytic.validation import integer, option
 
@@ -353,10 +352,9 @@ def table1_simulation(speedup: SpeedupTable, alpha: float, beta: float, law: str
     """
     lam = float(traffic(TABLE1_SERVERS, alpha, beta))
     option("law", law, LAW_NAMES)
-    runs, per_run = integer("replications", replications), integer("arrivals_per_replication", arrivals_per_replication)
-    if per_run > MAX_PER_REPLICATION:
-        raise InvalidParameterError("arrivals_per_replication", arrivals_per_replication,
-                                    f"must be at most {MAX_PER_REPLICATION:,} (counted in 64-bit integers)")
+    runs = integer("replications", replications)
+    per_run = split_jobs(arrivals_per_replication, 1, procedure.get("batches", BATCHES),   # refused by this name,
+                         name="arrivals_per_replication")[0]                                # not simulate_moldable's total
     return simulate_moldable(speedup, lam, TABLE1_SERVERS, size=law, arrivals=runs * per_run, replications=runs,
                              seed=seed, executor=SerialExecutor() if executor is None else executor, **procedure)
 

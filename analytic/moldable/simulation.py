@@ -57,6 +57,7 @@ from analytic.simulation import (
     size_law,
 )
 from analytic.simulation._runs import (
+    batch_boundaries,
     estimates,
     integrate,
     pooled,
@@ -81,6 +82,8 @@ RESPONSE_TIME_OF = ("accepted", "completed")
 SLOT_BYTES = 6 * 8
 #: Attempts at drawing Poisson counts that fit in ``n`` servers before starting at the fluid point.
 START_ATTEMPTS = 1000
+#: Batches of a single replication's batch means, by default.
+BATCHES = 20
 
 
 @dataclass(frozen=True, repr=False)
@@ -281,8 +284,7 @@ def _replication(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
     """One replication: three streams for arrivals, sizes and allocations, a fourth for the start."""
     arrival_rng, size_rng, choice_rng, start_rng = (np.random.default_rng(s) for s in seed.spawn(4))
     n, d, batches = setup.servers, setup.speeds.size, setup.batches
-    measured = setup.arrivals - setup.warmup
-    boundaries = setup.warmup + (np.arange(batches + 1, dtype=np.int64) * measured + batches - 1) // batches
+    boundaries = batch_boundaries(setup.warmup, setup.arrivals, batches)
     clock, state = np.zeros(1), np.array([0, 0, n, -1], dtype=np.int64)
     X, last = np.zeros(d + 1, dtype=np.int64), np.zeros(d + 1)
     keys, items = np.empty(n), np.empty(n, dtype=np.int64)
@@ -319,7 +321,7 @@ def _replication(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
 def simulate_moldable(speedup: SpeedupTable, rate_per_server: float, servers: int, p: object = None,
                       size: SizeLaw | str = "exponential", arrivals: int = 1_000_000, warmup: int | None = None,
                       replications: int = 1, seed: int | np.random.SeedSequence | np.random.Generator | None = None,
-                      executor: Executor | None = None, *, level: float = 0.95, batches: int = 20,
+                      executor: Executor | None = None, *, level: float = 0.95, batches: int = BATCHES,
                       start: str = "equilibrium", response_time_of: str = "accepted",
                       progress: bool | None = None) -> MoldableSimulation:
     """Simulate the loss system of greedy(p) with any job-size law; estimates with confidence intervals.

@@ -118,15 +118,11 @@ def run_control(unit: str) -> Callable[[F], F]:
     return decorate
 
 
-#: Most arrivals one replication may run: every event loop counts them in 64-bit integers.
-MAX_PER_REPLICATION = 2**62
-
-
 def split_jobs(jobs: object, replications: object, batches: object, minimum: int = 2,
-               meaning: str = "", name: str = "jobs",
-               most: int | None = MAX_PER_REPLICATION) -> tuple[int, int, int, int]:
-    """The checked ``jobs``, ``replications`` and ``batches``, and the arrivals of each replication
-    (at most ``most``).
+               meaning: str = "", name: str = "jobs") -> tuple[int, int, int, int]:
+    """The checked ``jobs``, ``replications`` and ``batches``, and the arrivals of each replication,
+    refused up front where the batch boundaries (:func:`batch_boundaries`) would leave the 64-bit
+    integers the event loops count them in.
 
     Parameters
     ----------
@@ -138,8 +134,6 @@ def split_jobs(jobs: object, replications: object, batches: object, minimum: int
         Appended to the condition on ``batches`` in the message.
     name : str
         The simulator's name for ``jobs`` (``"arrivals"``), in the message.
-    most : int or None
-        Most arrivals per replication; None where the simulator checks a bound of its own.
 
     Returns
     -------
@@ -153,10 +147,28 @@ def split_jobs(jobs: object, replications: object, batches: object, minimum: int
     """
     total, runs = integer(name, jobs), integer("replications", replications)
     k = integer("batches", batches, minimum=minimum, meaning=meaning)
-    if most is not None and total // runs > most:
-        raise InvalidParameterError(name, jobs, f"must be at most {most:,} per replication ({name} // "
-                                                "replications, counted by the event loop in 64-bit integers)")
+    per_run = (2**63 - k) // k   # the last batch boundary, k·arrivals + k - 1, stays below 2**63
+    if total > runs * per_run:
+        raise InvalidParameterError(name, jobs, f"must be at most {runs * per_run:,} = {runs:,} x (2**63 - {k}) // {k}: "
+                                                f"each replication's arrivals times its {k} batches (the batch boundaries) "
+                                                "must fit the event loop's 64-bit integers; at ten million arrivals a "
+                                                f"second, {per_run:.2g} arrivals per replication take "
+                                                f"{per_run / 1e7 / 3.156e7:,.0f} years")
     return total, runs, k, total // runs
+
+
+def batch_boundaries(warmup: int, arrivals: int, batches: int) -> np.ndarray:
+    """The arrival numbers at which each of ``batches`` batches starts, after ``warmup`` of a
+    replication's ``arrivals``, and where the last one ends (``batches + 1`` int64 values, as even as
+    integers allow; within 64 bits for the arrivals :func:`split_jobs` accepts).
+
+    Examples
+    --------
+    >>> batch_boundaries(10, 110, 4).tolist()
+    [10, 35, 60, 85, 110]
+    """
+    measured = arrivals - warmup
+    return warmup + (np.arange(batches + 1, dtype=np.int64) * measured + batches - 1) // batches
 
 
 def warmup_of(jobs: object, warmup: object, share: int, replications: int, batches: int, needed: int | None = None,

@@ -45,7 +45,15 @@ from analytic.simulation import (
     growth_rate,
     ratio_estimate,
 )
-from analytic.simulation._runs import column_estimates, pooled, run_control, run_replications, split_jobs, warmup_of
+from analytic.simulation._runs import (
+    batch_boundaries,
+    column_estimates,
+    pooled,
+    run_control,
+    run_replications,
+    split_jobs,
+    warmup_of,
+)
 from analytic.simulation.clock import check_horizon
 from analytic.simulation.runs import ArrivalRun
 from analytic.splitting import _engine as engine
@@ -300,8 +308,7 @@ class _Loop:
         self.job_f = np.empty((0, engine.JOB_FLOAT_COLUMNS))
         self.free = np.empty(0, dtype=np.int64)
         b = setup.batches
-        measured = setup.arrivals - setup.warmup
-        self.boundaries = setup.warmup + (np.arange(b + 1, dtype=np.int64) * measured + b - 1) // b
+        self.boundaries = batch_boundaries(setup.warmup, setup.arrivals, b)
         self.count, self.response = np.zeros((b, c), dtype=np.int64), np.zeros((b, c))
         self.waited, self.helped = np.zeros((b, c), dtype=np.int64), np.zeros((b, c, 2), dtype=np.int64)
         self.area, self.starts = np.zeros(b), np.full(b + 1, np.nan)
@@ -471,7 +478,6 @@ def _replication(setup: _Setup, seed: np.random.SeedSequence) -> _Tallies:
 #: Memory of the event loop per server (its job, the job's remaining work, free lists), an upper estimate.
 _BYTES_PER_SERVER = 64
 #: The event loop's counters and batch boundaries (arrivals times batches) are 64-bit integers.
-_INT64_MAX = 2**63 - 1
 
 
 @run_control("arrivals")
@@ -545,15 +551,8 @@ def simulate_multiserver(policy: str | Callable[[PolicyState], object], servers:
     require(_BYTES_PER_SERVER * k, f"the state of {k:,} servers", k)
     chosen = resolve_policy(policy, k, classes)
     rate = check_load(k, arrival_rate, classes)
-    total, runs, b, share = split_jobs(arrivals, replications, batches, minimum=3, meaning=" (the growth fit needs three)",
-                                           name="arrivals", most=None)
-    per_run = (_INT64_MAX + 1 - b) // b   # the last batch boundary, b·arrivals + b - 1, stays below 2**63
-    if total > runs * per_run:
-        raise InvalidParameterError("arrivals", arrivals, f"must be at most {runs * per_run:,} = {runs:,} x (2**63 - {b}) // "
-                                                          f"{b}: each replication's arrivals times its {b} batches (the batch "
-                                                          "boundaries) must fit the event loop's 64-bit integers; at ten "
-                                                          f"million arrivals a second, {per_run:.2g} arrivals take "
-                                                          f"{per_run / 1e7 / 3.156e7:,.0f} years")
+    _, runs, b, share = split_jobs(arrivals, replications, batches, minimum=3, meaning=" (the growth fit needs three)",
+                                   name="arrivals")
     confidence("level", level)
     if check_executor(executor) is None and not isinstance(chosen, Policy):
         executor = SerialExecutor()

@@ -238,14 +238,14 @@ def test_a_law_without_finite_mean_is_refused():
         simulate_moldable(SUBLINEAR, 0.8, 10, size=pareto(1.0), executor=SERIAL)
 
 
-@pytest.mark.parametrize("arrivals", [2**62 + 1, 10**30])
+@pytest.mark.parametrize("arrivals", [(2**63 - 20) // 20 + 1, 10**30])
 def test_arrivals_beyond_the_event_loops_integers_are_refused_up_front(arrivals):
-    """10**30 arrivals used to fail inside the replication (an OverflowError blamed on its SeedSequence); one
-    replication counts at most 2**62 arrivals in 64-bit integers, and table1_simulation names its own argument."""
+    """10**30 arrivals used to fail inside the replication (an OverflowError blamed on its SeedSequence); the 20
+    batch boundaries of a replication, 20·arrivals + 19, must stay below 2**63."""
     from analytic.moldable.paper import LINEAR, table1_simulation
 
-    with pytest.raises(InvalidParameterError, match=r"^arrivals = \d+: must be at most 4,611,686,018,427,387,904 per "
-                                                    r"replication"):
+    refusal = r" = \d+: must be at most 461,168,601,842,738,789 = 1 x \(2\*\*63 - 20\) // 20: each replication's"
+    with pytest.raises(InvalidParameterError, match="^arrivals" + refusal):
         simulate_moldable(SpeedupTable([1.0, 1.8]), 0.5, 6, arrivals=arrivals, seed=1)
-    with pytest.raises(InvalidParameterError, match=r"^arrivals_per_replication = \d+: must be at most 4,611,686,018,427,"):
+    with pytest.raises(InvalidParameterError, match="^arrivals_per_replication" + refusal):
         table1_simulation(LINEAR, 0.5, 0.1, "exponential", 1, arrivals, seed=1)
