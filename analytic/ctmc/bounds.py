@@ -415,7 +415,7 @@ def _with_unreached(drift: Drift, unreached: np.ndarray, model: PopulationModel,
 
 def _at_the_mode(chain: TruncatedChain) -> TruncatedChain:
     """The same truncation with its reference at the most likely kept state (by a plain sparse LU
-    solve: only the argmax is used), if every kept state reaches it inside the kept set: the mean
+    solve: only the argmax is used), if its ``Q^z`` is irreducible: the mean
     hitting times of the reference, and with them the width the law on the kept set adds, are then
     smallest (from a state in a tail, such as the empty M/M/100 queue at load 0.95, they can leave
     the double range)."""
@@ -428,21 +428,46 @@ def _at_the_mode(chain: TruncatedChain) -> TruncatedChain:
                                    .toarray().ravel())
     if not np.all(np.isfinite(law)):
         return chain
-    mode = int(np.argmax(law))
-    reached = breadth_first_order(chain.kept.T.tocsr(), mode, directed=True, return_predecessors=False)
-    return replace(chain, reference=mode) if len(reached) == chain.n_kept else chain
+    moved = replace(chain, reference=int(np.argmax(law)))
+    rates = moved.generator()
+    irreducible = _returning(rates, moved.reference).all() and _returning(rates.T.tocsr(), moved.reference).all()
+    return moved if irreducible else chain
 
 
 def _check_returns(model: PopulationModel, chain: TruncatedChain) -> None:
-    """Every kept state must reach the initial state without leaving the kept set (else its mean
-    hitting time, and the bound on the law of the kept states, is unbounded in the truncation)."""
-    reached = breadth_first_order(chain.kept.T.tocsr(), chain.reference, directed=True, return_predecessors=False)
-    if len(reached) < chain.n_kept:
-        missing = np.setdiff1d(np.arange(chain.n_kept), reached)
+    """Every kept state must reach the initial state, inside the kept set or through the states at
+    most two jumps outside it: the theorem asks an irreducible chain, and ``Q^z`` (which lands the
+    jumps leaving the kept set on the initial state) then has finite mean hitting times. In a tandem
+    queue kept at ``x + 2 y <= L``, every jump from ``(L, 0)`` leaves the set and it returns
+    through ``(L - 1, 1)``; a state the chain never leaves for the initial state is refused."""
+    missing = np.flatnonzero(~_returning(chain.kept, chain.reference))
+    if len(missing):
+        wider = chain.states
+        for _ in range(2):
+            wider = _with_targets(model, wider)
+        around = truncate_lattice(wider, model.moves, model.feasible, reference=chain.states[chain.reference])
+        missing = missing[~_returning(around.kept, around.reference)[around._lookup(chain.states[missing])]]
+    if len(missing):
         raise ReducibleChainError(f"the state {chain.states[missing[0]].tolist()} (and {len(missing) - 1:,} more of the "
                                   f"{chain.n_kept:,} kept states) cannot reach the initial state {list(model.initial)} "
-                                  "without leaving the kept set: the model has transient states or several closed classes "
-                                  "there; give an initial state from which every state of the chain is reached and back")
+                                  "without going more than two jumps out of the kept set: the model has transient states "
+                                  "or several closed classes there; give an initial state from which every state of the "
+                                  "chain is reached and back")
+
+
+def _returning(rates: sp.csr_array, reference: int) -> np.ndarray:
+    """Which states reach ``reference`` along positive ``rates``."""
+    reached = breadth_first_order(rates.T.tocsr(), reference, directed=True, return_predecessors=False)
+    returning = np.zeros(rates.shape[0], dtype=bool)
+    returning[reached] = True
+    return returning
+
+
+def _with_targets(model: PopulationModel, states: np.ndarray) -> np.ndarray:
+    """``states`` and the states of the model they jump to."""
+    targets = [states[rate(states) > 0] + np.asarray(d) for d, rate in model.moves]
+    merged = np.unique(np.concatenate([states, *targets]), axis=0)
+    return merged[model.feasible(merged)]
 
 
 def _whole(model: PopulationModel, checked: list[_Reward], tolerance: float, limit: int, method: str

@@ -65,7 +65,7 @@ MAX_REGIONS = 100_000
 #: The largest weight of a count in ``w`` the linear program may choose.
 MAX_WEIGHT = 32
 #: Depths of the boundary layer tried for the cell weights, per count (none, or one of these).
-LAYER_DEPTHS = (1, 2, 4, 8, 16, 32)
+LAYER_DEPTHS = (1, 2, 4, 8, 16, 32, 64, 128)
 #: The largest cell weight ``g`` (the least is 1), and its grid (multiples of ``2^-CELL_BITS``).
 MAX_CELL_WEIGHT = 1e4
 CELL_BITS = 24
@@ -800,7 +800,7 @@ def find_face_geometric(model: PopulationModel, neglected: float, max_states: in
     >>> model = PopulationModel([x, y], [((1, 0), 0.9), ((-1, 1), sympy.Min(x, 1)), ((0, -1), sympy.Min(y, 1))])
     >>> V, level, T, found = find_face_geometric(model, 1e-8, 10**6)
     >>> V.expression, V.layers, T
-    ((17/16)**(x + y)*g(Min(32, y)), (0, 32), {0: 2, 1: 33})
+    ((71/64)**(x + y)*g(Min(128, y)), (0, 128), {0: 2, 1: 129})
     """
     best, chosen, tried, depths = None, None, 0, set()
     for depths_tried in _layer_candidates(len(model.unbounded)) if layers is None else [tuple(layers)]:
