@@ -367,12 +367,8 @@ def _simulate(algorithm: str, cluster: Cluster, jobs, alpha: float, beta: float,
             raise InvalidParameterError("frozen_queues", frozen_queues, f"must be {len(types)} finite numbers >= 0")
         frozen = np.zeros(len(types))
         update_weights(frozen, fixed, False, parameters, cluster.total_slots)
-        if clock_rate > 0:  # ADGP's clocks tick at λ̂ e^(q_j/β) per type: known in advance when q is frozen
-            log_ticks = math.log(clock_rate) + math.log(horizon) + float(logsumexp(frozen / temperature))
-            if log_ticks > math.log(MAX_EVENTS):
-                raise InvalidParameterError("frozen_queues", frozen_queues, f"give weights q = {frozen.tolist()} (alpha = "
-                                            f"{a:g}) whose clocks λ̂ e^(q/β) at beta = {temperature:g} tick about "
-                                            f"e^{log_ticks:.4g} times over time = {horizon:g}, more than {MAX_EVENTS:g}")
+    if clock_rate > 0:
+        _check_ticks(frozen, parameters, cluster, len(types), clock_rate, horizon, temperature, frozen_queues)
     if algorithm == "Max-Weight":
         levels = np.unique(cheapest_packings(cluster, types).cost)
     else:
@@ -381,6 +377,28 @@ def _simulate(algorithm: str, cluster: Cluster, jobs, alpha: float, beta: float,
                    clock_rate=clock_rate, frozen=frozen, frame=frame, initial_queues=start, levels=levels, edges=edges)
     root, results = run_replications(_replication, setup, runs, seed, executor, progress, algorithm)
     return _summarise(setup, results, level, root)
+
+
+def _check_ticks(frozen: np.ndarray | None, parameters: np.ndarray, cluster: Cluster, n_types: int, clock_rate: float,
+                 horizon: float, temperature: float, frozen_queues) -> None:
+    """ADGP's clocks tick at ``λ̂ e^(q_j/β)`` per type, with weights ``q`` nondecreasing in the queues:
+    at least at their value with empty queues (known in advance when ``q`` is frozen). Refuse a run
+    whose ticks would exceed ``MAX_EVENTS``, naming what makes them many."""
+    least = frozen
+    if least is None:
+        least = np.zeros(n_types)
+        update_weights(least, np.zeros(n_types), False, parameters, cluster.total_slots)
+    log_ticks = math.log(clock_rate) + math.log(horizon) + float(logsumexp(least / temperature))
+    if log_ticks <= math.log(MAX_EVENTS):
+        return
+    alpha, h = float(parameters[0]), float(parameters[1])
+    clocks = (f"whose clocks λ̂ e^(q/β) at beta = {temperature:g} tick about e^{log_ticks:.4g} times over time = "
+              f"{horizon:g}, more than {MAX_EVENTS:g}")
+    if frozen is not None:
+        raise InvalidParameterError("frozen_queues", frozen_queues, f"give weights q = {frozen.tolist()} (alpha = "
+                                    f"{alpha:g}) {clocks}")
+    raise InvalidParameterError("h", h, f"gives weights q = α f(h) >= {least.tolist()} even with empty queues (alpha = "
+                                f"{alpha:g}) {clocks}")
 
 
 _COMMON = """

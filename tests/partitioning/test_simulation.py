@@ -267,6 +267,10 @@ def test_a_horizon_near_the_end_of_the_double_range_sees_the_empty_cluster(simul
                              time=100.0),
      r"^frozen_queues = \[20\]: give weights q = \[88.36\d*\] \(alpha = 50\) whose clocks λ̂ e\^\(q/β\) at beta = 0.5 "
      r"tick about e\^178.3 times over time = 100, more than 1e\+12$"),
+    # queues only raise the weights: with h = 1e147 even empty ones give q = 50 log(1e147)^(1/2) = 919.89
+    (lambda: P.simulate_adgp(P.Cluster([2, 2]), P.GraphJob(2, [(0, 1)], 0.5, 1.0), 50.0, 0.5, 0.05, h=1e147, time=100.0),
+     r"^h = 1e\+147: gives weights q = α f\(h\) >= \[919.89\d*\] even with empty queues \(alpha = 50\) whose clocks "
+     r"λ̂ e\^\(q/β\) at beta = 0.5 tick about e\^1841 times over time = 100, more than 1e\+12$"),
 ])
 def test_fixed_error_paths_name_parameter_value_and_condition(call, match):
     from analytic.errors import AnalyticError

@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 
 import mpmath
-import numba
 import numpy as np
 import pytest
+from compiled_draws import draw_many
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy import integrate, stats
@@ -29,7 +29,6 @@ from analytic.simulation import (
     Pareto,
     bimodal,
     deterministic,
-    draw,
     erlang,
     exponential,
     fitted,
@@ -175,15 +174,6 @@ def test_discrete_samplers_hit_the_values_with_their_probabilities(name):
         assert abs(share - p) <= 5 * np.sqrt(p * (1 - p) / x.size) + 1e-12
     excess = law.sample_excess(np.random.default_rng(6), 100_000)
     assert stats.kstest(excess, law.excess_cdf).pvalue > 1e-3
-
-
-@numba.njit
-def draw_many(code, parameters, rng, count):
-    """``count`` sizes drawn one at a time inside a compiled loop."""
-    out = np.empty(count)
-    for i in range(count):
-        out[i] = draw(code, parameters, rng)
-    return out
 
 
 @pytest.mark.parametrize("name", LAWS)

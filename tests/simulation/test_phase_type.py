@@ -26,9 +26,9 @@ from fractions import Fraction
 from pathlib import Path
 
 import mpmath
-import numba
 import numpy as np
 import pytest
+from compiled_draws import draw_many
 from scipy import integrate, stats
 
 from analytic.errors import InvalidParameterError, StateSpaceTooLargeError
@@ -38,7 +38,6 @@ from analytic.simulation import (
     PhaseType,
     bimodal,
     deterministic,
-    draw,
     erlang,
     exponential,
     fit_phase_type,
@@ -524,15 +523,6 @@ def test_vectorized_sampler_follows_the_cdf_over_many_seeds(name):
     excess = [law.sample_excess(np.random.default_rng(1000 + seed), 1000) for seed in SEEDS]
     assert ks_rejections(excess, law.excess_cdf) <= MOST_REJECTIONS
     assert mean_band_holds(excess, law.excess_mean)
-
-
-@numba.njit
-def draw_many(code, parameters, rng, count):
-    """``count`` sizes drawn one at a time inside a compiled loop."""
-    out = np.empty(count)
-    for i in range(count):
-        out[i] = draw(code, parameters, rng)
-    return out
 
 
 @pytest.mark.parametrize("name", SAMPLED)
