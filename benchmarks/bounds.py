@@ -91,6 +91,8 @@ MODELS = {
         0.5),
     "tandem queue at load 0.9, both stations (x, y)": (
         PopulationModel([x, y], [((1, 0), 0.9), ((-1, 1), sympy.Min(x, 1)), ((0, -1), sympy.Min(y, 1))]), 9.0),
+    "tandem queue at load 0.95, both stations (x, y)": (
+        PopulationModel([x, y], [((1, 0), 0.95), ((-1, 1), sympy.Min(x, 1)), ((0, -1), sympy.Min(y, 1))]), 19.0),
     "tandem 0.95 -> 1.2 -> 1 (x, y unbounded)": (
         PopulationModel([x, y], [((1, 0), 0.95), ((-1, 1), 1.2 * sympy.Min(x, 1)), ((0, -1), sympy.Min(y, 1))]),
         0.95 / 0.25),
