@@ -13,13 +13,16 @@ Figures 1-4 at 10^6 jobs per point. Baselines, measured in the same run:
   a_s, t_s; the queue as a Python list), on the three-server system.
 
 Accuracy: each fast path against its baseline, and the simulator's estimates against the exact
-values. Run: python benchmarks/fairness.py
+values. Run: python benchmarks/fairness.py; ``--random-assignment-scale`` times random_assignment alone at
+S = 10^4..7.3·10^6 against the previous per-level numpy loop.
 """
 
 import itertools
 import math
 import random
+import sys
 import time
+from fractions import Fraction
 
 import numpy as np
 
@@ -213,7 +216,47 @@ def simulator():
                   f"δ = {sim.mean_response_time[0]:.4f} (exact, exponential sizes {exact_response_time:.4f})")
 
 
+def random_assignment_scale():
+    """random_assignment at S = 10^4..7.3·10^6 (d = 2, ρ = 0.9), and the per-level cost of the previous
+    implementation (numpy operations per level: the hypergeometric law, indexed updates, C(u, d)/C(S, d) as a
+    Fraction) timed here on S = 10^4."""
+    print("Random assignment, large S (d = 2, ρ = 0.9)")
+    random_assignment(10, 2, 5.0)                                                   # compile
+    old_time, _ = seconds(lambda: per_level_numpy(10**4, 2, 0.9e4), repeat=1)
+    old_level = old_time / 10**4
+    print(f"  previous per-level Python loop: {old_level * 1e6:.1f} µs a level")
+    for s in (10**4, 10**5, 10**6, 7_300_000):
+        took, _ = seconds(lambda s=s: random_assignment(s, 2, 0.9 * s), repeat=3 if s <= 10**6 else 1)
+        print(f"  S = {s:,}: {took:.3f} s, {took / s * 1e9:.0f} ns a level ({old_level * s / took:.0f}x the previous loop)")
+
+
+def per_level_numpy(s, k, work):
+    """E[jobs] by the coverage recursion written per level in numpy, rescaled over all S + 1 values (the previous
+    random_assignment, for the comparison)."""
+    weights, first_moment = np.zeros(s + 1), np.zeros(s + 1)
+    weights[0] = 1.0
+    total = math.comb(s, k)
+    for v in [0, *range(k, s + 1)]:
+        if v > 0:
+            stay = work * float(Fraction(math.comb(v, k), total)) / v
+            weights[v] /= 1 - stay
+            first_moment[v] = (first_moment[v] + weights[v] * stay) / (1 - stay)
+        j = np.arange(max(0, k - (s - v)), min(k, v) + 1)
+        law = np.array([math.comb(v, i) * math.comb(s - v, k - i) for i in j.tolist()], dtype=float)
+        law, j = law[j < k] / law.sum(), j[j < k]
+        step = law * (work if v > 0 else 1.0) / (v + k - j)
+        weights[v + k - j] += weights[v] * step
+        first_moment[v + k - j] += (first_moment[v] + weights[v]) * step
+        if max(weights[v], weights[v + k - j].max(initial=0.0)) > 1e200:
+            shift = -int(np.frexp(weights.max())[1])
+            weights, first_moment = np.ldexp(weights, shift), np.ldexp(first_moment, shift)
+    return work * first_moment.sum() / (weights[0] + work * weights[1:].sum())
+
+
 def main():
+    if "--random-assignment-scale" in sys.argv:
+        random_assignment_scale()
+        return
     lattice()
     subsets()
     random_assignments()

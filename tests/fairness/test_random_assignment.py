@@ -2,10 +2,11 @@
 
 References: balanced_fairness on the explicit graph of all C(S, d) classes (subset recursion,
 independent code); the M/M/1 queue of rate S (d = S) and S independent M/M/1 queues (d = 1);
-work conservation (mean number of busy servers = λσ); the hypergeometric law of the overlap in
-exact rationals (math.comb).
+work conservation (mean number of busy servers = λσ); the hypergeometric law of the overlap and
+C(u, d)/C(S, d) in exact rationals (math.comb).
 """
 
+import importlib
 import math
 from fractions import Fraction
 
@@ -14,7 +15,9 @@ import pytest
 
 from analytic.errors import InvalidParameterError, UnstableSystemError
 from analytic.fairness import balanced_fairness, random_assignment, random_assignment_graph
-from analytic.fairness.random_assignment import _overlap
+from analytic.fairness.random_assignment import _overlap, _stay_probability
+
+random_assignment_module = importlib.import_module("analytic.fairness.random_assignment")
 
 
 @pytest.mark.parametrize("servers,d,load", [(4, 2, 0.5), (5, 2, 0.9), (6, 2, 0.3), (5, 3, 0.7), (5, 3, 0.95), (6, 4, 0.6)])
@@ -68,7 +71,9 @@ def test_large_systems_do_not_overflow():
 def test_overlap_is_the_hypergeometric_law_in_exact_rationals(servers, d, covered):
     """C(u, j) C(S - u, d - j) / C(S, d) in fractions, each value rounded once; every value above the
     underflow range within 4e-15 (measured 1.8e-15 at most, 1000 ratios from the mode)."""
-    j, law = _overlap(servers, d, covered)
+    law = np.empty(d + 1)
+    low, count = _overlap(servers, d, covered, law, np.empty(d + 1), np.empty(256))
+    j, law = np.arange(low, low + count), law[:count]
     total = math.comb(servers, d)
     exact = np.array([float(Fraction(math.comb(covered, i) * math.comb(servers - covered, d - i), total)) for i in j.tolist()])
     assert exact.sum() == pytest.approx(1.0, rel=1e-14, abs=0)     # the support is all of it
@@ -77,12 +82,25 @@ def test_overlap_is_the_hypergeometric_law_in_exact_rationals(servers, d, covere
     assert np.all(law[~kept] < 1e-280)
 
 
-@pytest.mark.slow
-def test_work_is_conserved_with_a_hundred_thousand_servers():
-    """S = 10^5, d = 2 (scipy's exact hypergeometric pmf took 33 s here): busy servers average λσ
-    (measured 1.1e-16 off; 1e-12 leaves room for the sum of 10^5 terms)."""
-    result = random_assignment(10**5, 2, 0.9 * 10**5)
-    assert result.busy_servers @ np.arange(10**5 + 1) == pytest.approx(0.9 * 10**5, rel=1e-12, abs=0)
+@pytest.mark.parametrize("forced", [False, True])
+@pytest.mark.parametrize(("servers", "d"), [(1, 1), (7, 1), (9, 9), (300, 2), (300, 150), (2000, 1000), (1500, 1499)])
+def test_stay_probability_is_the_exact_fraction_correctly_rounded(servers, d, forced, monkeypatch):
+    """C(u, d)/C(S, d) in fractions, rounded once, equal to the compiled double-double values bit for bit (2000, 1000
+    reaches subnormals and 0); ``forced``: an error bound of 2**-40 per step leaves most roundings undecided, and
+    the exact fallback gives them."""
+    if forced:
+        monkeypatch.setattr(random_assignment_module, "_STEP_ERROR", 2.0**-40)
+    total = math.comb(servers, d)
+    exact = [float(Fraction(math.comb(u, d), total)) for u in range(d, servers + 1)]
+    assert _stay_probability(servers, d).tolist() == exact
+
+
+@pytest.mark.parametrize("servers", [10**5, 10**6])
+def test_work_is_conserved_with_a_million_servers(servers):
+    """S = 10^5 and 10^6, d = 2, ρ = 0.9 (scipy's exact hypergeometric pmf took 33 s at 10^5; thousands of
+    rescalings): busy servers average λσ (measured 1.1e-16 off at 10^5; 1e-11 leaves room for the sum of 10^6 terms)."""
+    result = random_assignment(servers, 2, 0.9 * servers)
+    assert result.busy_servers @ np.arange(servers + 1) == pytest.approx(0.9 * servers, rel=1e-11, abs=0)
 
 
 @pytest.mark.parametrize("servers,d,arrival_rate,mean_size", [
