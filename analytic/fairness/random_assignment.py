@@ -150,7 +150,8 @@ def random_assignment(servers: int, d: int, arrival_rate: float, mean_size: floa
     lam = positive("arrival_rate", arrival_rate)
     sigma = check_mean_size(mean_size)
     work = lam * sigma
-    require(8 * (s + 1) * (k + 4), f"the recursion over 0..{s} covered servers", s + 1)
+    # a(u, u), V, V1, the shifts and the law of the busy servers (S + 1 values each), the overlap's scratch (d + 1)
+    require(41 * (s + 1) + 16 * (k + 1) + 2048, f"the recursion over 0..{s} covered servers", s + 1)
     probability = _stay_probability(s, k)
     # a(u, u) = λσ C(u, d)/C(S, d)/u, u = d..S, from the correctly rounded C(u, d)/C(S, d): at u = S it is
     # fl(λσ/S), which reaches 1 exactly when λσ >= S, the boundary ρ = 1 (C(u, d)/u grows with u).
