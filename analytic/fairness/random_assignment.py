@@ -24,8 +24,8 @@ u servers; it reduces to ρ = λ/S < 1. O(S d) operations. Every sequence with u
 V(u) and V1(u) (u > 0) are carried divided by λσ: E[jobs]/(λσ) = δ/σ = 1/γ comes out finite and
 accurate however small λσ is (5e-324 included), and E[jobs] = λσ · E[jobs]/(λσ) is rounded once.
 
-The recursion runs compiled (:func:`_recursion`, about 20 ns a level at d = 2: S = 7.3·10^6 in well under a
-second), as do the a(u, u) (:func:`_stay_probability`: C(u, d)/C(S, d) correctly rounded, with an exact
+The recursion runs compiled (``_recursion``, about 20 ns a level at d = 2: S = 7.3·10^6 in well under a
+second), as do the a(u, u) (``_stay_probability``: C(u, d)/C(S, d) correctly rounded, with an exact
 fallback where the compiled value cannot prove its rounding).
 """
 
