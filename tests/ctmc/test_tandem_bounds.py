@@ -58,7 +58,7 @@ def test_tandem_intervals_contain_the_product_form(lam, mu1, mu2):
 def test_a_kept_state_whose_every_jump_leaves_the_kept_set_still_returns():
     """Kept at x + 2 y <= 12, every jump from (12, 0) leaves the set ((13, 0) and (11, 1)), and it
     returns through (11, 1) -> (11, 0): the chain is irreducible and Q^z too. Requiring a return
-    inside the kept set refused the tandem at λ = 0.97 with max_states = 4e6 (V on x·2 + y·3)."""
+    inside the kept set refused the tandem at λ = 0.97 with max_states = 4e6, kept at 2 x + 3 y <= L."""
     model = tandem(0.9, 1.0, 1.0)
     states = np.array([(a, b) for a in range(13) for b in range(7) if a + 2 * b <= 12])
     chain = truncate_lattice(states, model.moves, model.feasible, reference=(0, 0))
