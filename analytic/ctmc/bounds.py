@@ -392,11 +392,9 @@ def _reached_part(model: PopulationModel, chain: TruncatedChain) -> tuple[Trunca
     """The truncation to the kept states the initial state reaches without leaving them, and the
     others (in a tandem queue kept at ``w·x <= L``, a state of the second queue just below ``L`` is
     entered only from above ``L``): the truncated chain must have one class."""
-    reached = breadth_first_order(chain.kept, chain.reference, directed=True, return_predecessors=False)
-    if len(reached) == chain.n_kept:
+    keep = _reached(chain.kept, chain.reference)
+    if keep.all():
         return chain, chain.states[:0]
-    keep = np.zeros(chain.n_kept, dtype=bool)
-    keep[reached] = True
     return (truncate_lattice(chain.states[keep], model.moves, model.feasible, reference=model.initial),
             chain.states[~keep])
 
@@ -430,7 +428,7 @@ def _at_the_mode(chain: TruncatedChain) -> TruncatedChain:
         return chain
     moved = replace(chain, reference=int(np.argmax(law)))
     rates = moved.generator()
-    irreducible = _returning(rates, moved.reference).all() and _returning(rates.T.tocsr(), moved.reference).all()
+    irreducible = _returning(rates, moved.reference).all() and _reached(rates, moved.reference).all()
     return moved if irreducible else chain
 
 
@@ -455,12 +453,16 @@ def _check_returns(model: PopulationModel, chain: TruncatedChain) -> None:
                                   "chain is reached and back")
 
 
+def _reached(rates: sp.csr_array, start: int) -> np.ndarray:
+    """Which states ``start`` reaches along positive ``rates``."""
+    reached = np.zeros(rates.shape[0], dtype=bool)
+    reached[breadth_first_order(rates, start, directed=True, return_predecessors=False)] = True
+    return reached
+
+
 def _returning(rates: sp.csr_array, reference: int) -> np.ndarray:
     """Which states reach ``reference`` along positive ``rates``."""
-    reached = breadth_first_order(rates.T.tocsr(), reference, directed=True, return_predecessors=False)
-    returning = np.zeros(rates.shape[0], dtype=bool)
-    returning[reached] = True
-    return returning
+    return _reached(rates.T.tocsr(), reference)
 
 
 def _with_targets(model: PopulationModel, states: np.ndarray) -> np.ndarray:
