@@ -193,7 +193,7 @@ class _SeveralCounts:
         """The thresholds, regions and reward pieces of ``layers`` (cached)."""
         if layers not in self.partitions:
             thresholds, regions_found = found or regions(self.model, self.expressions, layers)
-            pieces = [[region_form(self.model, region, thresholds, expression) for region in regions_found
+            pieces = [[region_form(self.model, region, expression) for region in regions_found
                        if region.large] for expression in self.expressions]
             self.partitions[layers] = (thresholds, regions_found, pieces)
         return self.partitions[layers]
@@ -294,7 +294,8 @@ def stationary_bounds(model: PopulationModel, rewards: Mapping, width: float = 1
     Parameters
     ----------
     model : PopulationModel
-        Its rates' comparisons (``Min``, ``Piecewise``, ...) may involve one unbounded count each.
+        Its rates' comparisons (``Min``, ``Piecewise``, ...) may involve one unbounded count each, or
+        two through their difference (``x < y``: join the shortest queue).
     rewards : mapping of str to sympy expression
         Functions of the counts: bounded, or eventually polynomial in the unbounded counts (built
         like rates: polynomials, ``Min``, ``Max``, ``Abs``, ``Heaviside``, ``Piecewise``).

@@ -4,25 +4,34 @@ With unbounded counts ``x_1, ..., x_d`` (and bounded ones, the phase), the packa
 ``V(x) = β^{w·x}`` (``w`` a vector of positive integers, ``β`` a dyadic rational) and keeps
 ``K = {w·x <= L}``. Outside ``K`` the drift is proved region by region:
 
-* Every comparison in the rates (``Min``, ``Max``, ``Piecewise``, ...) may involve one count only.
-  So each unbounded count ``x_i`` has a threshold ``T_i`` beyond which every comparison involving
-  it is decided (:func:`~analytic.ctmc.tails.eventual_form`), and ``T_i`` is at least the largest
-  jump down of ``x_i``.
+* Each unbounded count ``x_i`` has a threshold ``T_i`` beyond which every comparison of that count
+  with constants is decided (:func:`~analytic.ctmc.tails.eventual_form`), and ``T_i`` is at least
+  the largest jump down of ``x_i``.
 * A *region* fixes each unbounded count either at a value below ``T_i`` or as *large*
-  (``x_i >= T_i``), and fixes the phase. There, every rate is a polynomial ``r_k(x)`` in the large
-  counts, with exact rational coefficients. The drift factor ``GV / β^{w·x} <= D(x) =
-  Σ_k r_k(x) (β^{w·v_k} (1 + 2^-50) - (1 - 2^-50))`` (the rounding of the doubles ``V`` takes,
+  (``x_i >= T_i``), and fixes the phase. Counts that a rate compares through their difference
+  (``x < y``, ``x > y + 2``: join the shortest queue) are *ordered* instead: a region of such a
+  group orders its counts (ties by index), fixes the least below the group's threshold or makes it
+  large, and fixes each gap between neighbours below a gap threshold ``M`` or makes it wide
+  (``>= M``). A region is then ``x = corner + Σ_k y_k d_k`` over integers ``y_k >= 0``, each
+  direction ``d_k`` raising the counts above a wide gap, or all of the group for the least
+  (:class:`Region`). The thresholds rise until every comparison is decided in every region (a
+  comparison along one parameter beyond a positive level raises that parameter's threshold), so
+  there every rate is a polynomial ``r_k(y)`` in the parameters, with exact rational
+  coefficients. The drift factor ``GV / β^{w·x} <= D(y) =
+  Σ_k r_k(y) (β^{w·v_k} (1 + 2^-50) - (1 - 2^-50))`` (the rounding of the doubles ``V`` takes,
   bounded as in :mod:`analytic.ctmc.lyapunov`) is a polynomial too. A rate that divides (a Hill
   function) lies between two polynomials in the region (:func:`region_envelope`): ``D`` takes the
   upper one where ``β^{w·v_k} (1 + 2^-50) - (1 - 2^-50) >= 0`` and the lower one elsewhere.
-* Write ``x_j = T_j + y_j`` for the large counts, with ``y >= 0``. If every coefficient of ``D`` in
-  ``y`` of degree two and more is ``<= 0``, and every linear one ``a_j <= 0``, then
-  ``D <= p_0 + Σ_j a_j y_j``. On the states of the region outside ``K`` (``w·x >= L + 1``) this is
-  at most ``p_0 + max(0, B) max_j a_j / w_j``, where ``B`` is what ``L + 1`` leaves of ``w·x`` at
-  the region's corner. All of it is exact rational arithmetic. A negative value ``-m`` in every
-  region gives ``GV <= -β^{L+1} min m`` outside ``K``. That sufficient condition covers queueing
-  networks, priority queues and first-order reaction networks; a polynomial with a positive
-  higher-order coefficient is not proved, and the model is refused.
+  A comparison no region decides (``x > 2 y``) is refused by name.
+* If every coefficient of ``D`` in ``y`` of degree two and more is ``<= 0``, and every linear one
+  ``a_k <= 0``, then ``D <= p_0 + Σ_k a_k y_k``. On the states of the region outside ``K``
+  (``w·x >= L + 1``) this is at most ``p_0 + max(0, B) max_k a_k / (w·d_k)``, where ``B`` is what
+  ``L + 1`` leaves of ``w·x`` at the region's corner (for a count large on its own, ``d_k`` is its
+  unit vector and ``y_k = x_k - T_k``). All of it is exact rational arithmetic. A negative value
+  ``-m`` in every region gives ``GV <= -β^{L+1} min m`` outside ``K``. That sufficient condition
+  covers queueing networks, priority queues, join-the-shortest-queue routing and first-order
+  reaction networks; a polynomial with a positive higher-order coefficient is not proved, and the
+  model is refused.
 
 The search for ``w`` and ``β`` runs the same test in floating point over small integer vectors and
 dyadic bases and keeps the candidate that needs the fewest kept states; only the exact check vouches.
@@ -51,17 +60,20 @@ import scipy.sparse as sp
 import sympy
 from scipy.optimize import linprog
 
+from analytic._deprecation import deprecated
 from analytic.ctmc.lyapunov import LARGEST_LOG2_V, SEARCH_BASES, proved_drift, rounded_gain
 from analytic.ctmc.population import PopulationModel, lattice_points
-from analytic.ctmc.tails import Envelope, envelope, eventual_form, eventual_rational, level_after
+from analytic.ctmc.tails import Envelope, MixedComparison, envelope, eventual_form, eventual_rational, level_after
 from analytic.ctmc.truncation import Drift, TruncatedChain, lattice_generator_drift
-from analytic.errors import ConvergenceError, StateSpaceTooLargeError
+from analytic.errors import ConvergenceError, InvalidParameterError, StateSpaceTooLargeError
 
 __all__ = ["LinearGeometric", "Region", "affine_bound", "find_face_geometric", "find_linear_geometric",
            "prove_linear_geometric", "region_envelope", "region_form", "regions"]
 
 #: Regions (small values times phases) the proof enumerates at most.
 MAX_REGIONS = 100_000
+#: Rounds of raising thresholds until every comparison is decided in every region, at most.
+MAX_ROUNDS = 32
 #: The largest weight of a count in ``w`` the linear program may choose.
 MAX_WEIGHT = 32
 #: Depths of the boundary layer tried for the cell weights, per count (none, or one of these).
@@ -73,18 +85,28 @@ CELL_BITS = 24
 
 @dataclass(frozen=True)
 class Region:
-    """Part of the state space where every rate is one polynomial in the large counts.
+    """Part of the state space where every rate is one polynomial in the region's parameters.
+
+    The region is ``x = corner + Σ_k y_k directions[k]`` over integers ``y_k >= 0``, one parameter
+    per count of ``large``, written with that count's symbol. A count compared with constants only
+    is fixed or large on its own (``x_i = T_i + y_i``). Counts compared through their difference
+    (``x > y``) are ordered: the parameter of the least raises them all, that of a wide gap the
+    counts above it (module docstring).
 
     Attributes
     ----------
     fixed : dict of int to int
-        The counts fixed in the region (unbounded ones below their threshold, and the phase).
+        The counts fixed in the region (unbounded ones at small values, and the phase).
     large : tuple of int
-        The unbounded counts at or beyond their threshold.
+        The counts that name the parameters.
     rates : list of (numpy.ndarray, Envelope)
         Each transition taken in the region: its change vector and its rate, a polynomial in the
-        shifts ``y_j = x_j - T_j >= 0`` of the large counts (or, for a rate that divides, the
-        polynomials it lies between there: :class:`~analytic.ctmc.tails.Envelope`).
+        parameters (or, for a rate that divides, the polynomials it lies between there:
+        :class:`~analytic.ctmc.tails.Envelope`).
+    corner : tuple of int
+        The region's least state (every parameter 0).
+    directions : tuple of tuple of int
+        Per parameter, 1 for each count it raises, 0 elsewhere.
 
     Examples
     --------
@@ -93,11 +115,15 @@ class Region:
     >>> region = found[-1]                                   # both counts large
     >>> region.fixed, region.large, [rate.upper.as_expr() for _, rate in region.rates]
     ({}, (0, 1), [1, 2])
+    >>> region.corner, region.directions
+    ((0, 3), ((1, 0), (0, 1)))
     """
 
     fixed: dict
     large: tuple
     rates: list
+    corner: tuple
+    directions: tuple
 
 
 @dataclass(frozen=True)
@@ -251,15 +277,46 @@ class LinearGeometric:
 
 
 def _thresholds(model: PopulationModel, phases: list[dict], extra: list) -> dict[int, int]:
+    """Per unbounded count, the least level from which the comparisons of that count alone are
+    decided (a first guess: :func:`regions` raises it where a region needs more)."""
     unbounded = [model.variables[i] for i in model.unbounded]
     thresholds = {i: max(0, max(-c[i] for c, _ in model.transitions)) for i in model.unbounded}
     for values in phases:
         for expression in [rate for _, rate in model.transitions] + list(extra):
-            _, _, found = eventual_rational(expression.subs(values), tuple(unbounded))
+            try:
+                _, _, found = eventual_rational(expression.subs(values), tuple(unbounded))
+            except MixedComparison:
+                continue                 # decided region by region, once the counts it compares are ordered
             for v, t in found.items():
                 i = model.variables.index(v)
                 thresholds[i] = max(thresholds[i], level_after(t))
     return thresholds
+
+
+def _group_pieces(group: tuple, low: int, gap: int) -> list[tuple[dict, dict, list]]:
+    """The pieces of the counts of ``group``, compared through their differences (module docstring).
+
+    A piece orders the counts (ties in index order), fixes the least below ``low`` or makes it large
+    (``>= low``), and fixes each gap between neighbours below ``gap`` or makes it wide (``>= gap``).
+    Returns, per piece, the counts at its corner, the fixed counts, and the parameters (the count
+    naming each, the counts it raises, and whether it is the least count's or a gap's)."""
+    pieces = []
+    for order in itertools.permutations(group):
+        for least in [*range(low), None]:
+            for gaps in itertools.product([*range(gap), None], repeat=len(group) - 1):
+                if any(g == 0 and a > b for g, a, b in zip(gaps, order, order[1:], strict=False)):
+                    continue
+                value = low if least is None else least
+                parameters = [] if least is not None else [(order[0], order, "least")]
+                corner = {order[0]: value}
+                for m, g in enumerate(gaps, start=1):
+                    value += gap if g is None else g
+                    corner[order[m]] = value
+                    if g is None:
+                        parameters.append((order[m], order[m:], "gap"))
+                moved = {i for _, raised, _ in parameters for i in raised}
+                pieces.append((corner, {i: v for i, v in corner.items() if i not in moved}, parameters))
+    return pieces
 
 
 def regions(model: PopulationModel, extra: list = (), layers: tuple = ()) -> tuple[dict[int, int], list[Region]]:
@@ -269,7 +326,7 @@ def regions(model: PopulationModel, extra: list = (), layers: tuple = ()) -> tup
     ----------
     model : PopulationModel
     extra : list of sympy expressions
-        Rewards whose comparisons the thresholds must also decide.
+        Rewards whose comparisons the regions must also decide.
     layers : tuple of int
         Depths ``S_i`` of a boundary layer per unbounded count: ``T_i`` is then at least ``S_i``
         plus the largest jump down of ``x_i`` (cell weights, module docstring).
@@ -281,7 +338,8 @@ def regions(model: PopulationModel, extra: list = (), layers: tuple = ()) -> tup
     Raises
     ------
     InvalidParameterError
-        A rate with a comparison of two counts, or a construct the tail analysis does not know.
+        A comparison the regions do not decide (of two counts other than through their difference,
+        ``x > 2 y``), or a construct the tail analysis does not know.
     StateSpaceTooLargeError
         More than ``MAX_REGIONS`` regions.
 
@@ -293,76 +351,172 @@ def regions(model: PopulationModel, extra: list = (), layers: tuple = ()) -> tup
     >>> T, found = regions(model)
     >>> T, len(found)
     ({0: 2, 1: 2}, 9)
+
+    Join the shortest queue: the two counts are compared, so they are ordered, with the least fixed
+    below 2 or large and the gap fixed below 2 or wide:
+
+    >>> to_x = sympy.Piecewise((1, x <= y), (0, True))
+    >>> model = PopulationModel([x, y], [((1, 0), 1.5 * to_x), ((0, 1), 1.5 * (1 - to_x)),
+    ...                                  ((-1, 0), sympy.Min(x, 1)), ((0, -1), sympy.Min(y, 1))])
+    >>> T, found = regions(model)
+    >>> T, len(found), found[-1].corner, found[-1].directions   # y >= 2 raises both, x - y >= 2 raises x
+    ({0: 2, 1: 2}, 15, (4, 2), ((1, 0), (1, 1)))
     """
     bounded = [model.variables[i] for i in model.bounded]
     phase_values = [dict(zip(bounded, map(int, values), strict=True))
                     for values in lattice_points([model.upper[i] for i in model.bounded])]
+    expressions = [rate for _, rate in model.transitions] + list(extra)
     thresholds = _thresholds(model, phase_values, extra)
     for i, depth in zip(model.unbounded, layers, strict=False):
         thresholds[i] = max(thresholds[i], depth + max(0, max(-c[i] for c, _ in model.transitions)))
-    choices = [[*range(thresholds[i]), None] for i in model.unbounded]
-    count = math.prod(len(c) for c in choices) * len(phase_values)
-    if count > MAX_REGIONS:
-        raise StateSpaceTooLargeError(count, MAX_REGIONS, what="regions (small values of the unbounded counts times "
-                                                               "phases) for the drift proof")
-    found, envelopes = [], {}
-    uses = [{model.variables.index(v) for v in sympy.sympify(rate).free_symbols if v in model.variables}
-            for _, rate in model.transitions]
-    for phase in phase_values:
-        for small in itertools.product(*choices):
-            fixed = {model.variables.index(v): int(value) for v, value in phase.items()}
-            fixed.update({i: s for i, s in zip(model.unbounded, small, strict=True) if s is not None})
-            large = tuple(i for i, s in zip(model.unbounded, small, strict=True) if s is None)
-            region = Region(fixed, large, [])
-            for k, (change, rate) in enumerate(model.transitions):
-                if _stays(model, fixed, change):
-                    # the same rate on the same values of its own counts, with the same large counts: one envelope
-                    key = (k, large, tuple((i, fixed.get(i)) for i in sorted(uses[k])))
-                    if key not in envelopes:
-                        envelopes[key] = region_envelope(model, region, thresholds, rate)
-                    bounds = envelopes[key]
-                    if not (bounds.is_exact and bounds.upper.is_zero):
-                        region.rates.append((np.asarray(change), bounds))
-            found.append(region)
+    groups = {i: (i,) for i in model.unbounded}                  # count -> the counts it is compared with
+    gaps: dict[tuple, int] = {}
+    for _ in range(MAX_ROUNDS):
+        found, roles = _partition(model, phase_values, sorted(set(groups.values())), thresholds, gaps)
+        try:
+            forms: dict = {}
+            raise_to = _undecided(model, found, roles, expressions, forms)
+        except MixedComparison as mixed:
+            compared = {groups[model.variables.index(v)] for v in mixed.variables}
+            if len(compared) == 1:
+                names = ", ".join(str(model.variables[i]) for i in sorted(compared.pop()))
+                raise InvalidParameterError("rate", mixed.expression, f"compares {names} other than through a "
+                                            "difference of two counts: the drift proof decides comparisons of one count "
+                                            "with a constant, or of two counts' difference (x > y + c)") from None
+            merged = tuple(sorted(i for g in compared for i in g))
+            groups.update(dict.fromkeys(merged, merged))
+            continue
+        if not raise_to:
+            break
+        for (group, kind), need in raise_to.items():
+            if kind == "least":
+                thresholds.update(dict.fromkeys(group, thresholds[group[0]] + need))
+            else:
+                gaps[group] += need
+    else:
+        raise ConvergenceError(f"the comparisons of the rates are still not decided after raising the regions' "
+                               f"thresholds {MAX_ROUNDS} times (thresholds {thresholds}, gaps {gaps})")
+    envelopes = {}
+    for region in found:
+        for k, (change, _) in enumerate(model.transitions):
+            if _stays(model, region.fixed, change):
+                key = _form_key(model, region, k, expressions[k])
+                if key not in envelopes:
+                    envelopes[key] = envelope(*forms[key][:2])
+                bounds = envelopes[key]
+                if not (bounds.is_exact and bounds.upper.is_zero):
+                    region.rates.append((np.asarray(change), bounds))
     return thresholds, found
 
 
-def region_form(model: PopulationModel, region: Region, thresholds: dict, expression: sympy.Expr) -> sympy.Poly:
-    """``expression`` in ``region``: a polynomial in the shifts ``y_j = x_j - T_j`` of its large counts.
+def _partition(model: PopulationModel, phase_values: list[dict], groups: list[tuple], thresholds: dict,
+               gaps: dict) -> tuple[list[Region], list[tuple]]:
+    """The regions (without rates), the groups' pieces times the phases, and per region the role of
+    each parameter (its group, and ``"least"`` or ``"gap"``). A group's counts share the threshold
+    of the least, and its gaps are at least that threshold, so that a count above a wide gap is as
+    large as a large count on its own."""
+    per_group = []
+    for group in groups:
+        low = max(thresholds[i] for i in group)
+        thresholds.update(dict.fromkeys(group, low))
+        if len(group) > 1:
+            gaps[group] = max(gaps.get(group, 1), low, 1)
+        per_group.append(_group_pieces(group, low, gaps.get(group, 1)))
+    count = math.prod(len(p) for p in per_group) * len(phase_values)
+    if count > MAX_REGIONS:
+        raise StateSpaceTooLargeError(count, MAX_REGIONS, what="regions (small values of the unbounded counts times "
+                                                               "phases) for the drift proof")
+    d = len(model.variables)
+    found, roles = [], []
+    for phase in phase_values:
+        for pieces in itertools.product(*per_group):
+            corner = [0] * d
+            fixed = {model.variables.index(v): int(value) for v, value in phase.items()}
+            for i, value in fixed.items():
+                corner[i] = value
+            parameters = []
+            for group, (piece_corner, piece_fixed, piece_parameters) in zip(groups, pieces, strict=True):
+                for i, value in piece_corner.items():
+                    corner[i] = value
+                fixed.update(piece_fixed)
+                parameters += [(i, raised, (group, kind)) for i, raised, kind in piece_parameters]
+            parameters.sort()
+            directions = tuple(tuple(int(i in raised) for i in range(d)) for _, raised, _ in parameters)
+            found.append(Region(fixed, tuple(i for i, _, _ in parameters), [], tuple(corner), directions))
+            roles.append(tuple(role for _, _, role in parameters))
+    return found, roles
+
+
+def _undecided(model: PopulationModel, found: list[Region], roles: list[tuple], expressions: list, forms: dict
+               ) -> dict:
+    """What the regions' thresholds still lack: ``{(group, "least" or "gap"): levels}`` for the
+    parameters along which some expression's comparisons are decided only beyond a positive level
+    (empty when every region decides them all). Fills ``forms`` with each expression's
+    ``(numerator, denominator, thresholds)`` per region."""
+    raise_to: dict = {}
+    for region, role in zip(found, roles, strict=True):
+        for k, expression in enumerate(expressions):
+            key = _form_key(model, region, k, expression)
+            if key not in forms:
+                try:
+                    forms[key] = eventual_rational(*_shifted(model, region, expression))
+                except MixedComparison as mixed:
+                    mixed.expression = expression
+                    raise
+            for v, t in forms[key][2].items():
+                need = level_after(t)
+                if need > 0:
+                    which = role[region.large.index(model.variables.index(v))]
+                    raise_to[which] = max(raise_to.get(which, 0), need)
+    return raise_to
+
+
+def _form_key(model: PopulationModel, region: Region, k: int, expression: sympy.Expr) -> tuple:
+    """What ``expression`` (the ``k``-th) becomes in ``region`` depends on: the region's parameters,
+    and each count it uses at the corner with the parameters that raise it."""
+    used = sorted(model.variables.index(v) for v in sympy.sympify(expression).free_symbols if v in model.variables)
+    return k, region.large, tuple((i, region.corner[i], tuple(d[i] for d in region.directions)) for i in used)
+
+
+def region_form(model: PopulationModel, region: Region, expression: sympy.Expr, *old: sympy.Expr) -> sympy.Poly:
+    """``expression`` in ``region``: a polynomial in the region's parameters (:class:`Region`).
 
     Parameters
     ----------
     model : PopulationModel
     region : Region
-    thresholds : dict
-        From :func:`regions` (computed with ``expression`` among its ``extra``).
+        From :func:`regions`, computed with ``expression`` among its ``extra``.
     expression : sympy expression
 
     Returns
     -------
     sympy.Poly
 
+    Notes
+    -----
+    The call ``region_form(model, region, thresholds, expression)`` of version 0.1 still works and
+    warns: a region now holds its corner.
+
     Examples
     --------
     >>> x, y = sympy.symbols("x y")
     >>> model = PopulationModel([x, y], [((1, 0), 1), ((0, 1), 1), ((-1, 0), x), ((0, -1), y)])
     >>> T, found = regions(model, [sympy.Min(x, 3) + y])
-    >>> region_form(model, found[-1], T, sympy.Min(x, 3) + y).as_expr()      # y counts from T_y = 1
+    >>> region_form(model, found[-1], sympy.Min(x, 3) + y).as_expr()      # y counts from T_y = 1
     y + 4
     """
-    poly, _ = eventual_form(*_shifted(model, region, thresholds, expression))
+    poly, _ = eventual_form(*_shifted(model, region, _expression("region_form", expression, old)))
     return poly
 
 
-def region_envelope(model: PopulationModel, region: Region, thresholds: dict, expression: sympy.Expr) -> Envelope:
-    """``expression`` in ``region`` between two polynomials in the shifts ``y_j = x_j - T_j >= 0`` of its
-    large counts (:func:`~analytic.ctmc.tails.envelope`; one polynomial for a polynomial rate).
+def region_envelope(model: PopulationModel, region: Region, expression: sympy.Expr, *old: sympy.Expr) -> Envelope:
+    """``expression`` in ``region`` between two polynomials in the region's parameters ``y >= 0``
+    (:func:`~analytic.ctmc.tails.envelope`; one polynomial for a polynomial rate).
 
     Parameters
     ----------
     model : PopulationModel
     region : Region
-    thresholds : dict
         From :func:`regions`.
     expression : sympy expression
         A rate of ``model``.
@@ -371,6 +525,11 @@ def region_envelope(model: PopulationModel, region: Region, thresholds: dict, ex
     -------
     Envelope
 
+    Notes
+    -----
+    The call ``region_envelope(model, region, thresholds, expression)`` of version 0.1 still works
+    and warns: a region now holds its corner.
+
     Examples
     --------
     The repressed production of a toggle switch, with ``y`` large (``y >= T_y = 1``):
@@ -378,20 +537,34 @@ def region_envelope(model: PopulationModel, region: Region, thresholds: dict, ex
     >>> x, y = sympy.symbols("x y")
     >>> model = PopulationModel([x, y], [((1, 0), 10 / (1 + y**2)), ((-1, 0), x), ((0, 1), 1), ((0, -1), y)])
     >>> T, found = regions(model)
-    >>> bounds = region_envelope(model, found[-1], T, 10 / (1 + y**2))
+    >>> bounds = region_envelope(model, found[-1], 10 / (1 + y**2))
     >>> bounds.lower.as_expr(), bounds.upper.as_expr()                      # 10 / (1 + 1) at y = T_y
     (0, 5)
     """
-    numerator, denominator, _ = eventual_rational(*_shifted(model, region, thresholds, expression))
+    numerator, denominator, _ = eventual_rational(*_shifted(model, region, _expression("region_envelope", expression,
+                                                                                          old)))
     return envelope(numerator, denominator)
 
 
-def _shifted(model: PopulationModel, region: Region, thresholds: dict, expression: sympy.Expr) -> tuple:
-    """``expression`` with the region's fixed counts set and its large counts shifted, and the shifts' symbols."""
-    values = {model.variables[i]: v for i, v in region.fixed.items()}
-    shift = {model.variables[i]: model.variables[i] + thresholds[i] for i in region.large}
-    gens = tuple(model.variables[i] for i in region.large) or (sympy.Dummy("none"),)
-    return expression.subs(values).subs(shift, simultaneous=True), gens
+def _expression(function: str, expression: object, old: tuple) -> sympy.Expr:
+    """The expression of :func:`region_form` or :func:`region_envelope`, from the call of version 0.1
+    (the thresholds before it) with a warning."""
+    if isinstance(expression, dict) and len(old) == 1:
+        deprecated(f"{function}(model, region, thresholds, expression) is now {function}(model, region, expression) "
+                   "(a region holds its corner); the old call will be removed in version 0.3", 4)
+        return old[0]
+    if old:
+        raise TypeError(f"{function}() takes model, region and expression")
+    return expression
+
+
+def _shifted(model: PopulationModel, region: Region, expression: sympy.Expr) -> tuple:
+    """``expression`` on the region (``x = corner + Σ_k y_k directions[k]``), and the parameters' symbols."""
+    values = {v: region.corner[i] + sum(model.variables[j] for j, d in zip(region.large, region.directions, strict=True)
+                                        if d[i])
+              for i, v in enumerate(model.variables)}
+    gens = tuple(model.variables[j] for j in region.large) or (sympy.Dummy("none"),)
+    return sympy.sympify(expression).subs(values, simultaneous=True), gens
 
 
 def _stays(model: PopulationModel, fixed: dict, change: tuple) -> bool:
@@ -403,10 +576,14 @@ def _stays(model: PopulationModel, fixed: dict, change: tuple) -> bool:
     return True
 
 
-def _corner(region: Region, thresholds: dict, weights: dict) -> int:
+def _corner(region: Region, weights: dict) -> int:
     """``w·x`` at the region's least state."""
-    return sum(weights[i] * v for i, v in region.fixed.items() if i in weights) + sum(
-        weights[j] * thresholds[j] for j in region.large)
+    return sum(w * region.corner[i] for i, w in weights.items())
+
+
+def _direction_weight(direction: tuple, weights: dict) -> int:
+    """How much ``w·x`` grows with a parameter of the region."""
+    return sum(w * direction[i] for i, w in weights.items())
 
 
 def affine_bound(poly: sympy.Poly) -> tuple[sympy.Rational, list] | None:
@@ -442,45 +619,45 @@ def affine_bound(poly: sympy.Poly) -> tuple[sympy.Rational, list] | None:
     return None if any(a > 0 for a in slopes) else (constant, slopes)
 
 
-def _ends(region: Region, thresholds: dict, change: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _ends(region: Region, change: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The region's least state (its corner) and the target of ``change`` from it: their cells are
     those of every state of the region and of its targets (the thresholds exceed the layers)."""
-    corner = np.array([region.fixed.get(i, thresholds.get(i, 0)) for i in range(len(change))], dtype=np.int64)
+    corner = np.array(region.corner, dtype=np.int64)
     return corner, corner + np.asarray(change, dtype=np.int64)
 
 
-def _cell_weights(lyapunov: LinearGeometric, region: Region, thresholds: dict, change: np.ndarray
-                  ) -> tuple[sympy.Rational, sympy.Rational]:
+def _cell_weights(lyapunov: LinearGeometric, region: Region, change: np.ndarray) -> tuple[sympy.Rational, sympy.Rational]:
     """``(g_target, g_source)`` of a jump from the region, exact (1 without cell weights)."""
     if lyapunov.cells is None:
         return sympy.S.One, sympy.S.One
-    source, target = _ends(region, thresholds, change)
+    source, target = _ends(region, change)
     cells = lyapunov.cells[lyapunov.cell(np.stack([target, source]))]
     return sympy.Rational(float(cells[0])), sympy.Rational(float(cells[1]))
 
 
-def _factor(region: Region, thresholds: dict, lyapunov: LinearGeometric) -> sympy.Poly:
+def _factor(region: Region, lyapunov: LinearGeometric) -> sympy.Poly:
     """``Σ_k r_k (β^{w·v_k} g_{c(x + v_k)} (1 + 2^-50) - g_{c(x)} (1 - 2^-50))`` in the region
     (module docstring)."""
     weights = dict(zip(lyapunov.model.unbounded, lyapunov.weights, strict=True))
     total = sympy.Poly(0, *region.rates[0][1].upper.gens, domain="QQ")
     for change, rate in region.rates:
         jump = sum(weights[i] * int(change[i]) for i in weights)
-        total += rate.times(rounded_gain(lyapunov.base, jump, *_cell_weights(lyapunov, region, thresholds, change)))
+        total += rate.times(rounded_gain(lyapunov.base, jump, *_cell_weights(lyapunov, region, change)))
     return total
 
 
-def _region_bound(region: Region, thresholds: dict, lyapunov: LinearGeometric, level: int) -> sympy.Rational | None:
+def _region_bound(region: Region, lyapunov: LinearGeometric, level: int) -> sympy.Rational | None:
     """``m > 0`` with ``D <= -m`` on the region's states with ``w·x >= level + 1`` (exact), or None."""
     if not region.rates or not region.large:
         return None
-    bound = affine_bound(_factor(region, thresholds, lyapunov))
+    bound = affine_bound(_factor(region, lyapunov))
     if bound is None:
         return None
     weights = dict(zip(lyapunov.model.unbounded, lyapunov.weights, strict=True))
     constant, slopes = bound
-    budget = level + 1 - _corner(region, thresholds, weights)
-    rate = max(slopes[k] / weights[j] for k, j in enumerate(region.large))
+    budget = level + 1 - _corner(region, weights)
+    rate = max(slope / _direction_weight(direction, weights) for slope, direction in zip(slopes, region.directions,
+                                                                                        strict=True))
     value = constant + max(0, budget) * rate
     return -value if value < 0 else None
 
@@ -495,15 +672,15 @@ class _Numeric:
     constant: np.ndarray      # constant coefficient of each transition's rate
     linear: np.ndarray        # (transitions, d): linear coefficients in the large counts
     higher: object            # sparse (region-monomial pairs, transitions): coefficients of degree >= 2
-    corner_small: np.ndarray  # (regions, d): fixed values of the unbounded counts (0 where large)
-    large: np.ndarray         # (regions, d): which counts are large
+    corner: np.ndarray        # (regions, d): the unbounded counts at the region's least state
+    large: np.ndarray         # (regions, d): which counts name a parameter
+    directions: np.ndarray    # (regions, d, d): the unbounded counts each parameter raises
     source: np.ndarray        # cell (flat index) of each transition's source, under ``layers`` (0 without)
     target: np.ndarray        # cell of its target
     shape: tuple              # the shape of the cell weights
 
 
-def _numeric(model: PopulationModel, found: list[Region], thresholds: dict | None = None, layers: tuple = ()
-             ) -> _Numeric:
+def _numeric(model: PopulationModel, found: list[Region], layers: tuple = ()) -> _Numeric:
     d = len(model.unbounded)
     position = {i: k for k, i in enumerate(model.unbounded)}
     jumps, side, owner, constant, linear = [], [], [], [], []
@@ -511,16 +688,16 @@ def _numeric(model: PopulationModel, found: list[Region], thresholds: dict | Non
     shape = tuple(layers[position[i]] + 1 if i in position else u + 1 for i, u in enumerate(model.upper)) if layers else ()
     cells = LinearGeometric(sympy.S.One, (1,) * d, model, tuple(layers), np.ones(shape)) if layers else None
     rows, cols, values, keys = [], [], [], {}
-    corner = np.zeros((len(found), d))
+    unbounded = list(model.unbounded)
+    corner = np.array([[region.corner[i] for i in unbounded] for region in found], dtype=float).reshape(-1, d)
     large = np.zeros((len(found), d), dtype=bool)
+    directions = np.zeros((len(found), d, d))
     for r, region in enumerate(found):
-        for i, v in region.fixed.items():
-            if i in position:
-                corner[r, position[i]] = v
-        for j in region.large:
+        for j, direction in zip(region.large, region.directions, strict=True):
             large[r, position[j]] = True
+            directions[r, position[j]] = [direction[i] for i in unbounded]
         for change, rate in region.rates:
-            ends = np.ravel_multi_index(cells.cell(np.stack(_ends(region, thresholds, change)[::-1])), shape) \
+            ends = np.ravel_multi_index(cells.cell(np.stack(_ends(region, change)[::-1])), shape) \
                 if cells is not None else (0, 0)
             for which, poly in [(0, rate.upper)] if rate.is_exact else [(1, rate.upper), (-1, rate.lower)]:
                 k = len(jumps)
@@ -545,7 +722,8 @@ def _numeric(model: PopulationModel, found: list[Region], thresholds: dict | Non
     higher = sp.csr_array((values, (rows, cols)), shape=(len(keys), len(jumps)))
     return _Numeric(np.array(jumps, dtype=float).reshape(-1, d), np.array(side, dtype=np.int64),
                     np.array(owner, dtype=np.int64), np.array(constant),
-                    np.array(linear).reshape(-1, d), higher, corner, large, np.array(source, dtype=np.int64),
+                    np.array(linear).reshape(-1, d), higher, corner, large, directions,
+                    np.array(source, dtype=np.int64),
                     np.array(target, dtype=np.int64), shape)
 
 
@@ -618,7 +796,8 @@ def find_linear_geometric(model: PopulationModel, found: list[Region], threshold
     found : list of Region
         From :func:`regions`.
     thresholds : dict
-        From :func:`regions`.
+        From :func:`regions`; not read since each region holds its corner (kept for the calls of
+        version 0.1).
     neglected : float
         The target for ``c / (c + η)``.
     max_states : int
@@ -650,7 +829,7 @@ def find_linear_geometric(model: PopulationModel, found: list[Region], threshold
     for w in candidates:
         for base in SEARCH_BASES:
             tried += 1
-            best = _better(model, numeric, thresholds, LinearGeometric(base, w, model), neglected, max_states, best)
+            best = _better(model, numeric, LinearGeometric(base, w, model), neglected, max_states, best)
     if best is None:
         names = [str(model.variables[i]) for i in model.unbounded]
         raise ConvergenceError(f"no Lyapunov function found: none of the {tried:,} candidates V = β^(w·x) over {names} "
@@ -661,16 +840,15 @@ def find_linear_geometric(model: PopulationModel, found: list[Region], threshold
     return best[1], best[2]
 
 
-def _better(model: PopulationModel, numeric: _Numeric, thresholds: dict, candidate: LinearGeometric, neglected: float,
+def _better(model: PopulationModel, numeric: _Numeric, candidate: LinearGeometric, neglected: float,
             max_states: int, best: tuple | None) -> tuple | None:
     """``(states, candidate, level)`` if ``candidate`` passes the floating-point test of every region
     and needs fewer kept states than ``best``; else ``best``."""
     d = len(model.unbounded)
     wv = np.asarray(candidate.weights, dtype=float)
-    T = np.array([thresholds[i] for i in model.unbounded], dtype=float)
     has_large = numeric.large.any(axis=1)
-    corner = numeric.corner_small @ wv + (numeric.large * T) @ wv
-    inner = int((numeric.corner_small[~has_large] @ wv).max(initial=0))     # regions of fixed states lie in K
+    corner = numeric.corner @ wv
+    inner = int(corner[~has_large].max(initial=0))                          # regions of fixed states lie in K
     exponent = numeric.jumps @ wv
     with np.errstate(over="ignore", invalid="ignore"):
         power = float(candidate.base) ** exponent
@@ -687,7 +865,8 @@ def _better(model: PopulationModel, numeric: _Numeric, thresholds: dict, candida
     np.add.at(slopes, numeric.owner, numeric.linear * factor[:, None])
     if np.any(slopes > 0):
         return best
-    rate = np.where(numeric.large, slopes / wv, -np.inf).max(axis=1)[has_large]     # max_j a_j / w_j
+    grow = numeric.directions @ wv                                          # w·x per unit of each parameter
+    rate = np.where(numeric.large, slopes / np.where(numeric.large, grow, 1.0), -np.inf).max(axis=1)[has_large]
     p0, start = constant[has_large], corner[has_large]
     negative = rate < 0
     # the least L with p0 + max(0, L + 1 - corner) rate < 0, per region with a large count
@@ -810,7 +989,7 @@ def find_face_geometric(model: PopulationModel, neglected: float, max_states: in
             thresholds, found = regions(model, extra, depths_tried)
         except StateSpaceTooLargeError:
             break
-        numeric = _numeric(model, found, thresholds, depths_tried)
+        numeric = _numeric(model, found, depths_tried)
         depths.add(max(depths_tried))
         for w in [w for w in _weight_vectors(numeric) if max(w) <= 3]:
             # the largest base with weights (bisection: a smaller base is nearer the first order in log β,
@@ -825,7 +1004,7 @@ def find_face_geometric(model: PopulationModel, neglected: float, max_states: in
                 if g is None:
                     continue
                 candidate = LinearGeometric(SEARCH_BASES[k], w, model, depths_tried, g)
-                better = _better(model, numeric, thresholds, candidate, neglected, max_states, best)
+                better = _better(model, numeric, candidate, neglected, max_states, best)
                 if better is not best:
                     best, chosen = better, (depths_tried, thresholds, found)
     if best is None:
@@ -868,7 +1047,8 @@ def prove_linear_geometric(model: PopulationModel, found: list[Region], threshol
     found : list of Region
         From :func:`regions`.
     thresholds : dict
-        From :func:`regions`.
+        From :func:`regions`; not read since each region holds its corner (kept for the calls of
+        version 0.1).
     lyapunov : LinearGeometric
     level : int
         ``L``.
@@ -897,10 +1077,10 @@ def prove_linear_geometric(model: PopulationModel, found: list[Region], threshol
     least = None
     for region in found:
         if not region.large:
-            if _corner(region, thresholds, weights) > level:
+            if _corner(region, weights) > level:
                 return None                         # a region of fixed states must lie inside K
             continue
-        m = _region_bound(region, thresholds, lyapunov, level)
+        m = _region_bound(region, lyapunov, level)
         if m is None:
             return None
         least = m if least is None else min(least, m)

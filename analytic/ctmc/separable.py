@@ -145,7 +145,7 @@ def _region_margin(region: Region, base: sympy.Rational, unbounded: tuple) -> tu
         bound = affine_bound(factor)
         if bound is None:
             return None
-        if i in region.large:
+        if i not in region.fixed:                     # a large count (it moves with some parameter)
             if not bound[0] < 0:
                 return None
             least = -bound[0] if least is None else min(least, -bound[0])

@@ -27,7 +27,8 @@ import sympy
 
 from analytic.errors import InvalidParameterError
 
-__all__ = ["Envelope", "envelope", "eventual_form", "eventual_polynomial", "eventual_rational", "exact", "last_root_bound",
+__all__ = ["Envelope", "MixedComparison", "envelope", "eventual_form",
+           "eventual_polynomial", "eventual_rational", "exact", "last_root_bound",
            "level_after"]
 
 
@@ -109,19 +110,52 @@ def _merge(*parts: Thresholds) -> Thresholds:
     return merged
 
 
+class MixedComparison(InvalidParameterError):
+    """A comparison whose sign far out depends on how several variables compare (``variables``):
+    a polynomial in several variables with coefficients of both signs (``x - y``), or with cross
+    terms only (``x y - 3``). :mod:`analytic.ctmc.regions` splits the lattice along a difference of
+    two counts and asks again; a caller that cannot gets the message."""
+
+    def __init__(self, poly: sympy.Poly, variables: list) -> None:
+        self.variables = tuple(variables)
+        super().__init__("rate", poly.as_expr(), f"compares {', '.join(map(str, variables))}: its sign far out is "
+                                                 "not decided by each count alone, nor by the difference of two")
+
+
 def _sign_beyond(poly: sympy.Poly) -> tuple[int, Thresholds]:
-    """The sign ``poly`` keeps where its one variable is beyond the threshold returned."""
+    """The sign ``poly`` keeps where its variables (all non-negative) are beyond the thresholds returned.
+
+    In one variable: beyond its last real root. In several, when every non-constant coefficient has
+    one sign ``s``: ``s`` everywhere if the constant has it too, else beyond the last root of
+    ``poly`` along one variable with the others at 0 (``poly`` only moves towards ``s`` as the
+    others grow). Otherwise :class:`MixedComparison`."""
     if poly.is_zero:
         return 0, {}
     used = [g for g, degree in zip(poly.gens, poly.degree_list(), strict=True) if degree > 0]
     if not used:
         return (1 if poly.LC() > 0 else -1), {}
-    if len(used) > 1:
-        raise InvalidParameterError("rate", poly.as_expr(), f"compares two unbounded counts ({used[0]}, {used[1]}): the "
-                                                            "drift proof decides comparisons of one count with constants")
-    single = sympy.Poly(poly.as_expr(), used[0], domain="QQ")
+    if len(used) == 1:
+        return _beyond_root(sympy.Poly(poly.as_expr(), used[0], domain="QQ"))
+    signs = {coefficient > 0 for monomial, coefficient in poly.terms() if any(monomial)}
+    if len(signs) > 1:
+        raise MixedComparison(poly, used)
+    sign = 1 if signs.pop() else -1
+    if sign * poly.as_expr().subs(dict.fromkeys(used, 0)) > 0:
+        return sign, {}
+    along = [_beyond_root(sympy.Poly(poly.as_expr().subs({u: 0 for u in used if u != v}), v, domain="QQ"))
+             for v in used]
+    along = [t for s, t in along if s == sign]
+    if not along:
+        raise MixedComparison(poly, used)                  # cross terms only
+    return sign, min(along, key=lambda t: level_after(next(iter(t.values()), sympy.S.NegativeInfinity)))
+
+
+def _beyond_root(single: sympy.Poly) -> tuple[int, Thresholds]:
+    """The sign of a polynomial in one variable beyond its last real root, and that root."""
+    if single.degree() <= 0:
+        return (0 if single.is_zero else (1 if single.LC() > 0 else -1)), {}
     bound = last_root_bound(single)
-    return (1 if single.LC() > 0 else -1), ({} if bound == sympy.S.NegativeInfinity else {used[0]: bound})
+    return (1 if single.LC() > 0 else -1), ({} if bound == sympy.S.NegativeInfinity else {single.gens[0]: bound})
 
 
 def _truth(condition: object, gens: tuple) -> tuple[bool, Thresholds]:
@@ -185,7 +219,9 @@ def eventual_polynomial(expr: object, x: sympy.Symbol) -> tuple[sympy.Poly, symp
 def eventual_form(expr: object, variables: tuple) -> tuple[sympy.Poly, dict]:
     """The polynomial ``p`` in several variables and thresholds ``t_v`` with ``expr = p`` wherever every
     variable ``v`` exceeds ``t_v``: :func:`eventual_polynomial` for expressions whose every
-    comparison (``Min``, ``Max``, ``Piecewise``, ...) involves one variable at most.
+    comparison (``Min``, ``Max``, ``Piecewise``, ...) involves one variable, or several through a
+    polynomial whose non-constant coefficients share one sign (``x + 2 y > 5``); the variables are
+    non-negative.
 
     Parameters
     ----------
@@ -201,7 +237,8 @@ def eventual_form(expr: object, variables: tuple) -> tuple[sympy.Poly, dict]:
     Raises
     ------
     InvalidParameterError
-        A construct :func:`eventual_polynomial` does not know, or a comparison of two variables.
+        A construct :func:`eventual_polynomial` does not know, or a comparison no threshold decides
+        (:class:`MixedComparison`, ``x > y``).
 
     Examples
     --------
@@ -235,7 +272,8 @@ def eventual_rational(expr: object, variables: tuple) -> tuple[sympy.Poly, sympy
     Raises
     ------
     InvalidParameterError
-        A construct the analysis does not know, a comparison of two variables, or a denominator in
+        A construct the analysis does not know, a comparison no threshold decides
+        (:class:`MixedComparison`), or a denominator in
         several variables with a negative coefficient.
 
     Examples

@@ -287,6 +287,26 @@ def test_servers_of_halfin_whitt_blocking_by_position_warns():
     assert "`halfin_whitt_blocking(theta, servers)` → `halfin_whitt_blocking(theta, servers=...)`" in CHANGELOG
 
 
+def test_region_form_and_envelope_with_the_thresholds_warn_and_mean_the_same():
+    """A region holds its corner now: the thresholds argument of version 0.1 is dropped, and warns."""
+    import sympy
+
+    from analytic.ctmc import PopulationModel
+    from analytic.ctmc.regions import region_envelope, region_form, regions
+
+    x, y = sympy.symbols("x y")
+    model = PopulationModel([x, y], [((1, 0), 10 / (1 + y**2)), ((-1, 0), x), ((0, 1), 1), ((0, -1), y)])
+    thresholds, found = regions(model, [sympy.Min(x, 3) + y])
+    for function, expression in [(region_form, sympy.Min(x, 3) + y), (region_envelope, 10 / (1 + y**2))]:
+        called = rf"{function.__name__}\(model, region, thresholds, expression\) is now"
+        with pytest.warns(AnalyticDeprecationWarning, match=called):
+            old = function(model, found[-1], thresholds, expression)
+        assert old == function(model, found[-1], expression)
+        with pytest.raises(TypeError, match="takes model, region and expression"):
+            function(model, found[-1], expression, expression)
+        assert f"`{function.__name__}(model, region, thresholds, expression)`" in CHANGELOG
+
+
 def test_an_unknown_name_is_still_an_attribute_error() -> None:
     import analytic.partitioning
 

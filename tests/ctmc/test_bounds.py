@@ -409,13 +409,6 @@ def test_a_tandem_no_family_controls_is_refused_with_all_three_tried():
         stationary_bounds(model, {"m": x}, max_states=100_000)
 
 
-def test_a_comparison_of_two_unbounded_counts_is_named():
-    model = PopulationModel([x, y], [((1, 0), 1.0), ((-1, 0), sympy.Piecewise((2, x > y), (1, True))), ((0, 1), 1.0),
-                                     ((0, -1), 2.0)])
-    with pytest.raises(InvalidParameterError, match="compares two unbounded counts"):
-        stationary_bounds(model, {"m": x})
-
-
 def test_greedy_p_written_as_a_population_model_matches_the_package_builder():
     # greedy(p*) of Ghanbarian et al. with three allocation sizes on n = 12 servers, written from eq. (10)
     # as a user would (the allocation A_c of an arrival as a Piecewise in the idle servers), against

@@ -157,7 +157,7 @@ def test_a_region_bounds_a_repressed_production_by_its_value_at_the_corner():
     model = toggle(10, 10, 2, 2)
     thresholds, found = regions(model)
     large = next(r for r in found if r.large == (0, 1))
-    bounds = region_envelope(model, large, thresholds, 10 / (1 + y**2))
+    bounds = region_envelope(model, large, 10 / (1 + y**2))
     corner = sympy.Rational(10, 1 + thresholds[1] ** 2)
     at_corner = {x: 0, y: 0}                                             # the shifts y_j = x_j - T_j
     assert corner <= bounds.upper.as_expr().subs(at_corner) <= corner * (1 + sympy.Rational(1, 10**6))
