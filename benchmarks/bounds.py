@@ -15,8 +15,9 @@ numpy arrays included. The error column is the certified interval's distance fro
 reference, where one exists: a product form in mpmath at 50 digits for the birth–death models, and
 closed forms of E[x] for the two-count models (class 1 of the priority queue is an M/M/1 queue; the
 tandem's law is a product of geometric laws; the mRNA count is Poisson with mean 2/0.5), and for the
-toggle switch (Hill repression, rational rates) the chain cut to the box 0..100 squared, solved with
-scipy's spsolve. The phase models are checked against their matrix-geometric solutions in the tests.
+toggle switch (Hill repression, rational rates) and the queues that compare their counts (join the
+shortest, serve the longest) the chain cut to the box 0..100 squared, solved with scipy's spsolve.
+The phase models are checked against their matrix-geometric solutions in the tests.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ from analytic.ctmc import CTMC, PopulationModel, stationary_bounds
 
 x, y = sympy.symbols("x y")
 mpmath.mp.dps = 50
+#: Join the shortest queue: an arrival goes to x when x is shorter, to either with probability 1/2 on a tie.
+SHORTER_X = sympy.Piecewise((1, x < y), (sympy.Rational(1, 2), sympy.Eq(x, y)), (0, True))
 
 
 def product_form_mean(birth, death) -> float:
@@ -46,15 +49,16 @@ def product_form_mean(birth, death) -> float:
     return float(mpmath.fsum(j * w for j, w in enumerate(weights)) / mpmath.fsum(weights))
 
 
-def toggle_mean(a: float, b: float, N: int = 100) -> float:
-    """E[x] of the toggle switch (x made at a / (1 + y²), y at b / (1 + x²), unit losses) cut to 0..N squared."""
+def box_mean(moves: list, N: int = 100) -> float:
+    """E[x] of a two-count chain cut to 0..N squared (jumps out of the box dropped), from numpy rates
+    ``rate(i, j)`` per move ``(rate, di, dj)``."""
     i, j = (g.ravel() for g in np.meshgrid(np.arange(N + 1), np.arange(N + 1), indexing="ij"))
     rows, cols, rates = [], [], []
-    for rate, di, dj in [(a / (1 + j**2.0), 1, 0), (1.0 * i, -1, 0), (b / (1 + i**2.0), 0, 1), (1.0 * j, 0, -1)]:
+    for rate, di, dj in moves:
         ok = (i + di >= 0) & (i + di <= N) & (j + dj >= 0) & (j + dj <= N)
         rows.append(i[ok] * (N + 1) + j[ok])
         cols.append((i[ok] + di) * (N + 1) + j[ok] + dj)
-        rates.append(rate[ok])
+        rates.append(np.broadcast_to(rate(i, j), i.shape)[ok])
     size = (N + 1) ** 2
     Q = sp.csr_array((np.concatenate(rates), (np.concatenate(rows), np.concatenate(cols))), shape=(size, size))
     system = (Q.T - sp.diags_array(Q.sum(axis=1))).tolil()
@@ -103,7 +107,20 @@ MODELS = {
         PopulationModel([x, y], [((1, 0), 2.0), ((-1, 0), 0.5 * x), ((0, 1), 0.5 * x), ((0, -1), 1.0 * y)]), 4.0),
     "toggle switch, Hill repression 30/(1+y^2) (x, y unbounded)": (
         PopulationModel([x, y], [((1, 0), 30 / (1 + y**2)), ((-1, 0), x), ((0, 1), 30 / (1 + x**2)), ((0, -1), y)]),
-        toggle_mean(30, 30)),
+        box_mean([(lambda i, j: 30 / (1 + j**2.0), 1, 0), (lambda i, j: 1.0 * i, -1, 0),
+                  (lambda i, j: 30 / (1 + i**2.0), 0, 1), (lambda i, j: 1.0 * j, 0, -1)])),
+    "join the shortest queue, 1.5 to two servers of 1 (x, y)": (
+        PopulationModel([x, y], [((1, 0), 1.5 * SHORTER_X), ((0, 1), 1.5 * (1 - SHORTER_X)),
+                                 ((-1, 0), sympy.Min(x, 1)), ((0, -1), sympy.Min(y, 1))]),
+        box_mean([(lambda i, j: 1.5 * np.where(i < j, 1.0, np.where(i == j, 0.5, 0.0)), 1, 0),
+                  (lambda i, j: 1.5 * np.where(i > j, 1.0, np.where(i == j, 0.5, 0.0)), 0, 1),
+                  (lambda i, j: 1.0 * (i > 0), -1, 0), (lambda i, j: 1.0 * (j > 0), 0, -1)])),
+    "serve the longest queue, loads 0.3 + 0.4 (x, y)": (
+        PopulationModel([x, y], [((1, 0), 0.3), ((0, 1), 0.4),
+                                 ((-1, 0), sympy.Piecewise((1, (x >= y) & (x >= 1)), (0, True))),
+                                 ((0, -1), sympy.Piecewise((1, y > x), (0, True)))]),
+        box_mean([(lambda i, j: 0.3, 1, 0), (lambda i, j: 0.4, 0, 1),
+                  (lambda i, j: 1.0 * ((i >= j) & (i >= 1)), -1, 0), (lambda i, j: 1.0 * (j > i), 0, -1)])),
 }
 
 
