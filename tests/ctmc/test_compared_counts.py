@@ -132,3 +132,28 @@ def test_a_comparison_not_through_a_difference_is_named():
                                      ((0, -1), 2.0)])
     with pytest.raises(InvalidParameterError, match="compares x, y other than through a difference of two counts"):
         stationary_bounds(model, {"m": x})
+
+
+def _served_by_difference(seed: int) -> tuple[PopulationModel, Fraction]:
+    """One server of rate ``μ`` for two queues: it serves ``x`` when ``x >= y + c`` (or ``y`` is empty),
+    else ``y``; ``c``, the arrival rates and ``μ`` drawn. Work-conserving, so ``x + y`` is an M/M/1
+    queue whatever ``c``: the load ``ρ`` is returned (exact in the doubles the chain uses)."""
+    rng = np.random.default_rng(seed)
+    mu = float(rng.uniform(0.5, 2.0))
+    rho = float(rng.uniform(0.2, 0.8))
+    share = float(rng.uniform(0.1, 0.9))
+    l1, l2 = rho * mu * share, rho * mu * (1 - share)
+    c = int(rng.integers(-2, 3))
+    serve_x = sympy.Piecewise((1, (x >= 1) & ((x >= y + c) | sympy.Eq(y, 0))), (0, True))
+    model = PopulationModel([x, y], [((1, 0), l1), ((0, 1), l2), ((-1, 0), mu * serve_x),
+                                     ((0, -1), mu * sympy.Min(y, 1) * (1 - serve_x))])
+    return model, (Fraction(l1) + Fraction(l2)) / Fraction(mu)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_server_choosing_by_a_difference_leaves_an_mm1_total(seed):
+    model, rho = _served_by_difference(seed)
+    bounds = stationary_bounds(model, {"total": x + y, "empty": EMPTY}, width=1e-8)
+    assert Fraction(bounds["total"].low) <= rho / (1 - rho) <= Fraction(bounds["total"].high)
+    assert Fraction(bounds["empty"].low) <= 1 - rho <= Fraction(bounds["empty"].high)
+    assert bounds.width <= 1e-8
