@@ -397,10 +397,11 @@ def regions(model: PopulationModel, extra: list = (), layers: tuple = ()) -> tup
         raise ConvergenceError(f"the comparisons of the rates are still not decided after raising the regions' "
                                f"thresholds {MAX_ROUNDS} times (thresholds {thresholds}, gaps {gaps})")
     envelopes = {}
+    used = _used(model, expressions)
     for region in found:
         for k, (change, _) in enumerate(model.transitions):
             if _stays(model, region.fixed, change):
-                key = _form_key(model, region, k, expressions[k])
+                key = _form_key(region, k, used[k])
                 if key not in envelopes:
                     envelopes[key] = envelope(*forms[key][:2])
                 bounds = envelopes[key]
@@ -454,9 +455,10 @@ def _undecided(model: PopulationModel, found: list[Region], roles: list[tuple], 
     (empty when every region decides them all). Fills ``forms`` with each expression's
     ``(numerator, denominator, thresholds)`` per region."""
     raise_to: dict = {}
+    used = _used(model, expressions)
     for region, role in zip(found, roles, strict=True):
         for k, expression in enumerate(expressions):
-            key = _form_key(model, region, k, expression)
+            key = _form_key(region, k, used[k])
             if key not in forms:
                 try:
                     forms[key] = eventual_rational(*_shifted(model, region, expression))
@@ -471,11 +473,16 @@ def _undecided(model: PopulationModel, found: list[Region], roles: list[tuple], 
     return raise_to
 
 
-def _form_key(model: PopulationModel, region: Region, k: int, expression: sympy.Expr) -> tuple:
-    """What ``expression`` (the ``k``-th) becomes in ``region`` depends on: the region's parameters,
-    and each count it uses at the corner with the parameters that raise it."""
-    used = sorted(model.variables.index(v) for v in sympy.sympify(expression).free_symbols if v in model.variables)
+def _form_key(region: Region, k: int, used: list[int]) -> tuple:
+    """What the ``k``-th expression becomes in ``region`` depends on: the region's parameters, and
+    each count it ``used`` at the corner with the parameters that raise it."""
     return k, region.large, tuple((i, region.corner[i], tuple(d[i] for d in region.directions)) for i in used)
+
+
+def _used(model: PopulationModel, expressions: list) -> list[list[int]]:
+    """The counts each expression uses."""
+    return [sorted(model.variables.index(v) for v in sympy.sympify(e).free_symbols if v in model.variables)
+            for e in expressions]
 
 
 def region_form(model: PopulationModel, region: Region, expression: sympy.Expr, *old: sympy.Expr) -> sympy.Poly:
@@ -559,12 +566,14 @@ def _expression(function: str, expression: object, old: tuple) -> sympy.Expr:
 
 
 def _shifted(model: PopulationModel, region: Region, expression: sympy.Expr) -> tuple:
-    """``expression`` on the region (``x = corner + Σ_k y_k directions[k]``), and the parameters' symbols."""
-    values = {v: region.corner[i] + sum(model.variables[j] for j, d in zip(region.large, region.directions, strict=True)
-                                        if d[i])
-              for i, v in enumerate(model.variables)}
+    """``expression``, the parameters' symbols, and each count on the region as a polynomial in them
+    (``x = corner + Σ_k y_k directions[k]``): the arguments of :func:`~analytic.ctmc.tails.eventual_rational`."""
     gens = tuple(model.variables[j] for j in region.large) or (sympy.Dummy("none"),)
-    return sympy.sympify(expression).subs(values, simultaneous=True), gens
+    values = {v: sympy.Poly(region.corner[i] + sum(model.variables[j] for j, d in zip(region.large, region.directions,
+                                                                                     strict=True) if d[i]),
+                            *gens, domain="QQ")
+              for i, v in enumerate(model.variables)}
+    return expression, gens, values
 
 
 def _stays(model: PopulationModel, fixed: dict, change: tuple) -> bool:

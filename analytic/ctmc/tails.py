@@ -20,6 +20,7 @@ for a transition that raises ``V`` and ``lower`` for one that lowers it (:meth:`
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,7 +52,12 @@ def exact(expr: object) -> sympy.Expr:
     >>> exact(0.5 * sympy.Symbol("x"))
     x/2
     """
-    value = sympy.sympify(expr)
+    return _exact(sympy.sympify(expr))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _exact(value: sympy.Basic) -> sympy.Expr:
+    """:func:`exact` of a sympy expression (cached: the analysis meets each sub-expression once per region)."""
     return value.replace(lambda e: e.is_Float, lambda e: sympy.Rational(e))
 
 
@@ -158,21 +164,21 @@ def _beyond_root(single: sympy.Poly) -> tuple[int, Thresholds]:
     return (1 if single.LC() > 0 else -1), ({} if bound == sympy.S.NegativeInfinity else {single.gens[0]: bound})
 
 
-def _truth(condition: object, gens: tuple) -> tuple[bool, Thresholds]:
+def _truth(condition: object, gens: tuple, values: dict) -> tuple[bool, Thresholds]:
     """Whether ``condition`` holds, or fails, everywhere beyond the thresholds returned."""
     if condition in (sympy.true, True):
         return True, {}
     if condition in (sympy.false, False):
         return False, {}
     if isinstance(condition, sympy.Not):
-        value, t = _truth(condition.args[0], gens)
+        value, t = _truth(condition.args[0], gens, values)
         return not value, t
     if isinstance(condition, sympy.And | sympy.Or):
-        parts = [_truth(c, gens) for c in condition.args]
+        parts = [_truth(c, gens, values) for c in condition.args]
         combine = all if isinstance(condition, sympy.And) else any
         return combine(v for v, _ in parts), _merge(*(t for _, t in parts))
     if isinstance(condition, sympy.core.relational.Relational):
-        left, right = _rational(condition.lhs, gens), _rational(condition.rhs, gens)
+        left, right = _rational(condition.lhs, gens, values), _rational(condition.rhs, gens, values)
         t_left, t_right = left[2], right[2]
         sign, t = _sign_beyond(_compare(left, right))
         holds = {sympy.StrictLessThan: sign < 0, sympy.LessThan: sign <= 0, sympy.StrictGreaterThan: sign > 0,
@@ -216,7 +222,7 @@ def eventual_polynomial(expr: object, x: sympy.Symbol) -> tuple[sympy.Poly, symp
     return poly, thresholds.get(x, sympy.S.NegativeInfinity)
 
 
-def eventual_form(expr: object, variables: tuple) -> tuple[sympy.Poly, dict]:
+def eventual_form(expr: object, variables: tuple, values: dict | None = None) -> tuple[sympy.Poly, dict]:
     """The polynomial ``p`` in several variables and thresholds ``t_v`` with ``expr = p`` wherever every
     variable ``v`` exceeds ``t_v``: :func:`eventual_polynomial` for expressions whose every
     comparison (``Min``, ``Max``, ``Piecewise``, ...) involves one variable, or several through a
@@ -226,8 +232,12 @@ def eventual_form(expr: object, variables: tuple) -> tuple[sympy.Poly, dict]:
     Parameters
     ----------
     expr : sympy expression
-        In ``variables`` only, built as for :func:`eventual_polynomial`.
+        In ``variables`` only (or in the keys of ``values``), built as for :func:`eventual_polynomial`.
     variables : tuple of sympy.Symbol
+    values : dict of sympy.Symbol to sympy.Poly, optional
+        A polynomial in ``variables`` (rational coefficients) to read in place of each of these
+        symbols of ``expr``: the parametrization of a region, ``x -> 2 + x + y``, without rebuilding
+        the expression (:mod:`analytic.ctmc.regions`).
 
     Returns
     -------
@@ -247,10 +257,11 @@ def eventual_form(expr: object, variables: tuple) -> tuple[sympy.Poly, dict]:
     >>> p.as_expr(), t[x] >= 3, t[y] >= 2
     (x + 3*y, True, True)
     """
-    return _eventual(expr, tuple(variables))
+    return _eventual(expr, tuple(variables), values)
 
 
-def eventual_rational(expr: object, variables: tuple) -> tuple[sympy.Poly, sympy.Poly, dict]:
+def eventual_rational(expr: object, variables: tuple, values: dict | None = None
+                      ) -> tuple[sympy.Poly, sympy.Poly, dict]:
     """Polynomials ``n``, ``d`` (rational coefficients) and thresholds ``t_v`` with ``expr = n / d`` and
     ``d > 0`` wherever every variable ``v`` exceeds ``t_v``: :func:`eventual_form` for expressions
     that may also divide (a Hill rate ``a / (1 + y^2)``, a Michaelis–Menten rate ``x / (K + x)``).
@@ -264,6 +275,8 @@ def eventual_rational(expr: object, variables: tuple) -> tuple[sympy.Poly, sympy
     expr : sympy expression
         Built as for :func:`eventual_polynomial`, with integer powers of any sign.
     variables : tuple of sympy.Symbol
+    values : dict of sympy.Symbol to sympy.Poly, optional
+        As for :func:`eventual_form`.
 
     Returns
     -------
@@ -283,7 +296,7 @@ def eventual_rational(expr: object, variables: tuple) -> tuple[sympy.Poly, sympy
     >>> n.as_expr(), d.as_expr(), t[x] >= 2
     (6, y**2 + 1, True)
     """
-    return _rational(expr, tuple(variables))
+    return _rational(expr, tuple(variables), values)
 
 
 @dataclass(frozen=True)
@@ -510,9 +523,9 @@ def _monomial_envelope(numerator: sympy.Poly, denominator: sympy.Poly, shifts: d
     return Envelope(lower, upper, None)
 
 
-def _eventual(expr: object, gens: tuple) -> tuple[sympy.Poly, Thresholds]:
+def _eventual(expr: object, gens: tuple, values: dict | None = None) -> tuple[sympy.Poly, Thresholds]:
     """:func:`_rational` for expressions that must be polynomials far out."""
-    numerator, denominator, thresholds = _rational(expr, gens)
+    numerator, denominator, thresholds = _rational(expr, gens, values)
     if not denominator.is_ground:
         raise InvalidParameterError("rate", exact(expr), "is a rational function of the counts, not a polynomial far out "
                                                          "(rewards, and the comparisons inside rates, must be)")
@@ -552,8 +565,10 @@ def _compare(left: tuple, right: tuple) -> sympy.Poly:
     return left[0] * right[1] - right[0] * left[1]
 
 
-def _rational(expr: object, gens: tuple) -> tuple[sympy.Poly, sympy.Poly, Thresholds]:
+def _rational(expr: object, gens: tuple, values: dict | None = None) -> tuple[sympy.Poly, sympy.Poly, Thresholds]:
     expr = exact(expr)
+    if values is not None and expr in values:
+        return values[expr], _one(gens), {}
     if expr.is_Number:
         if not expr.is_Rational:
             raise InvalidParameterError("rate", expr, "must be a finite real number")
@@ -561,7 +576,7 @@ def _rational(expr: object, gens: tuple) -> tuple[sympy.Poly, sympy.Poly, Thresh
     if expr in gens:
         return sympy.Poly(expr, *gens, domain="QQ"), _one(gens), {}
     if isinstance(expr, sympy.Add | sympy.Mul):
-        parts = [_rational(a, gens) for a in expr.args]
+        parts = [_rational(a, gens, values) for a in expr.args]
         n, d, threshold = parts[0]
         for pn, pd, t in parts[1:]:
             threshold = _merge(threshold, t)
@@ -574,11 +589,11 @@ def _rational(expr: object, gens: tuple) -> tuple[sympy.Poly, sympy.Poly, Thresh
             n, d, threshold = _positive(n, d, threshold)
         return n, d, threshold
     if isinstance(expr, sympy.Pow) and expr.exp.is_Integer:
-        n, d, t = _rational(expr.base, gens)
+        n, d, t = _rational(expr.base, gens, values)
         k = int(expr.exp)
         return _positive(n ** k, d ** k, t) if k >= 0 else _positive(d ** -k, n ** -k, t)
     if isinstance(expr, sympy.Min | sympy.Max):
-        parts = [_rational(a, gens) for a in expr.args]
+        parts = [_rational(a, gens, values) for a in expr.args]
         best = parts[0]
         threshold = _merge(*(t for _, _, t in parts))
         for part in parts[1:]:
@@ -588,22 +603,22 @@ def _rational(expr: object, gens: tuple) -> tuple[sympy.Poly, sympy.Poly, Thresh
                 best = part
         return best[0], best[1], threshold
     if isinstance(expr, sympy.Abs):
-        n, d, t = _rational(expr.args[0], gens)
+        n, d, t = _rational(expr.args[0], gens, values)
         sign, t_sign = _sign_beyond(n)
         return (-n if sign < 0 else n), d, _merge(t, t_sign)
     if isinstance(expr, sympy.Heaviside):
-        n, _, t = _rational(expr.args[0], gens)
+        n, _, t = _rational(expr.args[0], gens, values)
         sign, t_sign = _sign_beyond(n)
         if sign == 0:
-            return _rational(expr.args[1] if len(expr.args) > 1 else sympy.Rational(1, 2), gens)
+            return _rational(expr.args[1] if len(expr.args) > 1 else sympy.Rational(1, 2), gens, values)
         return sympy.Poly(1 if sign > 0 else 0, *gens, domain="QQ"), _one(gens), _merge(t, t_sign)
     if isinstance(expr, sympy.Piecewise):
         threshold: Thresholds = {}
         for value, condition in expr.args:
-            holds, t = _truth(condition, gens)
+            holds, t = _truth(condition, gens, values)
             threshold = _merge(threshold, t)
             if holds:
-                n, d, t_value = _rational(value, gens)
+                n, d, t_value = _rational(value, gens, values)
                 return n, d, _merge(threshold, t_value)
         raise InvalidParameterError("rate", expr, "is undefined for large values (no branch of the Piecewise holds)")
     names = ", ".join(map(str, gens))
