@@ -157,3 +157,22 @@ def test_a_server_choosing_by_a_difference_leaves_an_mm1_total(seed):
     assert Fraction(bounds["total"].low) <= rho / (1 - rho) <= Fraction(bounds["total"].high)
     assert Fraction(bounds["empty"].low) <= 1 - rho <= Fraction(bounds["empty"].high)
     assert bounds.width <= 1e-8
+
+
+def test_a_rate_comparing_the_sum_of_two_counts_with_a_constant():
+    """One server, x first, twice as fast once x + y > 4: the total is a birth-death chain with
+    birth 1.2 and death 1 below 5, 2 from 5 on, whose law is a product of ratios (summed here in
+    exact fractions, to a tail below 1e-30)."""
+    speed = sympy.Piecewise((2, x + y > 4), (1, True))
+    model = PopulationModel([x, y], [((1, 0), 0.5), ((0, 1), 0.7), ((-1, 0), speed * sympy.Min(x, 1)),
+                                     ((0, -1), speed * sympy.Min(y, 1) * (1 - sympy.Min(x, 1)))])
+    bounds = stationary_bounds(model, {"total": x + y, "empty": EMPTY}, width=1e-8)
+    birth = Fraction(0.5) + Fraction(0.7)
+    weights = [Fraction(1)]
+    for n in range(1, 200):
+        weights.append(weights[-1] * birth / (2 if n > 4 else 1))
+    mass = sum(weights)
+    mean = sum(n * w for n, w in enumerate(weights)) / mass
+    assert weights[-1] / mass < Fraction(1, 10**30)
+    assert Fraction(bounds["total"].low) <= mean <= Fraction(bounds["total"].high)
+    assert Fraction(bounds["empty"].low) <= 1 / mass <= Fraction(bounds["empty"].high)
