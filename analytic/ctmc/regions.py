@@ -270,10 +270,12 @@ class LinearGeometric:
         volume = phases * level**d / math.factorial(d) / math.prod(self.weights)
         if volume > 1e7:
             return int(volume)
-        if d == 2:
-            w1, w2 = self.weights
-            return phases * sum((level - k * w1) // w2 + 1 for k in range(level // w1 + 1))
-        return len(self.states(level))
+        ways = np.zeros(level + 1, dtype=np.int64)           # ways[s]: points with w·x = s
+        ways[0] = 1
+        for w in self.weights:                               # add one count: cumulative sums per residue mod w
+            for r in range(min(w, level + 1)):
+                ways[r::w] = np.cumsum(ways[r::w])
+        return phases * int(ways.sum())
 
 
 def _thresholds(model: PopulationModel, phases: list[dict], extra: list) -> dict[int, int]:

@@ -137,3 +137,13 @@ def test_states_is_the_deprecated_name_of_n_states():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert bounds.n_states == len(bounds.truncation.states)
+
+
+@pytest.mark.parametrize("weights", [(1, 2), (3, 1), (1, 1, 1), (2, 3, 5)])
+def test_kept_set_count_equals_the_enumerated_states(weights):
+    # count() sums the points of w·x <= L without listing them; states() lists them
+    symbols = sympy.symbols(f"u0:{len(weights)}")
+    unit = [tuple(int(j == i) for j in range(len(weights))) for i in range(len(weights))]
+    V = LinearGeometric(sympy.Integer(2), weights, PopulationModel(list(symbols), [(u, 1) for u in unit]))
+    for level in (0, 1, 5, 17, 40):
+        assert V.count(level) == len(V.states(level))
