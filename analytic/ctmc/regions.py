@@ -496,15 +496,13 @@ def region_form(model: PopulationModel, region: Region, expression: sympy.Expr, 
     region : Region
         From :func:`regions`, computed with ``expression`` among its ``extra``.
     expression : sympy expression
+    *old : sympy expression
+        Only in the call of version 0.1, ``region_form(model, region, thresholds, expression)``:
+        the expression, after the thresholds (it warns: a region now holds its corner).
 
     Returns
     -------
     sympy.Poly
-
-    Notes
-    -----
-    The call ``region_form(model, region, thresholds, expression)`` of version 0.1 still works and
-    warns: a region now holds its corner.
 
     Examples
     --------
@@ -529,15 +527,13 @@ def region_envelope(model: PopulationModel, region: Region, expression: sympy.Ex
         From :func:`regions`.
     expression : sympy expression
         A rate of ``model``.
+    *old : sympy expression
+        Only in the call of version 0.1, ``region_envelope(model, region, thresholds, expression)``:
+        the rate, after the thresholds (it warns: a region now holds its corner).
 
     Returns
     -------
     Envelope
-
-    Notes
-    -----
-    The call ``region_envelope(model, region, thresholds, expression)`` of version 0.1 still works
-    and warns: a region now holds its corner.
 
     Examples
     --------

@@ -117,10 +117,27 @@ def _merge(*parts: Thresholds) -> Thresholds:
 
 
 class MixedComparison(InvalidParameterError):
-    """A comparison whose sign far out depends on how several variables compare (``variables``):
-    a polynomial in several variables with coefficients of both signs (``x - y``), or with cross
-    terms only (``x y - 3``). :mod:`analytic.ctmc.regions` splits the lattice along a difference of
-    two counts and asks again; a caller that cannot gets the message."""
+    """A comparison whose sign far out depends on how several variables compare: a polynomial in
+    several variables with coefficients of both signs (``x - y``), or with cross terms only
+    (``x y - 3``). :mod:`analytic.ctmc.regions` splits the lattice along a difference of two counts
+    and asks again; a caller that cannot gets the message.
+
+    Parameters
+    ----------
+    poly : sympy.Poly
+        The polynomial whose sign is not decided.
+    variables : list of sympy.Symbol
+        The variables it uses (kept as the attribute ``variables``, a tuple).
+
+    Examples
+    --------
+    >>> x, y = sympy.symbols("x y")
+    >>> try:
+    ...     eventual_form(sympy.Min(x, y), (x, y))
+    ... except MixedComparison as error:
+    ...     print(error.variables)
+    (x, y)
+    """
 
     def __init__(self, poly: sympy.Poly, variables: list) -> None:
         self.variables = tuple(variables)
