@@ -405,6 +405,8 @@ def regions(model: PopulationModel, extra: list = (), layers: tuple = ()) -> tup
             if _stays(model, region.fixed, change):
                 key = _form_key(region, k, used[k])
                 if key not in envelopes:
+                    if key not in forms:
+                        forms[key] = eventual_rational(*_shifted(model, region, expressions[k]))
                     envelopes[key] = envelope(*forms[key][:2])
                 bounds = envelopes[key]
                 if not (bounds.is_exact and bounds.upper.is_zero):
@@ -455,10 +457,12 @@ def _undecided(model: PopulationModel, found: list[Region], roles: list[tuple], 
     """What the regions' thresholds still lack: ``{(group, "least" or "gap"): levels}`` for the
     parameters along which some expression's comparisons are decided only beyond a positive level
     (empty when every region decides them all). Fills ``forms`` with each expression's
-    ``(numerator, denominator, thresholds)`` per region."""
+    ``(numerator, denominator, thresholds)`` per region with a parameter."""
     raise_to: dict = {}
     used = _used(model, expressions)
     for region, role in zip(found, roles, strict=True):
+        if not region.large:
+            continue                                   # fixed counts: every comparison is between numbers
         for k, expression in enumerate(expressions):
             key = _form_key(region, k, used[k])
             if key not in forms:
