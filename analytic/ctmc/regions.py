@@ -373,11 +373,18 @@ def regions(model: PopulationModel, extra: list = (), layers: tuple = ()) -> tup
         thresholds[i] = max(thresholds[i], depth + max(0, max(-c[i] for c, _ in model.transitions)))
     groups = {i: (i,) for i in model.unbounded}                  # count -> the counts it is compared with
     gaps: dict[tuple, int] = {}
+    used = _used(model, expressions)
     for _ in range(MAX_ROUNDS):
+        # a group shares the threshold of its least count, and its gaps are at least that threshold, so
+        # that a count above a wide gap is as large as a large count on its own
+        for group in set(groups.values()):
+            thresholds.update(dict.fromkeys(group, max(thresholds[i] for i in group)))
+            if len(group) > 1:
+                gaps[group] = max(gaps.get(group, 1), thresholds[group[0]], 1)
         found, roles = _partition(model, phase_values, sorted(set(groups.values())), thresholds, gaps)
         try:
             forms: dict = {}
-            raise_to = _undecided(model, found, roles, expressions, forms)
+            raise_to = _undecided(model, found, roles, expressions, used, forms)
         except MixedComparison as mixed:
             compared = {groups[model.variables.index(v)] for v in mixed.variables}
             if len(compared) == 1:
@@ -399,15 +406,12 @@ def regions(model: PopulationModel, extra: list = (), layers: tuple = ()) -> tup
         raise ConvergenceError(f"the comparisons of the rates are still not decided after raising the regions' "
                                f"thresholds {MAX_ROUNDS} times (thresholds {thresholds}, gaps {gaps})")
     envelopes = {}
-    used = _used(model, expressions)
     for region in found:
         for k, (change, _) in enumerate(model.transitions):
             if _stays(model, region.fixed, change):
                 key = _form_key(region, k, used[k])
                 if key not in envelopes:
-                    if key not in forms:
-                        forms[key] = eventual_rational(*_shifted(model, region, expressions[k]))
-                    envelopes[key] = envelope(*forms[key][:2])
+                    envelopes[key] = envelope(*_form(model, region, expressions[k], key, forms)[:2])
                 bounds = envelopes[key]
                 if not (bounds.is_exact and bounds.upper.is_zero):
                     region.rates.append((np.asarray(change), bounds))
@@ -417,16 +421,8 @@ def regions(model: PopulationModel, extra: list = (), layers: tuple = ()) -> tup
 def _partition(model: PopulationModel, phase_values: list[dict], groups: list[tuple], thresholds: dict,
                gaps: dict) -> tuple[list[Region], list[tuple]]:
     """The regions (without rates), the groups' pieces times the phases, and per region the role of
-    each parameter (its group, and ``"least"`` or ``"gap"``). A group's counts share the threshold
-    of the least, and its gaps are at least that threshold, so that a count above a wide gap is as
-    large as a large count on its own."""
-    per_group = []
-    for group in groups:
-        low = max(thresholds[i] for i in group)
-        thresholds.update(dict.fromkeys(group, low))
-        if len(group) > 1:
-            gaps[group] = max(gaps.get(group, 1), low, 1)
-        per_group.append(_group_pieces(group, low, gaps.get(group, 1)))
+    each parameter (its group, and ``"least"`` or ``"gap"``)."""
+    per_group = [_group_pieces(group, thresholds[group[0]], gaps.get(group, 1)) for group in groups]
     count = math.prod(len(p) for p in per_group) * len(phase_values)
     if count > MAX_REGIONS:
         raise StateSpaceTooLargeError(count, MAX_REGIONS, what="regions (small values of the unbounded counts times "
@@ -452,31 +448,35 @@ def _partition(model: PopulationModel, phase_values: list[dict], groups: list[tu
     return found, roles
 
 
-def _undecided(model: PopulationModel, found: list[Region], roles: list[tuple], expressions: list, forms: dict
-               ) -> dict:
+def _undecided(model: PopulationModel, found: list[Region], roles: list[tuple], expressions: list,
+               used: list[list[int]], forms: dict) -> dict:
     """What the regions' thresholds still lack: ``{(group, "least" or "gap"): levels}`` for the
     parameters along which some expression's comparisons are decided only beyond a positive level
     (empty when every region decides them all). Fills ``forms`` with each expression's
     ``(numerator, denominator, thresholds)`` per region with a parameter."""
     raise_to: dict = {}
-    used = _used(model, expressions)
     for region, role in zip(found, roles, strict=True):
         if not region.large:
             continue                                   # fixed counts: every comparison is between numbers
         for k, expression in enumerate(expressions):
-            key = _form_key(region, k, used[k])
-            if key not in forms:
-                try:
-                    forms[key] = eventual_rational(*_shifted(model, region, expression))
-                except MixedComparison as mixed:
-                    mixed.expression = expression
-                    raise
-            for v, t in forms[key][2].items():
+            for v, t in _form(model, region, expression, _form_key(region, k, used[k]), forms)[2].items():
                 need = level_after(t)
                 if need > 0:
                     which = role[region.large.index(model.variables.index(v))]
                     raise_to[which] = max(raise_to.get(which, 0), need)
     return raise_to
+
+
+def _form(model: PopulationModel, region: Region, expression: sympy.Expr, key: tuple, forms: dict) -> tuple:
+    """``(numerator, denominator, thresholds)`` of ``expression`` on ``region``, cached in ``forms``
+    under ``key`` (:func:`_form_key`); a comparison left undecided names the expression."""
+    if key not in forms:
+        try:
+            forms[key] = eventual_rational(*_shifted(model, region, expression))
+        except MixedComparison as mixed:
+            mixed.expression = expression
+            raise
+    return forms[key]
 
 
 def _form_key(region: Region, k: int, used: list[int]) -> tuple:

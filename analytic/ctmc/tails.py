@@ -129,6 +129,11 @@ class MixedComparison(InvalidParameterError):
     variables : list of sympy.Symbol
         The variables it uses (kept as the attribute ``variables``, a tuple).
 
+    Attributes
+    ----------
+    expression : sympy expression or None
+        The rate or reward the comparison is in, once a caller that knows it has set it.
+
     Examples
     --------
     >>> x, y = sympy.symbols("x y")
@@ -141,6 +146,7 @@ class MixedComparison(InvalidParameterError):
 
     def __init__(self, poly: sympy.Poly, variables: list) -> None:
         self.variables = tuple(variables)
+        self.expression = None
         super().__init__("rate", poly.as_expr(), f"compares {', '.join(map(str, variables))}: its sign far out is "
                                                  "not decided by each count alone, nor by the difference of two")
 
