@@ -96,7 +96,15 @@ def _mixed() -> PopulationModel:
                            upper=[None, None, None, 1])
 
 
-@pytest.mark.parametrize("model", [shortest_queue(1.5, 1.0, 2.0), _jsq3(2.0), _mixed()], ids=["jsq", "jsq3", "mixed"])
+def _hidden() -> PopulationModel:
+    """``y`` served at ``min(y, 5)`` only while ``x`` is empty: the threshold 5 of ``y`` appears only
+    in the regions where ``x`` is fixed at 0 (read globally, the rate of ``y`` is 1 far out in ``x``)."""
+    served = sympy.Piecewise((sympy.Min(y, 5), x < 1), (1, True))
+    return PopulationModel([x, y], [((1, 0), 1), ((-1, 0), sympy.Min(x, 1)), ((0, 1), 1), ((0, -1), served)])
+
+
+@pytest.mark.parametrize("model", [shortest_queue(1.5, 1.0, 2.0), _jsq3(2.0), _mixed(), _hidden()],
+                         ids=["jsq", "jsq3", "mixed", "hidden threshold"])
 def test_every_state_lies_in_one_region_whose_polynomials_are_the_rates(model):
     _, found = regions(model)
     unbounded = list(model.unbounded)
